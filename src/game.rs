@@ -1,0 +1,345 @@
+//! The `Game` trait: what every game offers to players, the referee and the benchmarks.
+//!
+//! The trait follows the GDL view of a game, which contains the seeds' two-player view as a special case:
+//! a game has one or more named roles; in each state every role has a set of legal moves; a *joint move*
+//! (one move per role, in role order) leads to the next state. In a turn-taking game the roles that are not
+//! in control have exactly one legal move, a no-op, and [`Game::mover`] names the role in control.
+//!
+//! Static facts about a game live in [`GameInfo`] so that a searcher can refuse a game it cannot play
+//! (for example minimax on a simultaneous-move game) with a clear error instead of a wrong answer.
+//!
+//! **Architecture invariant:** search code knows only this trait, never a concrete game.
+
+use std::fmt::{self, Debug};
+use std::hash::Hash;
+
+/// Index of a role in [`GameInfo::roles`] (and in every joint move).
+pub type RoleIndex = usize;
+
+/// A goal value. GDL's convention: integers 0..=100, a win is 100, a draw 50, a loss 0.
+pub type Goal = i32;
+
+/// Whether roles move in turns or all at once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dynamics {
+    /// Exactly one role is in control in every non-terminal state; the others play a no-op.
+    TurnTaking,
+    /// Roles may move together; a state's joint moves are the product of the roles' legal moves.
+    Simultaneous,
+}
+
+/// Static description of a game, fixed when it is loaded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameInfo {
+    /// A short name for messages (`connect4`, the rule file's stem, ...).
+    pub name: String,
+    /// The roles in their canonical order.
+    pub roles: Vec<String>,
+    /// Turn-taking or simultaneous.
+    pub dynamics: Dynamics,
+    /// True when, in every terminal state, the goals of two roles add up to 100 (a win for one is a loss
+    /// for the other). Only meaningful for two roles.
+    pub zero_sum: bool,
+}
+
+impl GameInfo {
+    /// The number of roles.
+    pub fn num_roles(&self) -> usize {
+        self.roles.len()
+    }
+
+    /// The index of the role with this name (case-sensitive first, then case-insensitive).
+    pub fn role_index(&self, name: &str) -> Option<RoleIndex> {
+        self.roles
+            .iter()
+            .position(|r| r == name)
+            .or_else(|| self.roles.iter().position(|r| r.eq_ignore_ascii_case(name)))
+    }
+
+    /// Checks that the game is a two-player, turn-taking, zero-sum game, as the seeds' minimax family
+    /// requires; `searcher` names the algorithm in the error.
+    pub fn require_two_player_zero_sum(&self, searcher: &str) -> Result<(), GameError> {
+        let why = if self.roles.len() != 2 {
+            Some(format!("it has {} roles", self.roles.len()))
+        } else if self.dynamics != Dynamics::TurnTaking {
+            Some("its roles move simultaneously".to_string())
+        } else if !self.zero_sum {
+            Some("it is not zero-sum".to_string())
+        } else {
+            None
+        };
+        match why {
+            Some(why) => Err(GameError::Unsupported(format!(
+                "{searcher} needs a two-player, turn-taking, zero-sum game, but `{}` is not one: {why}",
+                self.name
+            ))),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The result of a finished two-player game, from the seeds' `outcome` type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    /// This role won.
+    Winner(RoleIndex),
+    /// Nobody won.
+    Draw,
+}
+
+/// A game's judgement of a state, from the seeds' `est` type, always from the point of view of role 0
+/// (the seeds' Maxie): larger is better for role 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Estimate {
+    /// The game is decided.
+    Definitely(Outcome),
+    /// A heuristic score; positive favours role 0.
+    Guess(i32),
+}
+
+impl Estimate {
+    /// A total order on estimates: a certain win for role 0 is above every guess, a certain loss below, a
+    /// draw counts as a guess of 0.
+    pub fn score(self) -> i64 {
+        match self {
+            Estimate::Definitely(Outcome::Winner(0)) => i64::MAX / 2,
+            Estimate::Definitely(Outcome::Winner(_)) => -(i64::MAX / 2),
+            Estimate::Definitely(Outcome::Draw) => 0,
+            Estimate::Guess(n) => i64::from(n),
+        }
+    }
+
+    /// The estimate of a terminal two-player state with these goal values.
+    pub fn from_goals(goal0: Goal, goal1: Goal) -> Estimate {
+        use std::cmp::Ordering::*;
+        match goal0.cmp(&goal1) {
+            Greater => Estimate::Definitely(Outcome::Winner(0)),
+            Less => Estimate::Definitely(Outcome::Winner(1)),
+            Equal => Estimate::Definitely(Outcome::Draw),
+        }
+    }
+}
+
+impl fmt::Display for Estimate {
+    /// The seeds' trace notation: `Guess:3`, `Guess:~2` (SML writes negative numbers with `~`).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Estimate::Guess(n) if *n < 0 => write!(f, "Guess:~{}", n.unsigned_abs()),
+            Estimate::Guess(n) => write!(f, "Guess:{n}"),
+            Estimate::Definitely(Outcome::Draw) => write!(f, "Definitely:Draw"),
+            Estimate::Definitely(Outcome::Winner(0)) => write!(f, "Definitely:Winner Maxie"),
+            Estimate::Definitely(Outcome::Winner(_)) => write!(f, "Definitely:Winner Minnie"),
+        }
+    }
+}
+
+/// What can go wrong when a game is used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GameError {
+    /// A move typed or sent by someone is not legal, or does not parse.
+    #[error("`{text}` is not a legal move for {role}; legal moves are: {legal}")]
+    IllegalMove {
+        /// What was given.
+        text: String,
+        /// The role it was for.
+        role: String,
+        /// The legal moves, comma-separated.
+        legal: String,
+    },
+    /// The game cannot be used this way (wrong number of roles, simultaneous moves, ...).
+    #[error("{0}")]
+    Unsupported(String),
+    /// The rules misbehave in a reachable state (no legal move, no goal value, a runaway derivation, ...).
+    #[error("the rules misbehave: {0}")]
+    Rules(String),
+}
+
+/// A game. See the module documentation.
+///
+/// Methods that fill a `Vec` take it from the caller so that hot loops can reuse one buffer and allocate
+/// nothing.
+pub trait Game: Send + Sync {
+    /// A game state. Cheap to clone, hash and compare.
+    type State: Clone + Eq + Hash + Debug + Send + Sync;
+    /// A move of one role.
+    type Move: Clone + Eq + Hash + Debug + Send + Sync;
+
+    /// Static facts about the game.
+    fn info(&self) -> &GameInfo;
+
+    /// The initial state.
+    fn initial_state(&self) -> Self::State;
+
+    /// Whether the game is over in `state`.
+    fn is_terminal(&self, state: &Self::State) -> bool;
+
+    /// Replaces the contents of `out` with the legal moves of `role` in `state`, in the game's canonical
+    /// order (move `i` of a search trace is `out[i]`). In a turn-taking game a role not in control gets
+    /// exactly one move, its no-op. Unspecified (but safe) in a terminal state.
+    fn legal_moves(&self, state: &Self::State, role: RoleIndex, out: &mut Vec<Self::Move>);
+
+    /// The state reached when every role plays its move of `joint` (indexed by role). The moves must be
+    /// legal; an illegal joint move gives an unspecified (but safe) state.
+    fn next_state(&self, state: &Self::State, joint: &[Self::Move]) -> Self::State;
+
+    /// The goal value of `role` in `state` (meaningful in terminal states; 0 where the rules define none).
+    fn goal(&self, state: &Self::State, role: RoleIndex) -> Goal;
+
+    /// The role in control in a turn-taking state, `None` in a terminal state or when several roles move.
+    fn mover(&self, state: &Self::State) -> Option<RoleIndex>;
+
+    /// Heuristic value of a non-terminal state from role 0's point of view; exact in a terminal state.
+    /// The default knows only terminal states and says `Guess(0)` otherwise.
+    fn estimate(&self, state: &Self::State) -> Estimate {
+        if self.is_terminal(state) && self.info().num_roles() == 2 {
+            Estimate::from_goals(self.goal(state, 0), self.goal(state, 1))
+        } else {
+            Estimate::Guess(0)
+        }
+    }
+
+    /// Reads a move of `role` as a person or a protocol message writes it; the error lists the legal moves.
+    fn parse_move(
+        &self,
+        state: &Self::State,
+        role: RoleIndex,
+        text: &str,
+    ) -> Result<Self::Move, GameError> {
+        let mut legal = Vec::new();
+        self.legal_moves(state, role, &mut legal);
+        let wanted = normalize_move_text(text);
+        legal
+            .iter()
+            .find(|m| normalize_move_text(&self.show_move(m)) == wanted)
+            .cloned()
+            .ok_or_else(|| GameError::IllegalMove {
+                text: text.trim().to_string(),
+                role: self.info().roles[role].clone(),
+                legal: legal
+                    .iter()
+                    .map(|m| self.show_move(m))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })
+    }
+
+    /// A move as text, in the game's own notation.
+    fn show_move(&self, mv: &Self::Move) -> String;
+
+    /// A state drawn for a person (a board where the game has one).
+    fn show_state(&self, state: &Self::State) -> String;
+
+    /// Plays `mv` for the role in control of a turn-taking state, every other role playing its only legal
+    /// move. Games override this when they can do it faster.
+    fn play(&self, state: &Self::State, role: RoleIndex, mv: &Self::Move) -> Self::State {
+        let mut joint = Vec::with_capacity(self.info().num_roles());
+        let mut buf = Vec::new();
+        for r in 0..self.info().num_roles() {
+            if r == role {
+                joint.push(mv.clone());
+            } else {
+                self.legal_moves(state, r, &mut buf);
+                match buf.first() {
+                    Some(m) => joint.push(m.clone()),
+                    None => return state.clone(),
+                }
+            }
+        }
+        self.next_state(state, &joint)
+    }
+}
+
+/// Folds case and white space so that `(mark 1 1)`, `( MARK 1 1 )` and `mark(1,1)` compare equal.
+pub fn normalize_move_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for token in text
+        .split(|c: char| c.is_whitespace() || c == '(' || c == ')' || c == ',')
+        .filter(|t| !t.is_empty())
+    {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(&token.to_ascii_lowercase());
+    }
+    out
+}
+
+/// The number of move sequences of length `depth` from `state`; a sequence that reaches a terminal state
+/// earlier counts once. Joint moves count as one step each (the product of the roles' legal moves).
+pub fn perft<G: Game>(game: &G, state: &G::State, depth: u32) -> u64 {
+    let roles = game.info().num_roles();
+    let mut buffers: Vec<Vec<G::Move>> = (0..roles).map(|_| Vec::new()).collect();
+    perft_inner(game, state, depth, &mut buffers)
+}
+
+fn perft_inner<G: Game>(
+    game: &G,
+    state: &G::State,
+    depth: u32,
+    buffers: &mut Vec<Vec<G::Move>>,
+) -> u64 {
+    if depth == 0 || game.is_terminal(state) {
+        return 1;
+    }
+    let joints = joint_moves(game, state, buffers);
+    if depth == 1 {
+        return joints.len() as u64;
+    }
+    let mut total = 0;
+    for joint in &joints {
+        let next = game.next_state(state, joint);
+        total += perft_inner(game, &next, depth - 1, buffers);
+    }
+    total
+}
+
+/// Every joint move of a non-terminal state (the product of the roles' legal move lists, role 0 varying
+/// slowest). `buffers` holds one scratch vector per role.
+pub fn joint_moves<G: Game>(
+    game: &G,
+    state: &G::State,
+    buffers: &mut [Vec<G::Move>],
+) -> Vec<Vec<G::Move>> {
+    for (role, buf) in buffers.iter_mut().enumerate() {
+        game.legal_moves(state, role, buf);
+    }
+    let mut joints: Vec<Vec<G::Move>> = vec![Vec::with_capacity(buffers.len())];
+    for buf in buffers.iter() {
+        let mut next = Vec::with_capacity(joints.len() * buf.len());
+        for prefix in &joints {
+            for m in buf {
+                let mut j = prefix.clone();
+                j.push(m.clone());
+                next.push(j);
+            }
+        }
+        joints = next;
+    }
+    joints
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn move_text_is_compared_loosely() {
+        assert_eq!(normalize_move_text("( MARK 1 1 )"), "mark 1 1");
+        assert_eq!(normalize_move_text("mark(1,1)"), "mark 1 1");
+        assert_eq!(normalize_move_text(" 3 "), "3");
+    }
+
+    #[test]
+    fn estimates_print_like_the_seeds() {
+        assert_eq!(Estimate::Guess(-2).to_string(), "Guess:~2");
+        assert_eq!(Estimate::Guess(3).to_string(), "Guess:3");
+    }
+
+    #[test]
+    fn estimate_order_puts_certain_results_outside_guesses() {
+        let win = Estimate::Definitely(Outcome::Winner(0)).score();
+        let loss = Estimate::Definitely(Outcome::Winner(1)).score();
+        assert!(win > Estimate::Guess(i32::MAX).score());
+        assert!(loss < Estimate::Guess(i32::MIN).score());
+    }
+}

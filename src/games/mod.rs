@@ -1,0 +1,1 @@
+//! Hand-written native games.

@@ -1,0 +1,4 @@
+//! `ggp-run`: plays, checks, converts and benchmarks games.
+fn main() {
+    println!("ggp-run: not yet wired");
+}

@@ -1,0 +1,383 @@
+//! The program representation that both syntaxes parse into and both printers print from.
+//!
+//! A [`Program`] is a list of [`Statement`]s over interned [`Sym`]bols. Every node carries the byte
+//! [`Span`] of its source text (a node built by a translation, not read from a file, has an empty span at
+//! 0). The representation keeps what the author wrote (letter case, `(p)` versus `p`, `or`, nesting) so
+//! that printing and re-parsing gives back an equal program; normalisation (expanding `or`, renaming
+//! variables, deciding what `(p)` means) belongs to later stages.
+//!
+//! **Architecture invariant:** spans are ignored by equality, so `parse(print(p)) == p` compares meaning
+//! and structure, not layout.
+
+use std::fmt;
+use std::hash::{Hash, Hasher};
+
+use hashbrown::HashMap;
+
+/// An interned name: a constant, function or relation symbol, or a variable name (without KIF's `?`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Sym(pub u32);
+
+/// The table of interned names of one program.
+#[derive(Clone, Debug, Default)]
+pub struct Symbols {
+    names: Vec<Box<str>>,
+    index: HashMap<Box<str>, Sym>,
+}
+
+impl Symbols {
+    /// An empty table.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The symbol for `name`, creating it when it is new.
+    pub fn intern(&mut self, name: &str) -> Sym {
+        if let Some(&sym) = self.index.get(name) {
+            return sym;
+        }
+        let sym = Sym(self.names.len() as u32);
+        self.names.push(name.into());
+        self.index.insert(name.into(), sym);
+        sym
+    }
+
+    /// The symbol for `name` if it has been interned.
+    pub fn get(&self, name: &str) -> Option<Sym> {
+        self.index.get(name).copied()
+    }
+
+    /// The name of `sym`.
+    ///
+    /// # Panics
+    /// When `sym` was not made by this table (a programming error, never an input error).
+    pub fn name(&self, sym: Sym) -> &str {
+        &self.names[sym.0 as usize]
+    }
+
+    /// The number of interned names.
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    /// Whether no name has been interned.
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+}
+
+/// A byte range of the source text, `start..end`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Span {
+    /// First byte.
+    pub start: u32,
+    /// One past the last byte.
+    pub end: u32,
+}
+
+impl Span {
+    /// The span `start..end`.
+    pub fn new(start: usize, end: usize) -> Span {
+        Span {
+            start: start as u32,
+            end: end as u32,
+        }
+    }
+
+    /// The smallest span covering both.
+    pub fn join(self, other: Span) -> Span {
+        Span {
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
+    }
+}
+
+// Spans are layout, not meaning: two nodes that differ only in where they were written are equal.
+impl PartialEq for Span {
+    fn eq(&self, _: &Span) -> bool {
+        true
+    }
+}
+impl Eq for Span {}
+impl Hash for Span {
+    fn hash<H: Hasher>(&self, _: &mut H) {}
+}
+
+/// A term: the argument of a relation or of a function.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Term {
+    /// A variable (`?x` in KIF, `X` in infix); the name is stored without `?`. Anonymous infix `_`
+    /// variables are given fresh names `_1`, `_2`, ... by the parser.
+    Var(Sym, Span),
+    /// A constant: an identifier, a number or a quoted string, as written.
+    Const(Sym, Span),
+    /// A function term `f(t1, ..., tn)` / `(f t1 ... tn)`; `n` may be 0 when the author wrote `(f)`.
+    Func(Sym, Vec<Term>, Span),
+}
+
+impl Term {
+    /// The span of the whole term.
+    pub fn span(&self) -> Span {
+        match self {
+            Term::Var(_, s) | Term::Const(_, s) | Term::Func(_, _, s) => *s,
+        }
+    }
+}
+
+/// An atomic sentence `p(t1, ..., tn)`. `parens` records whether a 0-ary atom was written `(p)` in KIF
+/// (it is `false` for `p`, and always `false` for atoms with arguments).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Atom {
+    /// The relation symbol.
+    pub pred: Sym,
+    /// The arguments.
+    pub args: Vec<Term>,
+    /// KIF `(p)` rather than `p`, for a 0-ary atom.
+    pub parens: bool,
+    /// Where it was written.
+    pub span: Span,
+}
+
+/// A condition in a rule body. Built-in relations (`distinct`, `same`, `plus`, `less`, ...) are ordinary
+/// [`Literal::Atom`]s whose relation symbol names the built-in; later stages recognise them.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Literal {
+    /// A positive atom.
+    Atom(Atom),
+    /// Negation as failure: KIF `(not ...)`, infix `~...`.
+    Not(Box<Literal>, Span),
+    /// A disjunction: KIF `(or ...)`, infix `a | b`.
+    Or(Vec<Literal>, Span),
+    /// A parenthesised conjunction inside a disjunction or negation (infix `(a & b) | c`; KIF `(and ...)`).
+    And(Vec<Literal>, Span),
+}
+
+impl Literal {
+    /// The span of the whole literal.
+    pub fn span(&self) -> Span {
+        match self {
+            Literal::Atom(a) => a.span,
+            Literal::Not(_, s) | Literal::Or(_, s) | Literal::And(_, s) => *s,
+        }
+    }
+}
+
+/// One effect of an operation: add or delete a state fact.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Effect {
+    /// `true` for `p` (add), `false` for `~p` (delete).
+    pub add: bool,
+    /// The fact.
+    pub atom: Atom,
+    /// Where it was written (including `~`).
+    pub span: Span,
+}
+
+/// A top-level statement.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Statement {
+    /// A fact (empty body) or a rule `head :- body` / `(<= head body...)`.
+    Rule {
+        /// The conclusion.
+        head: Atom,
+        /// The conditions, a conjunction.
+        body: Vec<Literal>,
+        /// The whole statement.
+        span: Span,
+    },
+    /// An operation rule (infix only): `action :: effects` or `action :: conditions ==> effects`.
+    Operation {
+        /// The action pattern, for example `mark(M,N)`.
+        action: Atom,
+        /// The conditions, a conjunction evaluated in the state before the move.
+        conditions: Vec<Literal>,
+        /// The effects.
+        effects: Vec<Effect>,
+        /// The whole statement.
+        span: Span,
+    },
+}
+
+impl Statement {
+    /// The span of the whole statement.
+    pub fn span(&self) -> Span {
+        match self {
+            Statement::Rule { span, .. } | Statement::Operation { span, .. } => *span,
+        }
+    }
+}
+
+/// Which concrete syntax a program was read from (and is printed in by default).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Syntax {
+    /// Classic prefix GDL, `.kif`.
+    Kif,
+    /// Epilog / Gamemaster infix, `.gdl`.
+    Infix,
+}
+
+impl fmt::Display for Syntax {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Syntax::Kif => "KIF",
+            Syntax::Infix => "infix",
+        })
+    }
+}
+
+/// A comment of the source, kept so that the formatter can put it back.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Comment {
+    /// The text after the comment marker (`;` or `%`), without the line end.
+    pub text: String,
+    /// Where it was written.
+    pub span: Span,
+}
+
+/// A parsed rule file.
+#[derive(Clone, Debug)]
+pub struct Program {
+    /// The statements in file order.
+    pub statements: Vec<Statement>,
+    /// The interned names the statements use.
+    pub symbols: Symbols,
+    /// The syntax it was read from.
+    pub syntax: Syntax,
+    /// The comments, in file order (not part of equality).
+    pub comments: Vec<Comment>,
+}
+
+// Two programs are equal when their statements are, name for name: symbol ids may differ between two
+// parses, so the comparison goes through the names.
+impl PartialEq for Program {
+    fn eq(&self, other: &Program) -> bool {
+        self.statements.len() == other.statements.len()
+            && self
+                .statements
+                .iter()
+                .zip(&other.statements)
+                .all(|(a, b)| statement_eq(self, a, other, b))
+    }
+}
+
+fn statement_eq(pa: &Program, a: &Statement, pb: &Program, b: &Statement) -> bool {
+    match (a, b) {
+        (
+            Statement::Rule {
+                head: ha, body: ba, ..
+            },
+            Statement::Rule {
+                head: hb, body: bb, ..
+            },
+        ) => atom_eq(pa, ha, pb, hb) && lits_eq(pa, ba, pb, bb),
+        (
+            Statement::Operation {
+                action: aa,
+                conditions: ca,
+                effects: ea,
+                ..
+            },
+            Statement::Operation {
+                action: ab,
+                conditions: cb,
+                effects: eb,
+                ..
+            },
+        ) => {
+            atom_eq(pa, aa, pb, ab)
+                && lits_eq(pa, ca, pb, cb)
+                && ea.len() == eb.len()
+                && ea
+                    .iter()
+                    .zip(eb)
+                    .all(|(x, y)| x.add == y.add && atom_eq(pa, &x.atom, pb, &y.atom))
+        }
+        _ => false,
+    }
+}
+
+fn sym_eq(pa: &Program, a: Sym, pb: &Program, b: Sym) -> bool {
+    pa.symbols.name(a) == pb.symbols.name(b)
+}
+
+fn atom_eq(pa: &Program, a: &Atom, pb: &Program, b: &Atom) -> bool {
+    sym_eq(pa, a.pred, pb, b.pred)
+        && a.parens == b.parens
+        && a.args.len() == b.args.len()
+        && a.args
+            .iter()
+            .zip(&b.args)
+            .all(|(x, y)| term_eq(pa, x, pb, y))
+}
+
+fn term_eq(pa: &Program, a: &Term, pb: &Program, b: &Term) -> bool {
+    match (a, b) {
+        (Term::Var(x, _), Term::Var(y, _)) | (Term::Const(x, _), Term::Const(y, _)) => {
+            sym_eq(pa, *x, pb, *y)
+        }
+        (Term::Func(f, xs, _), Term::Func(g, ys, _)) => {
+            sym_eq(pa, *f, pb, *g)
+                && xs.len() == ys.len()
+                && xs.iter().zip(ys).all(|(x, y)| term_eq(pa, x, pb, y))
+        }
+        _ => false,
+    }
+}
+
+fn lits_eq(pa: &Program, a: &[Literal], pb: &Program, b: &[Literal]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| lit_eq(pa, x, pb, y))
+}
+
+fn lit_eq(pa: &Program, a: &Literal, pb: &Program, b: &Literal) -> bool {
+    match (a, b) {
+        (Literal::Atom(x), Literal::Atom(y)) => atom_eq(pa, x, pb, y),
+        (Literal::Not(x, _), Literal::Not(y, _)) => lit_eq(pa, x, pb, y),
+        (Literal::Or(xs, _), Literal::Or(ys, _)) | (Literal::And(xs, _), Literal::And(ys, _)) => {
+            lits_eq(pa, xs, pb, ys)
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interning_is_stable() {
+        let mut s = Symbols::new();
+        let a = s.intern("cell");
+        let b = s.intern("Cell");
+        assert_ne!(a, b, "letter case is kept as written");
+        assert_eq!(s.intern("cell"), a);
+        assert_eq!(s.name(b), "Cell");
+    }
+
+    #[test]
+    fn programs_compare_by_names_not_ids() {
+        let mut p = Program {
+            statements: vec![],
+            symbols: Symbols::new(),
+            syntax: Syntax::Kif,
+            comments: vec![],
+        };
+        let mut q = p.clone();
+        q.symbols.intern("padding");
+        for prog in [&mut p, &mut q] {
+            let role = prog.symbols.intern("role");
+            let x = prog.symbols.intern("x");
+            prog.statements.push(Statement::Rule {
+                head: Atom {
+                    pred: role,
+                    args: vec![Term::Const(x, Span::new(6, 7))],
+                    parens: false,
+                    span: Span::default(),
+                },
+                body: vec![],
+                span: Span::default(),
+            });
+        }
+        assert_eq!(p, q);
+    }
+}
