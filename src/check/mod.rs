@@ -1,0 +1,1 @@
+//! Well-formedness checking.
