@@ -35,3 +35,44 @@ fn every_corpus_file_parses() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+#[test]
+fn every_corpus_file_checks_except_the_two_invalid_ones() {
+    let mut failures = Vec::new();
+    for path in corpus() {
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let src = std::fs::read_to_string(&path).unwrap();
+        let program = parse_kif(&src).unwrap();
+        let report = ggp::check::check(&program);
+        if name.starts_with("ggpbase_test_invalid_") {
+            let e = report
+                .errors
+                .iter()
+                .find(|d| d.message.contains("argument(s) here but"));
+            match e {
+                Some(d) => {
+                    assert_eq!(d.labels.len(), 1, "{name}: both places are named");
+                    assert!(d.message.contains('1') || d.message.contains('2'), "{d:?}");
+                }
+                None => failures.push(format!(
+                    "{name}: not rejected for arity: {:?}",
+                    report.errors
+                )),
+            }
+        } else if !report.errors.is_empty() {
+            let shown: Vec<String> = report
+                .errors
+                .iter()
+                .take(3)
+                .map(|d| ggp::diagnostics::render(d, &name, &src))
+                .collect();
+            failures.push(shown.join(""));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} files:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
