@@ -317,9 +317,9 @@ impl Graph {
             }
         }
         let mut errors = Vec::new();
-        for v in 0..n {
+        for (v, &reached) in reach.iter().enumerate() {
             let name = p.symbols.name(self.nodes[v]);
-            if reach[v]
+            if reached
                 && matches!(
                     Keyword::of(name),
                     Some(Keyword::Legal | Keyword::Goal | Keyword::Terminal)

@@ -396,7 +396,6 @@ impl Checker<'_> {
 
     fn required(&mut self) {
         let mut has = HashSet::new();
-        let mut has_state = false;
         for st in &self.p.statements {
             match st {
                 Statement::Rule { head, .. } => {
@@ -404,7 +403,7 @@ impl Checker<'_> {
                         has.insert(k);
                     }
                 }
-                Statement::Operation { .. } => has_state = true,
+                Statement::Operation { .. } => {}
             }
         }
         let end = Span::new(0, 0);
@@ -426,7 +425,7 @@ impl Checker<'_> {
         }
         // Classic GDL allows an empty initial state (several corpus games start from it), so a missing
         // `init` is only suspicious there.
-        if !has.contains(&Keyword::Init) && !(self.sem == Semantics::Operation && has_state) {
+        if !has.contains(&Keyword::Init) {
             let d = if self.sem == Semantics::Operation {
                 Diagnostic::error(end, "the game has no initial state")
             } else {
