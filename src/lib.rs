@@ -16,7 +16,10 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod check;
+pub mod diagnostics;
 pub mod game;
 pub mod games;
 pub mod players;
+pub mod print;
 pub mod syntax;
