@@ -137,7 +137,12 @@ fn assert_lines(actual: &[String], expected: &[String]) {
     for (i, (a, e)) in actual.iter().zip(expected).enumerate() {
         assert_eq!(a, e, "line {} differs", i + 1);
     }
-    assert_eq!(actual.len(), expected.len(), "trace length; got:\n{}", actual.join("\n"));
+    assert_eq!(
+        actual.len(),
+        expected.len(),
+        "trace length; got:\n{}",
+        actual.join("\n")
+    );
 }
 
 /// Checks one search on a tree: leaves estimated (in order unless parallel), chosen move, value.
@@ -261,10 +266,16 @@ fn jamboree_extremes_match_on_tictactoe() {
         for depth in [2, 4] {
             let ab = search(&g, &s, Algo::AlphaBeta, depth, false);
             let j1 = search(&g, &s, Algo::Jamboree(1.0), depth, false);
-            assert_eq!((j1.stats.leaves, j1.best, j1.value), (ab.stats.leaves, ab.best, ab.value));
+            assert_eq!(
+                (j1.stats.leaves, j1.best, j1.value),
+                (ab.stats.leaves, ab.best, ab.value)
+            );
             let mm = search(&g, &s, Algo::Minimax, depth, false);
             let j0 = search(&g, &s, Algo::Jamboree(0.0), depth, false);
-            assert_eq!((j0.stats.leaves, j0.best, j0.value), (mm.stats.leaves, mm.best, mm.value));
+            assert_eq!(
+                (j0.stats.leaves, j0.best, j0.value),
+                (mm.stats.leaves, mm.best, mm.value)
+            );
             assert_eq!(ab.value, mm.value);
             assert!(ab.stats.leaves <= mm.stats.leaves);
         }
@@ -310,7 +321,11 @@ fn nim_results_follow_the_mod_4_rule() {
             let r = search(&g, &g.initial_state(), Algo::AlphaBeta, pile, false);
             let first_loses = if misere { pile % 4 == 1 } else { pile % 4 == 0 };
             let expected = Outcome::Winner(usize::from(first_loses));
-            assert_eq!(r.value, Estimate::Definitely(expected), "pile {pile} misere {misere}");
+            assert_eq!(
+                r.value,
+                Estimate::Definitely(expected),
+                "pile {pile} misere {misere}"
+            );
         }
     }
 }
