@@ -106,10 +106,12 @@ impl GameSpec {
             _ => match Path::new(name).extension().and_then(|e| e.to_str()) {
                 Some("tree") => GameSpec::Tree(PathBuf::from(name)),
                 Some("gdl" | "kif" | "hrf" | "lp") => GameSpec::Rules(PathBuf::from(name)),
-                _ => return Err(CliError::Usage(format!(
+                _ => {
+                    return Err(CliError::Usage(format!(
                     "unknown game `{name}`: expected nim, tictactoe, connect4, a .tree file or a \
                          rule file (.gdl, .kif)"
-                ))),
+                )))
+                }
             },
         };
         let stray: Vec<&str> = [
