@@ -13,6 +13,10 @@
 use std::fmt::{self, Debug};
 use std::hash::Hash;
 
+use rand::rngs::SmallRng;
+use rand::Rng;
+use smallvec::SmallVec;
+
 /// Index of a role in [`GameInfo::roles`] (and in every joint move).
 pub type RoleIndex = usize;
 
@@ -196,6 +200,61 @@ pub trait Game: Send + Sync {
         } else {
             Estimate::Guess(0)
         }
+    }
+
+    /// The estimate a searcher asks for at a leaf of its search: [`Game::estimate`], except that a game
+    /// whose estimate is undefined in some states (an explicit tree's inner nodes) says so with an error
+    /// instead of inventing a number.
+    fn try_estimate(&self, state: &Self::State) -> Result<Estimate, GameError> {
+        Ok(self.estimate(state))
+    }
+
+    /// A short name for `state` in search traces. Games with natural names (tree nodes) override this;
+    /// the default is 12 hex digits of the state's hash.
+    fn state_name(&self, state: &Self::State) -> String {
+        use std::hash::Hasher;
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        state.hash(&mut h);
+        format!("{:012x}", h.finish() & 0xffff_ffff_ffff)
+    }
+
+    /// Plays uniformly random legal moves from `state` until the game ends or `max_steps` joint moves
+    /// have been played; returns the final state and the number of joint moves played. `buf` is scratch
+    /// space, so a caller that reuses it allocates nothing per move. Games override this with a faster
+    /// loop where they can.
+    fn random_playout(
+        &self,
+        state: &Self::State,
+        rng: &mut SmallRng,
+        buf: &mut Vec<Self::Move>,
+        max_steps: u32,
+    ) -> (Self::State, u32) {
+        let mut state = state.clone();
+        let mut steps = 0;
+        let roles = self.info().num_roles();
+        let mut joint: SmallVec<[Self::Move; 4]> = SmallVec::new();
+        while steps < max_steps && !self.is_terminal(&state) {
+            if let Some(role) = self.mover(&state) {
+                self.legal_moves(&state, role, buf);
+                if buf.is_empty() {
+                    break;
+                }
+                let mv = buf[rng.gen_range(0..buf.len())].clone();
+                state = self.play(&state, role, &mv);
+            } else {
+                joint.clear();
+                for role in 0..roles {
+                    self.legal_moves(&state, role, buf);
+                    if buf.is_empty() {
+                        return (state, steps);
+                    }
+                    joint.push(buf[rng.gen_range(0..buf.len())].clone());
+                }
+                state = self.next_state(&state, &joint);
+            }
+            steps += 1;
+        }
+        (state, steps)
     }
 
     /// Reads a move of `role` as a person or a protocol message writes it; the error lists the legal moves.

@@ -16,6 +16,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod bench;
 pub mod check;
 pub mod diagnostics;
 pub mod game;

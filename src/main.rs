@@ -1,4 +1,18 @@
-//! `ggp-run`: plays, checks, converts and benchmarks games.
-fn main() {
-    println!("ggp-run: not yet wired");
+//! `ggp-run`: plays, searches, counts and benchmarks games. See `ggp-run --help`.
+
+mod cli;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let args = cli::Cli::parse();
+    match cli::run(args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(e.exit_code())
+        }
+    }
 }

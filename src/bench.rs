@@ -1,0 +1,116 @@
+//! Random playouts from the initial state, for `ggp-run bench` and the criterion benches.
+//!
+//! The loop is [`Game::random_playout`], which allocates nothing per move, so the numbers measure the
+//! game's move generation and state update.
+
+use std::time::{Duration, Instant};
+
+use rand::rngs::SmallRng;
+use rand::SeedableRng;
+
+use crate::game::Game;
+
+/// A playout stops after this many joint moves even if the game has not ended (rule games may loop).
+pub const MAX_PLAYOUT_STEPS: u32 = 10_000;
+
+/// What a batch of playouts did.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PlayoutStats {
+    /// Playouts finished.
+    pub playouts: u64,
+    /// Joint moves played in all of them (states reached).
+    pub states: u64,
+    /// Wall-clock time.
+    pub elapsed: Duration,
+}
+
+impl PlayoutStats {
+    /// Playouts per second.
+    pub fn playouts_per_sec(&self) -> f64 {
+        self.playouts as f64 / self.elapsed.as_secs_f64().max(1e-9)
+    }
+
+    /// States reached per second.
+    pub fn states_per_sec(&self) -> f64 {
+        self.states as f64 / self.elapsed.as_secs_f64().max(1e-9)
+    }
+
+    /// Average number of moves in a playout.
+    pub fn avg_depth(&self) -> f64 {
+        if self.playouts == 0 {
+            0.0
+        } else {
+            self.states as f64 / self.playouts as f64
+        }
+    }
+}
+
+impl std::fmt::Display for PlayoutStats {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "playouts_per_sec={:.0} states_per_sec={:.0} avg_depth={:.2}",
+            self.playouts_per_sec(),
+            self.states_per_sec(),
+            self.avg_depth()
+        )
+    }
+}
+
+/// Plays `count` random playouts from the initial state with a generator seeded by `seed`.
+pub fn run_playouts<G: Game>(game: &G, count: u64, rng: &mut SmallRng) -> PlayoutStats {
+    let start = game.initial_state();
+    let mut buf = Vec::new();
+    let started = Instant::now();
+    let mut states = 0u64;
+    for _ in 0..count {
+        let (_end, steps) = game.random_playout(&start, rng, &mut buf, MAX_PLAYOUT_STEPS);
+        states += u64::from(steps);
+    }
+    PlayoutStats {
+        playouts: count,
+        states,
+        elapsed: started.elapsed(),
+    }
+}
+
+/// Random playouts for about `seconds` seconds after a warm-up of a tenth of that (at most one second).
+pub fn measure_playouts<G: Game>(game: &G, seconds: f64, seed: u64) -> PlayoutStats {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let seconds = if seconds.is_finite() {
+        seconds.clamp(0.01, 3600.0)
+    } else {
+        1.0
+    };
+    let warm_up = Duration::from_secs_f64((seconds / 10.0).min(1.0));
+    let warm_start = Instant::now();
+    while warm_start.elapsed() < warm_up {
+        run_playouts(game, 16, &mut rng);
+    }
+    let budget = Duration::from_secs_f64(seconds);
+    let mut total = PlayoutStats::default();
+    let started = Instant::now();
+    while started.elapsed() < budget {
+        let batch = run_playouts(game, 64, &mut rng);
+        total.playouts += batch.playouts;
+        total.states += batch.states;
+    }
+    total.elapsed = started.elapsed();
+    total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::tictactoe::TicTacToe;
+
+    #[test]
+    fn playouts_end_and_are_counted() {
+        let g = TicTacToe::new(3, 3).unwrap();
+        let mut rng = SmallRng::seed_from_u64(7);
+        let s = run_playouts(&g, 100, &mut rng);
+        assert_eq!(s.playouts, 100);
+        // A 3×3 game lasts 5 to 9 moves.
+        assert!((5.0..=9.0).contains(&s.avg_depth()), "{s}");
+    }
+}

@@ -1,0 +1,201 @@
+//! The `ggp-run` command line: argument parsing (clap derive) and the commands.
+
+mod commands;
+mod spec;
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use ggp::game::GameError;
+use ggp::players::{PlayerConfig, PlayerError, UnknownPlayer};
+
+pub use spec::{GameArgs, GameSpec, GameVisitor};
+
+/// Plays, searches, counts and benchmarks games.
+///
+/// `ggp-run GAME [options]` plays a match; the subcommands do the rest.
+#[derive(Parser, Debug)]
+#[command(
+    name = "ggp-run",
+    version,
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    play: PlayArgs,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Plays a match (the same as giving no subcommand).
+    Play(PlayArgs),
+    /// Chooses one move from the initial state and reports the search's effort.
+    Search(SearchArgs),
+    /// Counts the move sequences of a given length from the initial state.
+    Perft(PerftArgs),
+    /// Random playouts from the initial state, as fast as possible.
+    Bench(BenchArgs),
+}
+
+/// Options shared by the commands that build players.
+#[derive(Args, Debug, Clone)]
+struct SearchOptions {
+    /// Search depth in plies.
+    #[arg(long, default_value_t = 4)]
+    depth: u32,
+    /// Seed for random players.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Jamboree: share of each node's children searched sequentially (0..=1).
+    #[arg(long, default_value_t = ggp::players::jamboree::DEFAULT_FRACTION)]
+    fraction: f64,
+}
+
+impl SearchOptions {
+    fn config(&self) -> Result<PlayerConfig, CliError> {
+        if !(0.0..=1.0).contains(&self.fraction) {
+            return Err(CliError::Usage(format!(
+                "--fraction must be between 0 and 1, not {}",
+                self.fraction
+            )));
+        }
+        Ok(PlayerConfig {
+            depth: self.depth,
+            seed: self.seed,
+            fraction: self.fraction,
+        })
+    }
+}
+
+#[derive(Args, Debug, Clone)]
+struct PlayArgs {
+    #[command(flatten)]
+    game: GameArgs,
+    /// KIND for every role, or ROLE=KIND (repeatable). Kinds: human, legal, random, minimax,
+    /// alphabeta, jamboree. Default: human for the first role, alphabeta for the others.
+    #[arg(long = "player", value_name = "KIND|ROLE=KIND")]
+    players: Vec<String>,
+    #[command(flatten)]
+    search: SearchOptions,
+    /// Print only the result.
+    #[arg(long)]
+    quiet: bool,
+}
+
+#[derive(Args, Debug, Clone)]
+struct SearchArgs {
+    #[command(flatten)]
+    game: GameArgs,
+    /// minimax | alphabeta | jamboree
+    #[arg(long = "player", default_value = "alphabeta")]
+    player: String,
+    #[command(flatten)]
+    search: SearchOptions,
+    /// Print the seeds' trace ("Evaluating state ... / Result of ...").
+    #[arg(long)]
+    trace: bool,
+}
+
+#[derive(Args, Debug, Clone)]
+struct PerftArgs {
+    #[command(flatten)]
+    game: GameArgs,
+    /// Sequence length.
+    depth: u32,
+}
+
+#[derive(Args, Debug, Clone)]
+struct BenchArgs {
+    #[command(flatten)]
+    game: GameArgs,
+    /// How long to measure, after a warm-up.
+    #[arg(long, default_value_t = 3.0)]
+    seconds: f64,
+    /// Seed for the playouts.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+/// Everything that can make `ggp-run` fail.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// The command line asks for something impossible.
+    #[error("{0}")]
+    Usage(String),
+    /// A file could not be read or parsed.
+    #[error("{}: {message}", path.display())]
+    File {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
+    /// The game refused.
+    #[error(transparent)]
+    Game(#[from] GameError),
+    /// A player failed.
+    #[error(transparent)]
+    Player(#[from] PlayerError),
+    /// A player kind does not exist.
+    #[error(transparent)]
+    UnknownPlayer(#[from] UnknownPlayer),
+    /// Writing the output failed.
+    #[error("output: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+impl CliError {
+    /// 2 for a bad command line, 1 for anything else.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            CliError::Usage(_) | CliError::UnknownPlayer(_) => 2,
+            _ => 1,
+        }
+    }
+}
+
+/// Runs the command the arguments name.
+pub fn run(cli: Cli) -> Result<(), CliError> {
+    match (cli.command, cli.play) {
+        (Some(Command::Play(a)), _) | (None, a) => play(a),
+        (Some(Command::Search(a)), _) => {
+            let spec = GameSpec::from_args(&a.game)?;
+            let kind = a.player.parse()?;
+            spec.visit(commands::Search {
+                kind,
+                config: a.search.config()?,
+                trace: a.trace,
+            })
+        }
+        (Some(Command::Perft(a)), _) => {
+            let spec = GameSpec::from_args(&a.game)?;
+            spec.visit(commands::Perft { depth: a.depth })
+        }
+        (Some(Command::Bench(a)), _) => {
+            let spec = GameSpec::from_args(&a.game)?;
+            if !(a.seconds.is_finite() && a.seconds > 0.0) {
+                return Err(CliError::Usage(format!(
+                    "--seconds must be positive, not {}",
+                    a.seconds
+                )));
+            }
+            spec.visit(commands::Bench {
+                seconds: a.seconds,
+                seed: a.seed,
+            })
+        }
+    }
+}
+
+fn play(a: PlayArgs) -> Result<(), CliError> {
+    let spec = GameSpec::from_args(&a.game)?;
+    spec.visit(commands::Play {
+        players: a.players,
+        config: a.search.config()?,
+        quiet: a.quiet,
+    })
+}

@@ -1,0 +1,197 @@
+//! Jamboree (seed 3): at each node the first `floor(fraction · n)` children are searched one after the
+//! other as in alpha-beta, updating α/β; the rest are searched in parallel (rayon) with the updated
+//! bounds, and their values are combined with the bound. Fraction 1.0 is alpha-beta, 0.0 is minimax.
+//!
+//! The parallel children are all searched even when one of them says `ParentPrune`, so the leaves
+//! visited do not depend on scheduling; near the leaves (where a task would cost more than it saves) the
+//! same children are searched one by one with the same fixed bounds, which gives identical results.
+//! Each parallel child collects its own trace, and the traces are joined in child order.
+
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use crate::game::{Game, GameError, RoleIndex};
+use crate::players::alphabeta::{finish, Scan};
+use crate::players::bounds::{AlphaBeta, SearchResult};
+use crate::players::search::{buffers, prepare, Ctx, SearchReport};
+use crate::players::{Choice, Player, PlayerError};
+
+/// The default share of children searched sequentially.
+pub const DEFAULT_FRACTION: f64 = 0.5;
+
+/// Children with less remaining depth than this are searched on the current thread.
+const PARALLEL_MIN_DEPTH: u32 = 3;
+
+struct Jamboree {
+    fraction: f64,
+}
+
+impl Jamboree {
+    fn evaluate<G: Game>(
+        &self,
+        ctx: &mut Ctx<'_, G>,
+        depth: u32,
+        ab: AlphaBeta,
+        state: &G::State,
+        incoming: usize,
+        parent_role: RoleIndex,
+        bufs: &mut [Vec<G::Move>],
+    ) -> Result<SearchResult, GameError> {
+        ctx.nodes += 1;
+        let role = ctx.game.mover(state).unwrap_or(1 - parent_role);
+        let maxie = role == 0;
+        let label = ctx.tracing().then(|| ctx.label(role, state));
+        if let Some(l) = &label {
+            ctx.line(format!("Evaluating state {l} with {ab}"));
+        }
+        let result = if depth == 0 || ctx.game.is_terminal(state) {
+            let e = ctx.estimate(state)?;
+            ab.check_bounds(maxie, incoming, e)
+        } else {
+            self.search(ctx, depth, ab, state, role, bufs)?
+                .label(ab, maxie, incoming)
+        };
+        if let Some(l) = &label {
+            ctx.line(format!("Result of {l} is {result}"));
+        }
+        Ok(result)
+    }
+
+    fn search<G: Game>(
+        &self,
+        ctx: &mut Ctx<'_, G>,
+        depth: u32,
+        ab: AlphaBeta,
+        state: &G::State,
+        role: RoleIndex,
+        bufs: &mut [Vec<G::Move>],
+    ) -> Result<Scan, GameError> {
+        let maxie = role == 0;
+        let Some((moves, below)) = bufs.split_last_mut() else {
+            return Err(GameError::Rules("search buffers exhausted".to_string()));
+        };
+        let game = ctx.game;
+        game.legal_moves(state, role, moves);
+        let n = moves.len();
+        if n == 0 {
+            return Err(ctx.no_moves(state, role));
+        }
+        // floor(fraction · n), computed so that 1.0 gives exactly n.
+        let k = ((self.fraction * n as f64).floor() as usize).min(n);
+        let mut cur = ab;
+        for (i, mv) in moves[..k].iter().enumerate() {
+            let child = game.play(state, role, mv);
+            match self.evaluate(ctx, depth - 1, cur, &child, i, role, below)? {
+                SearchResult::ParentPrune => return Ok(Scan::ParentPruned),
+                SearchResult::Value(v) => cur = cur.update(maxie, v),
+            }
+        }
+        let fixed = cur;
+        let mut parent_pruned = false;
+        if depth - 1 >= PARALLEL_MIN_DEPTH && n - k > 1 {
+            let tracing = ctx.tracing();
+            let results: Vec<Result<(SearchResult, Ctx<'_, G>), GameError>> = moves[k..]
+                .par_iter()
+                .enumerate()
+                .map(|(j, mv)| {
+                    let mut sub = Ctx::new(game, tracing);
+                    let mut sub_bufs = buffers(depth - 1);
+                    let child = game.play(state, role, mv);
+                    let r = self.evaluate(
+                        &mut sub,
+                        depth - 1,
+                        fixed,
+                        &child,
+                        k + j,
+                        role,
+                        &mut sub_bufs,
+                    )?;
+                    Ok((r, sub))
+                })
+                .collect();
+            for r in results {
+                let (result, sub) = r?;
+                ctx.absorb(sub);
+                match result {
+                    SearchResult::ParentPrune => parent_pruned = true,
+                    SearchResult::Value(v) => cur = cur.update(maxie, v),
+                }
+            }
+        } else {
+            for (j, mv) in moves[k..].iter().enumerate() {
+                let child = game.play(state, role, mv);
+                match self.evaluate(ctx, depth - 1, fixed, &child, k + j, role, below)? {
+                    SearchResult::ParentPrune => parent_pruned = true,
+                    SearchResult::Value(v) => cur = cur.update(maxie, v),
+                }
+            }
+        }
+        if parent_pruned {
+            Ok(Scan::ParentPruned)
+        } else {
+            Ok(Scan::Candidate(cur.value_for(maxie)))
+        }
+    }
+}
+
+/// Chooses a move in `state` by Jamboree search to `depth` with the given sequential `fraction`
+/// (clamped to 0..=1); `trace` collects the seed's trace lines, in the same order as a sequential run.
+pub fn jamboree<G: Game>(
+    game: &G,
+    state: &G::State,
+    depth: u32,
+    fraction: f64,
+    trace: bool,
+) -> Result<SearchReport, GameError> {
+    let started = Instant::now();
+    let role = prepare(game, state, depth, "jamboree")?;
+    if !(0.0..=1.0).contains(&fraction) {
+        return Err(GameError::Unsupported(format!(
+            "jamboree's fraction must be between 0 and 1, not {fraction}"
+        )));
+    }
+    let jb = Jamboree { fraction };
+    let mut ctx = Ctx::new(game, trace);
+    ctx.nodes += 1;
+    let root = ctx
+        .tracing()
+        .then(|| ctx.label(role, state))
+        .unwrap_or_default();
+    ctx.line(format!("Searching state {root} with {}", AlphaBeta::NONE));
+    ctx.line(String::new());
+    let mut bufs = buffers(depth);
+    let scan = jb.search(&mut ctx, depth, AlphaBeta::NONE, state, role, &mut bufs)?;
+    finish(ctx, scan, &root, started, "jamboree")
+}
+
+/// A player that searches with [`jamboree`].
+#[derive(Clone, Debug)]
+pub struct JamboreePlayer {
+    depth: u32,
+    fraction: f64,
+}
+
+impl JamboreePlayer {
+    /// A player searching `depth` plies with this sequential fraction.
+    pub fn new(depth: u32, fraction: f64) -> Self {
+        JamboreePlayer { depth, fraction }
+    }
+}
+
+impl<G: Game> Player<G> for JamboreePlayer {
+    fn name(&self) -> String {
+        format!("jamboree(depth {}, fraction {})", self.depth, self.fraction)
+    }
+
+    fn choose(
+        &mut self,
+        game: &G,
+        state: &G::State,
+        role: RoleIndex,
+    ) -> Result<Choice<G::Move>, PlayerError> {
+        crate::players::search_choice(game, state, role, |g, s| {
+            jamboree(g, s, self.depth, self.fraction, false)
+        })
+    }
+}
