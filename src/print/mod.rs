@@ -146,7 +146,8 @@ fn kif_term(p: &Program, t: &Term, out: &mut String) {
     match t {
         Term::Var(v, _) => {
             let name = p.symbols.name(*v);
-            if kif_plain(name) {
+            // After `?` any name character may follow, `?` included (`??x` is the variable `?x`).
+            if kif_plain(&format!("x{name}")) && !name.is_empty() {
                 let _ = write!(out, "?{name}");
             } else {
                 // A variable name KIF cannot spell; a stable spelling from its symbol id.
