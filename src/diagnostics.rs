@@ -148,15 +148,28 @@ fn snippet(out: &mut String, source: &str, span: Span) {
         .map(|c| if c == '\t' || c.is_control() { ' ' } else { c })
         .collect();
     let gutter = line_no.to_string().len();
-    let _ = writeln!(out, "{line_no:>gutter$} | {shown}");
     let pad = source[line_start..start].chars().count();
     let width = source[start..end.min(line_end)].chars().count().max(1);
+    // A very long line (generated or minified rules) is cut to a window around the span.
+    let skip = pad.saturating_sub(40);
+    let cut: String = shown.chars().skip(skip).take(120).collect();
+    let (prefix, indent) = if skip > 0 {
+        ("...", pad - skip + 3)
+    } else {
+        ("", pad)
+    };
+    let suffix = if shown.chars().count() > skip + 120 {
+        "..."
+    } else {
+        ""
+    };
+    let _ = writeln!(out, "{line_no:>gutter$} | {prefix}{cut}{suffix}");
     let _ = writeln!(
         out,
         "{:>gutter$} | {}{}",
         "",
-        " ".repeat(pad),
-        "^".repeat(width)
+        " ".repeat(indent),
+        "^".repeat(width.min(120))
     );
 }
 

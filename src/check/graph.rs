@@ -295,23 +295,31 @@ impl Graph {
     /// `legal`, `goal` and `terminal` must not depend on `does`.
     pub(super) fn does_dependence(&self, p: &Program) -> Vec<Diagnostic> {
         let n = self.nodes.len();
-        let mut reverse: Vec<Vec<usize>> = vec![Vec::new(); n];
+        // reverse[v]: (u, span of the literal in u's rule that reads v).
+        let mut reverse: Vec<Vec<(usize, Span)>> = vec![Vec::new(); n];
         for (v, es) in self.edges.iter().enumerate() {
             for e in es {
-                reverse[e.to].push(v);
+                reverse[e.to].push((v, e.span));
             }
         }
+        let kw = |v: usize| Keyword::of(p.symbols.name(self.nodes[v]));
+        // why[v]: the body literal through which v comes to depend on `does`.
+        let mut why: Vec<Option<Span>> = vec![None; n];
         let mut reach = vec![false; n];
-        let mut work: Vec<usize> = (0..n)
-            .filter(|&v| Keyword::of(p.symbols.name(self.nodes[v])) == Some(Keyword::Does))
-            .collect();
+        let mut work: Vec<usize> = (0..n).filter(|&v| kw(v) == Some(Keyword::Does)).collect();
         for &v in &work {
             reach[v] = true;
         }
         while let Some(v) = work.pop() {
-            for &u in &reverse[v] {
+            // `next` describes the following state; what reads it (an error of its own) does not make
+            // the current state depend on the moves.
+            if kw(v) == Some(Keyword::Next) {
+                continue;
+            }
+            for &(u, span) in &reverse[v] {
                 if !reach[u] {
                     reach[u] = true;
+                    why[u] = Some(span);
                     work.push(u);
                 }
             }
@@ -321,14 +329,14 @@ impl Graph {
             let name = p.symbols.name(self.nodes[v]);
             if reached
                 && matches!(
-                    Keyword::of(name),
+                    kw(v),
                     Some(Keyword::Legal | Keyword::Goal | Keyword::Terminal)
                 )
             {
                 errors.push(
                     Diagnostic::error(
-                        self.defined_at[v].unwrap_or_default(),
-                        format!("`{name}` depends on `does`"),
+                        why[v].or(self.defined_at[v]).unwrap_or_default(),
+                        format!("`{name}` depends on `does` through this condition"),
                     )
                     .with_help("legal moves, goals and termination must follow from the current state alone, not from the moves being made"),
                 );

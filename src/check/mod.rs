@@ -234,7 +234,7 @@ impl Checker<'_> {
         } else {
             Diagnostic::warning
         };
-        let d = make(span, format!("unsafe variable `{name}` {place} of the rule for `{head}`"))
+        let d = make(span, format!("unsafe variable `{name}` {place} of {head}"))
                 .with_help(format!(
                     "`{name}` must also occur in a positive (not negated, not built-in) condition of the body, so that it has a value"
                 ));
@@ -277,7 +277,7 @@ impl Checker<'_> {
                     let mut done = HashSet::new();
                     for (v, s, place) in bad {
                         if done.insert(v) {
-                            self.unsafe_var(v, s, place, &head_name);
+                            self.unsafe_var(v, s, place, &format!("the rule for `{head_name}`"));
                         }
                     }
                 }
@@ -315,7 +315,7 @@ impl Checker<'_> {
                     let mut done = HashSet::new();
                     for (v, s, place) in bad {
                         if done.insert(v) {
-                            self.unsafe_var(v, s, place, &format!("operation {head_name}"));
+                            self.unsafe_var(v, s, place, &format!("the operation `{head_name}`"));
                         }
                     }
                 }

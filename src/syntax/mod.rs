@@ -113,11 +113,18 @@ pub fn syntax_of_path(path: &Path) -> Option<Syntax> {
     }
 }
 
-/// Guesses the syntax of text: KIF statements start with `(`, infix ones with a name.
+/// Guesses the syntax of text: KIF statements start with `(` and comments with `;`, infix statements
+/// start with a name and comments with `%`.
 pub fn guess_syntax(src: &str) -> Syntax {
     for line in src.lines() {
         let line = line.trim_start();
-        if line.is_empty() || line.starts_with(';') || line.starts_with('%') {
+        if line.starts_with(';') {
+            return Syntax::Kif;
+        }
+        if line.starts_with('%') {
+            return Syntax::Infix;
+        }
+        if line.is_empty() {
             continue;
         }
         return if line.starts_with('(') {

@@ -1,0 +1,380 @@
+//! Conversion between the syntaxes and, for operation-semantics games, to classic GDL (EPILOG.md,
+//! last section).
+
+use hashbrown::HashSet;
+
+use crate::check::{for_each_atom, semantics, Semantics};
+use crate::syntax::ast::{Atom, Effect, Literal, Program, Span, Statement, Sym, Syntax, Term};
+use crate::syntax::Keyword;
+
+/// Why a program cannot be converted.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ConvertError {
+    /// The arithmetic tables classic GDL needs would be too large.
+    #[error("arithmetic over {0} numbers would need too large tables for classic GDL (at most {max} numbers)", max = MAX_NUMBERS)]
+    TooManyNumbers(usize),
+}
+
+/// The most integers an arithmetic table may range over (a `plus` table has this squared facts).
+const MAX_NUMBERS: usize = 256;
+
+/// Converts a program to the given syntax without changing its meaning.
+///
+/// Classic GDL converts both ways unchanged (the printers take care of spelling). An operation-semantics
+/// game converted to KIF becomes classic GDL: state reads become `true`, `legal(a)` becomes
+/// `legal(R, a)` for the role in control (the others get `noop`), operations become `added` /
+/// `deleted` rules, `next` keeps what is not deleted, and arithmetic becomes finite tables over the
+/// integer range the game's numbers span.
+pub fn convert(p: &Program, to: Syntax) -> Result<Program, ConvertError> {
+    if to == Syntax::Kif && semantics(p) == Semantics::Operation {
+        return operations_to_classic(p);
+    }
+    let mut q = p.clone();
+    q.syntax = to;
+    Ok(q)
+}
+
+fn z() -> Span {
+    Span::default()
+}
+
+struct Tx<'p> {
+    p: &'p Program,
+    q: Program,
+    state: HashSet<Sym>,
+    t_true: Sym,
+}
+
+impl Tx<'_> {
+    fn sym(&mut self, name: &str) -> Sym {
+        self.q.symbols.intern(name)
+    }
+
+    /// A name not used anywhere in the source program.
+    fn fresh(&mut self, base: &str) -> Sym {
+        let mut name = base.to_string();
+        while self.p.symbols.get(&name).is_some() {
+            name.push('_');
+        }
+        self.sym(&name)
+    }
+
+    /// Whether a relation of the source program is a state relation.
+    fn is_state(&mut self, s: Sym) -> bool {
+        let s = self.sym(self.p.symbols.name(s));
+        self.state.contains(&s)
+    }
+
+    fn term(&mut self, t: &Term) -> Term {
+        match t {
+            Term::Var(v, s) => Term::Var(self.sym(self.p.symbols.name(*v)), *s),
+            Term::Const(c, s) => Term::Const(self.sym(self.p.symbols.name(*c)), *s),
+            Term::Func(f, args, s) => {
+                let f = self.sym(self.p.symbols.name(*f));
+                Term::Func(f, args.iter().map(|a| self.term(a)).collect(), *s)
+            }
+        }
+    }
+
+    fn atom(&mut self, a: &Atom) -> Atom {
+        Atom {
+            pred: self.sym(self.p.symbols.name(a.pred)),
+            args: a.args.iter().map(|t| self.term(t)).collect(),
+            parens: a.parens,
+            span: a.span,
+        }
+    }
+
+    /// The atom as a term (`cell(1,2,b)` inside `true(...)`).
+    fn as_term(&mut self, a: &Atom) -> Term {
+        let a = self.atom(a);
+        if a.args.is_empty() {
+            Term::Const(a.pred, a.span)
+        } else {
+            Term::Func(a.pred, a.args, a.span)
+        }
+    }
+
+    fn lit(&mut self, l: &Literal) -> Literal {
+        match l {
+            Literal::Atom(a) if self.is_state(a.pred) => {
+                let t = self.as_term(a);
+                Literal::Atom(Atom {
+                    pred: self.t_true,
+                    args: vec![t],
+                    parens: false,
+                    span: a.span,
+                })
+            }
+            Literal::Atom(a) if self.p.symbols.name(a.pred) == "same" && a.args.len() == 2 => {
+                let a = self.atom(a);
+                let distinct = self.sym("distinct");
+                Literal::Not(
+                    Box::new(Literal::Atom(Atom {
+                        pred: distinct,
+                        ..a
+                    })),
+                    z(),
+                )
+            }
+            Literal::Atom(a) => Literal::Atom(self.atom(a)),
+            Literal::Not(x, s) => Literal::Not(Box::new(self.lit(x)), *s),
+            Literal::Or(ls, s) => Literal::Or(ls.iter().map(|x| self.lit(x)).collect(), *s),
+            Literal::And(ls, s) => Literal::And(ls.iter().map(|x| self.lit(x)).collect(), *s),
+        }
+    }
+
+    fn rule(&mut self, head: Atom, body: Vec<Literal>) {
+        self.q.statements.push(Statement::Rule {
+            head,
+            body,
+            span: z(),
+        });
+    }
+}
+
+fn atom(pred: Sym, args: Vec<Term>) -> Atom {
+    Atom {
+        pred,
+        args,
+        parens: false,
+        span: z(),
+    }
+}
+
+fn lit(pred: Sym, args: Vec<Term>) -> Literal {
+    Literal::Atom(atom(pred, args))
+}
+
+fn is_kw(p: &Program, s: Sym, k: Keyword) -> bool {
+    Keyword::of(p.symbols.name(s)) == Some(k)
+}
+
+fn operations_to_classic(p: &Program) -> Result<Program, ConvertError> {
+    // State relations: what `init`/`base` name and what effects touch.
+    let mut state = HashSet::new();
+    for st in &p.statements {
+        match st {
+            Statement::Rule { head, .. } => {
+                if is_kw(p, head.pred, Keyword::Init) || is_kw(p, head.pred, Keyword::Base) {
+                    if let Some(Term::Func(f, ..) | Term::Const(f, _)) = head.args.first() {
+                        state.insert(p.symbols.name(*f).to_string());
+                    }
+                }
+            }
+            Statement::Operation { effects, .. } => {
+                for e in effects {
+                    state.insert(p.symbols.name(e.atom.pred).to_string());
+                }
+            }
+        }
+    }
+    let mut q = Program {
+        statements: Vec::new(),
+        symbols: Default::default(),
+        syntax: Syntax::Kif,
+        comments: p.comments.clone(),
+    };
+    let t_true = q.symbols.intern("true");
+    let mut tx = Tx {
+        p,
+        state: HashSet::new(),
+        q,
+        t_true,
+    };
+    tx.state = state.iter().map(|n| tx.q.symbols.intern(n)).collect();
+    let does = tx.sym("does");
+    let legal = tx.sym("legal");
+    let next = tx.sym("next");
+    let role = tx.sym("role");
+    let control = tx.sym("control");
+    let added = tx.fresh("added");
+    let deleted = tx.fresh("deleted");
+    let noop = tx.fresh("noop");
+    let r = tx.fresh("R");
+    let pv = tx.fresh("P");
+
+    for st in &p.statements {
+        match st {
+            Statement::Rule { head, body, .. } => {
+                let body: Vec<Literal> = body.iter().map(|l| tx.lit(l)).collect();
+                if is_kw(p, head.pred, Keyword::Legal) && head.args.len() == 1 {
+                    // legal(a) is the move of the role in control.
+                    let a = tx.term(&head.args[0]);
+                    let mut b = vec![lit(
+                        t_true,
+                        vec![Term::Func(control, vec![Term::Var(r, z())], z())],
+                    )];
+                    b.extend(body);
+                    tx.rule(atom(legal, vec![Term::Var(r, z()), a]), b);
+                } else {
+                    let h = tx.atom(head);
+                    tx.rule(h, body);
+                }
+            }
+            Statement::Operation {
+                action,
+                conditions,
+                effects,
+                ..
+            } => {
+                let act = tx.as_term(action);
+                let mut b = vec![lit(does, vec![Term::Var(r, z()), act])];
+                b.extend(conditions.iter().map(|l| tx.lit(l)));
+                for Effect { add, atom: a, .. } in effects {
+                    let t = tx.as_term(a);
+                    let which = if *add { added } else { deleted };
+                    tx.rule(atom(which, vec![t]), b.clone());
+                }
+            }
+        }
+    }
+    // Roles not in control do nothing.
+    tx.rule(
+        atom(legal, vec![Term::Var(r, z()), Term::Const(noop, z())]),
+        vec![
+            lit(role, vec![Term::Var(r, z())]),
+            Literal::Not(
+                Box::new(lit(
+                    t_true,
+                    vec![Term::Func(control, vec![Term::Var(r, z())], z())],
+                )),
+                z(),
+            ),
+        ],
+    );
+    let var_p = || Term::Var(pv, z());
+    tx.rule(atom(next, vec![var_p()]), vec![lit(added, vec![var_p()])]);
+    tx.rule(
+        atom(next, vec![var_p()]),
+        vec![
+            lit(t_true, vec![var_p()]),
+            Literal::Not(Box::new(lit(deleted, vec![var_p()])), z()),
+        ],
+    );
+    arithmetic_tables(p, &mut tx.q)?;
+    Ok(tx.q)
+}
+
+/// Facts for the arithmetic built-ins the game uses, over the integers from the smallest to the
+/// largest number written in the game (so counters that step through unwritten numbers still work).
+fn arithmetic_tables(p: &Program, q: &mut Program) -> Result<(), ConvertError> {
+    let mut used: HashSet<&str> = HashSet::new();
+    let mut numbers: Vec<i64> = Vec::new();
+    for st in &p.statements {
+        let lits: Vec<&Literal> = match st {
+            Statement::Rule { body, .. } => body.iter().collect(),
+            Statement::Operation { conditions, .. } => conditions.iter().collect(),
+        };
+        for l in lits {
+            for_each_atom(l, false, &mut |a, _| {
+                let n = p.symbols.name(a.pred);
+                if matches!(n, "plus" | "minus" | "times" | "less" | "leq") {
+                    used.insert(n);
+                }
+            });
+        }
+    }
+    if used.is_empty() {
+        return Ok(());
+    }
+    for i in 0..p.symbols.len() {
+        if let Ok(n) = p.symbols.name(Sym(i as u32)).parse::<i64>() {
+            numbers.push(n);
+        }
+    }
+    let (Some(&lo), Some(&hi)) = (numbers.iter().min(), numbers.iter().max()) else {
+        return Ok(());
+    };
+    let lo = lo.min(0);
+    let count = (hi - lo + 1) as usize;
+    if count > MAX_NUMBERS {
+        return Err(ConvertError::TooManyNumbers(count));
+    }
+    let num = |q: &mut Program, n: i64| Term::Const(q.symbols.intern(&n.to_string()), z());
+    let mut names: Vec<&str> = used.into_iter().collect();
+    names.sort_unstable();
+    for name in names {
+        let pred = q.symbols.intern(name);
+        for x in lo..=hi {
+            for y in lo..=hi {
+                let row = match name {
+                    "plus" => Some(vec![x, y, x + y]),
+                    "minus" => Some(vec![x, y, x - y]),
+                    "times" => Some(vec![x, y, x * y]),
+                    "less" => (x < y).then(|| vec![x, y]),
+                    _ => (x <= y).then(|| vec![x, y]),
+                };
+                let Some(row) = row else { continue };
+                if row.len() == 3 && !(lo..=hi).contains(&row[2]) {
+                    continue;
+                }
+                let args = row.into_iter().map(|n| num(q, n)).collect();
+                q.statements.push(Statement::Rule {
+                    head: atom(pred, args),
+                    body: Vec::new(),
+                    span: z(),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::check;
+    use crate::syntax::parse_infix;
+
+    const TICTACTOE: &str = "role(x)  role(o)
+index(1) index(2) index(3)
+init(cell(M,N,b)) :- index(M) & index(N)
+init(control(x))
+legal(mark(M,N)) :- cell(M,N,b)
+mark(M,N) :: control(R) ==> cell(M,N,R) & ~cell(M,N,b)
+mark(M,N) :: control(x) ==> ~control(x) & control(o)
+mark(M,N) :: control(o) ==> ~control(o) & control(x)
+row(M,X) :- cell(M,1,X) & cell(M,2,X) & cell(M,3,X)
+col(N,X) :- cell(1,N,X) & cell(2,N,X) & cell(3,N,X)
+diag(X)  :- cell(1,1,X) & cell(2,2,X) & cell(3,3,X)
+diag(X)  :- cell(1,3,X) & cell(2,2,X) & cell(3,1,X)
+line(X)  :- row(M,X) | col(N,X) | diag(X)
+open     :- cell(M,N,b)
+goal(x,100) :- line(x) & ~line(o)
+goal(x,50)  :- ~line(x) & ~line(o)
+goal(x,0)   :- line(o) & ~line(x)
+goal(o,100) :- line(o) & ~line(x)
+goal(o,50)  :- ~line(x) & ~line(o)
+goal(o,0)   :- line(x) & ~line(o)
+terminal :- line(x) | line(o) | ~open
+";
+
+    #[test]
+    fn operation_game_becomes_valid_classic_gdl() {
+        let p = parse_infix(TICTACTOE).unwrap();
+        let r = check(&p);
+        assert!(r.is_ok(), "{:?}", r.errors);
+        let q = convert(&p, Syntax::Kif).unwrap();
+        let text = super::super::to_kif(&q);
+        assert!(text.contains("(<= (legal ?R_ (mark ?M ?N))\n    (true (control ?R_))\n    (true (cell ?M ?N b)))"), "{text}");
+        assert!(
+            text.contains("(<= (next ?P)\n    (true ?P)\n    (not (deleted ?P)))"),
+            "{text}"
+        );
+        let back = crate::syntax::parse_kif(&text).unwrap();
+        let r = check(&back);
+        assert!(r.is_ok(), "{:?}\n{text}", r.errors);
+    }
+
+    #[test]
+    fn arithmetic_becomes_tables() {
+        let p = parse_infix("role(a) init(n(0)) legal(inc) inc :: n(X) & plus(X,1,Y) ==> ~n(X) & n(Y) goal(a,100) terminal :- n(3)").unwrap();
+        let q = convert(&p, Syntax::Kif).unwrap();
+        let text = super::super::to_kif(&q);
+        assert!(
+            text.contains("(plus 2 1 3)") && !text.contains("(plus 100 1 101)"),
+            "{text}"
+        );
+    }
+}
