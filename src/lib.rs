@@ -16,6 +16,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod engine;
 pub mod game;
 pub mod games;
 pub mod players;
