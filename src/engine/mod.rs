@@ -55,3 +55,6 @@ impl Default for Limits {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
