@@ -16,8 +16,11 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod check;
+pub mod diagnostics;
 pub mod engine;
 pub mod game;
 pub mod games;
 pub mod players;
+pub mod print;
 pub mod syntax;

@@ -1,2 +1,472 @@
 //! Stage 1, syntax: reading rule files (KIF and Epilog infix) into a [`ast::Program`].
+//!
+//! Entry points: [`parse_kif`], [`parse_infix`], [`parse_str`] (either, by [`Syntax`]) and
+//! [`parse_file`] (the syntax chosen by the file's extension). All of them return every lexical and
+//! syntax problem found, as [`Diagnostic`] values with spans inside the input; none of them panics.
+//!
+//! Letter case is kept as written. Later stages recognise GDL's keywords case-insensitively through
+//! [`Keyword::of`].
 pub mod ast;
+pub mod infix;
+pub mod kif;
+pub mod lexer;
+
+use std::path::Path;
+
+use lalrpop_util::{lalrpop_mod, ParseError};
+
+use crate::diagnostics::Diagnostic;
+pub use ast::Syntax;
+use ast::{Program, Span, Statement, Symbols};
+use lexer::{InfixTok, KifTok, Spanned};
+
+lalrpop_mod!(
+    #[allow(clippy::all, clippy::pedantic, missing_docs, unused)]
+    kif_grammar,
+    "/kif.rs"
+);
+lalrpop_mod!(
+    #[allow(clippy::all, clippy::pedantic, missing_docs, unused)]
+    infix_grammar,
+    "/infix.rs"
+);
+
+/// The words GDL gives a meaning to. KIF authors write them in any letter case (`ROLE`, `Legal`), so
+/// they are looked up case-insensitively.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Keyword {
+    /// `<=`, the rule arrow of KIF.
+    Implies,
+    /// `not`
+    Not,
+    /// `or`
+    Or,
+    /// `and`
+    And,
+    /// `distinct`
+    Distinct,
+    /// `role`
+    Role,
+    /// `init`
+    Init,
+    /// `true`
+    True,
+    /// `does`
+    Does,
+    /// `next`
+    Next,
+    /// `legal`
+    Legal,
+    /// `goal`
+    Goal,
+    /// `terminal`
+    Terminal,
+    /// `base`
+    Base,
+    /// `input`
+    Input,
+}
+
+impl Keyword {
+    const ALL: [(&'static str, Keyword); 15] = [
+        ("<=", Keyword::Implies),
+        ("not", Keyword::Not),
+        ("or", Keyword::Or),
+        ("and", Keyword::And),
+        ("distinct", Keyword::Distinct),
+        ("role", Keyword::Role),
+        ("init", Keyword::Init),
+        ("true", Keyword::True),
+        ("does", Keyword::Does),
+        ("next", Keyword::Next),
+        ("legal", Keyword::Legal),
+        ("goal", Keyword::Goal),
+        ("terminal", Keyword::Terminal),
+        ("base", Keyword::Base),
+        ("input", Keyword::Input),
+    ];
+
+    /// The keyword `name` spells, in any letter case.
+    pub fn of(name: &str) -> Option<Keyword> {
+        Self::ALL
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|&(_, kw)| kw)
+    }
+
+    /// The keyword's name in lower case.
+    pub fn name(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(_, kw)| *kw == self)
+            .map_or("", |(k, _)| k)
+    }
+}
+
+/// Which syntax a file name's extension stands for: `.kif` is KIF; `.gdl` and `.hrf` are infix.
+pub fn syntax_of_path(path: &Path) -> Option<Syntax> {
+    let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+    match ext.as_str() {
+        "kif" => Some(Syntax::Kif),
+        "gdl" | "hrf" | "epilog" => Some(Syntax::Infix),
+        _ => None,
+    }
+}
+
+/// Guesses the syntax of text: KIF statements start with `(`, infix ones with a name.
+pub fn guess_syntax(src: &str) -> Syntax {
+    for line in src.lines() {
+        let line = line.trim_start();
+        if line.is_empty() || line.starts_with(';') || line.starts_with('%') {
+            continue;
+        }
+        return if line.starts_with('(') {
+            Syntax::Kif
+        } else {
+            Syntax::Infix
+        };
+    }
+    Syntax::Kif
+}
+
+/// Parses `src` in the given syntax.
+pub fn parse_str(src: &str, syntax: Syntax) -> Result<Program, Vec<Diagnostic>> {
+    match syntax {
+        Syntax::Kif => parse_kif(src),
+        Syntax::Infix => parse_infix(src),
+    }
+}
+
+/// Reads and parses a rule file, choosing the syntax by extension ([`syntax_of_path`]) or, for other
+/// extensions, by content ([`guess_syntax`]). Returns the source text too, for rendering diagnostics.
+pub fn parse_file(path: &Path) -> Result<(Program, String), (Vec<Diagnostic>, String)> {
+    let bytes = std::fs::read(path).map_err(|e| {
+        (
+            vec![Diagnostic::error(
+                Span::default(),
+                format!("cannot read {}: {e}", path.display()),
+            )],
+            String::new(),
+        )
+    })?;
+    let src = match String::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(e) => {
+            let at = e.utf8_error().valid_up_to();
+            let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
+            return Err((
+                vec![
+                    Diagnostic::error(Span::new(at, at + 1), "the file is not UTF-8 text")
+                        .with_help("save the file as UTF-8"),
+                ],
+                text,
+            ));
+        }
+    };
+    let syntax = syntax_of_path(path).unwrap_or_else(|| guess_syntax(&src));
+    match parse_str(&src, syntax) {
+        Ok(p) => Ok((p, src)),
+        Err(d) => Err((d, src)),
+    }
+}
+
+/// Parses KIF text.
+pub fn parse_kif(src: &str) -> Result<Program, Vec<Diagnostic>> {
+    let lexed = lexer::lex_kif(src);
+    let mut errors = lexed.errors;
+    errors.extend(lexer::check_parens(
+        &lexed.tokens,
+        true,
+        |t| *t == KifTok::LParen,
+        |t| *t == KifTok::RParen,
+    ));
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    // With balanced parentheses every token sequence is a list of S-expressions, so the parser's own
+    // errors cannot happen; they are still turned into diagnostics rather than trusted away.
+    let sexprs = kif_grammar::FileParser::new()
+        .parse(lexed.tokens.iter().copied())
+        .map_err(|e| vec![syntax_error(e, src.len(), describe_kif)])?;
+    let mut symbols = Symbols::new();
+    let mut conv = kif::Converter {
+        symbols: &mut symbols,
+        errors: Vec::new(),
+    };
+    let statements: Vec<Statement> = sexprs.iter().filter_map(|e| conv.statement(e)).collect();
+    let errors = conv.errors;
+    drop(sexprs);
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    Ok(Program {
+        statements,
+        symbols,
+        syntax: Syntax::Kif,
+        comments: lexed.comments,
+    })
+}
+
+/// The most syntax errors reported for one infix file; after that the rest is likely noise.
+const MAX_SYNTAX_ERRORS: usize = 20;
+
+/// Parses Epilog infix text.
+///
+/// After a syntax error, parsing resumes at the next statement-like start (a name that begins a line
+/// or follows a `.`), so several independent mistakes are reported together.
+pub fn parse_infix(src: &str) -> Result<Program, Vec<Diagnostic>> {
+    let lexed = lexer::lex_infix(src);
+    let mut errors = lexed.errors;
+    errors.extend(lexer::check_parens(
+        &lexed.tokens,
+        false,
+        |t| *t == InfixTok::LParen,
+        |t| *t == InfixTok::RParen,
+    ));
+    errors.extend(check_negation_runs(&lexed.tokens));
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let tokens = lexed.tokens;
+    let mut ctx = infix::Ctx::default();
+    let mut statements = Vec::new();
+    let parser = infix_grammar::FileParser::new();
+    let mut from = 0;
+    while from <= tokens.len() {
+        match parser.parse(&mut ctx, tokens[from..].iter().copied()) {
+            Ok(mut stmts) => {
+                statements.append(&mut stmts);
+                break;
+            }
+            Err(e) => {
+                let at = error_location(&e).unwrap_or(src.len());
+                errors.push(syntax_error(e, src.len(), describe_infix));
+                if errors.len() >= MAX_SYNTAX_ERRORS {
+                    break;
+                }
+                match resume_point(src, &tokens, at) {
+                    Some(next) if next > from => from = next,
+                    _ => break,
+                }
+            }
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    Ok(Program {
+        statements,
+        symbols: ctx.symbols,
+        syntax: Syntax::Infix,
+        comments: lexed.comments,
+    })
+}
+
+/// Long runs of `~` nest literals as deeply as parentheses do, so they are bounded the same way.
+fn check_negation_runs(tokens: &[Spanned<InfixTok>]) -> Option<Diagnostic> {
+    let mut run = 0;
+    for &(l, t, r) in tokens {
+        if t == InfixTok::Not {
+            run += 1;
+            if run > lexer::MAX_DEPTH {
+                return Some(Diagnostic::error(
+                    Span::new(l, r),
+                    format!("more than {} `~` in a row", lexer::MAX_DEPTH),
+                ));
+            }
+        } else {
+            run = 0;
+        }
+    }
+    None
+}
+
+/// The token index after byte `at` where a new statement plausibly starts.
+fn resume_point(src: &str, tokens: &[Spanned<InfixTok>], at: usize) -> Option<usize> {
+    let first_after = tokens.partition_point(|t| t.0 <= at);
+    (first_after.max(1)..tokens.len()).find(|&i| {
+        let (start, tok, _) = tokens[i];
+        let (_, prev, prev_end) = tokens[i - 1];
+        matches!(tok, InfixTok::Ident(_) | InfixTok::Str(_))
+            && (prev == InfixTok::Dot || src[prev_end..start].contains('\n'))
+    })
+}
+
+fn error_location<T>(e: &ParseError<usize, T, Diagnostic>) -> Option<usize> {
+    match e {
+        ParseError::InvalidToken { location } | ParseError::UnrecognizedEof { location, .. } => {
+            Some(*location)
+        }
+        ParseError::UnrecognizedToken { token, .. } | ParseError::ExtraToken { token } => {
+            Some(token.0)
+        }
+        ParseError::User { error } => Some(error.span.start as usize),
+    }
+}
+
+fn describe_kif(t: &KifTok) -> String {
+    match t {
+        KifTok::LParen => "`(`".into(),
+        KifTok::RParen => "`)`".into(),
+        KifTok::Var(v) => format!("the variable `?{v}`"),
+        KifTok::Ident(s) => format!("`{s}`"),
+        KifTok::Str(s) => format!("the string \"{s}\""),
+        KifTok::Comment(_) => "a comment".into(),
+    }
+}
+
+fn describe_infix(t: &InfixTok) -> String {
+    match t {
+        InfixTok::LParen => "`(`".into(),
+        InfixTok::RParen => "`)`".into(),
+        InfixTok::Comma => "`,`".into(),
+        InfixTok::LBracket => "`[`".into(),
+        InfixTok::RBracket => "`]`".into(),
+        InfixTok::And => "`&`".into(),
+        InfixTok::Or => "`|`".into(),
+        InfixTok::Not => "`~`".into(),
+        InfixTok::If => "`:-`".into(),
+        InfixTok::Colons => "`::`".into(),
+        InfixTok::Arrow => "`==>`".into(),
+        InfixTok::Dot => "`.`".into(),
+        InfixTok::Var(v) => format!("the variable `{v}`"),
+        InfixTok::Ident(s) => format!("`{s}`"),
+        InfixTok::Str(s) => format!("the string \"{s}\""),
+        InfixTok::Comment(_) => "a comment".into(),
+    }
+}
+
+/// lalrpop names terminals by their grammar spelling (`"\")\""`, `ident`); authors want `)` and "a name".
+fn expected_list(expected: &[String]) -> String {
+    let mut names: Vec<String> = expected
+        .iter()
+        .map(|e| match e.as_str() {
+            "ident" => "a name".to_string(),
+            "var" => "a variable".to_string(),
+            "string" => "a string".to_string(),
+            other => format!("`{}`", other.trim_matches('"')),
+        })
+        .collect();
+    names.dedup();
+    match names.len() {
+        0 => "nothing more".to_string(),
+        1 => names.pop().unwrap_or_default(),
+        _ => {
+            let last = names.pop().unwrap_or_default();
+            format!("{} or {last}", names.join(", "))
+        }
+    }
+}
+
+fn syntax_error<T>(
+    e: ParseError<usize, T, Diagnostic>,
+    len: usize,
+    describe: fn(&T) -> String,
+) -> Diagnostic {
+    match e {
+        ParseError::InvalidToken { location } => {
+            Diagnostic::error(Span::new(location, location + 1), "invalid token")
+        }
+        ParseError::UnrecognizedEof { location, expected } => Diagnostic::error(
+            Span::new(location.min(len), location.min(len)),
+            format!(
+                "unexpected end of file, expected {}",
+                expected_list(&expected)
+            ),
+        )
+        .with_help("the last statement is incomplete"),
+        ParseError::UnrecognizedToken {
+            token: (l, tok, r),
+            expected,
+        } => {
+            let found = describe(&tok);
+            let d = Diagnostic::error(
+                Span::new(l, r),
+                format!("expected {}, found {found}", expected_list(&expected)),
+            );
+            if found == "`[`" || found == "`]`" {
+                d.with_help("lists `[...]` are not supported; write them as nested terms, e.g. `cons(a, cons(b, nil))`")
+            } else if found.starts_with("the variable") {
+                d.with_help("relation and function names start with a lower-case letter or a digit; quote a name like `\"Name\"` to use it as a constant")
+            } else {
+                d
+            }
+        }
+        ParseError::ExtraToken { token: (l, tok, r) } => {
+            Diagnostic::error(Span::new(l, r), format!("unexpected {}", describe(&tok)))
+        }
+        ParseError::User { error } => error,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(p: &Program) -> Vec<String> {
+        p.statements
+            .iter()
+            .map(|s| match s {
+                Statement::Rule { head, body, .. } => {
+                    format!(
+                        "{}/{}:{}",
+                        p.symbols.name(head.pred),
+                        head.args.len(),
+                        body.len()
+                    )
+                }
+                Statement::Operation {
+                    action, effects, ..
+                } => format!("op {}:{}", p.symbols.name(action.pred), effects.len()),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn kif_statements() {
+        let p =
+            parse_kif("(role x) terminal (<= (p ?x) (q ?x) (not (r ?x)) (or a (b))) (init (f))")
+                .unwrap();
+        assert_eq!(names(&p), ["role/1:0", "terminal/0:0", "p/1:3", "init/1:0"]);
+    }
+
+    #[test]
+    fn infix_statements_need_no_separator() {
+        let p = parse_infix(
+            "role(x) role(o). open :- cell(M,N,b) terminal :- ~open\n\
+             mark(M,N) :: control(R) ==> cell(M,N,R) & ~cell(M,N,b)\n\
+             p :: q & ~r",
+        )
+        .unwrap();
+        assert_eq!(
+            names(&p),
+            [
+                "role/1:0",
+                "role/1:0",
+                "open/0:1",
+                "terminal/0:1",
+                "op mark:2",
+                "op p:2"
+            ]
+        );
+    }
+
+    #[test]
+    fn infix_anonymous_variables_are_fresh() {
+        let p = parse_infix("p(X) :- q(_, X, _)").unwrap();
+        assert!(p.symbols.get("_1").is_some() && p.symbols.get("_2").is_some());
+    }
+
+    #[test]
+    fn infix_reports_several_syntax_errors() {
+        let errs = parse_infix("p(a b) :- x\nq(X :- r\nok(1)\ns(]").unwrap_err();
+        assert!(errs.len() >= 2, "{errs:?}");
+    }
+
+    #[test]
+    fn keywords_ignore_case() {
+        assert_eq!(Keyword::of("LEGAL"), Some(Keyword::Legal));
+        assert_eq!(Keyword::of("<="), Some(Keyword::Implies));
+        assert_eq!(Keyword::of("cell"), None);
+    }
+}

@@ -1,0 +1,366 @@
+//! The relation dependency graph: strata, negation cycles, the recursion restriction, and which
+//! relations depend on `does`.
+
+use hashbrown::{HashMap, HashSet};
+
+use super::{for_each_atom, for_each_var};
+use crate::diagnostics::Diagnostic;
+use crate::syntax::ast::{Atom, Literal, Program, Span, Statement, Sym, Term};
+use crate::syntax::Keyword;
+
+/// The relations of a program in evaluation order: a relation's rules only need relations of lower
+/// strata negatively and of lower or equal strata positively.
+#[derive(Clone, Debug, Default)]
+pub struct Strata {
+    /// The stratum of every relation that appears in a rule or fact.
+    pub stratum: HashMap<Sym, usize>,
+    /// The relations of each stratum, lowest first.
+    pub layers: Vec<Vec<Sym>>,
+}
+
+/// Groups the relations of `p` into strata, or names the relations of each negation cycle.
+pub fn strata(p: &Program) -> Result<Strata, Vec<Diagnostic>> {
+    Graph::build(p).strata(p)
+}
+
+struct Edge {
+    to: usize,
+    negative: bool,
+    span: Span,
+    /// The negated atom, kept to tell a real negation cycle from one between different instances.
+    atom: Option<Atom>,
+}
+
+pub(super) struct Graph {
+    nodes: Vec<Sym>,
+    index: HashMap<Sym, usize>,
+    edges: Vec<Vec<Edge>>,
+    /// Strongly connected component of each node; components are numbered dependencies first.
+    scc: Vec<usize>,
+    /// First defining span of each node.
+    defined_at: Vec<Option<Span>>,
+}
+
+impl Graph {
+    fn node(&mut self, s: Sym) -> usize {
+        if let Some(&i) = self.index.get(&s) {
+            return i;
+        }
+        let i = self.nodes.len();
+        self.nodes.push(s);
+        self.index.insert(s, i);
+        self.edges.push(Vec::new());
+        self.defined_at.push(None);
+        i
+    }
+
+    pub(super) fn build(p: &Program) -> Graph {
+        let mut g = Graph {
+            nodes: Vec::new(),
+            index: HashMap::new(),
+            edges: Vec::new(),
+            scc: Vec::new(),
+            defined_at: Vec::new(),
+        };
+        for st in &p.statements {
+            match st {
+                Statement::Rule { head, body, .. } => {
+                    let h = g.node(head.pred);
+                    g.defined_at[h].get_or_insert(head.span);
+                    for l in body {
+                        for_each_atom(l, false, &mut |a, neg| {
+                            let b = g.node(a.pred);
+                            g.edges[h].push(Edge {
+                                to: b,
+                                negative: neg,
+                                span: a.span,
+                                atom: neg.then(|| a.clone()),
+                            });
+                        });
+                    }
+                }
+                Statement::Operation {
+                    conditions,
+                    effects,
+                    ..
+                } => {
+                    // Operations run after the views are evaluated, so they add no dependency edges;
+                    // their relations still get a stratum.
+                    for l in conditions {
+                        for_each_atom(l, false, &mut |a, _| {
+                            g.node(a.pred);
+                        });
+                    }
+                    for e in effects {
+                        g.node(e.atom.pred);
+                    }
+                }
+            }
+        }
+        g.scc = g.tarjan();
+        g
+    }
+
+    /// Tarjan's algorithm without recursion (a generated file may have very many relations).
+    /// Components come out dependencies first, which is the order they are numbered in.
+    fn tarjan(&self) -> Vec<usize> {
+        let n = self.nodes.len();
+        const NONE: usize = usize::MAX;
+        let mut index = vec![NONE; n];
+        let mut low = vec![0; n];
+        let mut on_stack = vec![false; n];
+        let mut stack = Vec::new();
+        let mut comp = vec![NONE; n];
+        let mut next_index = 0;
+        let mut next_comp = 0;
+        let mut call: Vec<(usize, usize)> = Vec::new();
+        for root in 0..n {
+            if index[root] != NONE {
+                continue;
+            }
+            call.push((root, 0));
+            index[root] = next_index;
+            low[root] = next_index;
+            next_index += 1;
+            stack.push(root);
+            on_stack[root] = true;
+            while let Some(&mut (v, ref mut ei)) = call.last_mut() {
+                if *ei < self.edges[v].len() {
+                    let w = self.edges[v][*ei].to;
+                    *ei += 1;
+                    if index[w] == NONE {
+                        index[w] = next_index;
+                        low[w] = next_index;
+                        next_index += 1;
+                        stack.push(w);
+                        on_stack[w] = true;
+                        call.push((w, 0));
+                    } else if on_stack[w] {
+                        low[v] = low[v].min(index[w]);
+                    }
+                } else {
+                    call.pop();
+                    if let Some(&(u, _)) = call.last() {
+                        low[u] = low[u].min(low[v]);
+                    }
+                    if low[v] == index[v] {
+                        while let Some(w) = stack.pop() {
+                            on_stack[w] = false;
+                            comp[w] = next_comp;
+                            if w == v {
+                                break;
+                            }
+                        }
+                        next_comp += 1;
+                    }
+                }
+            }
+        }
+        comp
+    }
+
+    pub(super) fn strata(&self, p: &Program) -> Result<Strata, Vec<Diagnostic>> {
+        let ncomp = self.scc.iter().copied().max().map_or(0, |m| m + 1);
+        let mut members: Vec<Vec<usize>> = vec![Vec::new(); ncomp];
+        for (v, &c) in self.scc.iter().enumerate() {
+            members[c].push(v);
+        }
+        let mut level = vec![0usize; ncomp];
+        let mut errors = Vec::new();
+        for c in 0..ncomp {
+            let mut lv = 0;
+            let mut bad: Option<Span> = None;
+            for &v in &members[c] {
+                for e in &self.edges[v] {
+                    let d = self.scc[e.to];
+                    if d == c {
+                        if e.negative && self.real_negative_cycle(p, c, e.atom.as_ref()) {
+                            bad.get_or_insert(e.span);
+                        }
+                    } else {
+                        lv = lv.max(level[d] + usize::from(e.negative));
+                    }
+                }
+            }
+            level[c] = lv;
+            if let Some(span) = bad {
+                let mut names: Vec<&str> = members[c]
+                    .iter()
+                    .map(|&v| p.symbols.name(self.nodes[v]))
+                    .collect();
+                names.sort_unstable();
+                let list = names
+                    .iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                errors.push(
+                    Diagnostic::error(span, format!("negation is not stratified: {list} depend on each other through a negation"))
+                        .with_help("a relation must not depend on its own negation; break the cycle through `not`"),
+                );
+            }
+        }
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        let mut out = Strata::default();
+        let top = level.iter().copied().max().map_or(0, |m| m + 1);
+        out.layers = vec![Vec::new(); top];
+        for (v, &s) in self.nodes.iter().enumerate() {
+            let l = level[self.scc[v]];
+            out.stratum.insert(s, l);
+            out.layers[l].push(s);
+        }
+        Ok(out)
+    }
+
+    /// A negative edge inside a component is harmless when every rule that could produce the negated
+    /// atom stays outside the component, as in `(<= (goal r 100) (not (goal r 0)))` with `(goal r 0)`
+    /// defined from `true` alone (several corpus games do this). Unification treats variables as
+    /// wildcards, which over-approximates: a real cycle is never missed.
+    fn real_negative_cycle(&self, p: &Program, c: usize, atom: Option<&Atom>) -> bool {
+        let Some(atom) = atom else { return true };
+        p.statements.iter().any(|st| {
+            let Statement::Rule { head, body, .. } = st else {
+                return false;
+            };
+            if head.pred != atom.pred || !unifiable(head, atom) {
+                return false;
+            }
+            let mut inside = false;
+            for l in body {
+                for_each_atom(l, false, &mut |a, _| {
+                    inside |= self.index.get(&a.pred).is_some_and(|&i| self.scc[i] == c);
+                });
+            }
+            inside
+        })
+    }
+
+    /// GDL's recursion restriction: in a rule for `p` with a body atom `q(s1..sn)` recursive with
+    /// `p`, each `si` is ground, an argument of the head, or made of variables bound by positive atoms
+    /// of relations not recursive with `p`.
+    pub(super) fn recursion_restriction(&self, p: &Program) -> Vec<Diagnostic> {
+        let mut errors = Vec::new();
+        for st in &p.statements {
+            let Statement::Rule { head, body, .. } = st else {
+                continue;
+            };
+            let Some(&h) = self.index.get(&head.pred) else {
+                continue;
+            };
+            let hc = self.scc[h];
+            let mut safe_vars: HashSet<Sym> = HashSet::new();
+            let mut recursive: Vec<&Atom> = Vec::new();
+            for l in body {
+                if let Literal::Atom(a) = l {
+                    let c = self.index.get(&a.pred).map(|&i| self.scc[i]);
+                    if c == Some(hc) {
+                        recursive.push(a);
+                    } else {
+                        for t in &a.args {
+                            for_each_var(t, &mut |v, _| {
+                                safe_vars.insert(v);
+                            });
+                        }
+                    }
+                }
+            }
+            for a in recursive {
+                for (i, t) in a.args.iter().enumerate() {
+                    if is_ground(t) || head.args.iter().any(|h| h == t) {
+                        continue;
+                    }
+                    let mut ok = true;
+                    for_each_var(t, &mut |v, _| ok &= safe_vars.contains(&v));
+                    if !ok {
+                        let q = p.symbols.name(a.pred);
+                        let hn = p.symbols.name(head.pred);
+                        errors.push(
+                            Diagnostic::error(t.span(), format!(
+                                "argument {} of `{q}` breaks GDL's recursion restriction in the rule for `{hn}`",
+                                i + 1
+                            ))
+                            .with_help(format!(
+                                "`{q}` is recursive with `{hn}`; each of its arguments must be ground, an argument of the head, or bound by a non-recursive positive condition"
+                            )),
+                        );
+                    }
+                }
+            }
+        }
+        errors
+    }
+
+    /// `legal`, `goal` and `terminal` must not depend on `does`.
+    pub(super) fn does_dependence(&self, p: &Program) -> Vec<Diagnostic> {
+        let n = self.nodes.len();
+        let mut reverse: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (v, es) in self.edges.iter().enumerate() {
+            for e in es {
+                reverse[e.to].push(v);
+            }
+        }
+        let mut reach = vec![false; n];
+        let mut work: Vec<usize> = (0..n)
+            .filter(|&v| Keyword::of(p.symbols.name(self.nodes[v])) == Some(Keyword::Does))
+            .collect();
+        for &v in &work {
+            reach[v] = true;
+        }
+        while let Some(v) = work.pop() {
+            for &u in &reverse[v] {
+                if !reach[u] {
+                    reach[u] = true;
+                    work.push(u);
+                }
+            }
+        }
+        let mut errors = Vec::new();
+        for (v, &reached) in reach.iter().enumerate() {
+            let name = p.symbols.name(self.nodes[v]);
+            if reached
+                && matches!(
+                    Keyword::of(name),
+                    Some(Keyword::Legal | Keyword::Goal | Keyword::Terminal)
+                )
+            {
+                errors.push(
+                    Diagnostic::error(
+                        self.defined_at[v].unwrap_or_default(),
+                        format!("`{name}` depends on `does`"),
+                    )
+                    .with_help("legal moves, goals and termination must follow from the current state alone, not from the moves being made"),
+                );
+            }
+        }
+        errors
+    }
+}
+
+fn is_ground(t: &Term) -> bool {
+    match t {
+        Term::Var(..) => false,
+        Term::Const(..) => true,
+        Term::Func(_, args, _) => args.iter().all(is_ground),
+    }
+}
+
+fn unifiable(a: &Atom, b: &Atom) -> bool {
+    a.args.len() == b.args.len()
+        && a.args
+            .iter()
+            .zip(&b.args)
+            .all(|(x, y)| terms_unifiable(x, y))
+}
+
+fn terms_unifiable(x: &Term, y: &Term) -> bool {
+    match (x, y) {
+        (Term::Var(..), _) | (_, Term::Var(..)) => true,
+        (Term::Const(a, _), Term::Const(b, _)) => a == b,
+        (Term::Func(f, xs, _), Term::Func(g, ys, _)) => {
+            f == g && xs.len() == ys.len() && xs.iter().zip(ys).all(|(a, b)| terms_unifiable(a, b))
+        }
+        _ => false,
+    }
+}

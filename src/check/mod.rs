@@ -1,0 +1,651 @@
+//! Stage 2, checking: is a parsed program a well-formed game?
+//!
+//! [`check`] reports every problem at once (errors and, separately, warnings) together with a
+//! [`Summary`] of the game. [`strata`] exposes the dependency analysis the rule engine needs: the
+//! relations grouped into strata so that negation only looks at lower strata.
+//!
+//! The checks: one arity per symbol, safety, stratified negation, GDL's recursion restriction,
+//! keywords only where they make sense, the required relations present, and (infix) no mixing of
+//! operation rules with classic `true`/`does`/`next`. Keywords are recognised in any letter case.
+
+mod graph;
+
+use hashbrown::{HashMap, HashSet};
+
+use crate::diagnostics::Diagnostic;
+use crate::syntax::ast::{Atom, Literal, Program, Span, Statement, Sym, Syntax, Term};
+use crate::syntax::Keyword;
+
+pub use graph::{strata, Strata};
+
+/// Which game semantics a program uses (EPILOG.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Semantics {
+    /// Classic GDL: `true`, `does`, `next`, `legal(R, A)` (every KIF file, and infix HRF).
+    Classic,
+    /// Operation rules (`::`, `==>`) on a state of facts (Gamemaster infix).
+    Operation,
+}
+
+/// What a valid game consists of, for `ggp-run check`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Summary {
+    /// The semantics.
+    pub semantics: Semantics,
+    /// The roles in order.
+    pub roles: Vec<String>,
+    /// Every relation with its arity, sorted by name.
+    pub relations: Vec<(String, usize)>,
+    /// Statements with a body (rules).
+    pub rules: usize,
+    /// Statements without a body (facts).
+    pub facts: usize,
+    /// Operation rules.
+    pub operations: usize,
+    /// Number of strata of the rules (0 when negation is not stratified).
+    pub strata: usize,
+}
+
+/// Everything [`check`] found.
+#[derive(Clone, Debug)]
+pub struct CheckReport {
+    /// Problems that make the game unusable, in source order.
+    pub errors: Vec<Diagnostic>,
+    /// Suspicious things that do not stop the game, in source order.
+    pub warnings: Vec<Diagnostic>,
+    /// What the game consists of.
+    pub summary: Summary,
+}
+
+impl CheckReport {
+    /// Whether the game has no errors.
+    pub fn is_ok(&self) -> bool {
+        self.errors.is_empty()
+    }
+}
+
+/// The built-in relations of a syntax: evaluated, never defined by rules.
+pub fn is_builtin(name: &str, syntax: Syntax) -> bool {
+    if name.eq_ignore_ascii_case("distinct") {
+        return true;
+    }
+    syntax == Syntax::Infix && matches!(name, "same" | "plus" | "minus" | "times" | "less" | "leq")
+}
+
+/// Calls `f` on every atom of a literal with its polarity (`true` = under an odd number of `not`).
+pub fn for_each_atom<'a>(lit: &'a Literal, negated: bool, f: &mut impl FnMut(&'a Atom, bool)) {
+    match lit {
+        Literal::Atom(a) => f(a, negated),
+        Literal::Not(inner, _) => for_each_atom(inner, !negated, f),
+        Literal::Or(ls, _) | Literal::And(ls, _) => {
+            for l in ls {
+                for_each_atom(l, negated, f);
+            }
+        }
+    }
+}
+
+/// Calls `f` on every variable occurrence of a term.
+pub fn for_each_var(t: &Term, f: &mut impl FnMut(Sym, Span)) {
+    match t {
+        Term::Var(v, s) => f(*v, *s),
+        Term::Const(..) => {}
+        Term::Func(_, args, _) => {
+            for a in args {
+                for_each_var(a, f);
+            }
+        }
+    }
+}
+
+fn atom_vars(a: &Atom, f: &mut impl FnMut(Sym, Span)) {
+    for t in &a.args {
+        for_each_var(t, f);
+    }
+}
+
+/// The semantics of a program, decided by whether it has operation rules.
+pub fn semantics(p: &Program) -> Semantics {
+    if p.statements
+        .iter()
+        .any(|s| matches!(s, Statement::Operation { .. }))
+    {
+        Semantics::Operation
+    } else {
+        Semantics::Classic
+    }
+}
+
+struct Checker<'p> {
+    p: &'p Program,
+    sem: Semantics,
+    errors: Vec<Diagnostic>,
+    warnings: Vec<Diagnostic>,
+}
+
+impl Checker<'_> {
+    fn name(&self, s: Sym) -> &str {
+        self.p.symbols.name(s)
+    }
+
+    fn kw(&self, s: Sym) -> Option<Keyword> {
+        Keyword::of(self.name(s))
+    }
+
+    fn var_name(&self, v: Sym) -> String {
+        match self.p.syntax {
+            Syntax::Kif => format!("?{}", self.name(v)),
+            Syntax::Infix => self.name(v).to_string(),
+        }
+    }
+
+    fn builtin(&self, s: Sym) -> bool {
+        is_builtin(self.name(s), self.p.syntax)
+    }
+
+    /// One arity per relation and per function symbol; the first use sets it.
+    fn arities(&mut self) {
+        let mut a = Arities {
+            p: self.p,
+            seen: HashMap::new(),
+            reported: HashSet::new(),
+            errors: Vec::new(),
+        };
+        for st in &self.p.statements {
+            match st {
+                Statement::Rule { head, body, .. } => {
+                    a.atom(head);
+                    for l in body {
+                        for_each_atom(l, false, &mut |x, _| a.atom(x));
+                    }
+                }
+                Statement::Operation {
+                    action,
+                    conditions,
+                    effects,
+                    ..
+                } => {
+                    // The action pattern is an action term, like the second argument of `does`.
+                    a.note(true, action.pred, action.args.len(), action.span);
+                    for t in &action.args {
+                        a.term(t);
+                    }
+                    for l in conditions {
+                        for_each_atom(l, false, &mut |x, _| a.atom(x));
+                    }
+                    for e in effects {
+                        a.atom(&e.atom);
+                    }
+                }
+            }
+        }
+        self.errors.extend(a.errors);
+    }
+
+    /// Variables bound by the positive ordinary atoms of a conjunction (a disjunction binds what all
+    /// its alternatives bind).
+    fn bound(&self, lits: &[Literal], out: &mut HashSet<Sym>) {
+        for l in lits {
+            self.bound_lit(l, out);
+        }
+    }
+
+    fn bound_lit(&self, l: &Literal, out: &mut HashSet<Sym>) {
+        match l {
+            Literal::Atom(a) => {
+                let name = self.name(a.pred);
+                if !self.builtin(a.pred) {
+                    atom_vars(a, &mut |v, _| {
+                        out.insert(v);
+                    });
+                } else if matches!(name, "plus" | "minus" | "times") {
+                    // Arithmetic computes its last argument.
+                    if let Some(t) = a.args.last() {
+                        for_each_var(t, &mut |v, _| {
+                            out.insert(v);
+                        });
+                    }
+                }
+            }
+            Literal::Not(..) => {}
+            Literal::And(ls, _) => self.bound(ls, out),
+            Literal::Or(ls, _) => {
+                let mut common: Option<HashSet<Sym>> = None;
+                for alt in ls {
+                    let mut b = HashSet::new();
+                    self.bound_lit(alt, &mut b);
+                    common = Some(match common {
+                        None => b,
+                        Some(c) => c.intersection(&b).copied().collect(),
+                    });
+                }
+                out.extend(common.unwrap_or_default());
+            }
+        }
+    }
+
+    /// Unsafe variables are errors in infix files (EPILOG.md requires safe rules) but warnings in KIF,
+    /// whose public corpus (ggp-base test cases) contains games with unsafe rules that other GGP
+    /// systems accept.
+    fn unsafe_var(&mut self, v: Sym, span: Span, place: &str, head: &str) {
+        let name = self.var_name(v);
+        let make = if self.p.syntax == Syntax::Infix {
+            Diagnostic::error
+        } else {
+            Diagnostic::warning
+        };
+        let d = make(span, format!("unsafe variable `{name}` {place} of the rule for `{head}`"))
+                .with_help(format!(
+                    "`{name}` must also occur in a positive (not negated, not built-in) condition of the body, so that it has a value"
+                ));
+        if d.is_error() {
+            self.errors.push(d);
+        } else {
+            self.warnings.push(d);
+        }
+    }
+
+    fn safety(&mut self) {
+        for st in &self.p.statements {
+            match st {
+                Statement::Rule { head, body, .. } => {
+                    let mut bound = HashSet::new();
+                    self.bound(body, &mut bound);
+                    let head_name = self.name(head.pred).to_string();
+                    let mut bad = Vec::new();
+                    atom_vars(head, &mut |v, s| {
+                        if !bound.contains(&v) {
+                            bad.push((v, s, "in the head"));
+                        }
+                    });
+                    for l in body {
+                        for_each_atom(l, false, &mut |a, neg| {
+                            if neg || self.builtin(a.pred) {
+                                let place = if neg {
+                                    "in a negated condition"
+                                } else {
+                                    "in a built-in condition"
+                                };
+                                atom_vars(a, &mut |v, s| {
+                                    if !bound.contains(&v) {
+                                        bad.push((v, s, place));
+                                    }
+                                });
+                            }
+                        });
+                    }
+                    let mut done = HashSet::new();
+                    for (v, s, place) in bad {
+                        if done.insert(v) {
+                            self.unsafe_var(v, s, place, &head_name);
+                        }
+                    }
+                }
+                Statement::Operation {
+                    action,
+                    conditions,
+                    effects,
+                    ..
+                } => {
+                    let mut bound = HashSet::new();
+                    atom_vars(action, &mut |v, _| {
+                        bound.insert(v);
+                    });
+                    self.bound(conditions, &mut bound);
+                    let head_name = self.name(action.pred).to_string();
+                    let mut bad = Vec::new();
+                    for e in effects {
+                        atom_vars(&e.atom, &mut |v, s| {
+                            if !bound.contains(&v) {
+                                bad.push((v, s, "in an effect"));
+                            }
+                        });
+                    }
+                    for l in conditions {
+                        for_each_atom(l, false, &mut |a, neg| {
+                            if neg || self.builtin(a.pred) {
+                                atom_vars(a, &mut |v, s| {
+                                    if !bound.contains(&v) {
+                                        bad.push((v, s, "in a negated or built-in condition"));
+                                    }
+                                });
+                            }
+                        });
+                    }
+                    let mut done = HashSet::new();
+                    for (v, s, place) in bad {
+                        if done.insert(v) {
+                            self.unsafe_var(v, s, place, &format!("operation {head_name}"));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn keywords(&mut self) {
+        let mut first_op: Option<Span> = None;
+        let mut first_classic: Option<(Span, Keyword)> = None;
+        for st in &self.p.statements {
+            match st {
+                Statement::Rule { head, body, .. } => {
+                    match self.kw(head.pred) {
+                        Some(k @ (Keyword::True | Keyword::Does)) => self.errors.push(
+                            Diagnostic::error(
+                                head.span,
+                                format!("`{}` cannot be defined by a rule or fact", k.name()),
+                            )
+                            .with_help(format!(
+                                "`{}` is given by the game manager; use another relation name",
+                                k.name()
+                            )),
+                        ),
+                        Some(Keyword::Role) if !body.is_empty() => self.errors.push(
+                            Diagnostic::error(head.span, "roles must be plain facts, not rules")
+                                .with_help("write each role as a fact, like `(role white)`"),
+                        ),
+                        Some(
+                            k @ (Keyword::Not
+                            | Keyword::Or
+                            | Keyword::And
+                            | Keyword::Distinct
+                            | Keyword::Implies),
+                        ) => self.errors.push(Diagnostic::error(
+                            head.span,
+                            format!("`{}` is built in and cannot be defined", k.name()),
+                        )),
+                        _ => {}
+                    }
+                    if let Some(k @ (Keyword::True | Keyword::Does | Keyword::Next)) =
+                        self.kw(head.pred)
+                    {
+                        first_classic.get_or_insert((head.span, k));
+                    }
+                    for l in body {
+                        for_each_atom(l, false, &mut |a, _| {
+                            let k = Keyword::of(self.p.symbols.name(a.pred));
+                            if let Some(k @ (Keyword::Init | Keyword::Next)) = k {
+                                self.errors.push(
+                                    Diagnostic::error(a.span, format!("`{}` cannot be used in a rule body", k.name()))
+                                        .with_help(if k == Keyword::Init {
+                                            "to read the current state use `true`"
+                                        } else {
+                                            "`next` only describes the following state; read the current one with `true`"
+                                        }),
+                                );
+                            }
+                            if let Some(k @ (Keyword::True | Keyword::Does | Keyword::Next)) = k {
+                                first_classic.get_or_insert((a.span, k));
+                            }
+                        });
+                    }
+                }
+                Statement::Operation { span, .. } => {
+                    first_op.get_or_insert(*span);
+                }
+            }
+        }
+        if let (Some(op), Some((span, k))) = (first_op, first_classic) {
+            self.errors.push(
+                Diagnostic::error(span, format!("`{}` (classic GDL) mixed with operation rules", k.name()))
+                    .with_label(op, "an operation rule is here")
+                    .with_help("write the game either with operation rules (`::`) or with `true`/`does`/`next`, not both"),
+            );
+        }
+    }
+
+    fn required(&mut self) {
+        let mut has = HashSet::new();
+        for st in &self.p.statements {
+            match st {
+                Statement::Rule { head, .. } => {
+                    if let Some(k) = self.kw(head.pred) {
+                        has.insert(k);
+                    }
+                }
+                Statement::Operation { .. } => {}
+            }
+        }
+        let end = Span::new(0, 0);
+        for (k, what) in [
+            (Keyword::Role, "no roles: add a fact like `(role white)`"),
+            (Keyword::Legal, "no `legal` rules: nobody can ever move"),
+            (Keyword::Goal, "no `goal` rules: the game gives no rewards"),
+            (Keyword::Terminal, "no `terminal` rule: the game never ends"),
+        ] {
+            if !has.contains(&k) {
+                self.errors.push(
+                    Diagnostic::error(
+                        end,
+                        format!("the game has {}", what.split(':').next().unwrap_or(what)),
+                    )
+                    .with_help(what.split(": ").nth(1).unwrap_or("add it").to_string()),
+                );
+            }
+        }
+        // Classic GDL allows an empty initial state (several corpus games start from it), so a missing
+        // `init` is only suspicious there.
+        if !has.contains(&Keyword::Init) {
+            let d = if self.sem == Semantics::Operation {
+                Diagnostic::error(end, "the game has no initial state")
+            } else {
+                Diagnostic::warning(
+                    end,
+                    "the game has no `init` facts: it starts from the empty state",
+                )
+            };
+            let d = d.with_help("add `init` facts for the state the game starts in");
+            if d.is_error() {
+                self.errors.push(d);
+            } else {
+                self.warnings.push(d);
+            }
+        }
+    }
+
+    fn usage_warnings(&mut self) {
+        let mut defined: HashMap<Sym, Span> = HashMap::new();
+        let mut used: HashMap<Sym, Span> = HashMap::new();
+        let mut state: HashSet<Sym> = HashSet::new();
+        for st in &self.p.statements {
+            match st {
+                Statement::Rule { head, body, .. } => {
+                    defined.entry(head.pred).or_insert(head.span);
+                    if matches!(self.kw(head.pred), Some(Keyword::Init | Keyword::Base)) {
+                        if let Some(Term::Func(f, ..) | Term::Const(f, _)) = head.args.first() {
+                            state.insert(*f);
+                        }
+                    }
+                    for l in body {
+                        for_each_atom(l, false, &mut |a, _| {
+                            used.entry(a.pred).or_insert(a.span);
+                        });
+                    }
+                }
+                Statement::Operation {
+                    conditions,
+                    effects,
+                    ..
+                } => {
+                    for l in conditions {
+                        for_each_atom(l, false, &mut |a, _| {
+                            used.entry(a.pred).or_insert(a.span);
+                        });
+                    }
+                    for e in effects {
+                        state.insert(e.atom.pred);
+                    }
+                }
+            }
+        }
+        let mut out = Vec::new();
+        for (&s, &span) in &defined {
+            if self.kw(s).is_none() && !used.contains_key(&s) && !state.contains(&s) {
+                let n = self.name(s);
+                if self.sem == Semantics::Operation && n == "action" {
+                    continue;
+                }
+                out.push(
+                    Diagnostic::warning(
+                        span,
+                        format!("the relation `{n}` is defined but never used"),
+                    )
+                    .with_help("remove it, or check the spelling where it should be used"),
+                );
+            }
+        }
+        for (&s, &span) in &used {
+            let classic_input = matches!(self.kw(s), Some(Keyword::True | Keyword::Does));
+            let state_read = self.sem == Semantics::Operation && state.contains(&s);
+            if !defined.contains_key(&s) && !classic_input && !state_read && !self.builtin(s) {
+                let n = self.name(s);
+                out.push(
+                    Diagnostic::warning(
+                        span,
+                        format!("the relation `{n}` is never defined, so it is always false"),
+                    )
+                    .with_help("define it with a fact or a rule, or check the spelling"),
+                );
+            }
+        }
+        out.sort_by_key(|d| d.span.start);
+        self.warnings.extend(out);
+    }
+
+    fn summary(&self, strata: usize) -> Summary {
+        let mut roles = Vec::new();
+        let mut relations: HashMap<String, usize> = HashMap::new();
+        let (mut rules, mut facts, mut operations) = (0, 0, 0);
+        for st in &self.p.statements {
+            match st {
+                Statement::Rule { head, body, .. } => {
+                    if body.is_empty() {
+                        facts += 1;
+                    } else {
+                        rules += 1;
+                    }
+                    if self.kw(head.pred) == Some(Keyword::Role) {
+                        if let Some(Term::Const(r, _)) = head.args.first() {
+                            roles.push(self.name(*r).to_string());
+                        }
+                    }
+                    relations
+                        .entry(self.name(head.pred).to_string())
+                        .or_insert(head.args.len());
+                    for l in body {
+                        for_each_atom(l, false, &mut |a, _| {
+                            relations
+                                .entry(self.name(a.pred).to_string())
+                                .or_insert(a.args.len());
+                        });
+                    }
+                }
+                Statement::Operation {
+                    conditions,
+                    effects,
+                    ..
+                } => {
+                    operations += 1;
+                    for l in conditions {
+                        for_each_atom(l, false, &mut |a, _| {
+                            relations
+                                .entry(self.name(a.pred).to_string())
+                                .or_insert(a.args.len());
+                        });
+                    }
+                    for e in effects {
+                        relations
+                            .entry(self.name(e.atom.pred).to_string())
+                            .or_insert(e.atom.args.len());
+                    }
+                }
+            }
+        }
+        let mut relations: Vec<(String, usize)> = relations.into_iter().collect();
+        relations.sort();
+        Summary {
+            semantics: self.sem,
+            roles,
+            relations,
+            rules,
+            facts,
+            operations,
+            strata,
+        }
+    }
+}
+
+/// Checks a program: every problem at once, errors apart from warnings, and a summary.
+pub fn check(p: &Program) -> CheckReport {
+    let mut c = Checker {
+        p,
+        sem: semantics(p),
+        errors: Vec::new(),
+        warnings: Vec::new(),
+    };
+    c.arities();
+    c.safety();
+    c.keywords();
+    let g = graph::Graph::build(p);
+    let strata = match g.strata(p) {
+        Ok(s) => s.layers.len(),
+        Err(errs) => {
+            c.errors.extend(errs);
+            0
+        }
+    };
+    c.errors.extend(g.recursion_restriction(p));
+    if c.sem == Semantics::Classic {
+        c.errors.extend(g.does_dependence(p));
+    }
+    c.required();
+    c.usage_warnings();
+    c.errors.sort_by_key(|d| d.span.start);
+    let summary = c.summary(strata);
+    CheckReport {
+        errors: c.errors,
+        warnings: c.warnings,
+        summary,
+    }
+}
+
+struct Arities<'p> {
+    p: &'p Program,
+    seen: HashMap<(bool, Sym), (usize, Span)>,
+    reported: HashSet<(bool, Sym, usize)>,
+    errors: Vec<Diagnostic>,
+}
+
+impl Arities<'_> {
+    fn note(&mut self, func: bool, s: Sym, arity: usize, span: Span) {
+        let &mut (first, first_span) = self.seen.entry((func, s)).or_insert((arity, span));
+        if first != arity && self.reported.insert((func, s, arity)) {
+            let what = if func { "function" } else { "relation" };
+            let name = self.p.symbols.name(s);
+            self.errors.push(
+                Diagnostic::error(
+                    span,
+                    format!("the {what} `{name}` has {arity} argument(s) here but {first} where it is first used"),
+                )
+                .with_label(first_span, format!("`{name}` first used with {first} argument(s) here"))
+                .with_help(format!("every use of `{name}` must have the same number of arguments")),
+            );
+        }
+    }
+
+    fn term(&mut self, t: &Term) {
+        if let Term::Func(f, args, s) = t {
+            self.note(true, *f, args.len(), *s);
+            for a in args {
+                self.term(a);
+            }
+        }
+    }
+
+    fn atom(&mut self, a: &Atom) {
+        self.note(false, a.pred, a.args.len(), a.span);
+        for t in &a.args {
+            self.term(t);
+        }
+    }
+}

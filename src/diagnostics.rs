@@ -1,0 +1,187 @@
+//! Problems found in a rule file, as values, and the one renderer the command line uses to show them.
+//!
+//! The library never prints: parsing and checking return [`Diagnostic`]s, and only the CLI calls
+//! [`render`]. A diagnostic points at a byte [`Span`] of the source; the renderer turns that into
+//! `file:line:column`, shows the line and puts carets under the span.
+
+use std::fmt::Write as _;
+
+use crate::syntax::ast::Span;
+
+/// How bad a problem is: errors make a file unusable, warnings only point at something suspicious.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Severity {
+    /// The file cannot be used.
+    Error,
+    /// The file can be used, but something looks wrong.
+    Warning,
+}
+
+/// A secondary place in the source that explains a diagnostic (for example the other use of a symbol).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Label {
+    /// Where.
+    pub span: Span,
+    /// What it has to do with the problem.
+    pub message: String,
+}
+
+/// One problem of a rule file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// Error or warning.
+    pub severity: Severity,
+    /// The main place of the problem.
+    pub span: Span,
+    /// What is wrong, in words a game author understands.
+    pub message: String,
+    /// How to fix it, when that can be said.
+    pub help: Option<String>,
+    /// Other places that explain the problem.
+    pub labels: Vec<Label>,
+}
+
+impl Diagnostic {
+    /// An error at `span`.
+    pub fn error(span: Span, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Error,
+            span,
+            message: message.into(),
+            help: None,
+            labels: Vec::new(),
+        }
+    }
+
+    /// A warning at `span`.
+    pub fn warning(span: Span, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Warning,
+            ..Diagnostic::error(span, message)
+        }
+    }
+
+    /// The same diagnostic with a help text.
+    pub fn with_help(mut self, help: impl Into<String>) -> Diagnostic {
+        self.help = Some(help.into());
+        self
+    }
+
+    /// The same diagnostic with one more secondary place.
+    pub fn with_label(mut self, span: Span, message: impl Into<String>) -> Diagnostic {
+        self.labels.push(Label {
+            span,
+            message: message.into(),
+        });
+        self
+    }
+
+    /// Whether this is an error (not a warning).
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+/// The 1-based line and column (in characters) of byte `offset` in `source`.
+///
+/// Offsets past the end or inside a multi-byte character are clamped, so any span can be shown.
+pub fn line_col(source: &str, offset: usize) -> (usize, usize) {
+    let offset = clamp_to_char(source, offset);
+    let before = &source[..offset];
+    let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let col = source[line_start..offset].chars().count() + 1;
+    (line, col)
+}
+
+fn clamp_to_char(source: &str, offset: usize) -> usize {
+    let mut offset = offset.min(source.len());
+    while !source.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    offset
+}
+
+/// Renders a diagnostic for a person:
+///
+/// ```text
+/// game.kif:3:7: error: message
+///   3 | (<= (p ?x) (not (q ?x)))
+///     |       ^^
+///   = help: ...
+/// ```
+///
+/// then the same for every label (`note: ...`).
+pub fn render(diag: &Diagnostic, file_name: &str, source: &str) -> String {
+    let mut out = String::new();
+    let kind = match diag.severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+    };
+    let (line, col) = line_col(source, diag.span.start as usize);
+    let _ = writeln!(out, "{file_name}:{line}:{col}: {kind}: {}", diag.message);
+    snippet(&mut out, source, diag.span);
+    for label in &diag.labels {
+        let (line, col) = line_col(source, label.span.start as usize);
+        let _ = writeln!(out, "{file_name}:{line}:{col}: note: {}", label.message);
+        snippet(&mut out, source, label.span);
+    }
+    if let Some(help) = &diag.help {
+        let _ = writeln!(out, "  = help: {help}");
+    }
+    out
+}
+
+/// The source line of `span.start` with carets under the part of the span on that line.
+fn snippet(out: &mut String, source: &str, span: Span) {
+    let start = clamp_to_char(source, span.start as usize);
+    let end = clamp_to_char(source, (span.end as usize).max(start));
+    let line_start = source[..start].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = source[start..]
+        .find('\n')
+        .map_or(source.len(), |i| start + i);
+    let (line_no, _) = line_col(source, start);
+    let text = source[line_start..line_end].trim_end_matches('\r');
+    // Tabs would misalign the carets; show them as one space each.
+    let shown: String = text
+        .chars()
+        .map(|c| if c == '\t' || c.is_control() { ' ' } else { c })
+        .collect();
+    let gutter = line_no.to_string().len();
+    let _ = writeln!(out, "{line_no:>gutter$} | {shown}");
+    let pad = source[line_start..start].chars().count();
+    let width = source[start..end.min(line_end)].chars().count().max(1);
+    let _ = writeln!(
+        out,
+        "{:>gutter$} | {}{}",
+        "",
+        " ".repeat(pad),
+        "^".repeat(width)
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_line_column_and_carets() {
+        let src = "(role x)\n(init (p ?y))\n";
+        let d = Diagnostic::error(Span::new(15, 17), "bad").with_help("fix it");
+        let text = render(&d, "f.kif", src);
+        assert_eq!(
+            text,
+            "f.kif:2:7: error: bad\n2 | (init (p ?y))\n  |       ^^\n  = help: fix it\n"
+        );
+    }
+
+    #[test]
+    fn any_span_renders() {
+        let src = "é\nab";
+        for (s, e) in [(0, 0), (1, 2), (0, 100), (50, 60), (3, 1)] {
+            let d = Diagnostic::error(Span::new(s, e), "m");
+            let _ = render(&d, "f", src);
+        }
+        let _ = render(&Diagnostic::error(Span::new(0, 0), "m"), "f", "");
+    }
+}
