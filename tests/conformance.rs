@@ -39,7 +39,10 @@ fn every_trace_replays() {
     let mut failures = Vec::new();
     for trace in traces {
         let name = trace.file_stem().unwrap().to_string_lossy().into_owned();
-        if only.as_deref().is_some_and(|o| !o.split(',').any(|x| x == name)) {
+        if only
+            .as_deref()
+            .is_some_and(|o| !o.split(',').any(|x| x == name))
+        {
             continue;
         }
         if let Some((_, why)) = KNOWN_PROBLEMS.iter().find(|(n, _)| *n == name) {
@@ -80,7 +83,11 @@ fn every_trace_replays() {
         }
     }
     println!("{passed} passed, {failed} failed");
-    assert!(failures.is_empty(), "failed games:\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "failed games:\n{}",
+        failures.join("\n")
+    );
 }
 
 #[test]
