@@ -19,6 +19,7 @@
 pub mod bench;
 pub mod check;
 pub mod diagnostics;
+pub mod engine;
 pub mod game;
 pub mod games;
 pub mod players;

@@ -1,0 +1,512 @@
+//! Stage 3, evaluation: relations stored as flat rows with hash indexes, and a semi-naive evaluator.
+//!
+//! The main entry point is [`Db::run`], which evaluates every stratum of one [`Phase`] in plan order.
+//! A relation is a flat vector of rows (`arity` term ids each), a hash set of rows for deduplication, and
+//! one hash index per key-column set its readers need; an index maps a key to the most recent row with
+//! that key, and each row links to the previous one with the same key, so inserting allocates nothing
+//! once the vectors have grown. Clearing a phase keeps all capacity, so evaluating a state allocates
+//! nothing in the steady state.
+//!
+//! Recursive strata are evaluated semi-naively: after a first full pass, every pass evaluates each rule
+//! once per recursive body literal, with that literal restricted to the rows added by the previous pass
+//! (the delta) and the others seeing every row. Rows only ever grow during a stratum, so a delta is a
+//! range of row numbers.
+
+use hashbrown::HashTable;
+use smallvec::SmallVec;
+
+use super::ir::{Arith, Cmp, Pat, RelId};
+use super::plan::{CompiledRule, Phase, Plan, Step};
+use super::terms::{hash_ids, TermId, TermStore};
+use super::{EngineError, Limits};
+
+const NONE: u32 = u32::MAX;
+const UNBOUND: TermId = TermId(u32::MAX);
+
+#[derive(Clone, Debug)]
+struct Index {
+    cols: Box<[usize]>,
+    heads: HashTable<u32>,
+    next: Vec<u32>,
+}
+
+/// The facts of one relation.
+#[derive(Clone, Debug)]
+pub struct RelStore {
+    arity: usize,
+    rows: Vec<TermId>,
+    len: u32,
+    dedup: HashTable<u32>,
+    indexes: Vec<Index>,
+}
+
+impl RelStore {
+    fn new(arity: usize, index_cols: &[Vec<usize>]) -> RelStore {
+        RelStore {
+            arity,
+            rows: Vec::new(),
+            len: 0,
+            dedup: HashTable::new(),
+            indexes: index_cols
+                .iter()
+                .map(|c| Index {
+                    cols: c.clone().into_boxed_slice(),
+                    heads: HashTable::new(),
+                    next: Vec::new(),
+                })
+                .collect(),
+        }
+    }
+
+    /// The number of facts.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    /// Whether there is no fact.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Fact number `i`.
+    #[inline]
+    pub fn row(&self, i: usize) -> &[TermId] {
+        &self.rows[i * self.arity..(i + 1) * self.arity]
+    }
+
+    /// Whether the fact is present.
+    pub fn contains(&self, fact: &[TermId]) -> bool {
+        let h = hash_ids(fact.iter().copied());
+        self.dedup
+            .find(h, |&r| self.row(r as usize) == fact)
+            .is_some()
+    }
+
+    fn clear(&mut self) {
+        self.rows.clear();
+        self.len = 0;
+        self.dedup.clear();
+        for ix in &mut self.indexes {
+            ix.heads.clear();
+            ix.next.clear();
+        }
+    }
+
+    /// Adds a fact; false when it was already there.
+    fn insert(&mut self, fact: &[TermId]) -> bool {
+        let h = hash_ids(fact.iter().copied());
+        let RelStore {
+            arity,
+            rows,
+            len,
+            dedup,
+            indexes,
+        } = self;
+        let a = *arity;
+        let row_of = |r: u32| &rows[r as usize * a..(r as usize + 1) * a];
+        if dedup.find(h, |&r| row_of(r) == fact).is_some() {
+            return false;
+        }
+        let r = *len;
+        rows.extend_from_slice(fact);
+        *len += 1;
+        let rows = &*rows;
+        let row_of = |r: u32| &rows[r as usize * a..(r as usize + 1) * a];
+        dedup.insert_unique(h, r, |&x| hash_ids(row_of(x).iter().copied()));
+        for ix in indexes.iter_mut() {
+            let cols = &ix.cols;
+            let kh = hash_ids(cols.iter().map(|&c| fact[c]));
+            let same_key = |&x: &u32| {
+                let row = row_of(x);
+                cols.iter().all(|&c| row[c] == fact[c])
+            };
+            match ix.heads.find_mut(kh, same_key) {
+                Some(head) => {
+                    ix.next.push(*head);
+                    *head = r;
+                }
+                None => {
+                    ix.next.push(NONE);
+                    ix.heads.insert_unique(kh, r, |&x| {
+                        let row = row_of(x);
+                        hash_ids(cols.iter().map(|&c| row[c]))
+                    });
+                }
+            }
+        }
+        true
+    }
+
+    /// The most recent row whose `cols` equal `key`, or `NONE`.
+    #[inline]
+    fn lookup(&self, index: usize, key: &[TermId]) -> u32 {
+        let ix = &self.indexes[index];
+        let kh = hash_ids(key.iter().copied());
+        ix.heads
+            .find(kh, |&x| {
+                let row = self.row(x as usize);
+                ix.cols.iter().zip(key).all(|(&c, k)| row[c] == *k)
+            })
+            .copied()
+            .unwrap_or(NONE)
+    }
+}
+
+/// A database: every relation's facts and the term store they are built from.
+#[derive(Clone, Debug)]
+pub struct Db {
+    /// The relations, indexed by [`RelId`].
+    pub rels: Vec<RelStore>,
+    /// The terms.
+    pub terms: TermStore,
+    limits: Limits,
+    pending: Vec<TermId>,
+    binds: Vec<TermId>,
+    trail: Vec<u32>,
+    derived: usize,
+}
+
+impl Db {
+    /// An empty database for the relations of `plan`.
+    pub fn new(plan: &Plan, arities: &[usize], terms: TermStore, limits: Limits) -> Db {
+        Db {
+            rels: arities
+                .iter()
+                .zip(&plan.indexes)
+                .map(|(&a, ix)| RelStore::new(a, ix))
+                .collect(),
+            terms,
+            limits,
+            pending: Vec::new(),
+            binds: Vec::new(),
+            trail: Vec::new(),
+            derived: 0,
+        }
+    }
+
+    /// The facts of a relation.
+    #[inline]
+    pub fn rel(&self, r: RelId) -> &RelStore {
+        &self.rels[r.0 as usize]
+    }
+
+    /// Adds a fact from outside (an input relation such as `true` or `does`).
+    pub fn insert(&mut self, r: RelId, fact: &[TermId]) -> bool {
+        self.rels[r.0 as usize].insert(fact)
+    }
+
+    /// Empties every relation whose phase is `from` or later.
+    pub fn clear_from(&mut self, plan: &Plan, from: Phase) {
+        for (i, ph) in plan.phases.iter().enumerate() {
+            if *ph >= from && !self.rels[i].is_empty() {
+                self.rels[i].clear();
+            }
+        }
+    }
+
+    /// Empties one relation.
+    pub fn clear_rel(&mut self, r: RelId) {
+        self.rels[r.0 as usize].clear();
+    }
+
+    /// Evaluates every stratum of `phase`, in plan order.
+    pub fn run(&mut self, plan: &Plan, phase: Phase) -> Result<(), EngineError> {
+        self.derived = 0;
+        for s in plan.strata.iter().filter(|s| s.phase == phase) {
+            if s.rules.is_empty() {
+                continue;
+            }
+            let mut marks: Vec<u32> = s.rels.iter().map(|r| self.rels[r.0 as usize].len).collect();
+            for r in &s.rules {
+                self.fire(r, None)?;
+            }
+            if !s.recursive {
+                continue;
+            }
+            loop {
+                let now: Vec<u32> = s.rels.iter().map(|r| self.rels[r.0 as usize].len).collect();
+                if now == marks {
+                    break;
+                }
+                for r in &s.rules {
+                    for &step in &r.recursive {
+                        let Step::Scan { atom, .. } = &r.steps[step] else {
+                            continue;
+                        };
+                        let k = s.rels.iter().position(|x| *x == atom.rel).unwrap_or(0);
+                        if marks[k] < now[k] {
+                            self.fire(r, Some((step, marks[k], now[k])))?;
+                        }
+                    }
+                }
+                marks = now;
+            }
+        }
+        Ok(())
+    }
+
+    /// Evaluates one rule (with one scan restricted to a row range) and adds what it derives.
+    fn fire(
+        &mut self,
+        r: &CompiledRule,
+        delta: Option<(usize, u32, u32)>,
+    ) -> Result<(), EngineError> {
+        self.binds.clear();
+        self.binds.resize(r.num_vars, UNBOUND);
+        self.trail.clear();
+        self.pending.clear();
+        let mut sc = Scratch {
+            binds: &mut self.binds,
+            trail: &mut self.trail,
+            pending: &mut self.pending,
+            hits: 0,
+            terms: &mut self.terms,
+            max_depth: self.limits.max_depth,
+        };
+        let delta = delta.unwrap_or((usize::MAX, 0, 0));
+        join(&self.rels, r, 0, delta, &mut sc)?;
+        let hits = sc.hits;
+        let a = r.head.args.len();
+        let rel = &mut self.rels[r.head.rel.0 as usize];
+        let mut added = 0;
+        if a == 0 {
+            if hits > 0 {
+                added += usize::from(rel.insert(&[]));
+            }
+        } else {
+            for fact in self.pending.chunks_exact(a) {
+                added += usize::from(rel.insert(fact));
+            }
+        }
+        self.derived += added;
+        if self.derived > self.limits.max_facts {
+            return Err(EngineError::Runaway(format!(
+                "more than {} facts derived in one evaluation",
+                self.limits.max_facts
+            )));
+        }
+        Ok(())
+    }
+}
+
+struct Scratch<'a> {
+    binds: &'a mut Vec<TermId>,
+    trail: &'a mut Vec<u32>,
+    pending: &'a mut Vec<TermId>,
+    hits: usize,
+    terms: &'a mut TermStore,
+    max_depth: u32,
+}
+
+impl Scratch<'_> {
+    fn unify(&mut self, p: &Pat, t: TermId) -> bool {
+        match p {
+            Pat::Var(v) => {
+                let b = &mut self.binds[*v as usize];
+                if *b == UNBOUND {
+                    *b = t;
+                    self.trail.push(*v);
+                    true
+                } else {
+                    *b == t
+                }
+            }
+            Pat::Term(x) => *x == t,
+            Pat::Func(s, args) => {
+                if self.terms.is_const(t) || self.terms.sym(t) != *s {
+                    return false;
+                }
+                let n = self.terms.args(t).len();
+                if n != args.len() {
+                    return false;
+                }
+                for (k, a) in args.iter().enumerate() {
+                    let sub = self.terms.args(t)[k];
+                    if !self.unify(a, sub) {
+                        return false;
+                    }
+                }
+                true
+            }
+        }
+    }
+
+    fn undo(&mut self, mark: usize) {
+        for v in self.trail.drain(mark..) {
+            self.binds[v as usize] = UNBOUND;
+        }
+    }
+
+    /// The term a bound pattern denotes, if it exists in the store (if not, no fact can contain it).
+    fn find(&self, p: &Pat) -> Option<TermId> {
+        match p {
+            Pat::Var(v) => Some(self.binds[*v as usize]).filter(|t| *t != UNBOUND),
+            Pat::Term(t) => Some(*t),
+            Pat::Func(s, args) => {
+                let mut ids: SmallVec<[TermId; 8]> = SmallVec::new();
+                for a in args {
+                    ids.push(self.find(a)?);
+                }
+                self.terms.find_func(*s, &ids)
+            }
+        }
+    }
+
+    /// The term a bound pattern denotes, created when new.
+    fn make(&mut self, p: &Pat) -> Result<TermId, EngineError> {
+        Ok(match p {
+            Pat::Var(v) => self.binds[*v as usize],
+            Pat::Term(t) => *t,
+            Pat::Func(s, args) => {
+                let mut ids: SmallVec<[TermId; 8]> = SmallVec::new();
+                for a in args {
+                    ids.push(self.make(a)?);
+                }
+                if let Some(t) = self.terms.find_func(*s, &ids) {
+                    return Ok(t);
+                }
+                let t = self.terms.func(*s, &ids);
+                if self.terms.depth(t) > self.max_depth {
+                    return Err(EngineError::Runaway(format!(
+                        "a derived term is nested more than {} deep: {}",
+                        self.max_depth,
+                        self.terms.kif(t)
+                    )));
+                }
+                t
+            }
+        })
+    }
+}
+
+fn join(
+    rels: &[RelStore],
+    r: &CompiledRule,
+    i: usize,
+    delta: (usize, u32, u32),
+    sc: &mut Scratch,
+) -> Result<(), EngineError> {
+    let Some(step) = r.steps.get(i) else {
+        for a in &r.head.args {
+            let t = sc.make(a)?;
+            sc.pending.push(t);
+        }
+        sc.hits += 1;
+        return Ok(());
+    };
+    match step {
+        Step::Scan { atom, key, index } | Step::Absent { atom, key, index } => {
+            let positive = matches!(step, Step::Scan { .. });
+            let rel = &rels[atom.rel.0 as usize];
+            let (lo, hi) = if delta.0 == i {
+                (delta.1, delta.2)
+            } else {
+                (0, rel.len)
+            };
+            let mut keyv: SmallVec<[TermId; 8]> = SmallVec::new();
+            for &c in key {
+                match sc.find(&atom.args[c]) {
+                    Some(t) => keyv.push(t),
+                    None if positive => return Ok(()),
+                    None => return join(rels, r, i + 1, delta, sc),
+                }
+            }
+            let mut found = false;
+            let mut visit = |row: u32, sc: &mut Scratch| -> Result<bool, EngineError> {
+                let mark = sc.trail.len();
+                let vals = rel.row(row as usize);
+                let ok = atom.args.iter().zip(vals).all(|(p, &v)| sc.unify(p, v));
+                if ok {
+                    if positive {
+                        join(rels, r, i + 1, delta, sc)?;
+                    } else {
+                        found = true;
+                    }
+                }
+                sc.undo(mark);
+                Ok(!positive && found)
+            };
+            match index {
+                None => {
+                    for row in lo..hi {
+                        if visit(row, sc)? {
+                            break;
+                        }
+                    }
+                }
+                Some(ix) => {
+                    let next = &rel.indexes[*ix].next;
+                    let mut x = rel.lookup(*ix, &keyv);
+                    while x != NONE {
+                        if x < lo {
+                            break;
+                        }
+                        if x < hi && visit(x, sc)? {
+                            break;
+                        }
+                        x = next[x as usize];
+                    }
+                }
+            }
+            if !positive && !found {
+                join(rels, r, i + 1, delta, sc)?;
+            }
+            Ok(())
+        }
+        Step::Cmp(c, x, y) => {
+            let ok = match c {
+                Cmp::Distinct => sc.make(x)? != sc.make(y)?,
+                Cmp::Same => {
+                    let mark = sc.trail.len();
+                    let (x, y) = if sc.find(x).is_some() { (x, y) } else { (y, x) };
+                    let t = sc.make(x)?;
+                    if sc.unify(y, t) {
+                        join(rels, r, i + 1, delta, sc)?;
+                    }
+                    sc.undo(mark);
+                    return Ok(());
+                }
+                Cmp::Less | Cmp::Leq => {
+                    let a = sc.make(x)?;
+                    let b = sc.make(y)?;
+                    match (sc.terms.as_int(a), sc.terms.as_int(b)) {
+                        (Some(a), Some(b)) => {
+                            if *c == Cmp::Less {
+                                a < b
+                            } else {
+                                a <= b
+                            }
+                        }
+                        _ => false,
+                    }
+                }
+            };
+            if ok {
+                join(rels, r, i + 1, delta, sc)?;
+            }
+            Ok(())
+        }
+        Step::Arith(op, x, y, z) => {
+            let a = sc.make(x)?;
+            let b = sc.make(y)?;
+            let (Some(a), Some(b)) = (sc.terms.as_int(a), sc.terms.as_int(b)) else {
+                return Ok(());
+            };
+            let v = match op {
+                Arith::Plus => a.checked_add(b),
+                Arith::Minus => a.checked_sub(b),
+                Arith::Times => a.checked_mul(b),
+            };
+            let Some(v) = v else { return Ok(()) };
+            let t = sc.terms.int(v);
+            let mark = sc.trail.len();
+            if sc.unify(z, t) {
+                join(rels, r, i + 1, delta, sc)?;
+            }
+            sc.undo(mark);
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,60 @@
+//! The rule engine: an indexed Datalog evaluator and [`RuleGame`], a [`crate::game::Game`] over a rule file.
+//!
+//! Stages, each with one entry point and each printing itself as readable rules:
+//!
+//! 1. [`lower`] ([`ir`]): the parsed program becomes plain rules over interned ids.
+//! 2. [`plan()`] ([`plan`]): strata, the phase of each relation (load / state / move), join orders, indexes.
+//! 3. [`eval::Db::run`] ([`eval`]): semi-naive evaluation of one phase over flat, indexed relations.
+//! 4. [`RuleGame`] ([`rulegame`]): states as bitsets over base propositions, interned moves.
+//! 5. [`conformance::replay`]: checks a game against a reference trace.
+//!
+//! **Architecture invariant:** nothing in the evaluator handles strings; names appear only when printing.
+
+pub mod conformance;
+pub mod eval;
+pub mod ir;
+pub mod plan;
+pub mod rulegame;
+pub mod terms;
+
+pub use ir::lower;
+pub use plan::plan;
+pub use rulegame::{RuleGame, RuleMove, RuleState};
+
+/// What can go wrong when loading or evaluating a rule program.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EngineError {
+    /// The program is not valid GDL (arity clash, unsafe rule, unstratified negation, missing roles...).
+    #[error("invalid game: {0}")]
+    Invalid(String),
+    /// The program derives too many facts or too deep terms (a runaway recursion).
+    #[error("runaway evaluation: {0}")]
+    Runaway(String),
+    /// The program uses something this engine does not support.
+    #[error("unsupported: {0}")]
+    Unsupported(String),
+    /// The rules misbehave in a state (no legal move for a role, a move that is not legal...).
+    #[error("the rules misbehave: {0}")]
+    Rules(String),
+}
+
+/// Bounds that stop a runaway program with an error instead of exhausting memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// The most facts one evaluation (the load-time analysis, or one state) may derive.
+    pub max_facts: usize,
+    /// The deepest nesting of a derived term.
+    pub max_depth: u32,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_facts: 4_000_000,
+            max_depth: 200,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

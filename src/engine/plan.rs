@@ -1,0 +1,452 @@
+//! Stage 2, planning: strata, phases, join orders and indexes.
+//!
+//! The main entry point is [`plan`]. Strata are the strongly connected components of the dependency graph
+//! (head depends on body), in an order where every stratum comes after those it reads; negation inside a
+//! component is an error naming the relation. Each relation gets a [`Phase`]: `Static` when it does not
+//! depend on `true` or `does` (computed once at load), `State` when it depends on `true` only (computed once
+//! per state), `Move` when it depends on `does` (computed per joint move). Each rule's body is ordered
+//! greedily: the literal with the most arguments already bound goes next, and filters (negation,
+//! comparisons, arithmetic) run as soon as their variables are bound. Each scan looks its relation up by
+//! the columns bound at that point, and those column sets are the relation's indexes.
+
+use std::fmt;
+
+use super::ir::{Arith, Cmp, IrAtom, Lit, Pat, Program, RelId};
+use super::EngineError;
+
+/// When a relation is computed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Phase {
+    /// Once, when the game is loaded.
+    Static,
+    /// Once per state (depends on `true`).
+    State,
+    /// Once per joint move (depends on `does`).
+    Move,
+}
+
+/// One step of a compiled rule body.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// For every fact of `atom.rel` whose `key` columns equal the bound values, bind the other columns.
+    Scan {
+        /// The atom.
+        atom: IrAtom,
+        /// The columns bound when the step runs.
+        key: Vec<usize>,
+        /// Which of the relation's indexes serves `key` (none for a full scan).
+        index: Option<usize>,
+    },
+    /// Succeeds when no fact of `atom.rel` matches (negation as failure).
+    Absent {
+        /// The atom.
+        atom: IrAtom,
+        /// The columns bound when the step runs.
+        key: Vec<usize>,
+        /// Which of the relation's indexes serves `key`.
+        index: Option<usize>,
+    },
+    /// A comparison.
+    Cmp(Cmp, Pat, Pat),
+    /// Arithmetic.
+    Arith(Arith, Pat, Pat, Pat),
+}
+
+/// A rule with its body in evaluation order.
+#[derive(Clone, Debug)]
+pub struct CompiledRule {
+    /// Index of the rule in [`Program::rules`].
+    pub source: usize,
+    /// The conclusion.
+    pub head: IrAtom,
+    /// The body, in evaluation order.
+    pub steps: Vec<Step>,
+    /// The number of variables.
+    pub num_vars: usize,
+    /// Positions in `steps` of scans of relations of the rule's own stratum (semi-naive deltas).
+    pub recursive: Vec<usize>,
+}
+
+/// A stratum: relations defined together.
+#[derive(Clone, Debug)]
+pub struct Stratum {
+    /// The relations.
+    pub rels: Vec<RelId>,
+    /// The compiled rules defining them.
+    pub rules: Vec<CompiledRule>,
+    /// Whether a rule reads a relation of the stratum itself.
+    pub recursive: bool,
+    /// When the stratum is computed.
+    pub phase: Phase,
+}
+
+/// The evaluation plan of a program.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// Strata in evaluation order.
+    pub strata: Vec<Stratum>,
+    /// The phase of each relation.
+    pub phases: Vec<Phase>,
+    /// For each relation, the column sets of its indexes.
+    pub indexes: Vec<Vec<Vec<usize>>>,
+}
+
+/// Plans `p` (see the module documentation). `inputs` are relations filled from outside, with their phase
+/// (for a game: `true` in `State`, `does` in `Move`).
+pub fn plan(p: &Program, inputs: &[(RelId, Phase)]) -> Result<Plan, EngineError> {
+    let n = p.relations.len();
+    // deps[h] = (body relation, negated) for every rule with head h.
+    let mut deps: Vec<Vec<(usize, bool)>> = vec![Vec::new(); n];
+    for r in &p.rules {
+        let h = r.head.rel.0 as usize;
+        for l in &r.body {
+            match l {
+                Lit::Pos(a) => deps[h].push((a.rel.0 as usize, false)),
+                Lit::Neg(a) => deps[h].push((a.rel.0 as usize, true)),
+                _ => {}
+            }
+        }
+    }
+    let sccs = tarjan(n, &deps);
+    let mut comp = vec![0usize; n];
+    for (i, c) in sccs.iter().enumerate() {
+        for &r in c {
+            comp[r] = i;
+        }
+    }
+    let mut phases = vec![Phase::Static; n];
+    for &(r, ph) in inputs {
+        phases[r.0 as usize] = ph;
+    }
+    let mut indexes: Vec<Vec<Vec<usize>>> = vec![Vec::new(); n];
+    let mut strata = Vec::with_capacity(sccs.len());
+    for (ci, c) in sccs.iter().enumerate() {
+        let mut phase = Phase::Static;
+        let mut recursive = false;
+        for &r in c {
+            phase = phase.max(phases[r]);
+            for &(b, neg) in &deps[r] {
+                if comp[b] == ci {
+                    if neg {
+                        return Err(EngineError::Invalid(format!(
+                            "relation `{}` depends on its own negation (the rules are not stratified)",
+                            p.terms.name(p.relations[r].name)
+                        )));
+                    }
+                    recursive = true;
+                } else {
+                    phase = phase.max(phases[b]);
+                }
+            }
+        }
+        for &r in c {
+            phases[r] = phase;
+        }
+        let rels: Vec<RelId> = c.iter().map(|&r| RelId(r as u32)).collect();
+        let mut rules = Vec::new();
+        for (ri, rule) in p.rules.iter().enumerate() {
+            if comp[rule.head.rel.0 as usize] == ci {
+                rules.push(compile_rule(p, ri, &comp, ci, &mut indexes)?);
+            }
+        }
+        strata.push(Stratum {
+            rels,
+            rules,
+            recursive,
+            phase,
+        });
+    }
+    Ok(Plan {
+        strata,
+        phases,
+        indexes,
+    })
+}
+
+/// Strongly connected components, each after the components it depends on.
+fn tarjan(n: usize, deps: &[Vec<(usize, bool)>]) -> Vec<Vec<usize>> {
+    const UNSEEN: usize = usize::MAX;
+    let mut index = vec![UNSEEN; n];
+    let mut low = vec![0; n];
+    let mut on_stack = vec![false; n];
+    let mut stack = Vec::new();
+    let mut out = Vec::new();
+    let mut counter = 0;
+    for root in 0..n {
+        if index[root] != UNSEEN {
+            continue;
+        }
+        // An explicit call stack (node, next edge) so that deep dependency chains cannot overflow.
+        let mut calls = vec![(root, 0usize)];
+        index[root] = counter;
+        low[root] = counter;
+        counter += 1;
+        stack.push(root);
+        on_stack[root] = true;
+        while let Some(&mut (v, ref mut e)) = calls.last_mut() {
+            if *e < deps[v].len() {
+                let w = deps[v][*e].0;
+                *e += 1;
+                if index[w] == UNSEEN {
+                    index[w] = counter;
+                    low[w] = counter;
+                    counter += 1;
+                    stack.push(w);
+                    on_stack[w] = true;
+                    calls.push((w, 0));
+                } else if on_stack[w] {
+                    low[v] = low[v].min(index[w]);
+                }
+            } else {
+                calls.pop();
+                if let Some(&(u, _)) = calls.last() {
+                    low[u] = low[u].min(low[v]);
+                }
+                if low[v] == index[v] {
+                    let mut c = Vec::new();
+                    while let Some(w) = stack.pop() {
+                        on_stack[w] = false;
+                        c.push(w);
+                        if w == v {
+                            break;
+                        }
+                    }
+                    c.sort_unstable();
+                    out.push(c);
+                }
+            }
+        }
+    }
+    out
+}
+
+fn pat_bound(p: &Pat, bound: &[bool]) -> bool {
+    match p {
+        Pat::Var(v) => bound[*v as usize],
+        Pat::Term(_) => true,
+        Pat::Func(_, args) => args.iter().all(|a| pat_bound(a, bound)),
+    }
+}
+
+fn bind_pat(p: &Pat, bound: &mut [bool]) {
+    p.each_var(&mut |v| bound[v as usize] = true);
+}
+
+fn index_for(indexes: &mut [Vec<Vec<usize>>], rel: RelId, key: &[usize]) -> Option<usize> {
+    if key.is_empty() {
+        return None;
+    }
+    let list = &mut indexes[rel.0 as usize];
+    Some(match list.iter().position(|k| k == key) {
+        Some(i) => i,
+        None => {
+            list.push(key.to_vec());
+            list.len() - 1
+        }
+    })
+}
+
+fn compile_rule(
+    p: &Program,
+    ri: usize,
+    comp: &[usize],
+    ci: usize,
+    indexes: &mut [Vec<Vec<usize>>],
+) -> Result<CompiledRule, EngineError> {
+    let rule = &p.rules[ri];
+    let nv = rule.var_names.len();
+    let mut bound = vec![false; nv];
+    let mut left: Vec<&Lit> = rule.body.iter().collect();
+    let mut steps = Vec::new();
+    let mut recursive = Vec::new();
+    let unsafe_rule = |why: &str| {
+        let mut s = String::new();
+        let _ = fmt::write(&mut s, format_args!("{}", RuleFmt(p, ri)));
+        EngineError::Invalid(format!("unsafe rule ({why}): {s}"))
+    };
+    while !left.is_empty() {
+        // Filters first, as soon as they can run.
+        let mut placed = false;
+        let mut i = 0;
+        while i < left.len() {
+            let ready = match left[i] {
+                Lit::Pos(_) => false,
+                Lit::Neg(a) => a.args.iter().all(|x| pat_bound(x, &bound)),
+                Lit::Cmp(Cmp::Same, x, y) => {
+                    (pat_bound(x, &bound) && (pat_bound(y, &bound) || matches!(y, Pat::Var(_))))
+                        || (pat_bound(y, &bound) && matches!(x, Pat::Var(_)))
+                }
+                Lit::Cmp(_, x, y) => pat_bound(x, &bound) && pat_bound(y, &bound),
+                Lit::Arith(_, x, y, _) => pat_bound(x, &bound) && pat_bound(y, &bound),
+            };
+            if ready {
+                let l = left.remove(i);
+                steps.push(filter_step(l, &mut bound, indexes));
+                placed = true;
+            } else {
+                i += 1;
+            }
+        }
+        if placed {
+            continue;
+        }
+        // The positive literal with the most bound arguments, then the fewest new variables.
+        let best = left
+            .iter()
+            .enumerate()
+            .filter_map(|(i, l)| match l {
+                Lit::Pos(a) => {
+                    let b = a.args.iter().filter(|x| pat_bound(x, &bound)).count();
+                    let mut fresh = 0;
+                    for x in &a.args {
+                        x.each_var(&mut |v| fresh += usize::from(!bound[v as usize]));
+                    }
+                    Some((i, b as isize * 16 - fresh as isize))
+                }
+                _ => None,
+            })
+            .max_by_key(|&(i, score)| (score, -(i as isize)))
+            .map(|(i, _)| i);
+        match best {
+            Some(i) => {
+                let Lit::Pos(a) = left.remove(i) else {
+                    unreachable!("best is a positive literal")
+                };
+                let key: Vec<usize> = (0..a.args.len())
+                    .filter(|&c| pat_bound(&a.args[c], &bound))
+                    .collect();
+                let index = index_for(indexes, a.rel, &key);
+                if comp[a.rel.0 as usize] == ci {
+                    recursive.push(steps.len());
+                }
+                a.args.iter().for_each(|x| bind_pat(x, &mut bound));
+                steps.push(Step::Scan {
+                    atom: a.clone(),
+                    key,
+                    index,
+                });
+            }
+            None => {
+                // Only filters whose variables no positive literal binds remain: negations with free
+                // variables mean "no matching fact"; anything else is unsafe.
+                let l = left.remove(0);
+                match l {
+                    Lit::Neg(_) => steps.push(filter_step(l, &mut bound, indexes)),
+                    _ => return Err(unsafe_rule("a built-in's variable is never bound")),
+                }
+            }
+        }
+    }
+    if !rule.head.args.iter().all(|x| pat_bound(x, &bound)) {
+        return Err(unsafe_rule("a head variable is not bound by the body"));
+    }
+    Ok(CompiledRule {
+        source: ri,
+        head: rule.head.clone(),
+        steps,
+        num_vars: nv,
+        recursive,
+    })
+}
+
+fn filter_step(l: &Lit, bound: &mut [bool], indexes: &mut [Vec<Vec<usize>>]) -> Step {
+    match l {
+        Lit::Neg(a) => {
+            let key: Vec<usize> = (0..a.args.len())
+                .filter(|&c| pat_bound(&a.args[c], bound))
+                .collect();
+            let index = index_for(indexes, a.rel, &key);
+            Step::Absent {
+                atom: a.clone(),
+                key,
+                index,
+            }
+        }
+        Lit::Cmp(c, x, y) => {
+            bind_pat(x, bound);
+            bind_pat(y, bound);
+            Step::Cmp(*c, x.clone(), y.clone())
+        }
+        Lit::Arith(op, x, y, z) => {
+            bind_pat(z, bound);
+            Step::Arith(*op, x.clone(), y.clone(), z.clone())
+        }
+        Lit::Pos(_) => unreachable!("positive literals are scans"),
+    }
+}
+
+struct RuleFmt<'a>(&'a Program, usize);
+
+impl fmt::Display for RuleFmt<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt_rule(f, &self.0.rules[self.1])
+    }
+}
+
+/// A plan printed as rules in evaluation order, stratum by stratum, with each scan's key columns.
+pub struct PlanDisplay<'a> {
+    /// The program.
+    pub program: &'a Program,
+    /// Its plan.
+    pub plan: &'a Plan,
+}
+
+impl fmt::Display for PlanDisplay<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let p = self.program;
+        for (i, s) in self.plan.strata.iter().enumerate() {
+            if s.rules.is_empty() {
+                continue;
+            }
+            let names: Vec<&str> = s
+                .rels
+                .iter()
+                .map(|r| p.terms.name(p.relations[r.0 as usize].name))
+                .collect();
+            writeln!(
+                f,
+                "stratum {i} {:?}{}: {}",
+                s.phase,
+                if s.recursive { " recursive" } else { "" },
+                names.join(" ")
+            )?;
+            for r in &s.rules {
+                let names = &p.rules[r.source].var_names;
+                f.write_str("  ")?;
+                let head_rule = super::ir::Rule {
+                    head: r.head.clone(),
+                    body: Vec::new(),
+                    var_names: names.clone(),
+                };
+                let mut h = String::new();
+                let _ = fmt::write(&mut h, format_args!("{}", OneRule(p, &head_rule)));
+                f.write_str(h.trim_end_matches('.'))?;
+                for (k, st) in r.steps.iter().enumerate() {
+                    f.write_str(if k == 0 { " :- " } else { ", " })?;
+                    let lit = match st {
+                        Step::Scan { atom, .. } => Lit::Pos(atom.clone()),
+                        Step::Absent { atom, .. } => Lit::Neg(atom.clone()),
+                        Step::Cmp(c, x, y) => Lit::Cmp(*c, x.clone(), y.clone()),
+                        Step::Arith(o, x, y, z) => Lit::Arith(*o, x.clone(), y.clone(), z.clone()),
+                    };
+                    p.fmt_lit(f, &lit, names)?;
+                    if let Step::Scan { key, .. } | Step::Absent { key, .. } = st {
+                        if !key.is_empty() {
+                            write!(f, "@{key:?}")?;
+                        }
+                    }
+                }
+                writeln!(f, ".")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+struct OneRule<'a>(&'a Program, &'a super::ir::Rule);
+
+impl fmt::Display for OneRule<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt_rule(f, self.1)
+    }
+}

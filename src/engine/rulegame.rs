@@ -1,0 +1,614 @@
+//! Stage 4: [`RuleGame`], a [`Game`] whose rules are a lowered program.
+//!
+//! The main entry point is [`RuleGame::from_program`]. At load it plans the program, evaluates the
+//! relations that do not depend on the state once, and runs a *relaxed* fixpoint (negation ignored,
+//! `true` fed from `init` and `next`, `does` from `legal`) which over-approximates everything reachable:
+//! its `true` facts are the base propositions (one bit each of a [`RuleState`]) and its `legal` facts are the
+//! moves, interned as [`RuleMove`] ids numbered in the byte order of their KIF text, so a sorted id list
+//! is a sorted move list. `base` declarations, when present, are added to the propositions.
+//!
+//! Evaluation borrows a scratch database from a small pool (so `&self` methods work from several threads)
+//! which remembers the last state it evaluated: asking for every role's legal moves and then the next
+//! state evaluates the state's relations once.
+//!
+//! Rules chosen here (documented because GDL leaves them open):
+//! - `mover`: the only role with more than one legal move; when every role has exactly one, the only role
+//!   whose move is not named `noop`; otherwise `None`.
+//! - `dynamics`: `TurnTaking` when a base proposition `f(r)` of arity one ranges exactly over the roles
+//!   (a `control` fact), else `Simultaneous`.
+//! - `zero_sum`: two roles and every possible goal value `v` of one role has `100 - v` among the other's.
+//! - The `Game` trait cannot return errors: a state whose evaluation fails (a runaway) counts as terminal
+//!   with no legal moves and goal 0; the `try_` methods report the error.
+
+use std::sync::Mutex;
+
+use hashbrown::HashMap;
+
+use super::eval::Db;
+use super::ir::{Lit, Pat, Program, RelId, Rule};
+use super::plan::{plan, Phase, Plan};
+use super::terms::TermId;
+use super::{lower, EngineError, Limits};
+use crate::game::{Dynamics, Estimate, Game, GameInfo, Goal, RoleIndex};
+use crate::syntax::ast::{self, Syntax};
+
+/// A state: one bit per base proposition.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct RuleState(Box<[u64]>);
+
+impl RuleState {
+    #[inline]
+    fn get(&self, i: usize) -> bool {
+        self.0[i / 64] >> (i % 64) & 1 == 1
+    }
+    #[inline]
+    fn set(&mut self, i: usize) {
+        self.0[i / 64] |= 1 << (i % 64);
+    }
+    fn ones(&self) -> impl Iterator<Item = usize> + '_ {
+        self.0.iter().enumerate().flat_map(|(w, &bits)| {
+            let mut b = bits;
+            std::iter::from_fn(move || {
+                if b == 0 {
+                    return None;
+                }
+                let i = b.trailing_zeros() as usize;
+                b &= b - 1;
+                Some(w * 64 + i)
+            })
+        })
+    }
+}
+
+/// A move: an interned id; ids are in the byte order of the moves' KIF text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RuleMove(pub u32);
+
+struct Scratch {
+    db: Db,
+    state: Option<RuleState>,
+}
+
+/// A game played by evaluating its rules (see the module documentation).
+pub struct RuleGame {
+    info: GameInfo,
+    prog: Program,
+    plan: Plan,
+    base: Db,
+    pool: Mutex<Vec<Scratch>>,
+    true_: RelId,
+    does: RelId,
+    next: RelId,
+    legal: RelId,
+    goal: Option<RelId>,
+    terminal: Option<RelId>,
+    roles: Vec<TermId>,
+    props: Vec<TermId>,
+    prop_of: HashMap<TermId, u32>,
+    moves: Vec<TermId>,
+    move_of: HashMap<TermId, u32>,
+    move_kif: Vec<String>,
+    move_text: Vec<String>,
+    initial: RuleState,
+    noop: Option<TermId>,
+}
+
+const NO_RULES: &str = "the game has no";
+
+impl RuleGame {
+    /// Loads a parsed program (see the module documentation), with the default [`Limits`].
+    pub fn from_program(p: &ast::Program, name: &str) -> Result<RuleGame, EngineError> {
+        RuleGame::with_limits(p, name, Limits::default())
+    }
+
+    /// Loads a parsed program with explicit limits.
+    pub fn with_limits(
+        p: &ast::Program,
+        name: &str,
+        limits: Limits,
+    ) -> Result<RuleGame, EngineError> {
+        let mut prog = lower(p)?;
+        if prog.is_operational() {
+            return Err(EngineError::Unsupported(
+                "operation semantics (`::` rules) is not supported by this evaluator yet".into(),
+            ));
+        }
+        let role = prog
+            .keywords
+            .role
+            .ok_or_else(|| EngineError::Invalid(format!("{NO_RULES} `role` facts")))?;
+        let true_ = prog.add_relation("true", 1);
+        let does = prog.add_relation("does", 2);
+        let next = prog.add_relation("next", 1);
+        let legal = prog.add_relation("legal", 2);
+        let init = prog.add_relation("init", 1);
+        let goal = prog.keywords.goal;
+        let terminal = prog.keywords.terminal;
+        let base_rel = prog.keywords.base;
+        let arities: Vec<usize> = prog.relations.iter().map(|r| r.arity).collect();
+
+        // The relaxed fixpoint: what can ever be true, and which moves can ever be legal.
+        let relaxed = relax(&prog, init, true_, next, legal, does);
+        let rplan = plan(&relaxed, &[])?;
+        let mut rdb = Db::new(&rplan, &arities, relaxed.terms.clone(), limits);
+        rdb.run(&rplan, Phase::Static)?;
+        let terms = rdb.terms.clone();
+
+        let roles: Vec<TermId> = (0..rdb.rel(role).len())
+            .map(|i| rdb.rel(role).row(i)[0])
+            .collect();
+        if roles.is_empty() {
+            return Err(EngineError::Invalid(format!("{NO_RULES} roles")));
+        }
+        let mut props: Vec<TermId> = (0..rdb.rel(true_).len())
+            .map(|i| rdb.rel(true_).row(i)[0])
+            .collect();
+        if let Some(b) = base_rel {
+            for i in 0..rdb.rel(b).len() {
+                props.push(rdb.rel(b).row(i)[0]);
+            }
+        }
+        props.sort_by_cached_key(|t| terms.kif(*t));
+        props.dedup();
+        let prop_of: HashMap<TermId, u32> = props
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (*t, i as u32))
+            .collect();
+        let mut moves: Vec<TermId> = (0..rdb.rel(legal).len())
+            .map(|i| rdb.rel(legal).row(i)[1])
+            .collect();
+        moves.sort_by_cached_key(|t| terms.kif(*t));
+        moves.dedup();
+        let move_of: HashMap<TermId, u32> = moves
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (*t, i as u32))
+            .collect();
+        let move_kif: Vec<String> = moves.iter().map(|t| terms.kif(*t)).collect();
+        let move_text: Vec<String> = match prog.syntax {
+            Syntax::Kif => move_kif.clone(),
+            Syntax::Infix => moves.iter().map(|t| terms.infix(*t)).collect(),
+        };
+
+        // The real plan: `true` is read per state, `does` per move.
+        let gplan = plan(&prog, &[(true_, Phase::State), (does, Phase::Move)])?;
+        let mut base = Db::new(&gplan, &arities, terms, limits);
+        base.run(&gplan, Phase::Static)?;
+        let words = props.len().div_ceil(64).max(1);
+        let mut initial = RuleState(vec![0; words].into_boxed_slice());
+        for i in 0..base.rel(init).len() {
+            let t = base.rel(init).row(i)[0];
+            if let Some(&b) = prop_of.get(&t) {
+                initial.set(b as usize);
+            }
+        }
+
+        let role_names: Vec<String> = roles.iter().map(|t| base.terms.kif(*t)).collect();
+        let dynamics = detect_dynamics(&props, &roles, &base);
+        let zero_sum = roles.len() == 2
+            && goal.is_some_and(|g| {
+                let vals = |r: TermId| -> Vec<i64> {
+                    (0..rdb.rel(g).len())
+                        .map(|i| rdb.rel(g).row(i))
+                        .filter(|row| row[0] == r)
+                        .filter_map(|row| rdb.terms.as_int(row[1]))
+                        .collect()
+                };
+                let (a, b) = (vals(roles[0]), vals(roles[1]));
+                !a.is_empty()
+                    && a.iter().all(|v| b.contains(&(100 - v)))
+                    && b.iter().all(|v| a.contains(&(100 - v)))
+            });
+        let noop = base
+            .terms
+            .symbols()
+            .get("noop")
+            .and_then(|s| base.terms.find_constant(s));
+        Ok(RuleGame {
+            info: GameInfo {
+                name: name.to_string(),
+                roles: role_names,
+                dynamics,
+                zero_sum,
+            },
+            prog,
+            plan: gplan,
+            base,
+            pool: Mutex::new(Vec::new()),
+            true_,
+            does,
+            next,
+            legal,
+            goal,
+            terminal,
+            roles,
+            props,
+            prop_of,
+            moves,
+            move_of,
+            move_kif,
+            move_text,
+            initial,
+            noop,
+        })
+    }
+
+    /// The lowered program.
+    pub fn program(&self) -> &Program {
+        &self.prog
+    }
+
+    /// The evaluation plan.
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    /// The number of base propositions (bits of a state).
+    pub fn num_propositions(&self) -> usize {
+        self.props.len()
+    }
+
+    /// The number of distinct moves.
+    pub fn num_moves(&self) -> usize {
+        self.moves.len()
+    }
+
+    /// Runs `f` on a scratch database holding the evaluation of `state`.
+    fn with_state<R>(
+        &self,
+        state: &RuleState,
+        f: impl FnOnce(&mut Db) -> Result<R, EngineError>,
+    ) -> Result<R, EngineError> {
+        let popped = self.pool.lock().map(|mut p| p.pop()).unwrap_or(None);
+        let mut s = popped.unwrap_or_else(|| Scratch {
+            db: self.base.clone(),
+            state: None,
+        });
+        let r = (|| {
+            if s.state.as_ref() != Some(state) {
+                s.state = None;
+                s.db.clear_from(&self.plan, Phase::State);
+                for b in state.ones() {
+                    s.db.insert(self.true_, &[self.props[b]]);
+                }
+                s.db.run(&self.plan, Phase::State)?;
+                s.state = Some(state.clone());
+            }
+            f(&mut s.db)
+        })();
+        if r.is_err() {
+            s.state = None;
+        }
+        if let Ok(mut p) = self.pool.lock() {
+            p.push(s);
+        }
+        r
+    }
+
+    fn legal_ids(
+        db: &Db,
+        legal: RelId,
+        role: TermId,
+        map: &HashMap<TermId, u32>,
+        out: &mut Vec<RuleMove>,
+    ) {
+        out.clear();
+        let rel = db.rel(legal);
+        for i in 0..rel.len() {
+            let row = rel.row(i);
+            if row[0] == role {
+                if let Some(&m) = map.get(&row[1]) {
+                    out.push(RuleMove(m));
+                }
+            }
+        }
+        out.sort_unstable();
+    }
+
+    /// The legal moves of `role`, sorted.
+    pub fn try_legal(
+        &self,
+        state: &RuleState,
+        role: RoleIndex,
+        out: &mut Vec<RuleMove>,
+    ) -> Result<(), EngineError> {
+        let r = *self
+            .roles
+            .get(role)
+            .ok_or_else(|| EngineError::Rules(format!("no role {role}")))?;
+        self.with_state(state, |db| {
+            Self::legal_ids(db, self.legal, r, &self.move_of, out);
+            Ok(())
+        })
+    }
+
+    /// Whether the state is terminal.
+    pub fn try_terminal(&self, state: &RuleState) -> Result<bool, EngineError> {
+        match self.terminal {
+            None => Ok(false),
+            Some(t) => self.with_state(state, |db| Ok(!db.rel(t).is_empty())),
+        }
+    }
+
+    /// Every goal value the rules give `role` in `state`, sorted (normally exactly one).
+    pub fn goal_values(
+        &self,
+        state: &RuleState,
+        role: RoleIndex,
+    ) -> Result<Vec<Goal>, EngineError> {
+        let (Some(g), Some(&r)) = (self.goal, self.roles.get(role)) else {
+            return Ok(Vec::new());
+        };
+        self.with_state(state, |db| {
+            let rel = db.rel(g);
+            let mut v: Vec<Goal> = (0..rel.len())
+                .map(|i| rel.row(i))
+                .filter(|row| row[0] == r)
+                .filter_map(|row| db.terms.as_int(row[1]).and_then(|x| Goal::try_from(x).ok()))
+                .collect();
+            v.sort_unstable();
+            v.dedup();
+            Ok(v)
+        })
+    }
+
+    /// The state reached by a joint move.
+    pub fn try_next(
+        &self,
+        state: &RuleState,
+        joint: &[RuleMove],
+    ) -> Result<RuleState, EngineError> {
+        if joint.len() != self.roles.len() {
+            return Err(EngineError::Rules(format!(
+                "a joint move needs {} moves, got {}",
+                self.roles.len(),
+                joint.len()
+            )));
+        }
+        self.with_state(state, |db| {
+            db.clear_from(&self.plan, Phase::Move);
+            for (r, m) in joint.iter().enumerate() {
+                let mv = *self
+                    .moves
+                    .get(m.0 as usize)
+                    .ok_or_else(|| EngineError::Rules(format!("unknown move id {}", m.0)))?;
+                db.insert(self.does, &[self.roles[r], mv]);
+            }
+            db.run(&self.plan, Phase::Move)?;
+            let mut s = RuleState(vec![0; state.0.len()].into_boxed_slice());
+            let rel = db.rel(self.next);
+            for i in 0..rel.len() {
+                if let Some(&b) = self.prop_of.get(&rel.row(i)[0]) {
+                    s.set(b as usize);
+                }
+            }
+            Ok(s)
+        })
+    }
+
+    /// The state's facts (the arguments of `true`) as KIF, sorted by bytes.
+    pub fn state_facts(&self, state: &RuleState) -> Vec<String> {
+        let mut v: Vec<String> = state
+            .ones()
+            .map(|b| self.base.terms.kif(self.props[b]))
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// A move as KIF.
+    pub fn move_kif(&self, m: RuleMove) -> &str {
+        self.move_kif.get(m.0 as usize).map_or("?", |s| s.as_str())
+    }
+
+    /// The move whose KIF text is `text` (exactly as printed), if the game has one.
+    pub fn move_from_kif(&self, text: &str) -> Option<RuleMove> {
+        self.move_kif
+            .binary_search_by(|k| k.as_str().cmp(text))
+            .ok()
+            .map(|i| RuleMove(i as u32))
+    }
+
+    fn is_noop(&self, m: RuleMove) -> bool {
+        self.moves.get(m.0 as usize).copied() == self.noop && self.noop.is_some()
+    }
+
+    /// Whether the proposition with this KIF text is true in `state`.
+    pub fn holds(&self, state: &RuleState, kif: &str) -> bool {
+        self.props
+            .iter()
+            .position(|t| self.base.terms.kif(*t) == kif)
+            .is_some_and(|b| state.get(b))
+    }
+}
+
+/// Adds `true :- init`, `true :- next`, `does :- legal` and drops negations: the relaxed program.
+fn relax(
+    p: &Program,
+    init: RelId,
+    true_: RelId,
+    next: RelId,
+    legal: RelId,
+    does: RelId,
+) -> Program {
+    let mut q = p.clone();
+    for r in &mut q.rules {
+        r.body.retain(|l| !matches!(l, Lit::Neg(_)));
+    }
+    let x = q.terms.intern_sym("X");
+    let y = q.terms.intern_sym("Y");
+    let copy = |head: RelId, body: RelId, n: usize| Rule {
+        head: super::ir::IrAtom {
+            rel: head,
+            args: (0..n as u32).map(Pat::Var).collect(),
+        },
+        body: vec![Lit::Pos(super::ir::IrAtom {
+            rel: body,
+            args: (0..n as u32).map(Pat::Var).collect(),
+        })],
+        var_names: vec![x, y][..n].to_vec(),
+    };
+    q.rules.push(copy(true_, init, 1));
+    q.rules.push(copy(true_, next, 1));
+    q.rules.push(copy(does, legal, 2));
+    q
+}
+
+fn detect_dynamics(props: &[TermId], roles: &[TermId], db: &Db) -> Dynamics {
+    let mut by_sym: HashMap<ast::Sym, Vec<TermId>> = HashMap::new();
+    for &t in props {
+        let args = db.terms.args(t);
+        if args.len() == 1 {
+            by_sym.entry(db.terms.sym(t)).or_default().push(args[0]);
+        }
+    }
+    let turn = roles.len() > 1
+        && by_sym.values().any(|vals| {
+            vals.iter().all(|v| roles.contains(v)) && roles.iter().all(|r| vals.contains(r))
+        });
+    if turn || roles.len() == 1 {
+        Dynamics::TurnTaking
+    } else {
+        Dynamics::Simultaneous
+    }
+}
+
+impl Game for RuleGame {
+    type State = RuleState;
+    type Move = RuleMove;
+
+    fn info(&self) -> &GameInfo {
+        &self.info
+    }
+
+    fn initial_state(&self) -> RuleState {
+        self.initial.clone()
+    }
+
+    fn is_terminal(&self, state: &RuleState) -> bool {
+        self.try_terminal(state).unwrap_or(true)
+    }
+
+    fn legal_moves(&self, state: &RuleState, role: RoleIndex, out: &mut Vec<RuleMove>) {
+        if self.try_legal(state, role, out).is_err() {
+            out.clear();
+        }
+    }
+
+    fn next_state(&self, state: &RuleState, joint: &[RuleMove]) -> RuleState {
+        self.try_next(state, joint)
+            .unwrap_or_else(|_| state.clone())
+    }
+
+    fn goal(&self, state: &RuleState, role: RoleIndex) -> Goal {
+        self.goal_values(state, role)
+            .ok()
+            .and_then(|v| v.last().copied())
+            .unwrap_or(0)
+    }
+
+    fn mover(&self, state: &RuleState) -> Option<RoleIndex> {
+        if self.is_terminal(state) {
+            return None;
+        }
+        let mut buf = Vec::new();
+        let mut many = Vec::new();
+        let mut not_noop = Vec::new();
+        for r in 0..self.roles.len() {
+            self.legal_moves(state, r, &mut buf);
+            if buf.len() > 1 {
+                many.push(r);
+            } else if buf.len() == 1 && !self.is_noop(buf[0]) {
+                not_noop.push(r);
+            }
+        }
+        match (many.len(), not_noop.len()) {
+            (1, _) => Some(many[0]),
+            (0, 1) => Some(not_noop[0]),
+            _ => None,
+        }
+    }
+
+    fn estimate(&self, state: &RuleState) -> Estimate {
+        if self.info.num_roles() != 2 {
+            return Estimate::Guess(0);
+        }
+        let (g0, g1) = (self.goal(state, 0), self.goal(state, 1));
+        if self.is_terminal(state) {
+            return Estimate::from_goals(g0, g1);
+        }
+        // Goal values of the current state (often partial credit) plus a small mobility term.
+        let mut buf = Vec::new();
+        self.legal_moves(state, 0, &mut buf);
+        let m0 = buf.len() as i32;
+        self.legal_moves(state, 1, &mut buf);
+        let m1 = buf.len() as i32;
+        Estimate::Guess((g0 - g1) * 10 + (m0 - m1))
+    }
+
+    fn show_move(&self, mv: &RuleMove) -> String {
+        self.move_text
+            .get(mv.0 as usize)
+            .cloned()
+            .unwrap_or_else(|| format!("?{}", mv.0))
+    }
+
+    fn show_state(&self, state: &RuleState) -> String {
+        let terms = &self.base.terms;
+        let show = |t: TermId| match self.prog.syntax {
+            Syntax::Kif => terms.kif(t),
+            Syntax::Infix => terms.infix(t),
+        };
+        // A grid when the state has `cell(X, Y, V)`-like facts.
+        let mut cells: Vec<(TermId, TermId, TermId)> = Vec::new();
+        let mut rest: Vec<String> = Vec::new();
+        for b in state.ones() {
+            let t = self.props[b];
+            let args = terms.args(t);
+            if args.len() == 3
+                && terms
+                    .name(terms.sym(t))
+                    .to_ascii_lowercase()
+                    .contains("cell")
+            {
+                cells.push((args[0], args[1], args[2]));
+            } else {
+                rest.push(show(t));
+            }
+        }
+        rest.sort();
+        let key = |t: &TermId| (terms.as_int(*t).unwrap_or(i64::MAX), terms.kif(*t));
+        let mut out = String::new();
+        if !cells.is_empty() {
+            let mut xs: Vec<TermId> = cells.iter().map(|c| c.0).collect();
+            let mut ys: Vec<TermId> = cells.iter().map(|c| c.1).collect();
+            xs.sort_by_key(key);
+            xs.dedup();
+            ys.sort_by_key(key);
+            ys.dedup();
+            let width = cells
+                .iter()
+                .map(|c| terms.kif(c.2).len())
+                .max()
+                .unwrap_or(1);
+            for x in &xs {
+                let mut line = String::new();
+                for y in &ys {
+                    let v = cells
+                        .iter()
+                        .find(|c| c.0 == *x && c.1 == *y)
+                        .map_or(".".to_string(), |c| terms.kif(c.2));
+                    line.push_str(&format!("{v:>width$} "));
+                }
+                out.push_str(line.trim_end());
+                out.push('\n');
+            }
+        }
+        for f in rest {
+            out.push_str(&f);
+            out.push('\n');
+        }
+        out
+    }
+}

@@ -1,0 +1,276 @@
+//! Unit tests of the engine on programs built in code (the parsers live elsewhere).
+
+use super::*;
+use crate::game::{perft, Game};
+use crate::syntax::ast::{Atom, Literal, Program, Span, Statement, Symbols, Syntax, Term};
+
+/// A test-only builder: terms are written `?x` (variable), `name` (constant) or built with `f`.
+struct B {
+    p: Program,
+}
+
+enum T {
+    S(&'static str),
+    F(&'static str, Vec<T>),
+}
+
+fn f(name: &'static str, args: Vec<T>) -> T {
+    T::F(name, args)
+}
+
+impl From<&'static str> for T {
+    fn from(s: &'static str) -> T {
+        T::S(s)
+    }
+}
+
+macro_rules! t {
+    ($($x:expr),*) => { vec![$(T::from($x)),*] };
+}
+
+impl B {
+    fn new(syntax: Syntax) -> B {
+        B {
+            p: Program {
+                statements: vec![],
+                symbols: Symbols::new(),
+                syntax,
+                comments: vec![],
+            },
+        }
+    }
+    fn term(&mut self, t: &T) -> Term {
+        match t {
+            T::S(s) if s.starts_with('?') => {
+                Term::Var(self.p.symbols.intern(&s[1..]), Span::default())
+            }
+            T::S(s) => Term::Const(self.p.symbols.intern(s), Span::default()),
+            T::F(n, args) => {
+                let sym = self.p.symbols.intern(n);
+                let a = args.iter().map(|x| self.term(x)).collect();
+                Term::Func(sym, a, Span::default())
+            }
+        }
+    }
+    fn atom(&mut self, pred: &str, args: Vec<T>) -> Atom {
+        Atom {
+            pred: self.p.symbols.intern(pred),
+            args: args.iter().map(|x| self.term(x)).collect(),
+            parens: false,
+            span: Span::default(),
+        }
+    }
+    fn lit(&mut self, pred: &str, args: Vec<T>) -> Literal {
+        Literal::Atom(self.atom(pred, args))
+    }
+    fn not(&mut self, pred: &str, args: Vec<T>) -> Literal {
+        Literal::Not(Box::new(self.lit(pred, args)), Span::default())
+    }
+    fn rule(&mut self, head: Atom, body: Vec<Literal>) -> &mut Self {
+        self.p.statements.push(Statement::Rule {
+            head,
+            body,
+            span: Span::default(),
+        });
+        self
+    }
+    fn fact(&mut self, pred: &str, args: Vec<T>) -> &mut Self {
+        let a = self.atom(pred, args);
+        self.rule(a, vec![])
+    }
+}
+
+/// A counting game: `a` and `b` take turns to advance a counter from 0 to 3; whoever moves it to 3 wins.
+fn counter() -> Program {
+    let mut b = B::new(Syntax::Kif);
+    b.fact("role", t!["a"]).fact("role", t!["b"]);
+    for (x, y) in [("0", "1"), ("1", "2"), ("2", "3")] {
+        b.fact("succ", t![x, y]);
+    }
+    b.fact("init", vec![f("step", t!["0"])]);
+    b.fact("INIT", vec![f("control", t!["a"])]);
+    let h = b.atom("legal", t!["?r", "inc"]);
+    let l = b.lit("true", vec![f("control", t!["?r"])]);
+    b.rule(h, vec![l]);
+    let h = b.atom("legal", t!["?r", "noop"]);
+    let (l1, l2) = (
+        b.lit("role", t!["?r"]),
+        b.not("TRUE", vec![f("control", t!["?r"])]),
+    );
+    b.rule(h, vec![l1, l2]);
+    let h = b.atom("next", vec![f("step", t!["?y"])]);
+    let (l1, l2, l3) = (
+        b.lit("true", vec![f("step", t!["?x"])]),
+        b.lit("succ", t!["?x", "?y"]),
+        b.lit("does", t!["?r", "inc"]),
+    );
+    b.rule(h, vec![l1, l2, l3]);
+    for (x, y) in [("a", "b"), ("b", "a")] {
+        let h = b.atom("next", vec![f("control", t![y])]);
+        let l = b.lit("true", vec![f("control", t![x])]);
+        b.rule(h, vec![l]);
+    }
+    // reach is recursive: the transitive closure of succ.
+    let h = b.atom("reach", t!["?x", "?y"]);
+    let l = b.lit("succ", t!["?x", "?y"]);
+    b.rule(h, vec![l]);
+    let h = b.atom("reach", t!["?x", "?z"]);
+    let (l1, l2) = (
+        b.lit("reach", t!["?x", "?y"]),
+        b.lit("succ", t!["?y", "?z"]),
+    );
+    b.rule(h, vec![l1, l2]);
+    let h = b.atom("terminal", t![]);
+    let (l1, l2) = (
+        b.lit("true", vec![f("step", t!["?x"])]),
+        b.not("reach", t!["?x", "3"]),
+    );
+    b.rule(h, vec![l1, l2]);
+    // The winner is the role not in control when the counter reaches 3 (or-expanded).
+    for (r, o) in [("a", "b"), ("b", "a")] {
+        let h = b.atom("goal", t![r, "100"]);
+        let l1 = b.lit("terminal", t![]);
+        let l2 = b.lit("true", vec![f("control", t![o])]);
+        b.rule(h, vec![l1, l2]);
+        let h = b.atom("goal", t![r, "0"]);
+        let l1 = b.lit("true", vec![f("control", t![r])]);
+        let l2 = b.not("terminal", t![]);
+        let or = Literal::Or(vec![l1, l2], Span::default());
+        b.rule(h, vec![or]);
+    }
+    b.p
+}
+
+fn check(game: &RuleGame, moves: &[&str], facts: &str, legal_a: &str, terminal: bool) {
+    let mut s = game.initial_state();
+    for m in moves {
+        let mv = game
+            .parse_move(&s, game.mover(&s).unwrap_or(0), m)
+            .expect("legal");
+        s = game.play(&s, game.mover(&s).unwrap_or(0), &mv);
+    }
+    assert_eq!(game.state_facts(&s).join(" "), facts, "after {moves:?}");
+    let mut buf = Vec::new();
+    game.legal_moves(&s, 0, &mut buf);
+    let legal: Vec<String> = buf.iter().map(|m| game.show_move(m)).collect();
+    assert_eq!(legal.join(" "), legal_a, "after {moves:?}");
+    assert_eq!(game.is_terminal(&s), terminal, "after {moves:?}");
+}
+
+#[test]
+fn counter_game_plays_through_the_game_trait() {
+    let game = RuleGame::from_program(&counter(), "counter").expect("loads");
+    assert_eq!(game.info().roles, vec!["a", "b"]);
+    assert_eq!(game.info().dynamics, crate::game::Dynamics::TurnTaking);
+    check(&game, &[], "(control a) (step 0)", "inc", false);
+    check(&game, &["inc"], "(control b) (step 1)", "noop", false);
+    check(&game, &["inc", "inc"], "(control a) (step 2)", "inc", false);
+    check(
+        &game,
+        &["inc", "inc", "inc"],
+        "(control b) (step 3)",
+        "noop",
+        true,
+    );
+    assert_eq!(perft(&game, &game.initial_state(), 5), 1);
+    let mut s = game.initial_state();
+    for _ in 0..3 {
+        s = game.play(
+            &s,
+            game.mover(&s).unwrap(),
+            &game.move_from_kif("inc").unwrap(),
+        );
+    }
+    assert_eq!(game.goal(&s, 0), 100, "a made the last move");
+    assert_eq!(game.goal(&s, 1), 0);
+    assert_eq!(game.mover(&game.initial_state()), Some(0));
+}
+
+#[test]
+fn lowered_program_prints_as_rules() {
+    let ir = lower(&counter()).expect("lowers");
+    let text = ir.to_string();
+    assert!(
+        text.contains("legal(?r, inc) :- true((control ?r))."),
+        "{text}"
+    );
+    assert!(
+        text.contains("reach(?x, ?z) :- reach(?x, ?y), succ(?y, ?z)."),
+        "{text}"
+    );
+    assert!(
+        text.contains("goal(a, 0) :- ~terminal."),
+        "or is expanded: {text}"
+    );
+    let p = plan(&ir, &[]).expect("plans");
+    let shown = plan::PlanDisplay {
+        program: &ir,
+        plan: &p,
+    }
+    .to_string();
+    assert!(shown.contains("recursive: reach"), "{shown}");
+    assert!(
+        shown.contains("succ(?y, ?z)@[0]"),
+        "the join looks succ up by its first column: {shown}"
+    );
+}
+
+#[test]
+fn runaway_recursion_stops_with_an_error() {
+    let mut b = B::new(Syntax::Kif);
+    b.fact("role", t!["a"]).fact("grow", t!["z"]);
+    let h = b.atom("grow", vec![f("s", t!["?x"])]);
+    let l = b.lit("grow", t!["?x"]);
+    b.rule(h, vec![l]);
+    let limits = Limits {
+        max_facts: 10_000,
+        max_depth: 50,
+    };
+    match RuleGame::with_limits(&b.p, "grow", limits) {
+        Err(EngineError::Runaway(msg)) => assert!(msg.contains("50"), "{msg}"),
+        Err(e) => panic!("wrong error {e}"),
+        Ok(_) => panic!("a runaway program must not load"),
+    }
+}
+
+#[test]
+fn invalid_programs_are_rejected_with_a_reason() {
+    let cases: Vec<(Program, &str)> = vec![
+        {
+            let mut b = B::new(Syntax::Kif);
+            b.fact("role", t!["r"])
+                .fact("foo", t!["bar"])
+                .fact("foo", t!["bar", "bar"]);
+            (b.p, "relation `foo`")
+        },
+        {
+            let mut b = B::new(Syntax::Kif);
+            b.fact("role", t!["r"])
+                .fact("legal", vec![T::from("r"), f("a", t!["1"])])
+                .fact("legal", vec![T::from("r"), f("a", t!["2", "3"])]);
+            (b.p, "function `a`")
+        },
+        {
+            let mut b = B::new(Syntax::Kif);
+            b.fact("role", t!["r"]);
+            let h = b.atom("p", t!["?x"]);
+            let l = b.not("q", t!["?x"]);
+            b.rule(h, vec![l]);
+            (b.p, "unsafe")
+        },
+        {
+            let mut b = B::new(Syntax::Kif);
+            b.fact("role", t!["r"]);
+            let h = b.atom("p", t![]);
+            let l = b.not("p", t![]);
+            b.rule(h, vec![l]);
+            (b.p, "not stratified")
+        },
+    ];
+    for (p, want) in cases {
+        match RuleGame::from_program(&p, "bad") {
+            Err(e) => assert!(e.to_string().contains(want), "{e} should mention {want}"),
+            Ok(_) => panic!("should be rejected: {want}"),
+        }
+    }
+}
