@@ -226,7 +226,7 @@ fn jamboree_one_is_alphabeta_and_zero_is_minimax_on_trees() {
     for text in TREES {
         let t = TreeGame::parse(text).unwrap();
         let d = depth_of(text);
-        let mut run = |algo| {
+        let run = |algo| {
             let r = search(&t, &0, algo, d, false);
             let mut leaves = t.take_estimated_leaves();
             leaves.sort();

@@ -158,7 +158,7 @@ impl Connect4 {
     #[inline]
     fn place(&self, state: &Connect4State, bit: u64) -> Connect4State {
         let mut next = *state;
-        let red_moves = state.plies % 2 == 0;
+        let red_moves = state.plies.is_multiple_of(2);
         let mine = if red_moves {
             next.red |= bit;
             next.red

@@ -116,7 +116,7 @@ impl Game for Nim {
         let mover_loses = if self.misere {
             state.pile % 4 == 1
         } else {
-            state.pile % 4 == 0
+            state.pile.is_multiple_of(4)
         };
         let mover = usize::from(state.to_move);
         let winner = if mover_loses { 1 - mover } else { mover };

@@ -97,10 +97,11 @@ pub fn alphabeta<G: Game>(
     let role = prepare(game, state, depth, "alpha-beta")?;
     let mut ctx = Ctx::new(game, trace);
     ctx.nodes += 1;
-    let root = ctx
-        .tracing()
-        .then(|| ctx.label(role, state))
-        .unwrap_or_default();
+    let root = if ctx.tracing() {
+        ctx.label(role, state)
+    } else {
+        String::new()
+    };
     ctx.line(format!("Searching state {root} with {}", AlphaBeta::NONE));
     ctx.line(String::new());
     let mut bufs = buffers(depth);

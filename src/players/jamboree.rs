@@ -28,6 +28,8 @@ struct Jamboree {
 }
 
 impl Jamboree {
+    // The recursion carries the seeds' parameters one by one, as the specification names them.
+    #[allow(clippy::too_many_arguments)]
     fn evaluate<G: Game>(
         &self,
         ctx: &mut Ctx<'_, G>,
@@ -89,7 +91,7 @@ impl Jamboree {
         }
         let fixed = cur;
         let mut parent_pruned = false;
-        if depth - 1 >= PARALLEL_MIN_DEPTH && n - k > 1 {
+        if depth > PARALLEL_MIN_DEPTH && n - k > 1 {
             let tracing = ctx.tracing();
             let results: Vec<Result<(SearchResult, Ctx<'_, G>), GameError>> = moves[k..]
                 .par_iter()
@@ -154,10 +156,11 @@ pub fn jamboree<G: Game>(
     let jb = Jamboree { fraction };
     let mut ctx = Ctx::new(game, trace);
     ctx.nodes += 1;
-    let root = ctx
-        .tracing()
-        .then(|| ctx.label(role, state))
-        .unwrap_or_default();
+    let root = if ctx.tracing() {
+        ctx.label(role, state)
+    } else {
+        String::new()
+    };
     ctx.line(format!("Searching state {root} with {}", AlphaBeta::NONE));
     ctx.line(String::new());
     let mut bufs = buffers(depth);

@@ -74,10 +74,11 @@ pub fn minimax<G: Game>(
     let role = prepare(game, state, depth, "minimax")?;
     let mut ctx = Ctx::new(game, trace);
     ctx.nodes += 1;
-    let root = ctx
-        .tracing()
-        .then(|| ctx.label(role, state))
-        .unwrap_or_default();
+    let root = if ctx.tracing() {
+        ctx.label(role, state)
+    } else {
+        String::new()
+    };
     ctx.line(format!("Searching state {root}"));
     ctx.line(String::new());
     let mut bufs = buffers(depth);
