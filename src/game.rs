@@ -14,7 +14,7 @@ use std::fmt::{self, Debug};
 use std::hash::Hash;
 
 use rand::rngs::SmallRng;
-use rand::Rng;
+use rand::RngCore;
 use smallvec::SmallVec;
 
 /// Index of a role in [`GameInfo::roles`] (and in every joint move).
@@ -239,7 +239,7 @@ pub trait Game: Send + Sync {
                 if buf.is_empty() {
                     break;
                 }
-                let mv = buf[rng.gen_range(0..buf.len())].clone();
+                let mv = buf[random_index(rng, buf.len())].clone();
                 state = self.play(&state, role, &mv);
             } else {
                 joint.clear();
@@ -248,7 +248,7 @@ pub trait Game: Send + Sync {
                     if buf.is_empty() {
                         return (state, steps);
                     }
-                    joint.push(buf[rng.gen_range(0..buf.len())].clone());
+                    joint.push(buf[random_index(rng, buf.len())].clone());
                 }
                 state = self.next_state(&state, &joint);
             }
@@ -375,6 +375,16 @@ pub fn joint_moves<G: Game>(
         joints = next;
     }
     joints
+}
+
+/// A uniformly random index below `n` (which must be at least 1), for playout loops.
+///
+/// Multiply-shift maps 32 random bits onto `0..n` without a division or a rejection loop; its bias (about
+/// `n / 2^32`) is far below anything a playout statistic can see, and it is several times cheaper than
+/// `gen_range`, which matters when a playout is a few dozen nanoseconds per move.
+#[inline]
+pub fn random_index(rng: &mut SmallRng, n: usize) -> usize {
+    ((u64::from(rng.next_u32()) * n as u64) >> 32) as usize
 }
 
 #[cfg(test)]

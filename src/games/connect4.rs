@@ -6,9 +6,10 @@
 //! that makes a four-in-a-row test six shifts and ands. The 6×7 board takes 49 bits.
 
 use rand::rngs::SmallRng;
-use rand::Rng;
 
-use crate::game::{Dynamics, Estimate, Game, GameError, GameInfo, Goal, Outcome, RoleIndex};
+use crate::game::{
+    random_index, Dynamics, Estimate, Game, GameError, GameInfo, Goal, Outcome, RoleIndex,
+};
 
 /// The no-op move of the role not in control.
 pub const NOOP: u8 = u8::MAX;
@@ -340,7 +341,7 @@ impl Game for Connect4 {
             if n == 0 {
                 break;
             }
-            for _ in 0..rng.gen_range(0..n) {
+            for _ in 0..random_index(rng, n as usize) {
                 playable &= playable - 1;
             }
             s = self.place(&s, playable & playable.wrapping_neg());
