@@ -20,17 +20,49 @@
 //! - The `Game` trait cannot return errors: a state whose evaluation fails (a runaway) counts as terminal
 //!   with no legal moves and goal 0; the `try_` methods report the error.
 
+use std::path::Path;
 use std::sync::Mutex;
 
 use hashbrown::HashMap;
 
 use super::eval::Db;
-use super::ir::{Lit, Pat, Program, RelId, Rule};
+use super::ir::{Cmp, Lit, Pat, Program, RelId, Rule};
+use super::ops::to_classic;
 use super::plan::{plan, Phase, Plan};
 use super::terms::TermId;
 use super::{lower, EngineError, Limits};
 use crate::game::{Dynamics, Estimate, Game, GameInfo, Goal, RoleIndex};
 use crate::syntax::ast::{self, Syntax};
+
+/// Why [`RuleGame::load`] failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LoadError {
+    /// The file could not be read, parsed or checked; the diagnostics rendered for a person.
+    #[error("{rendered}")]
+    Diagnostics {
+        /// Every error, rendered with file name, line and source excerpt.
+        rendered: String,
+    },
+    /// The program is valid but the engine cannot load it.
+    #[error("{file}: {error}")]
+    Engine {
+        /// The file.
+        file: String,
+        /// What went wrong.
+        error: EngineError,
+    },
+}
+
+fn render_all(diags: &[crate::diagnostics::Diagnostic], file: &str, src: &str) -> String {
+    let mut out = String::new();
+    for d in diags.iter().filter(|d| d.is_error()) {
+        out.push_str(&crate::diagnostics::render(d, file, src));
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+    out
+}
 
 /// A state: one bit per base proposition.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -96,6 +128,26 @@ pub struct RuleGame {
 const NO_RULES: &str = "the game has no";
 
 impl RuleGame {
+    /// Reads, parses and checks a rule file (`.kif` or `.gdl`), then loads it with [`RuleGame::from_program`].
+    /// The game is named after the file's stem.
+    pub fn load(path: &Path) -> Result<RuleGame, LoadError> {
+        let file = path.display().to_string();
+        let (prog, src) =
+            crate::syntax::parse_file(path).map_err(|(diags, src)| LoadError::Diagnostics {
+                rendered: render_all(&diags, &file, &src),
+            })?;
+        let report = crate::check::check(&prog);
+        if !report.is_ok() {
+            return Err(LoadError::Diagnostics {
+                rendered: render_all(&report.errors, &file, &src),
+            });
+        }
+        let name = path
+            .file_stem()
+            .map_or_else(|| file.clone(), |s| s.to_string_lossy().into_owned());
+        RuleGame::from_program(&prog, &name).map_err(|error| LoadError::Engine { file, error })
+    }
+
     /// Loads a parsed program (see the module documentation), with the default [`Limits`].
     pub fn from_program(p: &ast::Program, name: &str) -> Result<RuleGame, EngineError> {
         RuleGame::with_limits(p, name, Limits::default())
@@ -107,12 +159,7 @@ impl RuleGame {
         name: &str,
         limits: Limits,
     ) -> Result<RuleGame, EngineError> {
-        let mut prog = lower(p)?;
-        if prog.is_operational() {
-            return Err(EngineError::Unsupported(
-                "operation semantics (`::` rules) is not supported by this evaluator yet".into(),
-            ));
-        }
+        let mut prog = to_classic(&lower(p)?)?;
         let role = prog
             .keywords
             .role
@@ -379,8 +426,16 @@ impl RuleGame {
             let mut s = RuleState(vec![0; state.0.len()].into_boxed_slice());
             let rel = db.rel(self.next);
             for i in 0..rel.len() {
-                if let Some(&b) = self.prop_of.get(&rel.row(i)[0]) {
-                    s.set(b as usize);
+                let fact = rel.row(i)[0];
+                match self.prop_of.get(&fact) {
+                    Some(&b) => s.set(b as usize),
+                    None => {
+                        return Err(EngineError::Rules(format!(
+                            "the next state has {}, which the load-time analysis did not foresee \
+                             (arithmetic beyond the integers the rules mention?)",
+                            db.terms.kif(fact)
+                        )))
+                    }
                 }
             }
             Ok(s)
@@ -433,8 +488,29 @@ fn relax(
     does: RelId,
 ) -> Program {
     let mut q = p.clone();
+    // Without negation, arithmetic can count forever (a counter `count(N) & plus(N,1,M)` no longer
+    // stops at a terminal state), so the relaxation keeps only results between the smallest and the
+    // largest integer the program mentions (and 0), the finite tables a classic translation would list.
+    // A game that leaves that range in play gets an error from `try_next`, not a wrong state.
+    let ints: Vec<i64> = (0..q.terms.len() as u32)
+        .filter_map(|i| q.terms.as_int(TermId(i)))
+        .collect();
+    let lo = q.terms.int(ints.iter().copied().min().unwrap_or(0).min(0));
+    let hi = q.terms.int(ints.iter().copied().max().unwrap_or(0).max(0));
     for r in &mut q.rules {
         r.body.retain(|l| !matches!(l, Lit::Neg(_)));
+        let results: Vec<Pat> = r
+            .body
+            .iter()
+            .filter_map(|l| match l {
+                Lit::Arith(_, _, _, z) => Some(z.clone()),
+                _ => None,
+            })
+            .collect();
+        for z in results {
+            r.body.push(Lit::Cmp(Cmp::Leq, Pat::Term(lo), z.clone()));
+            r.body.push(Lit::Cmp(Cmp::Leq, z, Pat::Term(hi)));
+        }
     }
     let x = q.terms.intern_sym("X");
     let y = q.terms.intern_sym("Y");
