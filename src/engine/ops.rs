@@ -10,7 +10,8 @@
 //!   `legal(r,a)` extension keeps its rules;
 //! - each operation's effect `p` becomes `added(p) :- does(R,action) & conditions` (`deleted` for `~p`),
 //!   so every answer of the conditions in the state before the move instantiates the effect;
-//! - `next(P) :- added(P)` and `next(P) :- true(P) & ~deleted(P)`: deletions first, then additions,
+//! - `next(P) :- added(P)` and `next(P) :- true(P) & ~deleted(P)` for every state relation's `P`:
+//!   deletions first, then additions,
 //!   and untouched facts persist.
 //!
 //! The internal relations' names contain `$`, which neither syntax can write, so they never clash with
@@ -113,21 +114,34 @@ pub fn to_classic(p: &Program) -> Result<Program, EngineError> {
         }
     }
 
-    // Inertia: deletions first, then additions.
-    let pv = q.terms.intern_sym("P");
-    rules.push(Rule {
-        head: atom(next, vec![Pat::Var(0)]),
-        body: vec![Lit::Pos(atom(added, vec![Pat::Var(0)]))],
-        var_names: vec![pv],
-    });
-    rules.push(Rule {
-        head: atom(next, vec![Pat::Var(0)]),
-        body: vec![
-            Lit::Pos(atom(true_, vec![Pat::Var(0)])),
-            Lit::Neg(atom(deleted, vec![Pat::Var(0)])),
-        ],
-        var_names: vec![pv],
-    });
+    // Inertia: deletions first, then additions. One pair of rules per state relation (rather than
+    // `next(P) :- true(P) & ~deleted(P)`) so that every `true` and `next` has a known function symbol and
+    // the evaluator can store them as flat relations.
+    let mut state: Vec<(Sym, usize)> = state.into_iter().collect();
+    state.sort();
+    for (f, n) in state {
+        let names: Vec<Sym> = (0..n)
+            .map(|i| q.terms.intern_sym(&format!("X{i}")))
+            .collect();
+        let fact = if n == 0 {
+            Pat::Term(q.terms.constant(f))
+        } else {
+            Pat::Func(f, (0..n as u32).map(Pat::Var).collect())
+        };
+        rules.push(Rule {
+            head: atom(next, vec![fact.clone()]),
+            body: vec![Lit::Pos(atom(added, vec![fact.clone()]))],
+            var_names: names.clone(),
+        });
+        rules.push(Rule {
+            head: atom(next, vec![fact.clone()]),
+            body: vec![
+                Lit::Pos(atom(true_, vec![fact.clone()])),
+                Lit::Neg(atom(deleted, vec![fact])),
+            ],
+            var_names: names,
+        });
+    }
     q.rules = rules;
     q.keywords.true_ = Some(true_);
     q.keywords.does = Some(does);
