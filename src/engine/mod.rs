@@ -13,13 +13,14 @@
 pub mod conformance;
 pub mod eval;
 pub mod ir;
+pub mod ops;
 pub mod plan;
 pub mod rulegame;
 pub mod terms;
 
 pub use ir::lower;
 pub use plan::plan;
-pub use rulegame::{RuleGame, RuleMove, RuleState};
+pub use rulegame::{LoadError, RuleGame, RuleMove, RuleState};
 
 /// What can go wrong when loading or evaluating a rule program.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

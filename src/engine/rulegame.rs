@@ -20,17 +20,49 @@
 //! - The `Game` trait cannot return errors: a state whose evaluation fails (a runaway) counts as terminal
 //!   with no legal moves and goal 0; the `try_` methods report the error.
 
+use std::path::Path;
 use std::sync::Mutex;
 
 use hashbrown::HashMap;
 
 use super::eval::Db;
-use super::ir::{Lit, Pat, Program, RelId, Rule};
+use super::ir::{Cmp, Lit, Pat, Program, RelId, Rule};
+use super::ops::to_classic;
 use super::plan::{plan, Phase, Plan};
-use super::terms::TermId;
+use super::terms::{TermId, TermStore};
 use super::{lower, EngineError, Limits};
 use crate::game::{Dynamics, Estimate, Game, GameInfo, Goal, RoleIndex};
 use crate::syntax::ast::{self, Syntax};
+
+/// Why [`RuleGame::load`] failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LoadError {
+    /// The file could not be read, parsed or checked; the diagnostics rendered for a person.
+    #[error("{rendered}")]
+    Diagnostics {
+        /// Every error, rendered with file name, line and source excerpt.
+        rendered: String,
+    },
+    /// The program is valid but the engine cannot load it.
+    #[error("{file}: {error}")]
+    Engine {
+        /// The file.
+        file: String,
+        /// What went wrong.
+        error: EngineError,
+    },
+}
+
+fn render_all(diags: &[crate::diagnostics::Diagnostic], file: &str, src: &str) -> String {
+    let mut out = String::new();
+    for d in diags.iter().filter(|d| d.is_error()) {
+        out.push_str(&crate::diagnostics::render(d, file, src));
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+    out
+}
 
 /// A state: one bit per base proposition.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -77,6 +109,7 @@ pub struct RuleGame {
     base: Db,
     pool: Mutex<Vec<Scratch>>,
     true_: RelId,
+    flat: Flat,
     does: RelId,
     next: RelId,
     legal: RelId,
@@ -96,6 +129,26 @@ pub struct RuleGame {
 const NO_RULES: &str = "the game has no";
 
 impl RuleGame {
+    /// Reads, parses and checks a rule file (`.kif` or `.gdl`), then loads it with [`RuleGame::from_program`].
+    /// The game is named after the file's stem.
+    pub fn load(path: &Path) -> Result<RuleGame, LoadError> {
+        let file = path.display().to_string();
+        let (prog, src) =
+            crate::syntax::parse_file(path).map_err(|(diags, src)| LoadError::Diagnostics {
+                rendered: render_all(&diags, &file, &src),
+            })?;
+        let report = crate::check::check(&prog);
+        if !report.is_ok() {
+            return Err(LoadError::Diagnostics {
+                rendered: render_all(&report.errors, &file, &src),
+            });
+        }
+        let name = path
+            .file_stem()
+            .map_or_else(|| file.clone(), |s| s.to_string_lossy().into_owned());
+        RuleGame::from_program(&prog, &name).map_err(|error| LoadError::Engine { file, error })
+    }
+
     /// Loads a parsed program (see the module documentation), with the default [`Limits`].
     pub fn from_program(p: &ast::Program, name: &str) -> Result<RuleGame, EngineError> {
         RuleGame::with_limits(p, name, Limits::default())
@@ -107,12 +160,7 @@ impl RuleGame {
         name: &str,
         limits: Limits,
     ) -> Result<RuleGame, EngineError> {
-        let mut prog = lower(p)?;
-        if prog.is_operational() {
-            return Err(EngineError::Unsupported(
-                "operation semantics (`::` rules) is not supported by this evaluator yet".into(),
-            ));
-        }
+        let mut prog = to_classic(&lower(p)?)?;
         let role = prog
             .keywords
             .role
@@ -172,7 +220,11 @@ impl RuleGame {
         };
 
         // The real plan: `true` is read per state, `does` per move.
-        let gplan = plan(&prog, &[(true_, Phase::State), (does, Phase::Move)])?;
+        let flat = flatten(&mut prog, &props, &terms, true_, next);
+        let mut inputs = vec![(true_, Phase::State), (does, Phase::Move)];
+        inputs.extend(flat.prop_rel.iter().map(|r| (*r, Phase::State)));
+        let arities: Vec<usize> = prog.relations.iter().map(|r| r.arity).collect();
+        let gplan = plan(&prog, &inputs)?;
         let mut base = Db::new(&gplan, &arities, terms, limits);
         base.run(&gplan, Phase::Static)?;
         let words = props.len().div_ceil(64).max(1);
@@ -217,6 +269,7 @@ impl RuleGame {
             base,
             pool: Mutex::new(Vec::new()),
             true_,
+            flat,
             does,
             next,
             legal,
@@ -270,7 +323,10 @@ impl RuleGame {
                 s.state = None;
                 s.db.clear_from(&self.plan, Phase::State);
                 for b in state.ones() {
-                    s.db.insert(self.true_, &[self.props[b]]);
+                    s.db.insert(self.flat.prop_rel[b], &self.flat.prop_args[b]);
+                    if self.flat.generic_true {
+                        s.db.insert(self.true_, &[self.props[b]]);
+                    }
                 }
                 s.db.run(&self.plan, Phase::State)?;
                 s.state = Some(state.clone());
@@ -377,10 +433,35 @@ impl RuleGame {
             }
             db.run(&self.plan, Phase::Move)?;
             let mut s = RuleState(vec![0; state.0.len()].into_boxed_slice());
+            let unforeseen = |db: &Db, fact: Option<TermId>| {
+                EngineError::Rules(format!(
+                    "the next state has {}, which the load-time analysis did not foresee \
+                     (arithmetic beyond the integers the rules mention?)",
+                    fact.map_or_else(|| "a fact".to_string(), |t| db.terms.kif(t))
+                ))
+            };
             let rel = db.rel(self.next);
             for i in 0..rel.len() {
-                if let Some(&b) = self.prop_of.get(&rel.row(i)[0]) {
-                    s.set(b as usize);
+                let fact = rel.row(i)[0];
+                let b = self
+                    .prop_of
+                    .get(&fact)
+                    .ok_or_else(|| unforeseen(db, Some(fact)))?;
+                s.set(*b as usize);
+            }
+            for &(r, f) in &self.flat.next_rels {
+                let rel = db.rel(r);
+                for i in 0..rel.len() {
+                    let row = rel.row(i);
+                    let t = if row.is_empty() {
+                        db.terms.find_constant(f)
+                    } else {
+                        db.terms.find_func(f, row)
+                    };
+                    let b = t
+                        .and_then(|t| self.prop_of.get(&t))
+                        .ok_or_else(|| unforeseen(db, t))?;
+                    s.set(*b as usize);
                 }
             }
             Ok(s)
@@ -433,8 +514,29 @@ fn relax(
     does: RelId,
 ) -> Program {
     let mut q = p.clone();
+    // Without negation, arithmetic can count forever (a counter `count(N) & plus(N,1,M)` no longer
+    // stops at a terminal state), so the relaxation keeps only results between the smallest and the
+    // largest integer the program mentions (and 0), the finite tables a classic translation would list.
+    // A game that leaves that range in play gets an error from `try_next`, not a wrong state.
+    let ints: Vec<i64> = (0..q.terms.len() as u32)
+        .filter_map(|i| q.terms.as_int(TermId(i)))
+        .collect();
+    let lo = q.terms.int(ints.iter().copied().min().unwrap_or(0).min(0));
+    let hi = q.terms.int(ints.iter().copied().max().unwrap_or(0).max(0));
     for r in &mut q.rules {
         r.body.retain(|l| !matches!(l, Lit::Neg(_)));
+        let results: Vec<Pat> = r
+            .body
+            .iter()
+            .filter_map(|l| match l {
+                Lit::Arith(_, _, _, z) => Some(z.clone()),
+                _ => None,
+            })
+            .collect();
+        for z in results {
+            r.body.push(Lit::Cmp(Cmp::Leq, Pat::Term(lo), z.clone()));
+            r.body.push(Lit::Cmp(Cmp::Leq, z, Pat::Term(hi)));
+        }
     }
     let x = q.terms.intern_sym("X");
     let y = q.terms.intern_sym("Y");
@@ -610,5 +712,93 @@ impl Game for RuleGame {
             out.push('\n');
         }
         out
+    }
+}
+
+/// `true` and `next` split by the function symbol of their argument (see [`flatten`]).
+struct Flat {
+    /// For each base proposition, the flattened `true` relation it goes into and its arguments.
+    prop_rel: Vec<RelId>,
+    prop_args: Vec<Box<[TermId]>>,
+    /// The flattened `next` relations, with their function symbols.
+    next_rels: Vec<(RelId, ast::Sym)>,
+    /// Whether some rule still reads `true(X)` with a variable argument (then `true` is filled too).
+    generic_true: bool,
+}
+
+/// Splits `true(f(a,b))` into a relation `true$f(a,b)` (and `next` likewise) so that joins look the
+/// arguments up through ordinary column indexes instead of matching nested terms: a lookup of
+/// `true(cell(X,Y,red))` with `X`, `Y` bound becomes one hash probe on three columns instead of building
+/// the term, probing the term store and then the index. A literal with a variable argument keeps reading
+/// the generic relation, which is then filled as well.
+fn flatten(
+    prog: &mut Program,
+    props: &[TermId],
+    terms: &TermStore,
+    true_: RelId,
+    next: RelId,
+) -> Flat {
+    let mut generic_true = false;
+    let mut next_read = false;
+    for r in &prog.rules {
+        for l in &r.body {
+            if let Lit::Pos(a) | Lit::Neg(a) = l {
+                if a.rel == true_ && matches!(a.args[0], Pat::Var(_)) {
+                    generic_true = true;
+                }
+                next_read |= a.rel == next;
+            }
+        }
+        if r.head.rel == next && matches!(r.head.args[0], Pat::Var(_)) {
+            next_read = true;
+        }
+    }
+    let split = |prog: &mut Program, base: &str, t: &Pat| -> Option<(RelId, Vec<Pat>, ast::Sym)> {
+        let (f, args) = match t {
+            Pat::Var(_) => return None,
+            Pat::Term(t) => (
+                terms.sym(*t),
+                terms.args(*t).iter().map(|a| Pat::Term(*a)).collect(),
+            ),
+            Pat::Func(f, args) => (*f, args.clone()),
+        };
+        let name = format!("{base}${}", terms.name(f));
+        Some((prog.add_relation(&name, args.len()), args, f))
+    };
+    let mut next_rels = Vec::new();
+    let mut rules = std::mem::take(&mut prog.rules);
+    for r in &mut rules {
+        for l in &mut r.body {
+            if let Lit::Pos(a) | Lit::Neg(a) = l {
+                if a.rel == true_ {
+                    if let Some((rel, args, _)) = split(prog, "true", &a.args[0]) {
+                        *a = super::ir::IrAtom { rel, args };
+                    }
+                }
+            }
+        }
+        if r.head.rel == next && !next_read {
+            if let Some((rel, args, f)) = split(prog, "next", &r.head.args[0]) {
+                r.head = super::ir::IrAtom { rel, args };
+                if !next_rels.contains(&(rel, f)) {
+                    next_rels.push((rel, f));
+                }
+            }
+        }
+    }
+    prog.rules = rules;
+    let mut prop_rel = Vec::with_capacity(props.len());
+    let mut prop_args = Vec::with_capacity(props.len());
+    for &p in props {
+        let (rel, _, _) =
+            split(prog, "true", &Pat::Term(p)).unwrap_or((true_, Vec::new(), ast::Sym(0)));
+        prop_rel.push(rel);
+        prop_args.push(terms.args(p).to_vec().into_boxed_slice());
+    }
+    Flat {
+        prop_rel,
+        prop_args,
+        next_rels,
+        generic_true,
     }
 }
