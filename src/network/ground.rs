@@ -176,6 +176,8 @@ struct Grounder<'a> {
     atoms: Vec<AtomDef>,
     atom_of: HashMap<(RelId, SmallVec<[TermId; 4]>), u32>,
     instances: usize,
+    /// Candidate rows tried, for budget checks between instances.
+    visits: u64,
     budget: Budget,
     started: Instant,
     true_: RelId,
@@ -258,6 +260,7 @@ pub fn ground_with(p: &ast::Program, budget: Budget) -> Result<Grounded, Network
         atoms: Vec::new(),
         atom_of: HashMap::new(),
         instances: 0,
+        visits: 0,
         budget,
         started,
         true_,
@@ -564,6 +567,10 @@ impl Grounder<'_> {
                     None => (0..db.rel(a.rel).len() as u32).collect(),
                 };
                 for i in rows {
+                    self.visits += 1;
+                    if self.visits % 65536 == 0 {
+                        self.check_budget()?;
+                    }
                     let row: SmallVec<[TermId; 4]> =
                         SmallVec::from_slice(self.src.db(a.rel).rel(a.rel).row(i as usize));
                     let saved = b.clone();
@@ -775,6 +782,7 @@ struct Compiler<'a> {
     roles: &'a [TermId],
     move_of: &'a HashMap<TermId, u32>,
     budget: Budget,
+    started: Instant,
     /// Provisional node of gate `i` is `GATE0 + i`.
     scratch: SmallVec<[NetLit; 16]>,
 }
@@ -820,6 +828,7 @@ impl<'a> Compiler<'a> {
             roles,
             move_of,
             budget,
+            started: g.started,
             scratch: SmallVec::new(),
         }
     }
@@ -947,6 +956,12 @@ impl<'a> Compiler<'a> {
     fn gate(&mut self, key: SmallVec<[NetLit; 4]>, negate: bool) -> Result<NetLit, NetworkError> {
         if let Some(&l) = self.dedup.get(&(negate, key.clone())) {
             return Ok(l);
+        }
+        if self.gates.len() % 4096 == 0 && self.started.elapsed() > self.budget.max_time {
+            return Err(NetworkError::Budget(format!(
+                "compiling took longer than {} s",
+                self.budget.max_time.as_secs_f64()
+            )));
         }
         if self.gates.len() >= self.budget.max_gates {
             return Err(NetworkError::Budget(format!(
