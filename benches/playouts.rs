@@ -14,9 +14,13 @@ fn playouts(c: &mut Criterion) {
     group.throughput(Throughput::Elements(BATCH));
     let c4 = Connect4::new(6, 7).expect("6x7 board");
     let mut rng = SmallRng::seed_from_u64(1);
-    group.bench_function("connect4_6x7", |b| b.iter(|| run_playouts(&c4, BATCH, &mut rng)));
+    group.bench_function("connect4_6x7", |b| {
+        b.iter(|| run_playouts(&c4, BATCH, &mut rng))
+    });
     let ttt = TicTacToe::new(3, 3).expect("3x3 board");
-    group.bench_function("tictactoe_3x3", |b| b.iter(|| run_playouts(&ttt, BATCH, &mut rng)));
+    group.bench_function("tictactoe_3x3", |b| {
+        b.iter(|| run_playouts(&ttt, BATCH, &mut rng))
+    });
     group.finish();
 }
 

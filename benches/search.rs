@@ -24,7 +24,10 @@ fn search(c: &mut Criterion) {
     group.sample_size(10);
 
     let ab = alphabeta(&g, &s, DEPTH, false).expect("alpha-beta searches");
-    eprintln!("alphabeta depth {DEPTH}: {} nodes, {} leaves", ab.stats.nodes, ab.stats.leaves);
+    eprintln!(
+        "alphabeta depth {DEPTH}: {} nodes, {} leaves",
+        ab.stats.nodes, ab.stats.leaves
+    );
     group.throughput(Throughput::Elements(ab.stats.nodes));
     group.bench_function(BenchmarkId::new("alphabeta", DEPTH), |b| {
         b.iter(|| alphabeta(&g, &s, DEPTH, false))
@@ -37,9 +40,10 @@ fn search(c: &mut Criterion) {
             jb.stats.nodes, jb.stats.leaves
         );
         group.throughput(Throughput::Elements(jb.stats.nodes));
-        group.bench_function(BenchmarkId::new(format!("jamboree{fraction}"), DEPTH), |b| {
-            b.iter(|| jamboree(&g, &s, DEPTH, fraction, false))
-        });
+        group.bench_function(
+            BenchmarkId::new(format!("jamboree{fraction}"), DEPTH),
+            |b| b.iter(|| jamboree(&g, &s, DEPTH, fraction, false)),
+        );
     }
     group.finish();
 }

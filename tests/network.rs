@@ -24,7 +24,10 @@ const KNOWN_PROBLEMS: &[(&str, &str)] = &[(
 /// (negation-free) fixpoint, run by the engine's evaluator before grounding, does not finish in minutes,
 /// and the grounding budget cannot interrupt it. They run on the Datalog evaluator.
 const NO_NETWORK_YET: &[(&str, &str)] = &[
-    ("chess", "the relaxed fixpoint does not finish within minutes"),
+    (
+        "chess",
+        "the relaxed fixpoint does not finish within minutes",
+    ),
     ("chess_200", "the same rules as chess"),
 ];
 
@@ -105,8 +108,14 @@ fn every_trace_replays_on_the_network() {
             failures.push(format!("{name}: {d}"));
         }
     }
-    println!("{games} games on the network, {skipped} without one; {passed} passed, {failed} failed");
-    assert!(failures.is_empty(), "failed games:\n{}", failures.join("\n"));
+    println!(
+        "{games} games on the network, {skipped} without one; {passed} passed, {failed} failed"
+    );
+    assert!(
+        failures.is_empty(),
+        "failed games:\n{}",
+        failures.join("\n")
+    );
 }
 
 /// Plays `playouts` random playouts on both engines with the same moves and compares every step.
@@ -115,7 +124,11 @@ fn differential(name: &str, playouts: usize) {
     let net = NetGame::from_program(&program, name).expect("grounds");
     let rule = RuleGame::from_program(&program, name).expect("loads");
     assert_eq!(net.info().roles, rule.info().roles, "{name}: roles");
-    assert_eq!(net.info().dynamics, rule.info().dynamics, "{name}: dynamics");
+    assert_eq!(
+        net.info().dynamics,
+        rule.info().dynamics,
+        "{name}: dynamics"
+    );
     let mut rng = SmallRng::seed_from_u64(7);
     let roles = net.info().num_roles();
     let (mut nbuf, mut rbuf) = (Vec::new(), Vec::new());

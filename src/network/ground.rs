@@ -568,7 +568,7 @@ impl Grounder<'_> {
                 };
                 for i in rows {
                     self.visits += 1;
-                    if self.visits % 65536 == 0 {
+                    if self.visits.is_multiple_of(65536) {
                         self.check_budget()?;
                     }
                     let row: SmallVec<[TermId; 4]> =
@@ -693,7 +693,7 @@ impl Grounder<'_> {
             return Ok(());
         }
         self.instances += 1;
-        if self.instances % 4096 == 0 {
+        if self.instances.is_multiple_of(4096) {
             self.check_budget()?;
         }
         let at = self.atom(rule.head.rel, fact) as usize;
@@ -755,8 +755,10 @@ impl Grounder<'_> {
             Pat::Var(v) => b[*v as usize],
             Pat::Term(t) => Some(*t),
             Pat::Func(s, args) => {
-                let ids: SmallVec<[TermId; 4]> =
-                    args.iter().map(|a| self.make(a, b)).collect::<Option<_>>()?;
+                let ids: SmallVec<[TermId; 4]> = args
+                    .iter()
+                    .map(|a| self.make(a, b))
+                    .collect::<Option<_>>()?;
                 self.terms.find_func(*s, &ids)
             }
         }
@@ -922,7 +924,6 @@ impl<'a> Compiler<'a> {
         Ok(self.lit_of[root as usize])
     }
 
-
     /// The AND of literals, folded and shared.
     fn and(&mut self, lits: &[NetLit]) -> Result<NetLit, NetworkError> {
         self.scratch.clear();
@@ -957,7 +958,7 @@ impl<'a> Compiler<'a> {
         if let Some(&l) = self.dedup.get(&(negate, key.clone())) {
             return Ok(l);
         }
-        if self.gates.len() % 4096 == 0 && self.started.elapsed() > self.budget.max_time {
+        if self.gates.len().is_multiple_of(4096) && self.started.elapsed() > self.budget.max_time {
             return Err(NetworkError::Budget(format!(
                 "compiling took longer than {} s",
                 self.budget.max_time.as_secs_f64()

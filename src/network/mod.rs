@@ -99,15 +99,65 @@ fn lit_val(vals: &[u64], l: NetLit) -> u64 {
 }
 
 /// One pass over `gates`, whose first node is `first`.
+///
+/// [`NetGame::from_grounded`] checks once that every gate reads only nodes before its own and that its
+/// input range lies within `inputs`, so the hot loop indexes without bounds checks.
 #[inline]
 fn eval(gates: &[Gate], inputs: &[NetLit], vals: &mut [u64], first: usize) {
+    if vals.len() < first + gates.len() {
+        return;
+    }
     for (i, g) in gates.iter().enumerate() {
         let mut acc = !0u64;
-        for &l in &inputs[g.start as usize..g.end as usize] {
-            acc &= lit_val(vals, l);
+        // SAFETY: `validate` proved `start <= end <= inputs.len()` and every input node `< first + i`,
+        // and `vals` holds at least `first + gates.len()` nodes (checked above).
+        unsafe {
+            for &l in inputs.get_unchecked(g.start as usize..g.end as usize) {
+                acc &= *vals.get_unchecked((l >> 1) as usize) ^ 0u64.wrapping_sub(u64::from(l & 1));
+            }
+            *vals.get_unchecked_mut(first + i) = acc ^ g.negate;
         }
-        vals[first + i] = acc ^ g.negate;
     }
+}
+
+/// Checks the invariants [`eval`] relies on.
+fn validate(n: &Grounded) -> Result<(), NetworkError> {
+    let bad = |what: &str| {
+        Err(NetworkError::Unsupported(format!(
+            "malformed network: {what}"
+        )))
+    };
+    if n.first_gate + n.gates.len() != n.num_nodes || n.state_gates > n.gates.len() {
+        return bad("node counts");
+    }
+    for (i, g) in n.gates.iter().enumerate() {
+        if g.start > g.end || g.end as usize > n.inputs.len() {
+            return bad("input range");
+        }
+        if n.inputs[g.start as usize..g.end as usize]
+            .iter()
+            .any(|&l| (l >> 1) as usize >= n.first_gate + i)
+        {
+            return bad("a gate reads a later node");
+        }
+    }
+    let outs = n
+        .legal
+        .iter()
+        .flatten()
+        .map(|o| o.lit)
+        .chain(n.goals.iter().flatten().map(|x| x.1))
+        .chain(n.next.iter().copied())
+        .chain([n.terminal]);
+    let does_ok = n
+        .legal
+        .iter()
+        .flatten()
+        .all(|o| o.does == u32::MAX || (o.does as usize) < n.first_gate);
+    if !does_ok || outs.into_iter().any(|l| (l >> 1) as usize >= n.num_nodes) {
+        return bad("an output outside the network");
+    }
+    Ok(())
 }
 
 impl NetGame {
@@ -118,6 +168,7 @@ impl NetGame {
 
     /// Wraps a grounded network.
     pub fn from_grounded(net: Grounded, name: &str) -> Result<NetGame, NetworkError> {
+        validate(&net)?;
         let terms = &net.terms;
         let words = net.props.len().div_ceil(64).max(1);
         let mut initial = NetState(vec![0; words].into_boxed_slice());
@@ -226,7 +277,11 @@ impl NetGame {
     fn legal_into(&self, vals: &[u64], role: RoleIndex, out: &mut Vec<u32>) {
         out.clear();
         if let Some(l) = self.net.legal.get(role) {
-            out.extend(l.iter().filter(|o| lit_val(vals, o.lit) & 1 != 0).map(|o| o.mv));
+            out.extend(
+                l.iter()
+                    .filter(|o| lit_val(vals, o.lit) & 1 != 0)
+                    .map(|o| o.mv),
+            );
         }
     }
 
@@ -280,7 +335,12 @@ impl NetGame {
         let mut cand: Vec<u32> = Vec::with_capacity(n.moves.len());
         let mut touched: Vec<u32> = Vec::new();
         for _ in 0..max_steps {
-            eval(&n.gates[..n.state_gates], &n.inputs, &mut vals, n.first_gate);
+            eval(
+                &n.gates[..n.state_gates],
+                &n.inputs,
+                &mut vals,
+                n.first_gate,
+            );
             alive &= !lit_val(&vals, n.terminal);
             if alive == 0 {
                 break;
@@ -309,7 +369,12 @@ impl NetGame {
                 }
             }
             steps += u64::from(alive.count_ones());
-            eval(&n.gates[n.state_gates..], &n.inputs, &mut vals, n.first_gate + n.state_gates);
+            eval(
+                &n.gates[n.state_gates..],
+                &n.inputs,
+                &mut vals,
+                n.first_gate + n.state_gates,
+            );
             for (p, l) in n.next.iter().enumerate() {
                 next[p] = lit_val(&vals, *l);
             }
@@ -513,7 +578,10 @@ impl Game for NetGame {
                     let v = lit_val(vals, *l);
                     vals[n.first_gate + n.gates.len() + p] = v;
                 }
-                vals.copy_within(n.first_gate + n.gates.len()..n.first_gate + n.gates.len() + np, 1);
+                vals.copy_within(
+                    n.first_gate + n.gates.len()..n.first_gate + n.gates.len() + np,
+                    1,
+                );
                 for v in &mut vals[1 + np..n.first_gate] {
                     *v = 0;
                 }

@@ -164,6 +164,9 @@ mod tests {
     #[test]
     fn terms_split_at_top_level_spaces() {
         assert_eq!(split_terms("(mark 1 1) noop"), vec!["(mark 1 1)", "noop"]);
-        assert_eq!(split_terms("noop (move (a b) c)"), vec!["noop", "(move (a b) c)"]);
+        assert_eq!(
+            split_terms("noop (move (a b) c)"),
+            vec!["noop", "(move (a b) c)"]
+        );
     }
 }
