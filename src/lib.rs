@@ -22,6 +22,7 @@ pub mod diagnostics;
 pub mod engine;
 pub mod game;
 pub mod games;
+pub mod network;
 pub mod players;
 pub mod print;
 pub mod syntax;

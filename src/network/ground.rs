@@ -1,0 +1,1038 @@
+//! Grounding and compilation: a classic GDL program becomes a levelised AND/NOT network.
+//!
+//! The main entry point is [`ground`]. It
+//! 1. runs the *relaxed* fixpoint (negation dropped, `true` fed from `init`/`next`, `does` from `legal`) on
+//!    the engine's evaluator: an over-approximation of every fact that can ever hold;
+//! 2. evaluates the relations that do not depend on `true`/`does` exactly, once (they become constants);
+//! 3. instantiates every rule of a state-dependent relation by joining its body against those fact sets,
+//!    keeping only instances whose positive conditions can hold; static conditions are decided on the spot;
+//! 4. compiles the ground atoms reachable from the outputs (`legal`, `goal`, `terminal`, `next`) into gates,
+//!    depth first, so that creation order is a topological order; constants fold away, identical gates are
+//!    shared, a NOT costs nothing (it is a flag on a gate input).
+//!
+//! Every gate is an AND of possibly negated inputs with a possibly negated output (an OR is the negated
+//! AND of negated inputs), so one loop evaluates the whole network. Gates that do not read `does` come
+//! first (the *state* part: legal, goal, terminal), then the *move* part (`next`).
+//!
+//! A ground recursion through state-dependent relations (a cycle in the network) is not supported and
+//! returns [`NetworkError::Cyclic`]; so do budgets exceeded, so that a caller can fall back to the
+//! Datalog evaluator with the reason.
+
+use std::time::{Duration, Instant};
+
+use hashbrown::HashMap;
+use smallvec::SmallVec;
+
+use crate::engine::eval::Db;
+use crate::engine::ir::{Arith, Cmp, IrAtom, Lit, Pat, Program, RelId, Rule};
+use crate::engine::plan::{plan, Phase};
+use crate::engine::terms::{TermId, TermStore};
+use crate::engine::{lower, EngineError, Limits};
+use crate::syntax::ast::{self, Syntax};
+
+/// Why a program has no network.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NetworkError {
+    /// The engine rejected the program (invalid, runaway or unsupported).
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+    /// Grounding would exceed the size or time budget.
+    #[error("grounding exceeds the budget: {0}")]
+    Budget(String),
+    /// The ground rules recurse through state-dependent relations.
+    #[error("the ground rules are recursive through `{0}`, which depends on the state")]
+    Cyclic(String),
+    /// Something the network does not support (operation semantics, ...).
+    #[error("unsupported by the network: {0}")]
+    Unsupported(String),
+}
+
+/// Limits on grounding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Budget {
+    /// The most ground rule instances.
+    pub max_instances: usize,
+    /// The most gates.
+    pub max_gates: usize,
+    /// Wall-clock time for grounding and compiling.
+    pub max_time: Duration,
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget {
+            max_instances: 3_000_000,
+            max_gates: 2_000_000,
+            max_time: Duration::from_secs(10),
+        }
+    }
+}
+
+/// A literal of the compiled network: `node << 1 | negated`. Node 0 is the constant false, so literal 0
+/// is false and literal 1 is true.
+pub type NetLit = u32;
+/// The constant false.
+pub const FALSE: NetLit = 0;
+/// The constant true.
+pub const TRUE: NetLit = 1;
+
+/// One gate: the AND of `inputs[start..end]`, its output negated when `negate` is all ones.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Gate {
+    /// First input (index into [`Grounded::inputs`]).
+    pub start: u32,
+    /// One past the last input.
+    pub end: u32,
+    /// `0` or `!0`: XORed into the result.
+    pub negate: u64,
+}
+
+/// A legal move output: the move (global id), the literal that says it is legal, and the `does` input
+/// node to set when it is played (`u32::MAX` when nothing reads it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LegalOut {
+    /// Global move id.
+    pub mv: u32,
+    /// Legality.
+    pub lit: NetLit,
+    /// The `does` node, or `u32::MAX`.
+    pub does: u32,
+}
+
+/// A grounded and compiled game (see the module documentation).
+#[derive(Clone, Debug)]
+pub struct Grounded {
+    /// The term store that names roles, propositions and moves.
+    pub terms: TermStore,
+    /// The syntax of the source file (moves print in it).
+    pub syntax: Syntax,
+    /// The roles, in order.
+    pub roles: Vec<TermId>,
+    /// Base propositions, sorted by their KIF text; proposition `i` is node `1 + i`.
+    pub props: Vec<TermId>,
+    /// Moves (all roles), sorted by their KIF text.
+    pub moves: Vec<TermId>,
+    /// The propositions true initially.
+    pub initial: Vec<u32>,
+    /// Number of nodes (constant, propositions, `does` inputs, gates).
+    pub num_nodes: usize,
+    /// The node of the first gate; gates are numbered consecutively from here.
+    pub first_gate: usize,
+    /// All gates, in evaluation order.
+    pub gates: Vec<Gate>,
+    /// How many of `gates` form the state part (they come first).
+    pub state_gates: usize,
+    /// Gate inputs.
+    pub inputs: Vec<NetLit>,
+    /// Per role, its legal moves' outputs, sorted by move id.
+    pub legal: Vec<Vec<LegalOut>>,
+    /// Per role, `(value, literal)` for each possible goal value, ascending.
+    pub goals: Vec<Vec<(i32, NetLit)>>,
+    /// The terminal output.
+    pub terminal: NetLit,
+    /// Per proposition, the literal of `next(p)`.
+    pub next: Vec<NetLit>,
+    /// Ground rule instances that were made.
+    pub instances: usize,
+}
+
+/// Grounds and compiles `p` with the default [`Budget`].
+pub fn ground(p: &ast::Program) -> Result<Grounded, NetworkError> {
+    ground_with(p, Budget::default())
+}
+
+/// A ground atom of a state-dependent relation and its definition.
+struct AtomDef {
+    rel: RelId,
+    args: SmallVec<[TermId; 4]>,
+    /// Alternatives (rule instances), each a conjunction of atom literals (`atom << 1 | negated`).
+    bodies: Vec<SmallVec<[u32; 4]>>,
+    /// A rule instance with no state-dependent condition makes the atom always true.
+    always: bool,
+}
+
+/// Where each relation's facts come from while grounding.
+struct Sources<'a> {
+    relaxed: &'a Db,
+    exact: &'a Db,
+    dynamic: &'a [bool],
+}
+
+impl<'a> Sources<'a> {
+    fn db(&self, r: RelId) -> &'a Db {
+        if self.dynamic[r.0 as usize] {
+            self.relaxed
+        } else {
+            self.exact
+        }
+    }
+}
+
+struct Grounder<'a> {
+    src: Sources<'a>,
+    terms: TermStore,
+    /// Lazily built lookups: (relation, column) → value → rows.
+    index: HashMap<(u32, usize), HashMap<TermId, Vec<u32>>>,
+    atoms: Vec<AtomDef>,
+    atom_of: HashMap<(RelId, SmallVec<[TermId; 4]>), u32>,
+    instances: usize,
+    /// Candidate rows tried, for budget checks between instances.
+    visits: u64,
+    budget: Budget,
+    started: Instant,
+    true_: RelId,
+    does: RelId,
+    rel_names: Vec<String>,
+}
+
+/// Grounds and compiles `p` within `budget` (see the module documentation).
+pub fn ground_with(p: &ast::Program, budget: Budget) -> Result<Grounded, NetworkError> {
+    let started = Instant::now();
+    let mut prog = lower(p)?;
+    if prog.is_operational() {
+        return Err(NetworkError::Unsupported(
+            "operation semantics (`::` rules)".into(),
+        ));
+    }
+    let role = prog
+        .keywords
+        .role
+        .ok_or_else(|| EngineError::Invalid("the game has no `role` facts".into()))?;
+    let true_ = prog.add_relation("true", 1);
+    let does = prog.add_relation("does", 2);
+    let next = prog.add_relation("next", 1);
+    let legal = prog.add_relation("legal", 2);
+    let init = prog.add_relation("init", 1);
+    let goal = prog.add_relation("goal", 2);
+    let terminal = prog.add_relation("terminal", 0);
+    let arities: Vec<usize> = prog.relations.iter().map(|r| r.arity).collect();
+    let limits = Limits::default();
+
+    let relaxed = relax(&prog, init, true_, next, legal, does);
+    let rplan = plan(&relaxed, &[])?;
+    let mut rdb = Db::new(&rplan, &arities, relaxed.terms.clone(), limits);
+    rdb.run(&rplan, Phase::Static)?;
+    let gplan = plan(&prog, &[(true_, Phase::State), (does, Phase::Move)])?;
+    let mut sdb = Db::new(&gplan, &arities, rdb.terms.clone(), limits);
+    sdb.run(&gplan, Phase::Static)?;
+    let dynamic: Vec<bool> = gplan.phases.iter().map(|p| *p != Phase::Static).collect();
+
+    let terms = sdb.terms.clone();
+    let rows = |db: &Db, r: RelId| -> Vec<Vec<TermId>> {
+        (0..db.rel(r).len())
+            .map(|i| db.rel(r).row(i).to_vec())
+            .collect()
+    };
+    let roles: Vec<TermId> = rows(&sdb, role).into_iter().map(|r| r[0]).collect();
+    if roles.is_empty() {
+        return Err(EngineError::Invalid("the game has no roles".into()).into());
+    }
+    let mut props: Vec<TermId> = rows(&rdb, true_).into_iter().map(|r| r[0]).collect();
+    props.sort_by_cached_key(|t| terms.kif(*t));
+    props.dedup();
+    let prop_of: HashMap<TermId, u32> = props
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (*t, i as u32))
+        .collect();
+    let legal_rows = rows(&rdb, legal);
+    let mut moves: Vec<TermId> = legal_rows.iter().map(|r| r[1]).collect();
+    moves.sort_by_cached_key(|t| terms.kif(*t));
+    moves.dedup();
+    let move_of: HashMap<TermId, u32> = moves
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (*t, i as u32))
+        .collect();
+    let initial: Vec<u32> = rows(&sdb, init)
+        .iter()
+        .filter_map(|r| prop_of.get(&r[0]).copied())
+        .collect();
+
+    let mut g = Grounder {
+        src: Sources {
+            relaxed: &rdb,
+            exact: &sdb,
+            dynamic: &dynamic,
+        },
+        terms,
+        index: HashMap::new(),
+        atoms: Vec::new(),
+        atom_of: HashMap::new(),
+        instances: 0,
+        visits: 0,
+        budget,
+        started,
+        true_,
+        does,
+        rel_names: prog
+            .relations
+            .iter()
+            .map(|r| prog.terms.name(r.name).to_string())
+            .collect(),
+    };
+    for rule in &prog.rules {
+        let h = rule.head.rel;
+        if !dynamic[h.0 as usize] || h == true_ || h == does {
+            continue;
+        }
+        g.ground_rule(rule)?;
+    }
+
+    // The outputs, as atom literals (or constants).
+    let out_lit = |g: &Grounder, r: RelId, args: &[TermId]| -> Out {
+        if !dynamic[r.0 as usize] {
+            return Out::Const(sdb.rel(r).contains(args));
+        }
+        match g.atom_of.get(&(r, SmallVec::from_slice(args))) {
+            Some(&a) => Out::Atom(a),
+            None => Out::Const(false),
+        }
+    };
+    let mut legal_out: Vec<Vec<(u32, TermId, Out)>> = vec![Vec::new(); roles.len()];
+    for row in &legal_rows {
+        if let Some(ri) = roles.iter().position(|r| *r == row[0]) {
+            legal_out[ri].push((move_of[&row[1]], row[1], out_lit(&g, legal, row)));
+        }
+    }
+    for l in &mut legal_out {
+        l.sort_by_key(|x| x.0);
+        l.dedup_by_key(|x| x.0);
+    }
+    let mut goal_out: Vec<Vec<(i32, Out)>> = vec![Vec::new(); roles.len()];
+    for row in rows(&rdb, goal) {
+        let (Some(ri), Some(v)) = (
+            roles.iter().position(|r| *r == row[0]),
+            g.terms.as_int(row[1]).and_then(|v| i32::try_from(v).ok()),
+        ) else {
+            continue;
+        };
+        goal_out[ri].push((v, out_lit(&g, goal, &row)));
+    }
+    for v in &mut goal_out {
+        v.sort_by_key(|x| x.0);
+    }
+    let terminal_out = out_lit(&g, terminal, &[]);
+    let next_out: Vec<Out> = props.iter().map(|p| out_lit(&g, next, &[*p])).collect();
+
+    // Compile.
+    let mut c = Compiler::new(&g, props.len(), &prop_of, &roles, &move_of, budget);
+    let lit = |c: &mut Compiler, o: &Out| -> Result<NetLit, NetworkError> {
+        match o {
+            Out::Const(b) => Ok(*b as NetLit),
+            Out::Atom(a) => c.atom_lit(&g, *a),
+        }
+    };
+    let mut legal_lits = Vec::new();
+    for l in &legal_out {
+        let mut v = Vec::new();
+        for (m, _, o) in l {
+            v.push((*m, lit(&mut c, o)?));
+        }
+        legal_lits.push(v);
+    }
+    let mut goal_lits = Vec::new();
+    for l in &goal_out {
+        let mut v = Vec::new();
+        for (val, o) in l {
+            v.push((*val, lit(&mut c, o)?));
+        }
+        goal_lits.push(v);
+    }
+    let terminal_lit = lit(&mut c, &terminal_out)?;
+    let mut next_lits = Vec::new();
+    for o in &next_out {
+        next_lits.push(lit(&mut c, o)?);
+    }
+    let state_lits: Vec<NetLit> = legal_lits
+        .iter()
+        .flatten()
+        .map(|x| x.1)
+        .chain(goal_lits.iter().flatten().map(|x| x.1))
+        .chain([terminal_lit])
+        .collect();
+    if state_lits.iter().any(|l| c.move_dep(*l)) {
+        return Err(NetworkError::Unsupported(
+            "`legal`, `goal` or `terminal` depends on `does`".into(),
+        ));
+    }
+    let first_gate = 1 + props.len() + c.num_does;
+    let remap = c.finish_order(first_gate);
+    let map = |l: NetLit| -> NetLit {
+        let n = l >> 1;
+        if n < GATE0 {
+            l
+        } else {
+            (remap[(n - GATE0) as usize] << 1) | (l & 1)
+        }
+    };
+    let mut gates = Vec::with_capacity(c.gates.len());
+    let mut inputs = Vec::with_capacity(c.inputs.len());
+    let mut order: Vec<usize> = (0..c.gates.len()).collect();
+    order.sort_by_key(|&i| remap[i]);
+    debug_assert!(remap.iter().all(|&n| (n as usize) < GATE0 as usize));
+    let mut state_gates = 0;
+    for &i in &order {
+        let (s, e, neg, mv) = c.gates[i];
+        if !mv {
+            state_gates += 1;
+        }
+        let start = inputs.len() as u32;
+        inputs.extend_from_slice(&c.inputs[s as usize..e as usize]);
+        gates.push(Gate {
+            start,
+            end: inputs.len() as u32,
+            negate: if neg { !0 } else { 0 },
+        });
+    }
+    let legal = legal_lits
+        .iter()
+        .enumerate()
+        .map(|(ri, v)| {
+            v.iter()
+                .map(|&(m, l)| LegalOut {
+                    mv: m,
+                    lit: map(l),
+                    does: c
+                        .does_node
+                        .get(&(ri as u32, m))
+                        .copied()
+                        .unwrap_or(u32::MAX),
+                })
+                .collect()
+        })
+        .collect();
+    let goals = goal_lits
+        .iter()
+        .map(|v| v.iter().map(|&(val, l)| (val, map(l))).collect())
+        .collect();
+    Ok(Grounded {
+        terms: g.terms.clone(),
+        syntax: prog.syntax,
+        roles,
+        props,
+        moves,
+        initial,
+        num_nodes: first_gate + gates.len(),
+        first_gate,
+        gates,
+        state_gates,
+        inputs,
+        legal,
+        goals,
+        terminal: map(terminal_lit),
+        next: next_lits.iter().map(|&l| map(l)).collect(),
+        instances: g.instances,
+    })
+}
+
+/// A ground atom as KIF, for messages.
+fn atom_name(g: &Grounder, a: u32) -> String {
+    let d = &g.atoms[a as usize];
+    let mut s = format!("({}", g.rel_names[d.rel.0 as usize]);
+    for t in &d.args {
+        s.push(' ');
+        s.push_str(&g.terms.kif(*t));
+    }
+    s.push(')');
+    s
+}
+
+#[derive(Clone, Copy)]
+enum Out {
+    Const(bool),
+    Atom(u32),
+}
+
+/// Whether a pattern's variables are all bound.
+fn bound(p: &Pat, b: &[Option<TermId>]) -> bool {
+    let mut ok = true;
+    p.each_var(&mut |v| ok &= b[v as usize].is_some());
+    ok
+}
+
+impl Grounder<'_> {
+    fn check_budget(&self) -> Result<(), NetworkError> {
+        if self.instances > self.budget.max_instances {
+            return Err(NetworkError::Budget(format!(
+                "more than {} ground rule instances",
+                self.budget.max_instances
+            )));
+        }
+        if self.started.elapsed() > self.budget.max_time {
+            return Err(NetworkError::Budget(format!(
+                "grounding took longer than {} s",
+                self.budget.max_time.as_secs_f64()
+            )));
+        }
+        Ok(())
+    }
+
+    /// The body in a join order: filters as soon as their variables are bound, then the positive atom
+    /// with the most bound arguments.
+    fn order(&self, rule: &Rule) -> Result<Vec<usize>, NetworkError> {
+        let nv = rule.var_names.len();
+        let mut b: Vec<Option<TermId>> = vec![None; nv];
+        let dummy = TermId(0);
+        let mut left: Vec<usize> = (0..rule.body.len()).collect();
+        let mut out = Vec::new();
+        while !left.is_empty() {
+            let mut pick = None;
+            for (k, &i) in left.iter().enumerate() {
+                let ready = match &rule.body[i] {
+                    Lit::Neg(a) => a.args.iter().all(|p| bound(p, &b)),
+                    Lit::Cmp(Cmp::Same, x, y) => bound(x, &b) || bound(y, &b),
+                    Lit::Cmp(_, x, y) => bound(x, &b) && bound(y, &b),
+                    Lit::Arith(_, x, y, _) => bound(x, &b) && bound(y, &b),
+                    Lit::Pos(_) => false,
+                };
+                if ready {
+                    pick = Some(k);
+                    break;
+                }
+            }
+            if pick.is_none() {
+                let mut best: Option<(usize, usize, usize)> = None;
+                for (k, &i) in left.iter().enumerate() {
+                    if let Lit::Pos(a) = &rule.body[i] {
+                        let nb = a.args.iter().filter(|p| bound(p, &b)).count();
+                        let size = self.src.db(a.rel).rel(a.rel).len();
+                        let key = (nb, usize::MAX - size);
+                        if best.is_none_or(|(_, x, y)| key > (x, y)) {
+                            best = Some((k, key.0, key.1));
+                        }
+                    }
+                }
+                pick = best.map(|x| x.0);
+            }
+            let Some(k) = pick else {
+                return Err(EngineError::Invalid("a rule has an unbound variable".into()).into());
+            };
+            let i = left.remove(k);
+            let mut mark = |p: &Pat| p.each_var(&mut |v| b[v as usize] = Some(dummy));
+            match &rule.body[i] {
+                Lit::Pos(a) => a.args.iter().for_each(&mut mark),
+                Lit::Cmp(_, x, y) => {
+                    mark(x);
+                    mark(y)
+                }
+                Lit::Arith(_, _, _, z) => mark(z),
+                Lit::Neg(_) => {}
+            }
+            out.push(i);
+        }
+        Ok(out)
+    }
+
+    fn ground_rule(&mut self, rule: &Rule) -> Result<(), NetworkError> {
+        let order = self.order(rule)?;
+        let mut b: Vec<Option<TermId>> = vec![None; rule.var_names.len()];
+        let mut body: SmallVec<[u32; 4]> = SmallVec::new();
+        self.step(rule, &order, 0, &mut b, &mut body)
+    }
+
+    fn step(
+        &mut self,
+        rule: &Rule,
+        order: &[usize],
+        k: usize,
+        b: &mut Vec<Option<TermId>>,
+        body: &mut SmallVec<[u32; 4]>,
+    ) -> Result<(), NetworkError> {
+        if k == order.len() {
+            return self.emit(rule, b, body);
+        }
+        match &rule.body[order[k]] {
+            Lit::Pos(a) => {
+                let dynamic = self.src.dynamic[a.rel.0 as usize];
+                let db = self.src.db(a.rel);
+                // Look the relation up by its first bound column.
+                let key = a
+                    .args
+                    .iter()
+                    .enumerate()
+                    .find_map(|(c, p)| self.make(p, b).map(|t| (c, t)));
+                let rows: Vec<u32> = match key {
+                    Some((c, t)) => {
+                        let ix = self.index.entry((a.rel.0, c)).or_insert_with(|| {
+                            let rel = db.rel(a.rel);
+                            let mut m: HashMap<TermId, Vec<u32>> = HashMap::new();
+                            for i in 0..rel.len() {
+                                m.entry(rel.row(i)[c]).or_default().push(i as u32);
+                            }
+                            m
+                        });
+                        ix.get(&t).cloned().unwrap_or_default()
+                    }
+                    None => (0..db.rel(a.rel).len() as u32).collect(),
+                };
+                for i in rows {
+                    self.visits += 1;
+                    if self.visits.is_multiple_of(65536) {
+                        self.check_budget()?;
+                    }
+                    let row: SmallVec<[TermId; 4]> =
+                        SmallVec::from_slice(self.src.db(a.rel).rel(a.rel).row(i as usize));
+                    let saved = b.clone();
+                    if a.args
+                        .iter()
+                        .zip(row.iter())
+                        .all(|(p, t)| self.matches(p, *t, b))
+                    {
+                        let pushed = dynamic;
+                        if dynamic {
+                            let at = self.atom(a.rel, row);
+                            body.push(at << 1);
+                        }
+                        self.step(rule, order, k + 1, b, body)?;
+                        if pushed {
+                            body.pop();
+                        }
+                    }
+                    *b = saved;
+                }
+                Ok(())
+            }
+            Lit::Neg(a) => {
+                let Some(fact) = self.make_all(a, b) else {
+                    // A term that was never built is in no relation: the negation holds.
+                    return self.step(rule, order, k + 1, b, body);
+                };
+                if self.src.dynamic[a.rel.0 as usize] {
+                    if !self.src.relaxed.rel(a.rel).contains(&fact) {
+                        return self.step(rule, order, k + 1, b, body);
+                    }
+                    let at = self.atom(a.rel, fact);
+                    body.push(at << 1 | 1);
+                    self.step(rule, order, k + 1, b, body)?;
+                    body.pop();
+                    Ok(())
+                } else if self.src.exact.rel(a.rel).contains(&fact) {
+                    Ok(())
+                } else {
+                    self.step(rule, order, k + 1, b, body)
+                }
+            }
+            Lit::Cmp(c, x, y) => {
+                let ok = match c {
+                    Cmp::Same => {
+                        let saved = b.clone();
+                        let (x, y) = if bound(x, b) { (x, y) } else { (y, x) };
+                        let ok = match self.make(x, b) {
+                            Some(t) => self.matches(y, t, b),
+                            None => false,
+                        };
+                        if ok {
+                            self.step(rule, order, k + 1, b, body)?;
+                        }
+                        *b = saved;
+                        return Ok(());
+                    }
+                    Cmp::Distinct => match (self.make(x, b), self.make(y, b)) {
+                        (Some(a), Some(c)) => a != c,
+                        // A term never built differs from every built one, and two patterns that
+                        // cannot be built are compared structurally by the engine; be conservative.
+                        (Some(_), None) | (None, Some(_)) => true,
+                        (None, None) => false,
+                    },
+                    Cmp::Less | Cmp::Leq => {
+                        match (
+                            self.make(x, b).and_then(|t| self.terms.as_int(t)),
+                            self.make(y, b).and_then(|t| self.terms.as_int(t)),
+                        ) {
+                            (Some(p), Some(q)) => {
+                                if *c == Cmp::Less {
+                                    p < q
+                                } else {
+                                    p <= q
+                                }
+                            }
+                            _ => false,
+                        }
+                    }
+                };
+                if ok {
+                    self.step(rule, order, k + 1, b, body)?;
+                }
+                Ok(())
+            }
+            Lit::Arith(op, x, y, z) => {
+                let (Some(p), Some(q)) = (
+                    self.make(x, b).and_then(|t| self.terms.as_int(t)),
+                    self.make(y, b).and_then(|t| self.terms.as_int(t)),
+                ) else {
+                    return Ok(());
+                };
+                let v = match op {
+                    Arith::Plus => p.checked_add(q),
+                    Arith::Minus => p.checked_sub(q),
+                    Arith::Times => p.checked_mul(q),
+                };
+                let Some(v) = v else { return Ok(()) };
+                let t = self.terms.int(v);
+                let saved = b.clone();
+                if self.matches(z, t, b) {
+                    self.step(rule, order, k + 1, b, body)?;
+                }
+                *b = saved;
+                Ok(())
+            }
+        }
+    }
+
+    fn emit(
+        &mut self,
+        rule: &Rule,
+        b: &[Option<TermId>],
+        body: &SmallVec<[u32; 4]>,
+    ) -> Result<(), NetworkError> {
+        let Some(fact) = self.make_all(&rule.head, b) else {
+            return Ok(());
+        };
+        if !self.src.relaxed.rel(rule.head.rel).contains(&fact) {
+            return Ok(());
+        }
+        self.instances += 1;
+        if self.instances.is_multiple_of(4096) {
+            self.check_budget()?;
+        }
+        let at = self.atom(rule.head.rel, fact) as usize;
+        if self.atoms[at].always {
+            return Ok(());
+        }
+        if body.is_empty() {
+            self.atoms[at].always = true;
+            self.atoms[at].bodies.clear();
+        } else {
+            self.atoms[at].bodies.push(body.clone());
+        }
+        Ok(())
+    }
+
+    fn atom(&mut self, rel: RelId, args: SmallVec<[TermId; 4]>) -> u32 {
+        if let Some(&a) = self.atom_of.get(&(rel, args.clone())) {
+            return a;
+        }
+        let id = self.atoms.len() as u32;
+        self.atoms.push(AtomDef {
+            rel,
+            args: args.clone(),
+            bodies: Vec::new(),
+            always: false,
+        });
+        self.atom_of.insert((rel, args), id);
+        id
+    }
+
+    fn matches(&self, p: &Pat, t: TermId, b: &mut [Option<TermId>]) -> bool {
+        match p {
+            Pat::Var(v) => match b[*v as usize] {
+                Some(x) => x == t,
+                None => {
+                    b[*v as usize] = Some(t);
+                    true
+                }
+            },
+            Pat::Term(x) => *x == t,
+            Pat::Func(s, args) => {
+                if self.terms.is_const(t) || self.terms.sym(t) != *s {
+                    return false;
+                }
+                let targs = self.terms.args(t);
+                targs.len() == args.len()
+                    && args
+                        .iter()
+                        .zip(targs.to_vec())
+                        .all(|(p, t)| self.matches(p, t, b))
+            }
+        }
+    }
+
+    /// The ground term of a bound pattern, when it exists in the store (a term never built is in no
+    /// relation).
+    fn make(&self, p: &Pat, b: &[Option<TermId>]) -> Option<TermId> {
+        match p {
+            Pat::Var(v) => b[*v as usize],
+            Pat::Term(t) => Some(*t),
+            Pat::Func(s, args) => {
+                let ids: SmallVec<[TermId; 4]> = args
+                    .iter()
+                    .map(|a| self.make(a, b))
+                    .collect::<Option<_>>()?;
+                self.terms.find_func(*s, &ids)
+            }
+        }
+    }
+
+    fn make_all(&self, a: &IrAtom, b: &[Option<TermId>]) -> Option<SmallVec<[TermId; 4]>> {
+        a.args.iter().map(|p| self.make(p, b)).collect()
+    }
+}
+
+/// Turns atom definitions into gates.
+struct Compiler<'a> {
+    /// Per atom: `u32::MAX` unvisited, `u32::MAX - 1` in progress, else its literal.
+    lit_of: Vec<NetLit>,
+    /// Gates as created: (input start, input end, negated output, reads `does`).
+    gates: Vec<(u32, u32, bool, bool)>,
+    inputs: Vec<NetLit>,
+    dedup: HashMap<(bool, SmallVec<[NetLit; 4]>), NetLit>,
+    num_props: usize,
+    num_does: usize,
+    does_node: HashMap<(u32, u32), u32>,
+    prop_of: &'a HashMap<TermId, u32>,
+    roles: &'a [TermId],
+    move_of: &'a HashMap<TermId, u32>,
+    budget: Budget,
+    started: Instant,
+    /// Provisional node of gate `i` is `GATE0 + i`.
+    scratch: SmallVec<[NetLit; 16]>,
+}
+
+const UNSEEN: NetLit = u32::MAX;
+const BUSY: NetLit = u32::MAX - 1;
+/// Provisional gate nodes live above every input node.
+const GATE0: u32 = 1 << 28;
+
+impl<'a> Compiler<'a> {
+    fn new(
+        g: &Grounder,
+        num_props: usize,
+        prop_of: &'a HashMap<TermId, u32>,
+        roles: &'a [TermId],
+        move_of: &'a HashMap<TermId, u32>,
+        budget: Budget,
+    ) -> Compiler<'a> {
+        // `does` inputs get nodes in the order of their atoms.
+        let mut does_node = HashMap::new();
+        let mut num_does = 0;
+        for a in &g.atoms {
+            if a.rel == g.does {
+                let (Some(r), Some(&m)) = (
+                    roles.iter().position(|r| *r == a.args[0]),
+                    move_of.get(&a.args[1]),
+                ) else {
+                    continue;
+                };
+                does_node.insert((r as u32, m), (1 + num_props + num_does) as u32);
+                num_does += 1;
+            }
+        }
+        Compiler {
+            lit_of: vec![UNSEEN; g.atoms.len()],
+            gates: Vec::new(),
+            inputs: Vec::new(),
+            dedup: HashMap::new(),
+            num_props,
+            num_does,
+            does_node,
+            prop_of,
+            roles,
+            move_of,
+            budget,
+            started: g.started,
+            scratch: SmallVec::new(),
+        }
+    }
+
+    fn move_dep(&self, l: NetLit) -> bool {
+        let n = l >> 1;
+        if n >= GATE0 {
+            self.gates[(n - GATE0) as usize].3
+        } else {
+            n as usize > self.num_props
+        }
+    }
+
+    /// The literal of an input atom (`true`/`does`), or `None` for a defined atom.
+    fn input_lit(&self, g: &Grounder, a: &AtomDef) -> Option<NetLit> {
+        if a.rel == g.true_ {
+            return Some(match self.prop_of.get(&a.args[0]) {
+                Some(&p) => (1 + p) << 1,
+                None => FALSE,
+            });
+        }
+        if a.rel == g.does {
+            let r = self.roles.iter().position(|r| *r == a.args[0]);
+            let m = self.move_of.get(&a.args[1]);
+            return Some(match (r, m) {
+                (Some(r), Some(&m)) => self.does_node[&(r as u32, m)] << 1,
+                _ => FALSE,
+            });
+        }
+        None
+    }
+
+    /// The literal computing atom `root`, compiling what it needs first (iterative depth-first search).
+    fn atom_lit(&mut self, g: &Grounder, root: u32) -> Result<NetLit, NetworkError> {
+        if self.lit_of[root as usize] < BUSY {
+            return Ok(self.lit_of[root as usize]);
+        }
+        // (atom, body index, literal index within the body)
+        let mut stack: Vec<(u32, usize, usize)> = vec![(root, 0, 0)];
+        self.lit_of[root as usize] = BUSY;
+        while let Some(&mut (a, ref mut bi, ref mut li)) = stack.last_mut() {
+            let def = &g.atoms[a as usize];
+            if let Some(l) = self.input_lit(g, def) {
+                self.lit_of[a as usize] = l;
+                stack.pop();
+                continue;
+            }
+            // Find the next child not yet compiled.
+            let mut child = None;
+            if !def.always {
+                while *bi < def.bodies.len() {
+                    let body = &def.bodies[*bi];
+                    if *li < body.len() {
+                        let c = body[*li] >> 1;
+                        *li += 1;
+                        match self.lit_of[c as usize] {
+                            UNSEEN => {
+                                child = Some(c);
+                                break;
+                            }
+                            BUSY => return Err(NetworkError::Cyclic(atom_name(g, c))),
+                            _ => {}
+                        }
+                    } else {
+                        *bi += 1;
+                        *li = 0;
+                    }
+                }
+            }
+            if let Some(c) = child {
+                self.lit_of[c as usize] = BUSY;
+                stack.push((c, 0, 0));
+                continue;
+            }
+            let l = if def.always {
+                TRUE
+            } else {
+                let mut alts: SmallVec<[NetLit; 8]> = SmallVec::new();
+                for body in &def.bodies {
+                    let mut conj: SmallVec<[NetLit; 4]> = SmallVec::new();
+                    for &x in body {
+                        conj.push(self.lit_of[(x >> 1) as usize] ^ (x & 1));
+                    }
+                    alts.push(self.and(&conj)?);
+                }
+                self.or(&alts)?
+            };
+            self.lit_of[a as usize] = l;
+            stack.pop();
+        }
+        Ok(self.lit_of[root as usize])
+    }
+
+    /// The AND of literals, folded and shared.
+    fn and(&mut self, lits: &[NetLit]) -> Result<NetLit, NetworkError> {
+        self.scratch.clear();
+        for &l in lits {
+            match l {
+                FALSE => return Ok(FALSE),
+                TRUE => {}
+                _ => self.scratch.push(l),
+            }
+        }
+        self.scratch.sort_unstable();
+        self.scratch.dedup();
+        if self.scratch.windows(2).any(|w| w[0] ^ 1 == w[1]) {
+            return Ok(FALSE);
+        }
+        match self.scratch.len() {
+            0 => return Ok(TRUE),
+            1 => return Ok(self.scratch[0]),
+            _ => {}
+        }
+        let key: SmallVec<[NetLit; 4]> = SmallVec::from_slice(&self.scratch);
+        self.gate(key, false)
+    }
+
+    /// The OR of literals: the negated AND of the negations.
+    fn or(&mut self, lits: &[NetLit]) -> Result<NetLit, NetworkError> {
+        let neg: SmallVec<[NetLit; 8]> = lits.iter().map(|l| l ^ 1).collect();
+        Ok(self.and(&neg)? ^ 1)
+    }
+
+    fn gate(&mut self, key: SmallVec<[NetLit; 4]>, negate: bool) -> Result<NetLit, NetworkError> {
+        if let Some(&l) = self.dedup.get(&(negate, key.clone())) {
+            return Ok(l);
+        }
+        if self.gates.len().is_multiple_of(4096) && self.started.elapsed() > self.budget.max_time {
+            return Err(NetworkError::Budget(format!(
+                "compiling took longer than {} s",
+                self.budget.max_time.as_secs_f64()
+            )));
+        }
+        if self.gates.len() >= self.budget.max_gates {
+            return Err(NetworkError::Budget(format!(
+                "more than {} gates",
+                self.budget.max_gates
+            )));
+        }
+        let mv = key.iter().any(|&l| self.move_dep(l));
+        let start = self.inputs.len() as u32;
+        self.inputs.extend_from_slice(&key);
+        let node = GATE0 + self.gates.len() as u32;
+        self.gates
+            .push((start, self.inputs.len() as u32, negate, mv));
+        let l = node << 1;
+        self.dedup.insert((negate, key), l);
+        Ok(l)
+    }
+
+    /// Final gate numbering: state gates first, then move gates, each in creation order; also rewrites
+    /// provisional gate nodes in the inputs. Returns, per gate, its final node.
+    fn finish_order(&mut self, first_gate: usize) -> Vec<u32> {
+        let n_state = self.gates.iter().filter(|g| !g.3).count();
+        let (mut s, mut m) = (0u32, n_state as u32);
+        let remap: Vec<u32> = self
+            .gates
+            .iter()
+            .map(|g| {
+                let k = if g.3 { &mut m } else { &mut s };
+                *k += 1;
+                first_gate as u32 + *k - 1
+            })
+            .collect();
+        for l in &mut self.inputs {
+            let n = *l >> 1;
+            if n >= GATE0 {
+                *l = (remap[(n - GATE0) as usize] << 1) | (*l & 1);
+            }
+        }
+        remap
+    }
+}
+
+/// Adds `true :- init`, `true :- next`, `does :- legal` and drops negations: the relaxed program.
+fn relax(
+    p: &Program,
+    init: RelId,
+    true_: RelId,
+    next: RelId,
+    legal: RelId,
+    does: RelId,
+) -> Program {
+    let mut q = p.clone();
+    for r in &mut q.rules {
+        r.body.retain(|l| !matches!(l, Lit::Neg(_)));
+    }
+    let x = q.terms.intern_sym("X");
+    let y = q.terms.intern_sym("Y");
+    let copy = |head: RelId, body: RelId, n: usize| Rule {
+        head: IrAtom {
+            rel: head,
+            args: (0..n as u32).map(Pat::Var).collect(),
+        },
+        body: vec![Lit::Pos(IrAtom {
+            rel: body,
+            args: (0..n as u32).map(Pat::Var).collect(),
+        })],
+        var_names: vec![x, y][..n].to_vec(),
+    };
+    q.rules.push(copy(true_, init, 1));
+    q.rules.push(copy(true_, next, 1));
+    q.rules.push(copy(does, legal, 2));
+    q
+}

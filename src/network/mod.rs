@@ -1,0 +1,615 @@
+//! The grounded propositional network: the fast path for classic GDL.
+//!
+//! The main entry points are [`ground`] (grounding and compilation, see [`ground`](mod@ground)) and
+//! [`NetGame::from_program`], a [`Game`] whose states are bitsets over the base propositions and whose
+//! legal moves, next state, goals and terminal flag come from one pass over a levelised network.
+//!
+//! Each node holds a `u64`: one bit per independent game. [`NetGame`]'s `Game` methods use lane 0;
+//! [`NetGame::batch_playouts`] plays 64 random playouts at once through the same network.
+//!
+//! Evaluation uses a per-thread scratch (node values and the state they were computed for), so asking for
+//! each role's legal moves, the terminal flag and the goals of one state evaluates the network once, and
+//! [`Game::random_playout`] allocates nothing per move.
+//!
+//! Moves and states print exactly as [`crate::engine::RuleGame`] prints them (the same KIF text, moves
+//! numbered in the byte order of their KIF text), so [`replay`] checks the network against the same traces.
+
+pub mod ground;
+mod replay;
+
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rand::rngs::SmallRng;
+use rand::Rng;
+
+use crate::engine::terms::TermId;
+use crate::game::{Dynamics, Estimate, Game, GameInfo, Goal, RoleIndex};
+use crate::syntax::ast::{self, Syntax};
+pub use ground::{ground, ground_with, Budget, Gate, Grounded, NetLit, NetworkError};
+pub use replay::replay;
+
+/// A state: one bit per base proposition.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct NetState(Box<[u64]>);
+
+impl NetState {
+    #[inline]
+    fn get(&self, i: usize) -> bool {
+        self.0[i / 64] >> (i % 64) & 1 == 1
+    }
+    fn ones(&self) -> impl Iterator<Item = usize> + '_ {
+        self.0.iter().enumerate().flat_map(|(w, &bits)| {
+            let mut b = bits;
+            std::iter::from_fn(move || {
+                if b == 0 {
+                    return None;
+                }
+                let i = b.trailing_zeros() as usize;
+                b &= b - 1;
+                Some(w * 64 + i)
+            })
+        })
+    }
+}
+
+/// A move: its index in the game's moves sorted by KIF text (the same ids as `RuleGame`'s).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NetMove(pub u32);
+
+/// Node values of the game last evaluated on this thread.
+struct Scratch {
+    game: u64,
+    state: Vec<u64>,
+    valid: bool,
+    vals: Vec<u64>,
+    moves: Vec<u32>,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = const { RefCell::new(Scratch {
+        game: u64::MAX,
+        state: Vec::new(),
+        valid: false,
+        vals: Vec::new(),
+        moves: Vec::new(),
+    }) };
+}
+
+static NEXT_ID: AtomicU64 = AtomicU64::new(0);
+
+/// A game played on its grounded network (see the module documentation).
+pub struct NetGame {
+    info: GameInfo,
+    net: Grounded,
+    id: u64,
+    words: usize,
+    move_kif: Vec<String>,
+    move_text: Vec<String>,
+    prop_kif: Vec<String>,
+    /// `does_of[role][move]`: the `does` node, or `u32::MAX`.
+    does_of: Vec<Vec<u32>>,
+    initial: NetState,
+    noop: Option<u32>,
+}
+
+#[inline(always)]
+fn lit_val(vals: &[u64], l: NetLit) -> u64 {
+    vals[(l >> 1) as usize] ^ 0u64.wrapping_sub(u64::from(l & 1))
+}
+
+/// One pass over `gates`, whose first node is `first`.
+///
+/// [`NetGame::from_grounded`] checks once that every gate reads only nodes before its own and that its
+/// input range lies within `inputs`, so the hot loop indexes without bounds checks.
+#[inline]
+fn eval(gates: &[Gate], inputs: &[NetLit], vals: &mut [u64], first: usize) {
+    if vals.len() < first + gates.len() {
+        return;
+    }
+    for (i, g) in gates.iter().enumerate() {
+        let mut acc = !0u64;
+        // SAFETY: `validate` proved `start <= end <= inputs.len()` and every input node `< first + i`,
+        // and `vals` holds at least `first + gates.len()` nodes (checked above).
+        unsafe {
+            for &l in inputs.get_unchecked(g.start as usize..g.end as usize) {
+                acc &= *vals.get_unchecked((l >> 1) as usize) ^ 0u64.wrapping_sub(u64::from(l & 1));
+            }
+            *vals.get_unchecked_mut(first + i) = acc ^ g.negate;
+        }
+    }
+}
+
+/// Checks the invariants [`eval`] relies on.
+fn validate(n: &Grounded) -> Result<(), NetworkError> {
+    let bad = |what: &str| {
+        Err(NetworkError::Unsupported(format!(
+            "malformed network: {what}"
+        )))
+    };
+    if n.first_gate + n.gates.len() != n.num_nodes || n.state_gates > n.gates.len() {
+        return bad("node counts");
+    }
+    for (i, g) in n.gates.iter().enumerate() {
+        if g.start > g.end || g.end as usize > n.inputs.len() {
+            return bad("input range");
+        }
+        if n.inputs[g.start as usize..g.end as usize]
+            .iter()
+            .any(|&l| (l >> 1) as usize >= n.first_gate + i)
+        {
+            return bad("a gate reads a later node");
+        }
+    }
+    let outs = n
+        .legal
+        .iter()
+        .flatten()
+        .map(|o| o.lit)
+        .chain(n.goals.iter().flatten().map(|x| x.1))
+        .chain(n.next.iter().copied())
+        .chain([n.terminal]);
+    let does_ok = n
+        .legal
+        .iter()
+        .flatten()
+        .all(|o| o.does == u32::MAX || (o.does as usize) < n.first_gate);
+    if !does_ok || outs.into_iter().any(|l| (l >> 1) as usize >= n.num_nodes) {
+        return bad("an output outside the network");
+    }
+    Ok(())
+}
+
+impl NetGame {
+    /// Grounds, compiles and wraps a parsed program with the default [`Budget`].
+    pub fn from_program(p: &ast::Program, name: &str) -> Result<NetGame, NetworkError> {
+        NetGame::from_grounded(ground(p)?, name)
+    }
+
+    /// Wraps a grounded network.
+    pub fn from_grounded(net: Grounded, name: &str) -> Result<NetGame, NetworkError> {
+        validate(&net)?;
+        let terms = &net.terms;
+        let words = net.props.len().div_ceil(64).max(1);
+        let mut initial = NetState(vec![0; words].into_boxed_slice());
+        for &p in &net.initial {
+            initial.0[p as usize / 64] |= 1 << (p % 64);
+        }
+        let move_kif: Vec<String> = net.moves.iter().map(|t| terms.kif(*t)).collect();
+        let move_text = match net.syntax {
+            Syntax::Kif => move_kif.clone(),
+            Syntax::Infix => net.moves.iter().map(|t| terms.infix(*t)).collect(),
+        };
+        let prop_kif = net.props.iter().map(|t| terms.kif(*t)).collect();
+        let mut does_of = vec![vec![u32::MAX; net.moves.len()]; net.roles.len()];
+        for (r, l) in net.legal.iter().enumerate() {
+            for o in l {
+                does_of[r][o.mv as usize] = o.does;
+            }
+        }
+        let noop = terms
+            .symbols()
+            .get("noop")
+            .and_then(|s| terms.find_constant(s))
+            .and_then(|t| net.moves.iter().position(|m| *m == t))
+            .map(|i| i as u32);
+        let roles: Vec<String> = net.roles.iter().map(|t| terms.kif(*t)).collect();
+        let zero_sum = net.roles.len() == 2 && {
+            let vals = |r: usize| net.goals[r].iter().map(|x| x.0).collect::<Vec<_>>();
+            let (a, b) = (vals(0), vals(1));
+            !a.is_empty()
+                && a.iter().all(|v| b.contains(&(100 - v)))
+                && b.iter().all(|v| a.contains(&(100 - v)))
+        };
+        let dynamics = detect_dynamics(&net);
+        Ok(NetGame {
+            info: GameInfo {
+                name: name.to_string(),
+                roles,
+                dynamics,
+                zero_sum,
+            },
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            words,
+            move_kif,
+            move_text,
+            prop_kif,
+            does_of,
+            initial,
+            noop,
+            net,
+        })
+    }
+
+    /// The grounded network.
+    pub fn network(&self) -> &Grounded {
+        &self.net
+    }
+
+    /// The number of base propositions.
+    pub fn num_propositions(&self) -> usize {
+        self.net.props.len()
+    }
+
+    /// The number of gates.
+    pub fn num_gates(&self) -> usize {
+        self.net.gates.len()
+    }
+
+    /// Runs `f` on node values holding the state part of the network evaluated on `state` (lane 0).
+    fn with_state<R>(&self, state: &NetState, f: impl FnOnce(&mut Scratch) -> R) -> R {
+        SCRATCH.with(|s| {
+            let mut s = s.borrow_mut();
+            if !(s.valid && s.game == self.id && *s.state == *state.0) {
+                self.load(&mut s, state);
+            }
+            f(&mut s)
+        })
+    }
+
+    fn load(&self, s: &mut Scratch, state: &NetState) {
+        let n = &self.net;
+        // Room after the nodes for the next state while a playout copies it in.
+        let size = n.num_nodes + n.props.len();
+        if s.game != self.id || s.vals.len() != size {
+            s.vals.clear();
+            s.vals.resize(size, 0);
+            s.game = self.id;
+        }
+        for p in 0..n.props.len() {
+            s.vals[1 + p] = if state.get(p) { !0 } else { 0 };
+        }
+        for v in &mut s.vals[1 + n.props.len()..n.first_gate] {
+            *v = 0;
+        }
+        eval(
+            &n.gates[..n.state_gates],
+            &n.inputs,
+            &mut s.vals,
+            n.first_gate,
+        );
+        s.state.clear();
+        s.state.extend_from_slice(&state.0);
+        s.valid = true;
+    }
+
+    #[inline]
+    fn legal_into(&self, vals: &[u64], role: RoleIndex, out: &mut Vec<u32>) {
+        out.clear();
+        if let Some(l) = self.net.legal.get(role) {
+            out.extend(
+                l.iter()
+                    .filter(|o| lit_val(vals, o.lit) & 1 != 0)
+                    .map(|o| o.mv),
+            );
+        }
+    }
+
+    /// The move whose KIF text is `text` (exactly as printed), if the game has one.
+    pub fn move_from_kif(&self, text: &str) -> Option<NetMove> {
+        self.move_kif
+            .binary_search_by(|k| k.as_str().cmp(text))
+            .ok()
+            .map(|i| NetMove(i as u32))
+    }
+
+    /// A move as KIF.
+    pub fn move_kif(&self, m: NetMove) -> &str {
+        self.move_kif.get(m.0 as usize).map_or("?", |s| s.as_str())
+    }
+
+    /// The state's facts as KIF, sorted by bytes (propositions are numbered in that order).
+    pub fn state_facts(&self, state: &NetState) -> Vec<String> {
+        state.ones().map(|b| self.prop_kif[b].clone()).collect()
+    }
+
+    /// Every goal value the rules give `role` in `state`, ascending (normally exactly one).
+    pub fn goal_values(&self, state: &NetState, role: RoleIndex) -> Vec<Goal> {
+        self.with_state(state, |s| {
+            self.net.goals.get(role).map_or(Vec::new(), |g| {
+                g.iter()
+                    .filter(|(_, l)| lit_val(&s.vals, *l) & 1 != 0)
+                    .map(|x| x.0)
+                    .collect()
+            })
+        })
+    }
+
+    fn is_noop(&self, m: u32) -> bool {
+        self.noop == Some(m)
+    }
+
+    /// Plays up to 64 random playouts at once from the initial state, one per bit of every node; returns
+    /// the number of playouts and the total number of joint moves played. Allocates only its scratch.
+    pub fn batch_playouts(&self, rng: &mut SmallRng, lanes: u32, max_steps: u32) -> (u32, u64) {
+        let n = &self.net;
+        let lanes = lanes.clamp(1, 64);
+        let all = if lanes == 64 { !0 } else { (1u64 << lanes) - 1 };
+        let mut vals = vec![0u64; n.num_nodes];
+        for &p in &n.initial {
+            vals[1 + p as usize] = !0;
+        }
+        let mut next = vec![0u64; n.props.len()];
+        let mut alive = all;
+        let mut steps = 0u64;
+        let mut cand: Vec<u32> = Vec::with_capacity(n.moves.len());
+        let mut touched: Vec<u32> = Vec::new();
+        for _ in 0..max_steps {
+            eval(
+                &n.gates[..n.state_gates],
+                &n.inputs,
+                &mut vals,
+                n.first_gate,
+            );
+            alive &= !lit_val(&vals, n.terminal);
+            if alive == 0 {
+                break;
+            }
+            let mut lanes_left = alive;
+            while lanes_left != 0 {
+                let lane = lanes_left.trailing_zeros();
+                lanes_left &= lanes_left - 1;
+                for legal in &n.legal {
+                    cand.clear();
+                    cand.extend(
+                        legal
+                            .iter()
+                            .filter(|o| lit_val(&vals, o.lit) >> lane & 1 != 0)
+                            .map(|o| o.does),
+                    );
+                    if cand.is_empty() {
+                        alive &= !(1 << lane);
+                        continue;
+                    }
+                    let d = cand[rng.gen_range(0..cand.len())];
+                    if d != u32::MAX {
+                        vals[d as usize] |= 1 << lane;
+                        touched.push(d);
+                    }
+                }
+            }
+            steps += u64::from(alive.count_ones());
+            eval(
+                &n.gates[n.state_gates..],
+                &n.inputs,
+                &mut vals,
+                n.first_gate + n.state_gates,
+            );
+            for (p, l) in n.next.iter().enumerate() {
+                next[p] = lit_val(&vals, *l);
+            }
+            for (p, v) in next.iter().enumerate() {
+                // Finished lanes keep their state.
+                let old = vals[1 + p];
+                vals[1 + p] = (v & alive) | (old & !alive);
+            }
+            for &d in &touched {
+                vals[d as usize] = 0;
+            }
+            touched.clear();
+        }
+        (lanes, steps)
+    }
+}
+
+fn detect_dynamics(net: &Grounded) -> Dynamics {
+    let t = &net.terms;
+    let mut by_sym: hashbrown::HashMap<ast::Sym, Vec<TermId>> = hashbrown::HashMap::new();
+    for &p in &net.props {
+        let args = t.args(p);
+        if args.len() == 1 {
+            by_sym.entry(t.sym(p)).or_default().push(args[0]);
+        }
+    }
+    let roles = &net.roles;
+    let turn = roles.len() > 1
+        && by_sym.values().any(|vals| {
+            vals.iter().all(|v| roles.contains(v)) && roles.iter().all(|r| vals.contains(r))
+        });
+    if turn || roles.len() == 1 {
+        Dynamics::TurnTaking
+    } else {
+        Dynamics::Simultaneous
+    }
+}
+
+impl Game for NetGame {
+    type State = NetState;
+    type Move = NetMove;
+
+    fn info(&self) -> &GameInfo {
+        &self.info
+    }
+
+    fn initial_state(&self) -> NetState {
+        self.initial.clone()
+    }
+
+    fn is_terminal(&self, state: &NetState) -> bool {
+        self.with_state(state, |s| lit_val(&s.vals, self.net.terminal) & 1 != 0)
+    }
+
+    fn legal_moves(&self, state: &NetState, role: RoleIndex, out: &mut Vec<NetMove>) {
+        out.clear();
+        self.with_state(state, |s| {
+            if let Some(l) = self.net.legal.get(role) {
+                out.extend(
+                    l.iter()
+                        .filter(|o| lit_val(&s.vals, o.lit) & 1 != 0)
+                        .map(|o| NetMove(o.mv)),
+                );
+            }
+        })
+    }
+
+    fn next_state(&self, state: &NetState, joint: &[NetMove]) -> NetState {
+        let n = &self.net;
+        self.with_state(state, |s| {
+            for (r, m) in joint.iter().enumerate() {
+                if let Some(&d) = self.does_of.get(r).and_then(|v| v.get(m.0 as usize)) {
+                    if d != u32::MAX {
+                        s.vals[d as usize] = !0;
+                    }
+                }
+            }
+            eval(
+                &n.gates[n.state_gates..],
+                &n.inputs,
+                &mut s.vals,
+                n.first_gate + n.state_gates,
+            );
+            let mut out = NetState(vec![0; self.words].into_boxed_slice());
+            for (p, l) in n.next.iter().enumerate() {
+                if lit_val(&s.vals, *l) & 1 != 0 {
+                    out.0[p / 64] |= 1 << (p % 64);
+                }
+            }
+            for v in &mut s.vals[1 + n.props.len()..n.first_gate] {
+                *v = 0;
+            }
+            out
+        })
+    }
+
+    fn goal(&self, state: &NetState, role: RoleIndex) -> Goal {
+        self.goal_values(state, role).last().copied().unwrap_or(0)
+    }
+
+    fn mover(&self, state: &NetState) -> Option<RoleIndex> {
+        self.with_state(state, |s| {
+            if lit_val(&s.vals, self.net.terminal) & 1 != 0 {
+                return None;
+            }
+            let mut buf = std::mem::take(&mut s.moves);
+            let (mut many, mut not_noop) = (Vec::new(), Vec::new());
+            for r in 0..self.net.roles.len() {
+                self.legal_into(&s.vals, r, &mut buf);
+                if buf.len() > 1 {
+                    many.push(r);
+                } else if buf.len() == 1 && !self.is_noop(buf[0]) {
+                    not_noop.push(r);
+                }
+            }
+            s.moves = buf;
+            match (many.len(), not_noop.len()) {
+                (1, _) => Some(many[0]),
+                (0, 1) => Some(not_noop[0]),
+                _ => None,
+            }
+        })
+    }
+
+    fn estimate(&self, state: &NetState) -> Estimate {
+        if self.info.num_roles() != 2 {
+            return Estimate::Guess(0);
+        }
+        let (g0, g1) = (self.goal(state, 0), self.goal(state, 1));
+        if self.is_terminal(state) {
+            return Estimate::from_goals(g0, g1);
+        }
+        let mut buf = Vec::new();
+        self.legal_moves(state, 0, &mut buf);
+        let m0 = buf.len() as i32;
+        self.legal_moves(state, 1, &mut buf);
+        let m1 = buf.len() as i32;
+        Estimate::Guess((g0 - g1) * 10 + (m0 - m1))
+    }
+
+    fn random_playout(
+        &self,
+        state: &NetState,
+        rng: &mut SmallRng,
+        _buf: &mut Vec<NetMove>,
+        max_steps: u32,
+    ) -> (NetState, u32) {
+        let n = &self.net;
+        SCRATCH.with(|s| {
+            let mut s = s.borrow_mut();
+            if !(s.valid && s.game == self.id && *s.state == *state.0) {
+                self.load(&mut s, state);
+            }
+            // The scratch no longer matches any state once the playout moves on.
+            s.valid = false;
+            let Scratch { vals, moves, .. } = &mut *s;
+            let np = n.props.len();
+            let mut steps = 0;
+            let mut first = true;
+            while steps < max_steps {
+                if !first {
+                    eval(&n.gates[..n.state_gates], &n.inputs, vals, n.first_gate);
+                }
+                first = false;
+                if lit_val(vals, n.terminal) & 1 != 0 {
+                    break;
+                }
+                let mut stuck = false;
+                for legal in &n.legal {
+                    moves.clear();
+                    moves.extend(
+                        legal
+                            .iter()
+                            .filter(|o| lit_val(vals, o.lit) & 1 != 0)
+                            .map(|o| o.does),
+                    );
+                    if moves.is_empty() {
+                        stuck = true;
+                        break;
+                    }
+                    let d = moves[rng.gen_range(0..moves.len())];
+                    if d != u32::MAX {
+                        vals[d as usize] = !0;
+                    }
+                }
+                if stuck {
+                    for v in &mut vals[1 + np..n.first_gate] {
+                        *v = 0;
+                    }
+                    break;
+                }
+                eval(
+                    &n.gates[n.state_gates..],
+                    &n.inputs,
+                    vals,
+                    n.first_gate + n.state_gates,
+                );
+                // `next` reads gates only (or constants), never base nodes directly after the copy
+                // starts, unless it is a plain frame copy of another proposition; so read all first.
+                for (p, l) in n.next.iter().enumerate() {
+                    let v = lit_val(vals, *l);
+                    vals[n.first_gate + n.gates.len() + p] = v;
+                }
+                vals.copy_within(
+                    n.first_gate + n.gates.len()..n.first_gate + n.gates.len() + np,
+                    1,
+                );
+                for v in &mut vals[1 + np..n.first_gate] {
+                    *v = 0;
+                }
+                steps += 1;
+            }
+            let mut out = NetState(vec![0; self.words].into_boxed_slice());
+            for p in 0..np {
+                if vals[1 + p] & 1 != 0 {
+                    out.0[p / 64] |= 1 << (p % 64);
+                }
+            }
+            (out, steps)
+        })
+    }
+
+    fn show_move(&self, mv: &NetMove) -> String {
+        self.move_text
+            .get(mv.0 as usize)
+            .cloned()
+            .unwrap_or_else(|| format!("?{}", mv.0))
+    }
+
+    fn show_state(&self, state: &NetState) -> String {
+        let mut out = String::new();
+        for f in self.state_facts(state) {
+            out.push_str(&f);
+            out.push('\n');
+        }
+        out
+    }
+}
