@@ -99,6 +99,35 @@ pub fn measure_playouts<G: Game>(game: &G, seconds: f64, seed: u64) -> PlayoutSt
     total
 }
 
+/// [`measure_playouts`] on `threads` threads at once, each with its own generator (seeded `seed`,
+/// `seed + 1`, ...): the counts add up and the elapsed time is the longest thread's.
+pub fn measure_playouts_parallel<G: Game>(
+    game: &G,
+    seconds: f64,
+    seed: u64,
+    threads: usize,
+) -> PlayoutStats {
+    if threads <= 1 {
+        return measure_playouts(game, seconds, seed);
+    }
+    let per_thread: Vec<PlayoutStats> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads as u64)
+            .map(|t| s.spawn(move || measure_playouts(game, seconds, seed.wrapping_add(t))))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    });
+    per_thread
+        .iter()
+        .fold(PlayoutStats::default(), |acc, s| PlayoutStats {
+            playouts: acc.playouts + s.playouts,
+            states: acc.states + s.states,
+            elapsed: acc.elapsed.max(s.elapsed),
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

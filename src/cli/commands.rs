@@ -3,11 +3,11 @@
 use std::io::Write;
 use std::time::Instant;
 
-use ggp::bench::measure_playouts;
+use ggp::bench::measure_playouts_parallel;
 use ggp::game::{perft, Game, RoleIndex};
 use ggp::players::{make_player, run_search, PlayerConfig, PlayerError, PlayerKind};
 
-use super::{CliError, GameVisitor};
+use super::{CliError, GameVisitor, Loaded};
 
 /// Plays one match and prints it.
 pub struct Play {
@@ -57,7 +57,7 @@ fn assign_players(specs: &[String], roles: &[String]) -> Result<Vec<PlayerKind>,
 impl GameVisitor for Play {
     type Output = ();
 
-    fn visit<G: Game>(self, game: &G) -> Result<(), CliError> {
+    fn visit<G: Game>(self, game: &G, loaded: &Loaded) -> Result<(), CliError> {
         let info = game.info();
         let kinds = assign_players(&self.players, &info.roles)?;
         for k in &kinds {
@@ -78,7 +78,13 @@ impl GameVisitor for Play {
                 .zip(&players)
                 .map(|(r, p)| format!("{r}={}", p.name()))
                 .collect();
-            writeln!(out, "Game {}: {}", info.name, names.join(" "))?;
+            writeln!(
+                out,
+                "Game {} ({}): {}",
+                info.name,
+                loaded.engine,
+                names.join(" ")
+            )?;
         }
         let mut state = game.initial_state();
         let mut joint = Vec::with_capacity(info.num_roles());
@@ -161,7 +167,7 @@ pub struct Search {
 impl GameVisitor for Search {
     type Output = ();
 
-    fn visit<G: Game>(self, game: &G) -> Result<(), CliError> {
+    fn visit<G: Game>(self, game: &G, _loaded: &Loaded) -> Result<(), CliError> {
         let state = game.initial_state();
         let report = run_search(self.kind, game, &state, &self.config, self.trace)?;
         let role = game.mover(&state).unwrap_or(0);
@@ -208,7 +214,7 @@ pub struct Perft {
 impl GameVisitor for Perft {
     type Output = ();
 
-    fn visit<G: Game>(self, game: &G) -> Result<(), CliError> {
+    fn visit<G: Game>(self, game: &G, _loaded: &Loaded) -> Result<(), CliError> {
         let started = Instant::now();
         let n = perft(game, &game.initial_state(), self.depth);
         println!("{n}");
@@ -225,13 +231,20 @@ impl GameVisitor for Perft {
 pub struct Bench {
     pub seconds: f64,
     pub seed: u64,
+    pub threads: usize,
 }
 
 impl GameVisitor for Bench {
     type Output = ();
 
-    fn visit<G: Game>(self, game: &G) -> Result<(), CliError> {
-        println!("{}", measure_playouts(game, self.seconds, self.seed));
+    fn visit<G: Game>(self, game: &G, loaded: &Loaded) -> Result<(), CliError> {
+        let stats = measure_playouts_parallel(game, self.seconds, self.seed, self.threads);
+        println!(
+            "game={} {stats} threads={} {}",
+            game.info().name,
+            self.threads,
+            loaded.fields()
+        );
         Ok(())
     }
 }

@@ -1,16 +1,18 @@
 //! The `ggp-run` command line: argument parsing (clap derive) and the commands.
 
 mod commands;
+mod rules;
 mod spec;
 
+use std::io::Write;
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use ggp::game::GameError;
 use ggp::players::{PlayerConfig, PlayerError, UnknownPlayer};
 
-pub use spec::{GameArgs, GameSpec, GameVisitor};
+pub use spec::{EngineChoice, GameArgs, GameSpec, GameVisitor, Loaded};
 
 /// Plays, searches, counts and benchmarks games.
 ///
@@ -39,6 +41,52 @@ enum Command {
     Perft(PerftArgs),
     /// Random playouts from the initial state, as fast as possible.
     Bench(BenchArgs),
+    /// Checks a rule file: every problem with its place, or a summary of the game.
+    Check(FileArgs),
+    /// Prints a rule file in its own syntax, neatly laid out.
+    Fmt(FileArgs),
+    /// Writes a rule file in the other syntax (operation rules become classic GDL).
+    Convert(ConvertArgs),
+    /// Replays a reference trace (shared/conformance/FORMAT.md) and reports `N passed, M failed`.
+    Replay(ReplayArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+struct FileArgs {
+    /// The rule file (.kif, or .gdl for Epilog infix).
+    file: PathBuf,
+}
+
+/// A target syntax.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum SyntaxName {
+    /// Classic prefix KIF GDL.
+    Kif,
+    /// Epilog infix.
+    Gdl,
+}
+
+#[derive(Args, Debug, Clone)]
+struct ConvertArgs {
+    /// The rule file.
+    file: PathBuf,
+    /// The syntax to write.
+    #[arg(long, value_enum)]
+    to: SyntaxName,
+    /// Write here instead of standard output.
+    #[arg(long, short)]
+    output: Option<PathBuf>,
+}
+
+#[derive(Args, Debug, Clone)]
+struct ReplayArgs {
+    /// The rule file the trace was made from.
+    game: PathBuf,
+    /// The trace.
+    trace: PathBuf,
+    /// The engine [default: auto].
+    #[arg(long, value_enum, default_value = "auto")]
+    engine: EngineChoice,
 }
 
 /// Options shared by the commands that build players.
@@ -118,6 +166,9 @@ struct BenchArgs {
     /// Seed for the playouts.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Independent playouts on this many threads at once.
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
 }
 
 /// Everything that can make `ggp-run` fail.
@@ -126,6 +177,12 @@ pub enum CliError {
     /// The command line asks for something impossible.
     #[error("{0}")]
     Usage(String),
+    /// A rule file has errors; the diagnostics, rendered.
+    #[error("{0}")]
+    Rules(String),
+    /// The command ran and found failures (a trace that does not replay, a file with errors).
+    #[error("{0}")]
+    Failed(String),
     /// A file could not be read or parsed.
     #[error("{}: {message}", path.display())]
     File {
@@ -183,10 +240,65 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
                     a.seconds
                 )));
             }
+            if !(1..=1024).contains(&a.threads) {
+                return Err(CliError::Usage(format!(
+                    "--threads must be between 1 and 1024, not {}",
+                    a.threads
+                )));
+            }
             spec.visit(commands::Bench {
                 seconds: a.seconds,
                 seed: a.seed,
+                threads: a.threads,
             })
+        }
+        (Some(Command::Check(a)), _) => {
+            let out = std::io::stdout();
+            if rules::check_file(&a.file, &mut out.lock())? {
+                Ok(())
+            } else {
+                Err(CliError::Failed(format!(
+                    "{}: not a valid game",
+                    a.file.display()
+                )))
+            }
+        }
+        (Some(Command::Fmt(a)), _) => {
+            let text = rules::fmt_file(&a.file)?;
+            std::io::stdout().lock().write_all(text.as_bytes())?;
+            Ok(())
+        }
+        (Some(Command::Convert(a)), _) => {
+            let to = match a.to {
+                SyntaxName::Kif => ggp::syntax::ast::Syntax::Kif,
+                SyntaxName::Gdl => ggp::syntax::ast::Syntax::Infix,
+            };
+            let text = rules::convert_file(&a.file, to)?;
+            match &a.output {
+                Some(path) => std::fs::write(path, text).map_err(|e| CliError::File {
+                    path: path.clone(),
+                    message: e.to_string(),
+                }),
+                None => Ok(std::io::stdout().lock().write_all(text.as_bytes())?),
+            }
+        }
+        (Some(Command::Replay(a)), _) => {
+            if a.engine == EngineChoice::Native {
+                return Err(CliError::Usage(
+                    "--engine native does not apply to a rule file: use auto, network or datalog"
+                        .into(),
+                ));
+            }
+            let out = std::io::stdout();
+            if rules::replay_file(&a.game, &a.trace, a.engine, &mut out.lock())? {
+                Ok(())
+            } else {
+                Err(CliError::Failed(format!(
+                    "{} does not replay on {}",
+                    a.trace.display(),
+                    a.game.display()
+                )))
+            }
         }
     }
 }

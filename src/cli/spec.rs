@@ -1,20 +1,149 @@
 //! Which game the command line names, and the one place where a game type is plugged in.
 //!
 //! A [`GameSpec`] is parsed from the GAME argument and its flags; [`GameSpec::visit`] builds the game and
-//! hands it to a [`GameVisitor`], whose generic `visit` is each command's body. A new game type (the
-//! rule engine, later) is one new variant and one new arm in `visit`.
+//! hands it to a [`GameVisitor`], whose generic `visit` is each command's body. A new game type is one
+//! new variant and one new arm in `visit`.
+//!
+//! A rule file runs on the grounded network when it grounds within its budget and on the Datalog
+//! evaluator otherwise (`--engine` forces one); the choice and its reason are reported on stderr and
+//! handed to the visitor as [`Loaded`].
 
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
-use clap::Args;
+use clap::{Args, ValueEnum};
 
+use ggp::engine::RuleGame;
 use ggp::game::Game;
 use ggp::games::connect4::Connect4;
 use ggp::games::nim::Nim;
 use ggp::games::tictactoe::TicTacToe;
 use ggp::games::tree::TreeGame;
+use ggp::network::NetGame;
 
 use super::CliError;
+
+/// Which engine plays a game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum EngineChoice {
+    /// The grounded network when the rules ground within budget, else the Datalog evaluator.
+    Auto,
+    /// The grounded propositional network (rule files).
+    Network,
+    /// The Datalog evaluator (rule files).
+    Datalog,
+    /// The hand-written game (native games).
+    Native,
+}
+
+/// How the game a visitor receives was built.
+#[derive(Clone, Debug)]
+pub struct Loaded {
+    /// `native`, `tree`, `network` or `datalog`.
+    pub engine: &'static str,
+    /// Reading, parsing, checking, grounding and compiling.
+    pub load: Duration,
+    /// The network's propositions and gates.
+    pub network_size: Option<(usize, usize)>,
+    /// Why the network was not used, when it was tried.
+    pub fallback: Option<String>,
+}
+
+impl Loaded {
+    fn native(engine: &'static str) -> Loaded {
+        Loaded {
+            engine,
+            load: Duration::ZERO,
+            network_size: None,
+            fallback: None,
+        }
+    }
+
+    /// `engine=... load_ms=...` and the network's size, for one-line reports.
+    pub fn fields(&self) -> String {
+        let mut s = format!(
+            "engine={} load_ms={:.1}",
+            self.engine,
+            self.load.as_secs_f64() * 1e3
+        );
+        if let Some((props, gates)) = self.network_size {
+            s.push_str(&format!(" propositions={props} gates={gates}"));
+        }
+        s
+    }
+}
+
+/// Reads, parses and checks a rule file; errors come back rendered with file, line and column.
+pub fn read_rules(path: &Path) -> Result<(ggp::syntax::ast::Program, String), CliError> {
+    let file = path.display().to_string();
+    let (program, src) = ggp::syntax::parse_file(path)
+        .map_err(|(diags, src)| CliError::Rules(render_errors(&diags, &file, &src)))?;
+    let report = ggp::check::check(&program);
+    if !report.is_ok() {
+        return Err(CliError::Rules(render_errors(&report.errors, &file, &src)));
+    }
+    Ok((program, src))
+}
+
+/// Renders the errors among `diags`, one after the other.
+pub fn render_errors(diags: &[ggp::diagnostics::Diagnostic], file: &str, src: &str) -> String {
+    let mut out = String::new();
+    for d in diags.iter().filter(|d| d.is_error()) {
+        out.push_str(&ggp::diagnostics::render(d, file, src));
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+    out.trim_end().to_string()
+}
+
+/// A rule file loaded on one of the two engines.
+pub enum RuleEngine {
+    /// The grounded network.
+    Network(NetGame),
+    /// The Datalog evaluator.
+    Datalog(RuleGame),
+}
+
+/// Loads a rule file on the engine `choice` asks for (see the module documentation).
+pub fn load_rules(path: &Path, choice: EngineChoice) -> Result<(RuleEngine, Loaded), CliError> {
+    let started = Instant::now();
+    let (program, _) = read_rules(path)?;
+    let name = path.file_stem().map_or_else(
+        || path.display().to_string(),
+        |s| s.to_string_lossy().into_owned(),
+    );
+    let engine_error = |e: String| CliError::File {
+        path: path.to_path_buf(),
+        message: e,
+    };
+    let mut fallback = None;
+    if choice != EngineChoice::Datalog {
+        match NetGame::from_program(&program, &name) {
+            Ok(g) => {
+                let loaded = Loaded {
+                    engine: "network",
+                    load: started.elapsed(),
+                    network_size: Some((g.num_propositions(), g.num_gates())),
+                    fallback: None,
+                };
+                return Ok((RuleEngine::Network(g), loaded));
+            }
+            Err(e) if choice == EngineChoice::Network => {
+                return Err(engine_error(format!("the network cannot be built: {e}")))
+            }
+            Err(e) => fallback = Some(e.to_string()),
+        }
+    }
+    let g = RuleGame::from_program(&program, &name).map_err(|e| engine_error(e.to_string()))?;
+    let loaded = Loaded {
+        engine: "datalog",
+        load: started.elapsed(),
+        network_size: None,
+        fallback,
+    };
+    Ok((RuleEngine::Datalog(g), loaded))
+}
 
 /// The GAME argument and the flags that shape a native game.
 #[derive(Args, Debug, Clone)]
@@ -42,6 +171,9 @@ pub struct GameArgs {
     /// Connect Four: columns [default: 7].
     #[arg(long)]
     pub cols: Option<u32>,
+    /// Rule files: the engine [default: auto, the network when it grounds within budget].
+    #[arg(long, value_enum)]
+    pub engine: Option<EngineChoice>,
 }
 
 /// A game named on the command line.
@@ -70,16 +202,16 @@ pub enum GameSpec {
     },
     /// An explicit game tree file.
     Tree(PathBuf),
-    /// A GDL rule file (KIF or Epilog infix).
-    Rules(PathBuf),
+    /// A GDL rule file (KIF or Epilog infix) and the engine to play it on.
+    Rules(PathBuf, EngineChoice),
 }
 
 /// A command's body, generic over the game.
 pub trait GameVisitor {
     /// What the command produces.
     type Output;
-    /// Runs the command on `game`.
-    fn visit<G: Game>(self, game: &G) -> Result<Self::Output, CliError>;
+    /// Runs the command on `game`, built as `loaded` says.
+    fn visit<G: Game>(self, game: &G, loaded: &Loaded) -> Result<Self::Output, CliError>;
 }
 
 impl GameSpec {
@@ -105,7 +237,9 @@ impl GameSpec {
             },
             _ => match Path::new(name).extension().and_then(|e| e.to_str()) {
                 Some("tree") => GameSpec::Tree(PathBuf::from(name)),
-                Some("gdl" | "kif" | "hrf" | "lp") => GameSpec::Rules(PathBuf::from(name)),
+                Some("gdl" | "kif" | "hrf" | "epilog") => {
+                    GameSpec::Rules(PathBuf::from(name), a.engine.unwrap_or(EngineChoice::Auto))
+                }
                 _ => {
                     return Err(CliError::Usage(format!(
                     "unknown game `{name}`: expected nim, tictactoe, connect4, a .tree file or a \
@@ -126,6 +260,22 @@ impl GameSpec {
         .filter(|(_, given, owner)| *given && spec.kind() != *owner)
         .map(|(flag, _, _)| flag)
         .collect();
+        if let Some(engine) = a.engine {
+            let fits = match spec {
+                GameSpec::Rules(..) => engine != EngineChoice::Native,
+                _ => engine == EngineChoice::Native,
+            };
+            if !fits {
+                return Err(CliError::Usage(format!(
+                    "--engine {} does not apply to {}: native games use `native`, rule files \
+                     `auto`, `network` or `datalog`",
+                    engine
+                        .to_possible_value()
+                        .map_or("?".into(), |v| v.get_name().to_string()),
+                    spec.kind()
+                )));
+            }
+        }
         if !stray.is_empty() {
             return Err(CliError::Usage(format!(
                 "{} do(es) not apply to {}",
@@ -142,16 +292,22 @@ impl GameSpec {
             GameSpec::TicTacToe { .. } => "tictactoe",
             GameSpec::Connect4 { .. } => "connect4",
             GameSpec::Tree(_) => "a .tree file",
-            GameSpec::Rules(_) => "a rule file",
+            GameSpec::Rules(..) => "a rule file",
         }
     }
 
     /// Builds the game and runs `visitor` on it.
     pub fn visit<V: GameVisitor>(&self, visitor: V) -> Result<V::Output, CliError> {
         match self {
-            GameSpec::Nim { pile, misere } => visitor.visit(&Nim::new(*pile, *misere)),
-            GameSpec::TicTacToe { size, k } => visitor.visit(&TicTacToe::new(*size, *k)?),
-            GameSpec::Connect4 { rows, cols } => visitor.visit(&Connect4::new(*rows, *cols)?),
+            GameSpec::Nim { pile, misere } => {
+                visitor.visit(&Nim::new(*pile, *misere), &Loaded::native("native"))
+            }
+            GameSpec::TicTacToe { size, k } => {
+                visitor.visit(&TicTacToe::new(*size, *k)?, &Loaded::native("native"))
+            }
+            GameSpec::Connect4 { rows, cols } => {
+                visitor.visit(&Connect4::new(*rows, *cols)?, &Loaded::native("native"))
+            }
             GameSpec::Tree(path) => {
                 let text = std::fs::read_to_string(path).map_err(|e| CliError::File {
                     path: path.clone(),
@@ -161,12 +317,18 @@ impl GameSpec {
                     path: path.clone(),
                     message: e.to_string(),
                 })?;
-                visitor.visit(&tree)
+                visitor.visit(&tree, &Loaded::native("tree"))
             }
-            GameSpec::Rules(path) => Err(CliError::Usage(format!(
-                "{}: rule files are not supported yet",
-                path.display()
-            ))),
+            GameSpec::Rules(path, choice) => {
+                let (game, loaded) = load_rules(path, *choice)?;
+                if let Some(why) = &loaded.fallback {
+                    eprintln!("note: {why}; the Datalog evaluator plays this game");
+                }
+                match game {
+                    RuleEngine::Network(g) => visitor.visit(&g, &loaded),
+                    RuleEngine::Datalog(g) => visitor.visit(&g, &loaded),
+                }
+            }
         }
     }
 }

@@ -25,6 +25,7 @@ use smallvec::SmallVec;
 
 use crate::engine::eval::Db;
 use crate::engine::ir::{Arith, Cmp, IrAtom, Lit, Pat, Program, RelId, Rule};
+use crate::engine::ops::to_classic;
 use crate::engine::plan::{plan, Phase};
 use crate::engine::terms::{TermId, TermStore};
 use crate::engine::{lower, EngineError, Limits};
@@ -188,12 +189,8 @@ struct Grounder<'a> {
 /// Grounds and compiles `p` within `budget` (see the module documentation).
 pub fn ground_with(p: &ast::Program, budget: Budget) -> Result<Grounded, NetworkError> {
     let started = Instant::now();
-    let mut prog = lower(p)?;
-    if prog.is_operational() {
-        return Err(NetworkError::Unsupported(
-            "operation semantics (`::` rules)".into(),
-        ));
-    }
+    // Operation rules become classic `next` rules first, exactly as the Datalog engine reads them.
+    let mut prog = to_classic(&lower(p)?)?;
     let role = prog
         .keywords
         .role

@@ -605,11 +605,15 @@ impl Game for NetGame {
     }
 
     fn show_state(&self, state: &NetState) -> String {
-        let mut out = String::new();
-        for f in self.state_facts(state) {
-            out.push_str(&f);
-            out.push('\n');
-        }
-        out
+        let facts: Vec<_> = (0..self.net.props.len())
+            .filter(|&p| state.0[p / 64] >> (p % 64) & 1 == 1)
+            .map(|p| self.net.props[p])
+            .collect();
+        crate::engine::rulegame::draw_state(
+            &self.net.terms,
+            &facts,
+            &self.net.props,
+            self.net.syntax,
+        )
     }
 }

@@ -1,0 +1,129 @@
+//! The commands that work on rule files as text: `check`, `fmt`, `convert` and `replay`.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use ggp::check::{check, Semantics};
+use ggp::diagnostics::render;
+use ggp::network::NetGame;
+use ggp::print::{convert, to_infix, to_kif};
+use ggp::syntax::ast::Syntax;
+
+use super::spec::{load_rules, read_rules, render_errors, EngineChoice, RuleEngine};
+use super::CliError;
+
+/// `ggp-run check FILE`: every problem of the file, or a summary of the game. Returns whether the file
+/// is free of errors (the exit status is 1 when it is not).
+pub fn check_file(path: &Path, out: &mut impl Write) -> Result<bool, CliError> {
+    let file = path.display().to_string();
+    let (program, src) = match ggp::syntax::parse_file(path) {
+        Ok(ok) => ok,
+        Err((diags, src)) => {
+            writeln!(out, "{}", render_errors(&diags, &file, &src))?;
+            let n = diags.iter().filter(|d| d.is_error()).count();
+            writeln!(out, "{file}: {n} error(s); the file does not parse")?;
+            return Ok(false);
+        }
+    };
+    let report = check(&program);
+    for d in report.errors.iter().chain(&report.warnings) {
+        write!(out, "{}", render(d, &file, &src))?;
+    }
+    if !report.is_ok() {
+        writeln!(
+            out,
+            "{file}: {} error(s), {} warning(s)",
+            report.errors.len(),
+            report.warnings.len()
+        )?;
+        return Ok(false);
+    }
+    let s = &report.summary;
+    let semantics = match s.semantics {
+        Semantics::Classic => "classic GDL",
+        Semantics::Operation => "operation rules",
+    };
+    writeln!(out, "{file}: valid game ({semantics})")?;
+    writeln!(out, "  roles: {}", s.roles.join(", "))?;
+    let relations: Vec<String> = s
+        .relations
+        .iter()
+        .map(|(name, arity)| format!("{name}/{arity}"))
+        .collect();
+    writeln!(out, "  relations: {}", relations.join(" "))?;
+    writeln!(
+        out,
+        "  statements: {} rules, {} facts, {} operations; {} strata",
+        s.rules, s.facts, s.operations, s.strata
+    )?;
+    if !report.warnings.is_empty() {
+        writeln!(out, "  warnings: {}", report.warnings.len())?;
+    }
+    let name = path
+        .file_stem()
+        .map_or_else(|| file.clone(), |s| s.to_string_lossy().into_owned());
+    let started = Instant::now();
+    match NetGame::from_program(&program, &name) {
+        Ok(g) => writeln!(
+            out,
+            "  network: {} propositions, {} gates, built in {:.0} ms",
+            g.num_propositions(),
+            g.num_gates(),
+            started.elapsed().as_secs_f64() * 1e3
+        )?,
+        Err(e) => writeln!(
+            out,
+            "  network: not built ({e}); the Datalog evaluator plays this game"
+        )?,
+    }
+    Ok(true)
+}
+
+/// `ggp-run fmt FILE`: the file in its own syntax, laid out by the printer.
+pub fn fmt_file(path: &Path) -> Result<String, CliError> {
+    let (program, _) = read_rules(path)?;
+    Ok(ggp::print::format(&program))
+}
+
+/// `ggp-run convert FILE --to kif|gdl`: the file in the other syntax, with the same meaning.
+pub fn convert_file(path: &Path, to: Syntax) -> Result<String, CliError> {
+    let (program, _) = read_rules(path)?;
+    let converted = convert(&program, to).map_err(|e| CliError::File {
+        path: PathBuf::from(path),
+        message: e.to_string(),
+    })?;
+    Ok(match to {
+        Syntax::Kif => to_kif(&converted),
+        Syntax::Infix => to_infix(&converted),
+    })
+}
+
+/// `ggp-run replay GAME TRACE`: replays a reference trace; returns whether every playout passed.
+pub fn replay_file(
+    game: &Path,
+    trace: &Path,
+    engine: EngineChoice,
+    out: &mut impl Write,
+) -> Result<bool, CliError> {
+    let text = std::fs::read_to_string(trace).map_err(|e| CliError::File {
+        path: trace.to_path_buf(),
+        message: e.to_string(),
+    })?;
+    let (loaded_game, loaded) = load_rules(game, engine)?;
+    if let Some(why) = &loaded.fallback {
+        eprintln!("note: {why}; the Datalog evaluator replays this trace");
+    }
+    let report = match &loaded_game {
+        RuleEngine::Network(g) => ggp::network::replay(g, &text),
+        RuleEngine::Datalog(g) => ggp::engine::conformance::replay(g, &text),
+    };
+    if report.passed + report.failed.len() == 0 {
+        return Err(CliError::File {
+            path: trace.to_path_buf(),
+            message: "no playouts in the trace (expected `playout K` lines, see FORMAT.md)".into(),
+        });
+    }
+    write!(out, "{report}")?;
+    Ok(report.failed.is_empty())
+}
