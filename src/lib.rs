@@ -7,12 +7,41 @@
 //! The stages, each with one entry point:
 //! syntax ([`syntax`]) → checked program → plan → grounded network → game.
 //!
-//! ```ignore
+//! A native game and a rule file go through the same trait; a rule file runs on the Datalog evaluator
+//! ([`engine::RuleGame`]) or, grounded, on the propositional network ([`network::NetGame`]):
+//!
+//! ```
+//! use ggp::engine::RuleGame;
 //! use ggp::game::{perft, Game};
 //! use ggp::games::tictactoe::TicTacToe;
+//! use ggp::network::NetGame;
+//! use ggp::syntax::parse_infix;
 //!
-//! let game = TicTacToe::new(3, 3).unwrap();
-//! assert_eq!(perft(&game, &game.initial_state(), 2), 72);
+//! let native = TicTacToe::new(3, 3).unwrap();
+//! assert_eq!(perft(&native, &native.initial_state(), 2), 72);
+//!
+//! // Two steps to the goal, written as classic GDL in infix syntax.
+//! let rules = parse_infix(
+//!     "role(robot)
+//!      init(step(0))
+//!      succ(0, 1)  succ(1, 2)
+//!      legal(robot, go)
+//!      next(step(N)) :- true(step(M)) & succ(M, N)
+//!      terminal :- true(step(2))
+//!      goal(robot, 100) :- true(step(2))
+//!      goal(robot, 0) :- ~true(step(2))",
+//! )
+//! .unwrap();
+//! let datalog = RuleGame::from_program(&rules, "steps").unwrap();
+//! let network = NetGame::from_program(&rules, "steps").unwrap();
+//! assert_eq!(perft(&datalog, &datalog.initial_state(), 5), 1);
+//! let (mut state, mut moves) = (network.initial_state(), Vec::new());
+//! while !network.is_terminal(&state) {
+//!     network.legal_moves(&state, 0, &mut moves);
+//!     assert_eq!(network.show_move(&moves[0]), "go");
+//!     state = network.next_state(&state, &moves[..1]);
+//! }
+//! assert_eq!(network.goal(&state, 0), 100);
 //! ```
 #![warn(missing_docs)]
 

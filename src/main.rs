@@ -14,6 +14,11 @@ fn main() -> ExitCode {
         Err(cli::CliError::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
             ExitCode::SUCCESS
         }
+        // Rendered diagnostics already say `file:line:column: error: ...` for each problem.
+        Err(e @ cli::CliError::Rules(_)) => {
+            eprintln!("{e}");
+            ExitCode::from(e.exit_code())
+        }
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::from(e.exit_code())

@@ -198,7 +198,211 @@ fn errors_are_clear_and_do_not_panic() {
         &["search", &tree, "--player", "jamboree", "--fraction", "2"],
         "--fraction",
     );
-    check_error(&["games/tictactoe.gdl"], "rule files are not supported yet");
+    check_error(&["games/nosuch.gdl"], "cannot read games/nosuch.gdl");
+    check_error(
+        &["games/tictactoe.gdl", "--engine", "native"],
+        "--engine native",
+    );
+    check_error(&["connect4", "--engine", "network"], "--engine network");
+    check_error(&["bench", "nim", "--threads", "0"], "--threads");
+    let bad_rule = temp_file("arity.kif", "(role a)\n(<= (legal a x) (role a b))\n");
+    let o = run(&["check", &bad_rule], "");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).contains("arity.kif:2:"), "{}", stdout(&o));
+    check_error(&[&bad_rule, "--player", "random"], "arity.kif:2:");
+    check_error(
+        &["replay", "games/tictactoe.gdl", &tree],
+        "no playouts in the trace",
+    );
     check_error(&["bench", "nim", "--seconds", "0"], "--seconds");
     check_error(&[], "GAME");
+}
+
+/// The shared corpus, beside the checkout (CI) or at its usual place.
+fn shared(rel: &str) -> String {
+    let beside = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
+    let root = if beside.is_dir() {
+        beside
+    } else {
+        std::path::PathBuf::from("/work/shared")
+    };
+    root.join(rel).to_string_lossy().into_owned()
+}
+
+#[test]
+fn rule_files_play_on_either_engine() {
+    for engine in ["auto", "network", "datalog"] {
+        let o = run(
+            &[
+                "games/connect4.gdl",
+                "--player",
+                "random",
+                "--engine",
+                engine,
+                "--seed",
+                "3",
+            ],
+            "",
+        );
+        let out = stdout(&o);
+        assert!(o.status.success(), "{engine}: {}", stderr(&o));
+        assert!(out.contains("red plays drop("), "{engine}: {out}");
+        // The board is drawn as a grid with the column numbers underneath.
+        assert!(out.contains("    1 "), "{engine}: {out}");
+        assert!(
+            out.lines().last().unwrap().starts_with("Goals: red="),
+            "{out}"
+        );
+    }
+    let o = run(&["games/connect4.gdl", "--quiet", "--player", "random"], "");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).starts_with("Goals: "), "{}", stdout(&o));
+}
+
+#[test]
+fn a_person_types_moves_in_the_files_syntax() {
+    // Infix and KIF spellings of the same move, a wrong one first: asked again, then the match goes on.
+    let o = run(
+        &[
+            "games/tictactoe.gdl",
+            "--player",
+            "x=human",
+            "--player",
+            "o=legal",
+        ],
+        "mark(9,9)\nmark(1,1)\n(mark 2 2)\n",
+    );
+    let out = stdout(&o);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(out.contains("x plays mark(1,1)"), "{out}");
+    assert!(out.contains("x plays mark(2,2)"), "{out}");
+    assert!(out.contains("Input ended"), "{out}");
+}
+
+#[test]
+fn rule_files_count_search_and_bench() {
+    let o = run(&["perft", "games/tictactoe.gdl", "9"], "");
+    assert_eq!(stdout(&o).trim(), "255168", "{}", stderr(&o));
+    let o = run(
+        &["perft", "games/connect4.gdl", "4", "--engine", "datalog"],
+        "",
+    );
+    assert_eq!(stdout(&o).trim(), "2401", "{}", stderr(&o));
+    let o = run(&["search", "games/tictactoe.gdl", "--depth", "9"], "");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("Value: Definitely:Draw"),
+        "{}",
+        stdout(&o)
+    );
+    for engine in ["network", "datalog"] {
+        let o = run(
+            &[
+                "bench",
+                "games/connect4.gdl",
+                "--seconds",
+                "0.2",
+                "--engine",
+                engine,
+            ],
+            "",
+        );
+        let line = stdout(&o);
+        assert!(o.status.success(), "{}", stderr(&o));
+        for key in ["playouts_per_sec=", "load_ms=", &format!("engine={engine}")] {
+            assert!(line.contains(key), "{line}");
+        }
+        assert_eq!(line.contains("gates="), engine == "network", "{line}");
+    }
+    let o = run(
+        &["bench", "tictactoe", "--seconds", "0.2", "--threads", "2"],
+        "",
+    );
+    assert!(stdout(&o).contains("threads=2"), "{}", stdout(&o));
+}
+
+#[test]
+fn check_summarises_a_valid_game() {
+    let o = run(&["check", "games/connect4.gdl"], "");
+    let out = stdout(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(out.contains("valid game (operation rules)"), "{out}");
+    assert!(out.contains("roles: red, black"), "{out}");
+    assert!(out.contains("network: "), "{out}");
+    let o = run(&["check", &shared("games/kif/ticTacToe.kif")], "");
+    let out = stdout(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(out.contains("valid game (classic GDL)"), "{out}");
+    assert!(out.contains("legal/2"), "{out}");
+}
+
+#[test]
+fn check_reports_every_problem_with_its_place() {
+    let bad = shared("games/kif/ggpbase_test_invalid_sentence_arities_differ.kif");
+    let o = run(&["check", &bad], "");
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("ggpbase_test_invalid_sentence_arities_differ.kif:"),
+        "{out}"
+    );
+    assert!(out.contains("error"), "{out}");
+}
+
+#[test]
+fn fmt_and_convert_keep_the_meaning() {
+    // Classic KIF to infix and back, and an operation game to classic KIF: every result is a valid game
+    // with the same perft counts as the original.
+    let kif = shared("games/kif/ticTacToe.kif");
+    let to_gdl = temp_file("ttt.gdl", "");
+    let o = run(&["convert", &kif, "--to", "gdl", "-o", &to_gdl], "");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let op_kif = temp_file("c4.kif", "");
+    let o = run(
+        &[
+            "convert",
+            "games/connect4.gdl",
+            "--to",
+            "kif",
+            "-o",
+            &op_kif,
+        ],
+        "",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    for (file, depth, expected) in [
+        (kif.as_str(), "4", "3024"),
+        (to_gdl.as_str(), "4", "3024"),
+        (op_kif.as_str(), "4", "2401"),
+    ] {
+        let o = run(&["perft", file, depth], "");
+        assert_eq!(stdout(&o).trim(), expected, "{file}: {}", stderr(&o));
+    }
+    let o = run(&["fmt", "games/nim.gdl"], "");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let formatted = temp_file("nim.gdl", &stdout(&o));
+    let o = run(&["fmt", &formatted], "");
+    assert_eq!(
+        stdout(&o),
+        std::fs::read_to_string(&formatted).unwrap(),
+        "fmt is idempotent"
+    );
+}
+
+#[test]
+fn replay_reports_passes_and_the_first_difference() {
+    let game = shared("games/kif/ticTacToe.kif");
+    let trace = shared("conformance/ticTacToe.trace");
+    for engine in ["network", "datalog"] {
+        let o = run(&["replay", &game, &trace, "--engine", engine], "");
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!(stdout(&o).trim(), "4 passed, 0 failed");
+    }
+    // The same trace against a different game: every playout fails, each with its first difference.
+    let other = shared("games/kif/connectFour.kif");
+    let o = run(&["replay", &other, &trace], "");
+    assert_eq!(o.status.code(), Some(1));
+    let out = stdout(&o);
+    assert!(out.starts_with("0 passed, "), "{out}");
+    assert!(out.contains("playout 0 step 0"), "{out}");
 }

@@ -1,39 +1,15 @@
-//! The grounded network against the reference traces and against the Datalog evaluator.
-//!
-//! Every corpus game whose trace exists is grounded; a game that has no network (budget, state-dependent
-//! recursion) is skipped with the reason printed, exactly as the CLI would fall back. Every game that
-//! grounds must replay its trace. The differential test plays random playouts on both engines and
+//! The grounded network against the Datalog evaluator (the reference traces are replayed on both
+//! engines in `tests/conformance.rs`). The differential test plays random playouts on both engines and
 //! compares legal sets, states, terminal flags and goals at every step.
 
 use std::path::{Path, PathBuf};
 
 use ggp::engine::RuleGame;
 use ggp::game::Game;
-use ggp::network::{replay, NetGame, NetworkError};
+use ggp::network::NetGame;
 use ggp::syntax::parse_kif;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-
-/// Games whose trace records a reference problem (FORMAT.md), as in `tests/conformance.rs`.
-const KNOWN_PROBLEMS: &[(&str, &str)] = &[(
-    "ggpbase_test_case_3a",
-    "the reference treats `(open2)` and `open2` as different relations",
-)];
-
-/// Games that do not get a network yet and take too long to find out in a routine run: the relaxed
-/// (negation-free) fixpoint, run by the engine's evaluator before grounding, does not finish in minutes,
-/// and the grounding budget cannot interrupt it. They run on the Datalog evaluator.
-const NO_NETWORK_YET: &[(&str, &str)] = &[
-    (
-        "chess",
-        "the relaxed fixpoint does not finish within minutes",
-    ),
-    ("chess_200", "the same rules as chess"),
-    (
-        "urmAdd",
-        "loading runs over a minute (not yet diagnosed: likely the relaxed fixpoint's arithmetic)",
-    ),
-];
 
 fn shared() -> PathBuf {
     let beside = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
@@ -48,84 +24,6 @@ fn load(name: &str) -> (ggp::syntax::ast::Program, String) {
     let src = std::fs::read_to_string(shared().join("games/kif").join(format!("{name}.kif")))
         .expect("game exists");
     (parse_kif(&src).expect("parses"), src)
-}
-
-#[test]
-fn every_trace_replays_on_the_network() {
-    let shared = shared();
-    let mut traces: Vec<PathBuf> = std::fs::read_dir(shared.join("conformance"))
-        .expect("shared/conformance exists")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "trace"))
-        .collect();
-    traces.sort();
-    let only = std::env::var("GGP_CONFORMANCE_ONLY").ok();
-    let (mut passed, mut failed, mut games, mut skipped) = (0, 0, 0, 0);
-    let mut failures = Vec::new();
-    for trace in traces {
-        let name = trace.file_stem().unwrap().to_string_lossy().into_owned();
-        if only
-            .as_deref()
-            .is_some_and(|o| !o.split(',').any(|x| x == name))
-        {
-            continue;
-        }
-        if let Some((_, why)) = KNOWN_PROBLEMS.iter().find(|(n, _)| *n == name) {
-            println!("{name}: skipped, known reference problem: {why}");
-            continue;
-        }
-        if let Some((_, why)) = NO_NETWORK_YET.iter().find(|(n, _)| *n == name) {
-            skipped += 1;
-            println!("{name}: skipped, no network yet: {why}");
-            continue;
-        }
-        let (program, _) = load(&name);
-        let started = std::time::Instant::now();
-        let game = match NetGame::from_program(&program, &name) {
-            Ok(g) => g,
-            Err(e @ (NetworkError::Budget(_) | NetworkError::Cyclic(_))) => {
-                skipped += 1;
-                println!("{name}: skipped, no network (falls back to Datalog): {e}");
-                continue;
-            }
-            Err(e) => {
-                // The same verdict as the Datalog evaluator's is right; a network-only refusal is not.
-                if let Err(re) = RuleGame::from_program(&program, &name) {
-                    skipped += 1;
-                    println!("{name}: skipped, neither engine loads it: {e} / {re}");
-                } else {
-                    failed += 1;
-                    failures.push(format!("{name}: does not load: {e}"));
-                }
-                continue;
-            }
-        };
-        let load_ms = started.elapsed().as_millis();
-        let text = std::fs::read_to_string(&trace).expect("trace is readable");
-        let report = replay(&game, &text);
-        games += 1;
-        println!(
-            "{name}: {} passed, {} failed (load {load_ms} ms, {} props, {} gates, total {} ms)",
-            report.passed,
-            report.failed.len(),
-            game.num_propositions(),
-            game.num_gates(),
-            started.elapsed().as_millis()
-        );
-        passed += report.passed;
-        failed += report.failed.len();
-        if let Some(d) = report.failed.first() {
-            failures.push(format!("{name}: {d}"));
-        }
-    }
-    println!(
-        "{games} games on the network, {skipped} without one; {passed} passed, {failed} failed"
-    );
-    assert!(
-        failures.is_empty(),
-        "failed games:\n{}",
-        failures.join("\n")
-    );
 }
 
 /// Plays `playouts` random playouts on both engines with the same moves and compares every step.

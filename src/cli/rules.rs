@@ -115,8 +115,8 @@ pub fn replay_file(
         eprintln!("note: {why}; the Datalog evaluator replays this trace");
     }
     let report = match &loaded_game {
-        RuleEngine::Network(g) => ggp::network::replay(g, &text),
-        RuleEngine::Datalog(g) => ggp::engine::conformance::replay(g, &text),
+        RuleEngine::Network(g) => ggp::network::replay(g.as_ref(), &text),
+        RuleEngine::Datalog(g) => ggp::engine::conformance::replay(g.as_ref(), &text),
     };
     if report.passed + report.failed.len() == 0 {
         return Err(CliError::File {

@@ -100,9 +100,9 @@ pub fn render_errors(diags: &[ggp::diagnostics::Diagnostic], file: &str, src: &s
 /// A rule file loaded on one of the two engines.
 pub enum RuleEngine {
     /// The grounded network.
-    Network(NetGame),
+    Network(Box<NetGame>),
     /// The Datalog evaluator.
-    Datalog(RuleGame),
+    Datalog(Box<RuleGame>),
 }
 
 /// Loads a rule file on the engine `choice` asks for (see the module documentation).
@@ -127,7 +127,7 @@ pub fn load_rules(path: &Path, choice: EngineChoice) -> Result<(RuleEngine, Load
                     network_size: Some((g.num_propositions(), g.num_gates())),
                     fallback: None,
                 };
-                return Ok((RuleEngine::Network(g), loaded));
+                return Ok((RuleEngine::Network(Box::new(g)), loaded));
             }
             Err(e) if choice == EngineChoice::Network => {
                 return Err(engine_error(format!("the network cannot be built: {e}")))
@@ -142,7 +142,7 @@ pub fn load_rules(path: &Path, choice: EngineChoice) -> Result<(RuleEngine, Load
         network_size: None,
         fallback,
     };
-    Ok((RuleEngine::Datalog(g), loaded))
+    Ok((RuleEngine::Datalog(Box::new(g)), loaded))
 }
 
 /// The GAME argument and the flags that shape a native game.
@@ -325,8 +325,8 @@ impl GameSpec {
                     eprintln!("note: {why}; the Datalog evaluator plays this game");
                 }
                 match game {
-                    RuleEngine::Network(g) => visitor.visit(&g, &loaded),
-                    RuleEngine::Datalog(g) => visitor.visit(&g, &loaded),
+                    RuleEngine::Network(g) => visitor.visit(g.as_ref(), &loaded),
+                    RuleEngine::Datalog(g) => visitor.visit(g.as_ref(), &loaded),
                 }
             }
         }
