@@ -20,8 +20,13 @@ use ggp::games::nim::Nim;
 use ggp::games::tictactoe::TicTacToe;
 use ggp::games::tree::TreeGame;
 use ggp::network::NetGame;
+use ggp::players::PlayoutEstimate;
 
 use super::CliError;
+
+/// Random playouts behind each estimate of a rule game: enough to tell a won position from a lost one,
+/// few enough that a depth-4 search plays a whole game of Connect Four in seconds.
+pub const DEFAULT_ESTIMATE_PLAYOUTS: u32 = 8;
 
 /// Which engine plays a game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -174,6 +179,10 @@ pub struct GameArgs {
     /// Rule files: the engine [default: auto, the network when it grounds within budget].
     #[arg(long, value_enum)]
     pub engine: Option<EngineChoice>,
+    /// Rule files: random playouts per position a depth-limited player estimates; 0 estimates from goal
+    /// values and mobility instead [default: 8].
+    #[arg(long)]
+    pub playouts: Option<u32>,
 }
 
 /// A game named on the command line.
@@ -202,8 +211,8 @@ pub enum GameSpec {
     },
     /// An explicit game tree file.
     Tree(PathBuf),
-    /// A GDL rule file (KIF or Epilog infix) and the engine to play it on.
-    Rules(PathBuf, EngineChoice),
+    /// A GDL rule file (KIF or Epilog infix), the engine to play it on, and the playouts per estimate.
+    Rules(PathBuf, EngineChoice, u32),
 }
 
 /// A command's body, generic over the game.
@@ -237,9 +246,11 @@ impl GameSpec {
             },
             _ => match Path::new(name).extension().and_then(|e| e.to_str()) {
                 Some("tree") => GameSpec::Tree(PathBuf::from(name)),
-                Some("gdl" | "kif" | "hrf" | "epilog") => {
-                    GameSpec::Rules(PathBuf::from(name), a.engine.unwrap_or(EngineChoice::Auto))
-                }
+                Some("gdl" | "kif" | "hrf" | "epilog") => GameSpec::Rules(
+                    PathBuf::from(name),
+                    a.engine.unwrap_or(EngineChoice::Auto),
+                    a.playouts.unwrap_or(DEFAULT_ESTIMATE_PLAYOUTS),
+                ),
                 _ => {
                     return Err(CliError::Usage(format!(
                     "unknown game `{name}`: expected nim, tictactoe, connect4, a .tree file or a \
@@ -255,6 +266,7 @@ impl GameSpec {
             ("--k", a.k.is_some(), "tictactoe"),
             ("--rows", a.rows.is_some(), "connect4"),
             ("--cols", a.cols.is_some(), "connect4"),
+            ("--playouts", a.playouts.is_some(), "a rule file"),
         ]
         .into_iter()
         .filter(|(_, given, owner)| *given && spec.kind() != *owner)
@@ -319,14 +331,20 @@ impl GameSpec {
                 })?;
                 visitor.visit(&tree, &Loaded::native("tree"))
             }
-            GameSpec::Rules(path, choice) => {
+            GameSpec::Rules(path, choice, playouts) => {
                 let (game, loaded) = load_rules(path, *choice)?;
                 if let Some(why) = &loaded.fallback {
                     eprintln!("note: {why}; the Datalog evaluator plays this game");
                 }
-                match game {
-                    RuleEngine::Network(g) => visitor.visit(g.as_ref(), &loaded),
-                    RuleEngine::Datalog(g) => visitor.visit(g.as_ref(), &loaded),
+                match (game, playouts) {
+                    (RuleEngine::Network(g), 0) => visitor.visit(g.as_ref(), &loaded),
+                    (RuleEngine::Datalog(g), 0) => visitor.visit(g.as_ref(), &loaded),
+                    (RuleEngine::Network(g), &n) => {
+                        visitor.visit(&PlayoutEstimate::new(g.as_ref(), n), &loaded)
+                    }
+                    (RuleEngine::Datalog(g), &n) => {
+                        visitor.visit(&PlayoutEstimate::new(g.as_ref(), n), &loaded)
+                    }
                 }
             }
         }

@@ -14,6 +14,7 @@ pub mod bounds;
 pub mod human;
 pub mod jamboree;
 pub mod minimax;
+pub mod playout_estimate;
 pub mod search;
 pub mod simple;
 
@@ -21,6 +22,7 @@ pub use alphabeta::{alphabeta, AlphaBetaPlayer};
 pub use human::HumanPlayer;
 pub use jamboree::{jamboree, JamboreePlayer};
 pub use minimax::{minimax, MinimaxPlayer};
+pub use playout_estimate::PlayoutEstimate;
 pub use search::SearchReport;
 pub use simple::{LegalPlayer, RandomPlayer};
 

@@ -1,0 +1,188 @@
+//! An estimator for games that come without one: the average outcome of random playouts.
+//!
+//! A rule file says how a game ends but not who stands better in the middle of it; goal values of
+//! non-terminal states are usually flat. [`PlayoutEstimate`] wraps any [`Game`] and answers
+//! [`Game::estimate`] with the mean goal difference of a few random playouts from the state, which is
+//! what Monte Carlo players rely on and what makes a depth-limited search play sensibly on any rule file.
+//! Everything else is passed through unchanged.
+//!
+//! The estimate is deterministic: the playouts' generator is seeded from the state's hash, so a search
+//! visits the same leaves with the same values every time (and Jamboree's parallel leaves agree with a
+//! sequential search's).
+
+use std::hash::{Hash, Hasher};
+
+use rand::rngs::SmallRng;
+use rand::SeedableRng;
+
+use crate::game::{Estimate, Game, GameError, GameInfo, Goal, RoleIndex};
+
+/// The longest playout an estimate plays before scoring the state it reached.
+const MAX_ESTIMATE_STEPS: u32 = 1_000;
+
+/// A game whose estimate is the mean outcome of random playouts (see the module documentation).
+pub struct PlayoutEstimate<'g, G> {
+    game: &'g G,
+    playouts: u32,
+}
+
+impl<'g, G: Game> PlayoutEstimate<'g, G> {
+    /// Wraps `game`; each estimate plays `playouts` random playouts (at least one).
+    pub fn new(game: &'g G, playouts: u32) -> Self {
+        PlayoutEstimate {
+            game,
+            playouts: playouts.max(1),
+        }
+    }
+
+    /// The wrapped game.
+    pub fn inner(&self) -> &'g G {
+        self.game
+    }
+}
+
+impl<G: Game> Game for PlayoutEstimate<'_, G> {
+    type State = G::State;
+    type Move = G::Move;
+
+    fn info(&self) -> &GameInfo {
+        self.game.info()
+    }
+
+    fn initial_state(&self) -> G::State {
+        self.game.initial_state()
+    }
+
+    fn is_terminal(&self, state: &G::State) -> bool {
+        self.game.is_terminal(state)
+    }
+
+    fn legal_moves(&self, state: &G::State, role: RoleIndex, out: &mut Vec<G::Move>) {
+        self.game.legal_moves(state, role, out)
+    }
+
+    fn next_state(&self, state: &G::State, joint: &[G::Move]) -> G::State {
+        self.game.next_state(state, joint)
+    }
+
+    fn goal(&self, state: &G::State, role: RoleIndex) -> Goal {
+        self.game.goal(state, role)
+    }
+
+    fn mover(&self, state: &G::State) -> Option<RoleIndex> {
+        self.game.mover(state)
+    }
+
+    /// Exact in terminal states; otherwise ten times role 0's mean goal minus role 1's over the playouts
+    /// (so -1000..=1000). Games with other than two roles get the wrapped game's estimate.
+    fn estimate(&self, state: &G::State) -> Estimate {
+        if self.game.info().num_roles() != 2 || self.game.is_terminal(state) {
+            return self.game.estimate(state);
+        }
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        state.hash(&mut hasher);
+        let mut rng = SmallRng::seed_from_u64(hasher.finish());
+        let mut buf = Vec::new();
+        let mut total: i64 = 0;
+        for _ in 0..self.playouts {
+            let (end, _) = self
+                .game
+                .random_playout(state, &mut rng, &mut buf, MAX_ESTIMATE_STEPS);
+            total += i64::from(self.game.goal(&end, 0)) - i64::from(self.game.goal(&end, 1));
+        }
+        let mean_times_ten = total * 10 / i64::from(self.playouts);
+        Estimate::Guess(mean_times_ten.clamp(-1000, 1000) as i32)
+    }
+
+    fn try_estimate(&self, state: &G::State) -> Result<Estimate, GameError> {
+        if self.game.info().num_roles() != 2 || self.game.is_terminal(state) {
+            return self.game.try_estimate(state);
+        }
+        Ok(self.estimate(state))
+    }
+
+    fn state_name(&self, state: &G::State) -> String {
+        self.game.state_name(state)
+    }
+
+    fn random_playout(
+        &self,
+        state: &G::State,
+        rng: &mut SmallRng,
+        buf: &mut Vec<G::Move>,
+        max_steps: u32,
+    ) -> (G::State, u32) {
+        self.game.random_playout(state, rng, buf, max_steps)
+    }
+
+    fn parse_move(
+        &self,
+        state: &G::State,
+        role: RoleIndex,
+        text: &str,
+    ) -> Result<G::Move, GameError> {
+        self.game.parse_move(state, role, text)
+    }
+
+    fn show_move(&self, mv: &G::Move) -> String {
+        self.game.show_move(mv)
+    }
+
+    fn show_state(&self, state: &G::State) -> String {
+        self.game.show_state(state)
+    }
+
+    fn play(&self, state: &G::State, role: RoleIndex, mv: &G::Move) -> G::State {
+        self.game.play(state, role, mv)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::tictactoe::TicTacToe;
+
+    #[test]
+    fn a_won_position_estimates_high_and_estimates_repeat() {
+        let g = TicTacToe::new(3, 3).unwrap();
+        let est = PlayoutEstimate::new(&g, 32);
+        // x holds two corners and the centre with o to move: x wins most random continuations.
+        let mut s = g.initial_state();
+        for (role, text) in [
+            (0, "mark(1,1)"),
+            (1, "mark(1,2)"),
+            (0, "mark(2,2)"),
+            (1, "mark(2,1)"),
+            (0, "mark(3,1)"),
+        ] {
+            let mv = g.parse_move(&s, role, text).unwrap();
+            s = g.play(&s, role, &mv);
+        }
+        let first = est.estimate(&s);
+        assert!(matches!(first, Estimate::Guess(v) if v > 300), "{first}");
+        assert_eq!(est.estimate(&s), first, "seeded by the state");
+        assert_eq!(
+            est.estimate(&g.initial_state()),
+            est.estimate(&g.initial_state())
+        );
+    }
+
+    #[test]
+    fn terminal_states_keep_their_exact_value() {
+        let g = TicTacToe::new(3, 3).unwrap();
+        let est = PlayoutEstimate::new(&g, 4);
+        let mut s = g.initial_state();
+        for (role, text) in [
+            (0, "mark(1,1)"),
+            (1, "mark(2,1)"),
+            (0, "mark(1,2)"),
+            (1, "mark(2,2)"),
+            (0, "mark(1,3)"),
+        ] {
+            let mv = g.parse_move(&s, role, text).unwrap();
+            s = g.play(&s, role, &mv);
+        }
+        assert!(est.is_terminal(&s));
+        assert_eq!(est.estimate(&s), g.estimate(&s));
+    }
+}
