@@ -32,7 +32,7 @@ fn literal(template: u8, negated: bool, below: usize) -> String {
         atoms[t].clone()
     } else {
         let v = (t - atoms.len()) / 2;
-        if (t - atoms.len()) % 2 == 0 {
+        if (t - atoms.len()).is_multiple_of(2) {
             format!("(v{v} ?x)")
         } else {
             format!("(v{v} c)")
@@ -65,12 +65,12 @@ struct Spec {
 
 fn spec() -> impl Strategy<Value = Spec> {
     let lit = (any::<u8>(), any::<bool>());
-    let rule = prop::collection::vec(lit.clone(), 1..=3);
+    let rule = prop::collection::vec(lit, 1..=3);
     let view = prop::collection::vec(rule, 1..=2);
     (
         any::<u8>(),
         prop::collection::vec(view, VIEWS),
-        lit.clone(),
+        lit,
         prop::collection::vec(lit, 1..=2),
         any::<bool>(),
         (any::<u8>(), any::<u8>()),
