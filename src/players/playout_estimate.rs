@@ -82,6 +82,8 @@ impl<G: Game> Game for PlayoutEstimate<'_, G> {
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
         state.hash(&mut hasher);
         let mut rng = SmallRng::seed_from_u64(hasher.finish());
+        // One buffer per estimate: its allocation is noise next to the playouts it serves, and a
+        // buffer shared between Jamboree's threads would need a lock.
         let mut buf = Vec::new();
         let mut total: i64 = 0;
         for _ in 0..self.playouts {
