@@ -7,11 +7,11 @@ use ggp::game::Game;
 use ggp::games::connect4::Connect4;
 use ggp::players::{alphabeta, jamboree};
 
-const DEPTH: u32 = 7;
+const DEPTH: u32 = 10;
 
-/// Eight plies into a game, both sides with central stones and no immediate threat.
+/// Four plies into a game, both sides with central stones and no immediate threat.
 fn midgame(g: &Connect4) -> <Connect4 as Game>::State {
-    [3u8, 3, 2, 4, 4, 2, 1, 5]
+    [3u8, 3, 2, 4]
         .iter()
         .enumerate()
         .fold(g.initial_state(), |s, (i, c)| g.play(&s, i % 2, c))

@@ -2,11 +2,15 @@
 //! other as in alpha-beta, updating α/β; the rest are searched in parallel (rayon) with the updated
 //! bounds, and their values are combined with the bound. Fraction 1.0 is alpha-beta, 0.0 is minimax.
 //!
-//! The parallel children are all searched even when one of them says `ParentPrune`, so the leaves
-//! visited do not depend on scheduling; near the leaves (where a task would cost more than it saves) the
-//! same children are searched one by one with the same fixed bounds, which gives identical results.
-//! Each parallel child collects its own trace, and the traces are joined in child order.
+//! When one parallel child says `ParentPrune`, the node is cut whatever its siblings say, so the siblings
+//! still running are told to stop (a shared flag, checked at every node below them): the result is the
+//! same, only the effort differs and depends on scheduling. With a trace requested nothing is cancelled,
+//! so the trace lists exactly the leaves of the specification. Near the leaves (where a task would cost
+//! more than it saves) the same children are searched one by one with the same fixed bounds, which gives
+//! identical results. Each parallel child collects its own trace, and the traces are joined in child
+//! order.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -27,6 +31,27 @@ struct Jamboree {
     fraction: f64,
 }
 
+/// Whether the subtree being searched is no longer needed: set on a group of parallel siblings when one of
+/// them cuts their parent, and inherited by everything below them.
+struct Cancel<'a> {
+    flag: AtomicBool,
+    parent: Option<&'a Cancel<'a>>,
+}
+
+impl Cancel<'_> {
+    /// The root's: never set.
+    fn none() -> Cancel<'static> {
+        Cancel {
+            flag: AtomicBool::new(false),
+            parent: None,
+        }
+    }
+
+    fn is_set(&self) -> bool {
+        self.flag.load(Ordering::Relaxed) || self.parent.is_some_and(Cancel::is_set)
+    }
+}
+
 impl Jamboree {
     // The recursion carries the seeds' parameters one by one, as the specification names them.
     #[allow(clippy::too_many_arguments)]
@@ -39,7 +64,12 @@ impl Jamboree {
         incoming: usize,
         parent_role: RoleIndex,
         bufs: &mut [Vec<G::Move>],
+        cancel: &Cancel<'_>,
     ) -> Result<SearchResult, GameError> {
+        if cancel.is_set() {
+            // An ancestor's parallel sibling already cut it: nothing computed here would be used.
+            return Ok(SearchResult::ParentPrune);
+        }
         ctx.nodes += 1;
         let role = ctx.game.mover(state).unwrap_or(1 - parent_role);
         let maxie = role == 0;
@@ -51,7 +81,7 @@ impl Jamboree {
             let e = ctx.estimate(state)?;
             ab.check_bounds(maxie, incoming, e)
         } else {
-            self.search(ctx, depth, ab, state, role, bufs)?
+            self.search(ctx, depth, ab, state, role, bufs, cancel)?
                 .label(ab, maxie, incoming)
         };
         if let Some(l) = &label {
@@ -60,6 +90,7 @@ impl Jamboree {
         Ok(result)
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn search<G: Game>(
         &self,
         ctx: &mut Ctx<'_, G>,
@@ -68,6 +99,7 @@ impl Jamboree {
         state: &G::State,
         role: RoleIndex,
         bufs: &mut [Vec<G::Move>],
+        cancel: &Cancel<'_>,
     ) -> Result<Scan, GameError> {
         let maxie = role == 0;
         let Some((moves, below)) = bufs.split_last_mut() else {
@@ -84,7 +116,7 @@ impl Jamboree {
         let mut cur = ab;
         for (i, mv) in moves[..k].iter().enumerate() {
             let child = game.play(state, role, mv);
-            match self.evaluate(ctx, depth - 1, cur, &child, i, role, below)? {
+            match self.evaluate(ctx, depth - 1, cur, &child, i, role, below, cancel)? {
                 SearchResult::ParentPrune => return Ok(Scan::ParentPruned),
                 SearchResult::Value(v) => cur = cur.update(maxie, v),
             }
@@ -93,6 +125,10 @@ impl Jamboree {
         let mut parent_pruned = false;
         if depth > PARALLEL_MIN_DEPTH && n - k > 1 {
             let tracing = ctx.tracing();
+            let siblings = Cancel {
+                flag: AtomicBool::new(false),
+                parent: Some(cancel),
+            };
             let results: Vec<Result<(SearchResult, Ctx<'_, G>), GameError>> = moves[k..]
                 .par_iter()
                 .enumerate()
@@ -108,7 +144,11 @@ impl Jamboree {
                         k + j,
                         role,
                         &mut sub_bufs,
+                        &siblings,
                     )?;
+                    if r == SearchResult::ParentPrune && !tracing {
+                        siblings.flag.store(true, Ordering::Relaxed);
+                    }
                     Ok((r, sub))
                 })
                 .collect();
@@ -123,7 +163,7 @@ impl Jamboree {
         } else {
             for (j, mv) in moves[k..].iter().enumerate() {
                 let child = game.play(state, role, mv);
-                match self.evaluate(ctx, depth - 1, fixed, &child, k + j, role, below)? {
+                match self.evaluate(ctx, depth - 1, fixed, &child, k + j, role, below, cancel)? {
                     SearchResult::ParentPrune => parent_pruned = true,
                     SearchResult::Value(v) => cur = cur.update(maxie, v),
                 }
@@ -164,7 +204,15 @@ pub fn jamboree<G: Game>(
     ctx.line(format!("Searching state {root} with {}", AlphaBeta::NONE));
     ctx.line(String::new());
     let mut bufs = buffers(depth);
-    let scan = jb.search(&mut ctx, depth, AlphaBeta::NONE, state, role, &mut bufs)?;
+    let scan = jb.search(
+        &mut ctx,
+        depth,
+        AlphaBeta::NONE,
+        state,
+        role,
+        &mut bufs,
+        &Cancel::none(),
+    )?;
     finish(ctx, scan, &root, started, "jamboree")
 }
 
