@@ -344,3 +344,22 @@ fn searches_refuse_bad_requests() {
     let g = Nim::new(0, false);
     assert!(alphabeta(&g, &g.initial_state(), 3, false).is_err());
 }
+
+#[test]
+fn cancelling_parallel_siblings_changes_effort_not_results() {
+    // A traced Jamboree never cancels, an untraced one does: both must choose the same move with the same
+    // value, from positions deep enough that the parallel part runs.
+    let g = Connect4::new(6, 7).unwrap();
+    let mut s = g.initial_state();
+    for (ply, col) in [3u8, 3, 2, 4, 4, 2, 1, 5].into_iter().enumerate() {
+        let traced = jamboree(&g, &s, 6, 0.5, true).unwrap();
+        let fast = jamboree(&g, &s, 6, 0.5, false).unwrap();
+        assert_eq!(
+            (fast.best, fast.value),
+            (traced.best, traced.value),
+            "after {ply} plies"
+        );
+        assert!(fast.stats.nodes <= traced.stats.nodes, "after {ply} plies");
+        s = g.play(&s, ply % 2, &col);
+    }
+}
