@@ -1,12 +1,14 @@
-//! Stage 5: replaying a reference trace (`../shared/conformance/FORMAT.md`) against a [`RuleGame`].
+//! Stage 5: replaying a reference trace (`../shared/conformance/FORMAT.md`) against a game of either
+//! engine.
 //!
-//! The main entry point is [`replay`]: one case per playout, and for a failed playout the first
-//! difference (step, what the trace says, what the engine says).
+//! The main entry point is [`replay`], generic over [`TraceGame`] (implemented by [`RuleGame`] here and
+//! by the network's `NetGame`): one case per playout, and for a failed playout the first difference
+//! (step, what the trace says, what the engine says).
 
 use std::fmt;
 
 use super::rulegame::{RuleGame, RuleMove, RuleState};
-use crate::game::Game;
+use crate::game::{Game, Goal, RoleIndex};
 
 /// The first difference of a failed playout.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -52,150 +54,176 @@ impl fmt::Display for ReplayReport {
     }
 }
 
-struct Playout {
+/// What a trace compares, asked of a game in the trace's own terms (KIF text), with failures as text so
+/// that an engine error shows up as the difference it causes. Both engines implement it, so one
+/// [`replay`] checks either against the same traces.
+pub trait TraceGame: Game {
+    /// The state's facts as KIF, sorted by bytes.
+    fn trace_state(&self, state: &Self::State) -> Vec<String>;
+    /// The legal moves of `role` as KIF, sorted by bytes.
+    fn trace_legal(&self, state: &Self::State, role: RoleIndex) -> Result<Vec<String>, String>;
+    /// Whether `state` is terminal.
+    fn trace_terminal(&self, state: &Self::State) -> Result<bool, String>;
+    /// Every goal value the rules give `role` in `state` (normally exactly one).
+    fn trace_goals(&self, state: &Self::State, role: RoleIndex) -> Result<Vec<Goal>, String>;
+    /// The move whose KIF text is `text`, if the game knows it.
+    fn trace_move(&self, text: &str) -> Option<Self::Move>;
+    /// The state after `joint`.
+    fn trace_next(&self, state: &Self::State, joint: &[Self::Move]) -> Result<Self::State, String>;
+}
+
+impl TraceGame for RuleGame {
+    fn trace_state(&self, state: &RuleState) -> Vec<String> {
+        self.state_facts(state)
+    }
+
+    fn trace_legal(&self, state: &RuleState, role: RoleIndex) -> Result<Vec<String>, String> {
+        let mut buf = Vec::new();
+        self.try_legal(state, role, &mut buf)
+            .map_err(|e| format!("error: {e}"))?;
+        Ok(buf.iter().map(|m| self.move_kif(*m).to_string()).collect())
+    }
+
+    fn trace_terminal(&self, state: &RuleState) -> Result<bool, String> {
+        self.try_terminal(state).map_err(|e| format!("error: {e}"))
+    }
+
+    fn trace_goals(&self, state: &RuleState, role: RoleIndex) -> Result<Vec<Goal>, String> {
+        self.goal_values(state, role)
+            .map_err(|e| format!("error: {e}"))
+    }
+
+    fn trace_move(&self, text: &str) -> Option<RuleMove> {
+        self.move_from_kif(text)
+    }
+
+    fn trace_next(&self, state: &RuleState, joint: &[RuleMove]) -> Result<RuleState, String> {
+        self.try_next(state, joint)
+            .map_err(|e| format!("error: {e}"))
+    }
+}
+
+struct Playout<S> {
     number: usize,
-    state: RuleState,
+    state: S,
     step: usize,
     failed: Option<Difference>,
 }
 
-fn check(p: &mut Playout, what: &str, expected: String, actual: String) {
-    if p.failed.is_none() && expected != actual {
-        p.failed = Some(Difference {
-            playout: p.number,
-            step: p.step,
-            what: what.into(),
-            expected,
-            actual,
-        });
+impl<S> Playout<S> {
+    fn check(&mut self, what: &str, expected: &str, actual: String) {
+        if self.failed.is_none() && expected != actual {
+            self.failed = Some(Difference {
+                playout: self.number,
+                step: self.step,
+                what: what.into(),
+                expected: expected.into(),
+                actual,
+            });
+        }
     }
 }
 
-/// Replays every playout of `trace` on `game` (see the module documentation).
-pub fn replay(game: &RuleGame, trace: &str) -> ReplayReport {
+/// Replays every playout of `trace` on `game` (see the module documentation). A `roles` line that
+/// differs from the game's roles fails every playout at its first step.
+pub fn replay<G: TraceGame>(game: &G, trace: &str) -> ReplayReport {
     let mut report = ReplayReport::default();
-    let mut cur: Option<Playout> = None;
+    let mut cur: Option<Playout<G::State>> = None;
+    let mut roles_differ: Option<String> = None;
     let mut legal_role = 0;
-    let mut buf: Vec<RuleMove> = Vec::new();
-    let finish = |p: Playout, report: &mut ReplayReport| match p.failed {
+    let finish = |p: Playout<G::State>, report: &mut ReplayReport| match p.failed {
         Some(d) => report.failed.push(d),
         None => report.passed += 1,
     };
+    let show = |r: Result<String, String>| r.unwrap_or_else(|e| e);
     for line in trace.lines() {
-        let mut words = line.splitn(2, ' ');
-        let tag = words.next().unwrap_or("");
-        let rest = words.next().unwrap_or("");
-        if tag == "roles" {
-            let got = game.info().roles.join(" ");
-            if got != rest {
-                report.failed.push(Difference {
-                    playout: 0,
+        let (tag, rest) = line.split_once(' ').unwrap_or((line, ""));
+        match tag {
+            "roles" => {
+                let got = game.info().roles.join(" ");
+                roles_differ = (got != rest).then(|| rest.to_string());
+                continue;
+            }
+            "playout" => {
+                if let Some(p) = cur.take() {
+                    finish(p, &mut report);
+                }
+                let mut p = Playout {
+                    number: rest.trim().parse().unwrap_or(0),
+                    state: game.initial_state(),
                     step: 0,
-                    what: "roles".into(),
-                    expected: rest.into(),
-                    actual: got,
-                });
+                    failed: None,
+                };
+                if let Some(expected) = &roles_differ {
+                    p.check("roles", expected, game.info().roles.join(" "));
+                }
+                cur = Some(p);
+                legal_role = 0;
+                continue;
             }
-            continue;
-        }
-        if tag == "playout" {
-            if let Some(p) = cur.take() {
-                finish(p, &mut report);
+            "end" => {
+                if let Some(p) = cur.take() {
+                    finish(p, &mut report);
+                }
+                continue;
             }
-            cur = Some(Playout {
-                number: rest.trim().parse().unwrap_or(0),
-                state: game.initial_state(),
-                step: 0,
-                failed: None,
-            });
-            legal_role = 0;
-            continue;
+            _ => {}
         }
         let Some(p) = cur.as_mut() else { continue };
-        if tag == "end" {
-            if let Some(p) = cur.take() {
-                finish(p, &mut report);
-            }
-            continue;
-        }
         if p.failed.is_some() {
             continue;
         }
-        let err = |e: super::EngineError| format!("error: {e}");
         match tag {
             "state" => {
-                check(
-                    p,
-                    "state",
-                    rest.into(),
-                    game.state_facts(&p.state).join(" "),
-                );
+                let got = game.trace_state(&p.state).join(" ");
+                p.check("state", rest, got);
                 legal_role = 0;
             }
             "legal" => {
                 let role = legal_role;
                 legal_role += 1;
-                let actual = match game.try_legal(&p.state, role, &mut buf) {
-                    Ok(()) => {
-                        let mut v: Vec<&str> = buf.iter().map(|m| game.move_kif(*m)).collect();
-                        v.insert(0, game.info().roles.get(role).map_or("?", |s| s.as_str()));
-                        v.join(" ")
-                    }
-                    Err(e) => err(e),
-                };
-                check(p, "legal", rest.into(), actual);
-                if p.failed.is_none() {
-                    let t = game.try_terminal(&p.state);
-                    check(
-                        p,
-                        "terminal",
-                        "false".into(),
-                        format!("{}", t.unwrap_or(true)),
-                    );
-                }
+                let name = game.info().roles.get(role).map_or("?", |s| s.as_str());
+                let got = game.trace_legal(&p.state, role).map(|moves| {
+                    std::iter::once(name.to_string())
+                        .chain(moves)
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                });
+                p.check("legal", rest, show(got));
+                let t = game.trace_terminal(&p.state).map(|t| t.to_string());
+                p.check("terminal", "false", show(t));
             }
             "does" => {
-                let texts = split_terms(rest);
-                let joint: Option<Vec<RuleMove>> =
-                    texts.iter().map(|t| game.move_from_kif(t)).collect();
+                let joint: Option<Vec<G::Move>> = split_terms(rest)
+                    .iter()
+                    .map(|t| game.trace_move(t))
+                    .collect();
                 match joint {
-                    None => check(
-                        p,
-                        "does",
-                        rest.into(),
-                        "a move the engine does not know".into(),
-                    ),
-                    Some(j) => match game.try_next(&p.state, &j) {
-                        Ok(s) => {
-                            p.state = s;
-                            p.step += 1;
+                    Some(j) if j.len() == game.info().num_roles() => {
+                        match game.trace_next(&p.state, &j) {
+                            Ok(s) => {
+                                p.state = s;
+                                p.step += 1;
+                            }
+                            Err(e) => p.check("next state", "a state", e),
                         }
-                        Err(e) => check(p, "next state", "a state".into(), err(e)),
-                    },
+                    }
+                    _ => p.check("does", rest, "a joint move the engine does not know".into()),
                 }
             }
             "terminal" => {
-                let t = game.try_terminal(&p.state).map_err(err);
-                check(
-                    p,
-                    "terminal",
-                    "true".into(),
-                    match t {
-                        Ok(b) => b.to_string(),
-                        Err(e) => e,
-                    },
-                );
+                let t = game.trace_terminal(&p.state).map(|t| t.to_string());
+                p.check("terminal", "true", show(t));
             }
             "goals" => {
-                let mut got = Vec::new();
-                for r in 0..game.info().num_roles() {
-                    got.push(match game.goal_values(&p.state, r) {
+                let got: Vec<String> = (0..game.info().num_roles())
+                    .map(|r| match game.trace_goals(&p.state, r) {
                         Ok(v) if v.len() == 1 => v[0].to_string(),
                         Ok(v) => format!("{v:?}"),
-                        Err(e) => err(e),
-                    });
-                }
-                check(p, "goals", rest.into(), got.join(" "));
+                        Err(e) => e,
+                    })
+                    .collect();
+                p.check("goals", rest, got.join(" "));
             }
             _ => {}
         }

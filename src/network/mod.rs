@@ -23,11 +23,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rand::rngs::SmallRng;
 use rand::Rng;
 
+/// Replays a reference trace on any engine, this one included.
+pub use crate::engine::conformance::replay;
 use crate::engine::terms::TermId;
 use crate::game::{Dynamics, Estimate, Game, GameInfo, Goal, RoleIndex};
 use crate::syntax::ast::{self, Syntax};
 pub use ground::{ground, ground_with, Budget, Gate, Grounded, NetLit, NetworkError};
-pub use replay::replay;
 
 /// A state: one bit per base proposition.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
