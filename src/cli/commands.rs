@@ -16,6 +16,25 @@ pub struct Play {
     pub quiet: bool,
 }
 
+/// The search depth when `--depth` is not given: deep enough to play well, shallow enough that a whole
+/// match takes seconds (a rule game's position costs playouts, a native one's a few instructions).
+fn default_depth(loaded: &Loaded) -> u32 {
+    match loaded.engine {
+        "native" => 8,
+        "tree" => 2,
+        _ => 4,
+    }
+}
+
+/// The configuration with the depth filled in for this game (0 stands for "not given").
+fn with_depth(config: &PlayerConfig, loaded: &Loaded) -> PlayerConfig {
+    let mut c = *config;
+    if c.depth == 0 {
+        c.depth = default_depth(loaded);
+    }
+    c
+}
+
 /// A match ends by itself long before this in every game we know; rule files might loop.
 const MAX_MATCH_STEPS: usize = 100_000;
 
@@ -67,7 +86,7 @@ impl GameVisitor for Play {
         }
         let mut players: Vec<_> = kinds
             .iter()
-            .map(|&k| make_player::<G>(k, &self.config))
+            .map(|&k| make_player::<G>(k, &with_depth(&self.config, loaded)))
             .collect();
         let out = std::io::stdout();
         let mut out = out.lock();
@@ -167,9 +186,10 @@ pub struct Search {
 impl GameVisitor for Search {
     type Output = ();
 
-    fn visit<G: Game>(self, game: &G, _loaded: &Loaded) -> Result<(), CliError> {
+    fn visit<G: Game>(self, game: &G, loaded: &Loaded) -> Result<(), CliError> {
         let state = game.initial_state();
-        let report = run_search(self.kind, game, &state, &self.config, self.trace)?;
+        let config = with_depth(&self.config, loaded);
+        let report = run_search(self.kind, game, &state, &config, self.trace)?;
         let role = game.mover(&state).unwrap_or(0);
         let mut moves = Vec::new();
         game.legal_moves(&state, role, &mut moves);

@@ -92,9 +92,9 @@ struct ReplayArgs {
 /// Options shared by the commands that build players.
 #[derive(Args, Debug, Clone)]
 struct SearchOptions {
-    /// Search depth in plies.
-    #[arg(long, default_value_t = 4)]
-    depth: u32,
+    /// Search depth in plies [default: 8 for native games, 4 for rule files, whose positions cost more].
+    #[arg(long)]
+    depth: Option<u32>,
     /// Seed for random players.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -111,8 +111,14 @@ impl SearchOptions {
                 self.fraction
             )));
         }
+        if self.depth == Some(0) {
+            return Err(CliError::Usage(
+                "--depth must be at least 1 (leave it out for the game's default)".into(),
+            ));
+        }
         Ok(PlayerConfig {
-            depth: self.depth,
+            // 0 until the game is known: the commands fill in the game's default.
+            depth: self.depth.unwrap_or(0),
             seed: self.seed,
             fraction: self.fraction,
         })
