@@ -337,6 +337,25 @@ fn check_summarises_a_valid_game() {
 }
 
 #[test]
+fn stage_prints_what_each_compilation_stage_makes() {
+    let cases = [
+        ("lowered", "legal(?R, ?A) :- legal(?A), true((control ?R))."),
+        ("plan", "stratum 0 Static: role"),
+        ("network", "legal(x, (mark 1 1)) = n"),
+    ];
+    for (stage, needle) in cases {
+        let o = run(&["stage", "games/tictactoe.gdl", "--stage", stage], "");
+        let out = stdout(&o);
+        assert!(o.status.success(), "{stage}: {}", stderr(&o));
+        assert!(out.contains(needle), "{stage} lacks {needle:?}:\n{out}");
+    }
+    check_error(
+        &["stage", "games/tictactoe.gdl", "--stage", "bytecode"],
+        "possible values: lowered, plan, network",
+    );
+}
+
+#[test]
 fn check_reports_every_problem_with_its_place() {
     let bad = shared("games/kif/ggpbase_test_invalid_sentence_arities_differ.kif");
     let o = run(&["check", &bad], "");

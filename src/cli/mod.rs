@@ -49,6 +49,17 @@ enum Command {
     Convert(ConvertArgs),
     /// Replays a reference trace (shared/conformance/FORMAT.md) and reports `N passed, M failed`.
     Replay(ReplayArgs),
+    /// Prints what one compilation stage makes of a rule file (lowered rules, plan, or network).
+    Stage(StageArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+struct StageArgs {
+    /// The rule file.
+    file: PathBuf,
+    /// The stage to print.
+    #[arg(long, value_enum, default_value = "plan")]
+    stage: rules::Stage,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -287,6 +298,11 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
                 }),
                 None => Ok(std::io::stdout().lock().write_all(text.as_bytes())?),
             }
+        }
+        (Some(Command::Stage(a)), _) => {
+            let text = rules::stage_text(&a.file, a.stage)?;
+            std::io::stdout().lock().write_all(text.as_bytes())?;
+            Ok(())
         }
         (Some(Command::Replay(a)), _) => {
             if a.engine == EngineChoice::Native {

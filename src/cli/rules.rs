@@ -1,4 +1,4 @@
-//! The commands that work on rule files as text: `check`, `fmt`, `convert` and `replay`.
+//! The commands that work on rule files as text: `check`, `fmt`, `convert`, `stage` and `replay`.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -96,6 +96,47 @@ pub fn convert_file(path: &Path, to: Syntax) -> Result<String, CliError> {
     Ok(match to {
         Syntax::Kif => to_kif(&converted),
         Syntax::Infix => to_infix(&converted),
+    })
+}
+
+/// A compilation stage that `ggp-run stage` prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Stage {
+    /// The program lowered to plain rules over interned ids (operation rules already made classic).
+    Lowered,
+    /// The Datalog evaluator's plan: strata, phases, join orders and index keys.
+    Plan,
+    /// The grounded propositional network: one equation per gate and output.
+    Network,
+}
+
+/// `ggp-run stage FILE --stage S`: what that stage makes of the file, as text.
+pub fn stage_text(path: &Path, stage: Stage) -> Result<String, CliError> {
+    let (program, _) = read_rules(path)?;
+    let file = path.display().to_string();
+    let failed = |e: &dyn std::fmt::Display| CliError::File {
+        path: PathBuf::from(path),
+        message: e.to_string(),
+    };
+    Ok(match stage {
+        Stage::Lowered => {
+            let lowered = ggp::engine::lower(&program).map_err(|e| failed(&e))?;
+            ggp::engine::ops::to_classic(&lowered)
+                .map_err(|e| failed(&e))?
+                .to_string()
+        }
+        Stage::Plan => {
+            let game =
+                ggp::engine::RuleGame::from_program(&program, &file).map_err(|e| failed(&e))?;
+            ggp::engine::plan::PlanDisplay {
+                program: game.program(),
+                plan: game.plan(),
+            }
+            .to_string()
+        }
+        Stage::Network => ggp::network::ground(&program)
+            .map_err(|e| failed(&e))?
+            .to_string(),
     })
 }
 

@@ -15,6 +15,7 @@
 //! numbered in the byte order of their KIF text), so [`replay`] checks the network against the same traces.
 
 pub mod ground;
+mod print;
 mod replay;
 
 use std::cell::RefCell;
