@@ -8,8 +8,8 @@
 //! nothing in the steady state.
 //!
 //! Recursive strata are evaluated semi-naively: after a first full pass, every pass evaluates each rule
-//! once per recursive body literal, with that literal restricted to the rows added by the previous pass
-//! (the delta) and the others seeing every row. Rows only ever grow during a stratum, so a delta is a
+//! once per recursive body literal, with that literal scanned first and restricted to the rows added by
+//! the previous pass (the delta), and the others seeing every row. Rows only ever grow during a stratum, so a delta is a
 //! range of row numbers.
 
 use hashbrown::HashTable;
@@ -218,26 +218,26 @@ impl Db {
             if s.rules.is_empty() {
                 continue;
             }
-            let mut marks: Vec<u32> = s.rels.iter().map(|r| self.rels[r.0 as usize].len).collect();
+            let lens = |db: &Db| -> SmallVec<[u32; 4]> {
+                s.rels.iter().map(|r| db.rels[r.0 as usize].len).collect()
+            };
+            let mut marks = lens(self);
             for r in &s.rules {
-                self.fire(r, None)?;
+                self.fire(r, &r.steps, None)?;
             }
             if !s.recursive {
                 continue;
             }
             loop {
-                let now: Vec<u32> = s.rels.iter().map(|r| self.rels[r.0 as usize].len).collect();
+                let now = lens(self);
                 if now == marks {
                     break;
                 }
                 for r in &s.rules {
-                    for &step in &r.recursive {
-                        let Step::Scan { atom, .. } = &r.steps[step] else {
-                            continue;
-                        };
-                        let k = s.rels.iter().position(|x| *x == atom.rel).unwrap_or(0);
+                    for d in &r.deltas {
+                        let k = s.rels.iter().position(|x| *x == d.rel).unwrap_or(0);
                         if marks[k] < now[k] {
-                            self.fire(r, Some((step, marks[k], now[k])))?;
+                            self.fire(r, &d.steps, Some((0, marks[k], now[k])))?;
                         }
                     }
                 }
@@ -251,6 +251,7 @@ impl Db {
     fn fire(
         &mut self,
         r: &CompiledRule,
+        steps: &[Step],
         delta: Option<(usize, u32, u32)>,
     ) -> Result<(), EngineError> {
         self.binds.clear();
@@ -266,7 +267,7 @@ impl Db {
             max_depth: self.limits.max_depth,
         };
         let delta = delta.unwrap_or((usize::MAX, 0, 0));
-        join(&self.rels, r, 0, delta, &mut sc)?;
+        join(&self.rels, r, steps, 0, delta, &mut sc)?;
         let hits = sc.hits;
         let a = r.head.args.len();
         let rel = &mut self.rels[r.head.rel.0 as usize];
@@ -384,11 +385,12 @@ impl Scratch<'_> {
 fn join(
     rels: &[RelStore],
     r: &CompiledRule,
+    steps: &[Step],
     i: usize,
     delta: (usize, u32, u32),
     sc: &mut Scratch,
 ) -> Result<(), EngineError> {
-    let Some(step) = r.steps.get(i) else {
+    let Some(step) = steps.get(i) else {
         for a in &r.head.args {
             let t = sc.make(a)?;
             sc.pending.push(t);
@@ -410,7 +412,7 @@ fn join(
                 match sc.find(&atom.args[c]) {
                     Some(t) => keyv.push(t),
                     None if positive => return Ok(()),
-                    None => return join(rels, r, i + 1, delta, sc),
+                    None => return join(rels, r, steps, i + 1, delta, sc),
                 }
             }
             let mut found = false;
@@ -420,7 +422,7 @@ fn join(
                 let ok = atom.args.iter().zip(vals).all(|(p, &v)| sc.unify(p, v));
                 if ok {
                     if positive {
-                        join(rels, r, i + 1, delta, sc)?;
+                        join(rels, r, steps, i + 1, delta, sc)?;
                     } else {
                         found = true;
                     }
@@ -451,7 +453,7 @@ fn join(
                 }
             }
             if !positive && !found {
-                join(rels, r, i + 1, delta, sc)?;
+                join(rels, r, steps, i + 1, delta, sc)?;
             }
             Ok(())
         }
@@ -463,7 +465,7 @@ fn join(
                     let (x, y) = if sc.find(x).is_some() { (x, y) } else { (y, x) };
                     let t = sc.make(x)?;
                     if sc.unify(y, t) {
-                        join(rels, r, i + 1, delta, sc)?;
+                        join(rels, r, steps, i + 1, delta, sc)?;
                     }
                     sc.undo(mark);
                     return Ok(());
@@ -484,7 +486,7 @@ fn join(
                 }
             };
             if ok {
-                join(rels, r, i + 1, delta, sc)?;
+                join(rels, r, steps, i + 1, delta, sc)?;
             }
             Ok(())
         }
@@ -503,7 +505,7 @@ fn join(
             let t = sc.terms.int(v);
             let mark = sc.trail.len();
             if sc.unify(z, t) {
-                join(rels, r, i + 1, delta, sc)?;
+                join(rels, r, steps, i + 1, delta, sc)?;
             }
             sc.undo(mark);
             Ok(())

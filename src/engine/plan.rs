@@ -63,8 +63,19 @@ pub struct CompiledRule {
     pub steps: Vec<Step>,
     /// The number of variables.
     pub num_vars: usize,
-    /// Positions in `steps` of scans of relations of the rule's own stratum (semi-naive deltas).
-    pub recursive: Vec<usize>,
+    /// The semi-naive variants: for each body scan of a relation of the rule's own stratum, the body
+    /// ordered with that scan first (it is the one restricted to the previous round's new rows, so
+    /// the join starts from the few new facts instead of looking them up from every old one).
+    pub deltas: Vec<DeltaPlan>,
+}
+
+/// A rule body ordered to start from one recursive relation's new facts.
+#[derive(Clone, Debug)]
+pub struct DeltaPlan {
+    /// The relation whose new rows step 0 scans.
+    pub rel: RelId,
+    /// The body, in evaluation order, starting with the scan of `rel`.
+    pub steps: Vec<Step>,
 }
 
 /// A stratum: relations defined together.
@@ -146,7 +157,23 @@ pub fn plan(p: &Program, inputs: &[(RelId, Phase)]) -> Result<Plan, EngineError>
         let mut rules = Vec::new();
         for (ri, rule) in p.rules.iter().enumerate() {
             if comp[rule.head.rel.0 as usize] == ci {
-                rules.push(compile_rule(p, ri, &comp, ci, &mut indexes)?);
+                let steps = compile_rule(p, ri, None, &mut indexes)?;
+                let mut deltas = Vec::new();
+                for (li, l) in rule.body.iter().enumerate() {
+                    if let Lit::Pos(a) = l {
+                        if comp[a.rel.0 as usize] == ci {
+                            let steps = compile_rule(p, ri, Some(li), &mut indexes)?;
+                            deltas.push(DeltaPlan { rel: a.rel, steps });
+                        }
+                    }
+                }
+                rules.push(CompiledRule {
+                    source: ri,
+                    head: rule.head.clone(),
+                    steps,
+                    num_vars: rule.var_names.len(),
+                    deltas,
+                });
             }
         }
         strata.push(Stratum {
@@ -164,7 +191,7 @@ pub fn plan(p: &Program, inputs: &[(RelId, Phase)]) -> Result<Plan, EngineError>
 }
 
 /// Strongly connected components, each after the components it depends on.
-fn tarjan(n: usize, deps: &[Vec<(usize, bool)>]) -> Vec<Vec<usize>> {
+pub(crate) fn tarjan(n: usize, deps: &[Vec<(usize, bool)>]) -> Vec<Vec<usize>> {
     const UNSEEN: usize = usize::MAX;
     let mut index = vec![UNSEEN; n];
     let mut low = vec![0; n];
@@ -246,19 +273,32 @@ fn index_for(indexes: &mut [Vec<Vec<usize>>], rel: RelId, key: &[usize]) -> Opti
     })
 }
 
+/// Orders the body of rule `ri` (with body literal `first`, a positive one, placed first when given).
 fn compile_rule(
     p: &Program,
     ri: usize,
-    comp: &[usize],
-    ci: usize,
+    first: Option<usize>,
     indexes: &mut [Vec<Vec<usize>>],
-) -> Result<CompiledRule, EngineError> {
+) -> Result<Vec<Step>, EngineError> {
     let rule = &p.rules[ri];
     let nv = rule.var_names.len();
     let mut bound = vec![false; nv];
     let mut left: Vec<&Lit> = rule.body.iter().collect();
     let mut steps = Vec::new();
-    let mut recursive = Vec::new();
+    if let Some(li) = first {
+        if let Lit::Pos(a) = left.remove(li) {
+            let key: Vec<usize> = (0..a.args.len())
+                .filter(|&c| pat_bound(&a.args[c], &bound))
+                .collect();
+            let index = index_for(indexes, a.rel, &key);
+            a.args.iter().for_each(|x| bind_pat(x, &mut bound));
+            steps.push(Step::Scan {
+                atom: a.clone(),
+                key,
+                index,
+            });
+        }
+    }
     let unsafe_rule = |why: &str| {
         let mut s = String::new();
         let _ = fmt::write(&mut s, format_args!("{}", RuleFmt(p, ri)));
@@ -316,9 +356,6 @@ fn compile_rule(
                     .filter(|&c| pat_bound(&a.args[c], &bound))
                     .collect();
                 let index = index_for(indexes, a.rel, &key);
-                if comp[a.rel.0 as usize] == ci {
-                    recursive.push(steps.len());
-                }
                 a.args.iter().for_each(|x| bind_pat(x, &mut bound));
                 steps.push(Step::Scan {
                     atom: a.clone(),
@@ -340,13 +377,7 @@ fn compile_rule(
     if !rule.head.args.iter().all(|x| pat_bound(x, &bound)) {
         return Err(unsafe_rule("a head variable is not bound by the body"));
     }
-    Ok(CompiledRule {
-        source: ri,
-        head: rule.head.clone(),
-        steps,
-        num_vars: nv,
-        recursive,
-    })
+    Ok(steps)
 }
 
 fn filter_step(l: &Lit, bound: &mut [bool], indexes: &mut [Vec<Vec<usize>>]) -> Step {
