@@ -63,6 +63,10 @@ pub struct CompiledRule {
     pub steps: Vec<Step>,
     /// The number of variables.
     pub num_vars: usize,
+    /// The first step from which no step binds a head variable: one solution of the steps from there
+    /// on is as good as all of them (they only check that something exists), so the join stops there
+    /// at the first success.
+    pub exists_from: usize,
     /// The semi-naive variants: for each body scan of a relation of the rule's own stratum, the body
     /// ordered with that scan first (it is the one restricted to the previous round's new rows, so
     /// the join starts from the few new facts instead of looking them up from every old one).
@@ -76,6 +80,43 @@ pub struct DeltaPlan {
     pub rel: RelId,
     /// The body, in evaluation order, starting with the scan of `rel`.
     pub steps: Vec<Step>,
+    /// As [`CompiledRule::exists_from`], for these steps.
+    pub exists_from: usize,
+}
+
+/// The step index from which no step binds a variable of `head` (see [`CompiledRule::exists_from`]).
+fn exists_from(steps: &[Step], head: &IrAtom, num_vars: usize) -> usize {
+    let mut first = vec![usize::MAX; num_vars];
+    for (k, st) in steps.iter().enumerate() {
+        let mut note = |v: u32| {
+            let f = &mut first[v as usize];
+            if *f == usize::MAX {
+                *f = k;
+            }
+        };
+        match st {
+            Step::Scan { atom, .. } | Step::Absent { atom, .. } => {
+                atom.args.iter().for_each(|a| a.each_var(&mut note))
+            }
+            Step::Cmp(_, x, y) => {
+                x.each_var(&mut note);
+                y.each_var(&mut note);
+            }
+            Step::Arith(_, x, y, z) => {
+                x.each_var(&mut note);
+                y.each_var(&mut note);
+                z.each_var(&mut note);
+            }
+        }
+    }
+    let mut from = 0;
+    for a in &head.args {
+        a.each_var(&mut |v| {
+            let f = first[v as usize];
+            from = from.max(if f == usize::MAX { steps.len() } else { f + 1 });
+        });
+    }
+    from
 }
 
 /// A stratum: relations defined together.
@@ -163,13 +204,19 @@ pub fn plan(p: &Program, inputs: &[(RelId, Phase)]) -> Result<Plan, EngineError>
                     if let Lit::Pos(a) = l {
                         if comp[a.rel.0 as usize] == ci {
                             let steps = compile_rule(p, ri, Some(li), &mut indexes)?;
-                            deltas.push(DeltaPlan { rel: a.rel, steps });
+                            let exists_from = exists_from(&steps, &rule.head, rule.var_names.len());
+                            deltas.push(DeltaPlan {
+                                rel: a.rel,
+                                steps,
+                                exists_from,
+                            });
                         }
                     }
                 }
                 rules.push(CompiledRule {
                     source: ri,
                     head: rule.head.clone(),
+                    exists_from: exists_from(&steps, &rule.head, rule.var_names.len()),
                     steps,
                     num_vars: rule.var_names.len(),
                     deltas,
