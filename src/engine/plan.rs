@@ -146,6 +146,19 @@ pub struct Plan {
 /// Plans `p` (see the module documentation). `inputs` are relations filled from outside, with their phase
 /// (for a game: `true` in `State`, `does` in `Move`).
 pub fn plan(p: &Program, inputs: &[(RelId, Phase)]) -> Result<Plan, EngineError> {
+    plan_sized(p, inputs, &[])
+}
+
+/// [`plan`] with an estimate of each relation's number of facts (indexed by [`RelId`]; missing or
+/// `None` when unknown): a scan of `n` facts with `b` of its `a` columns bound is taken to produce
+/// `n^((a-b)/a)` rows. Load-time strata take the scan expected to produce the fewest rows first;
+/// per-state ones first take a scan expected to produce at most two (a role's one `does` fact, a
+/// lookup that pins its row), and otherwise the most bound one.
+pub fn plan_sized(
+    p: &Program,
+    inputs: &[(RelId, Phase)],
+    sizes: &[Option<f64>],
+) -> Result<Plan, EngineError> {
     let n = p.relations.len();
     // deps[h] = (body relation, negated) for every rule with head h.
     let mut deps: Vec<Vec<(usize, bool)>> = vec![Vec::new(); n];
@@ -198,12 +211,12 @@ pub fn plan(p: &Program, inputs: &[(RelId, Phase)]) -> Result<Plan, EngineError>
         let mut rules = Vec::new();
         for (ri, rule) in p.rules.iter().enumerate() {
             if comp[rule.head.rel.0 as usize] == ci {
-                let steps = compile_rule(p, ri, None, &mut indexes)?;
+                let steps = compile_rule(p, ri, None, sizes, phase, &mut indexes)?;
                 let mut deltas = Vec::new();
                 for (li, l) in rule.body.iter().enumerate() {
                     if let Lit::Pos(a) = l {
                         if comp[a.rel.0 as usize] == ci {
-                            let steps = compile_rule(p, ri, Some(li), &mut indexes)?;
+                            let steps = compile_rule(p, ri, Some(li), sizes, phase, &mut indexes)?;
                             let exists_from = exists_from(&steps, &rule.head, rule.var_names.len());
                             deltas.push(DeltaPlan {
                                 rel: a.rel,
@@ -325,6 +338,8 @@ fn compile_rule(
     p: &Program,
     ri: usize,
     first: Option<usize>,
+    sizes: &[Option<f64>],
+    phase: Phase,
     indexes: &mut [Vec<Vec<usize>>],
 ) -> Result<Vec<Step>, EngineError> {
     let rule = &p.rules[ri];
@@ -377,7 +392,9 @@ fn compile_rule(
         if placed {
             continue;
         }
-        // The positive literal with the most bound arguments, then the fewest new variables.
+        // A positive literal expected to produce at most two rows (when sizes are known: a check, or
+        // a tiny relation such as a role's one `does` fact), else the one with the most bound
+        // arguments, then the fewest new variables.
         let best = left
             .iter()
             .enumerate()
@@ -388,12 +405,29 @@ fn compile_rule(
                     for x in &a.args {
                         x.each_var(&mut |v| fresh += usize::from(!bound[v as usize]));
                     }
-                    Some((i, b as isize * 16 - fresh as isize))
+                    let rows = match sizes.get(a.rel.0 as usize).copied().flatten() {
+                        _ if sizes.is_empty() => 0.0,
+                        _ if b == a.args.len() => 1.0,
+                        Some(n) => n
+                            .max(1.0)
+                            .powf((a.args.len() - b) as f64 / a.args.len() as f64),
+                        None => 1000f64.powf((a.args.len() - b) as f64 / a.args.len() as f64),
+                    };
+                    let score = b as isize * 16 - fresh as isize;
+                    // Load-time strata order by the estimate alone (their inputs' sizes are exact);
+                    // per-state ones only put tiny scans first, as states are far smaller than the
+                    // union of all states the sizes describe.
+                    let key = if phase == Phase::Static {
+                        -((rows * 16.0) as i64)
+                    } else {
+                        i64::from(!sizes.is_empty() && rows <= 2.0)
+                    };
+                    Some((i, key, score))
                 }
                 _ => None,
             })
-            .max_by_key(|&(i, score)| (score, -(i as isize)))
-            .map(|(i, _)| i);
+            .max_by_key(|&(i, key, score)| (key, score, -(i as isize)))
+            .map(|(i, _, _)| i);
         match best {
             Some(i) => {
                 let Lit::Pos(a) = left.remove(i) else {

@@ -28,7 +28,7 @@ use hashbrown::HashMap;
 use super::eval::Db;
 use super::ir::{Cmp, Lit, Pat, Program, RelId, Rule};
 use super::ops::to_classic;
-use super::plan::{plan, Phase, Plan};
+use super::plan::{plan, plan_sized, Phase, Plan};
 use super::terms::{TermId, TermStore};
 use super::{lower, EngineError, Limits};
 use crate::game::{Dynamics, Estimate, Game, GameInfo, Goal, RoleIndex};
@@ -237,7 +237,21 @@ impl RuleGame {
         let mut inputs = vec![(true_, Phase::State), (does, Phase::Move)];
         inputs.extend(flat.prop_rel.iter().map(|r| (*r, Phase::State)));
         let arities: Vec<usize> = prog.relations.iter().map(|r| r.arity).collect();
-        let gplan = plan(&prog, &inputs)?;
+        // Sizes for join ordering: what the relaxed analysis derived (exact for static relations, an
+        // upper bound for the others), the propositions of each flattened `true`, one move per role.
+        let mut sizes: Vec<Option<f64>> = vec![None; prog.relations.len()];
+        for (i, sz) in sizes.iter_mut().enumerate().take(relaxed.relations.len()) {
+            let computed = relaxed.rules.iter().any(|r| r.head.rel.0 as usize == i);
+            if computed {
+                *sz = Some(rdb.rel(RelId(i as u32)).len() as f64);
+            }
+        }
+        for r in &flat.prop_rel {
+            *sizes[r.0 as usize].get_or_insert(0.0) += 1.0;
+        }
+        sizes[does.0 as usize] = Some(roles.len() as f64);
+        sizes[true_.0 as usize] = Some(props.len() as f64);
+        let gplan = plan_sized(&prog, &inputs, &sizes)?;
         let mut base = Db::new(&gplan, &arities, terms, limits);
         base.run(&gplan, Phase::Static)?;
         let words = props.len().div_ceil(64).max(1);
