@@ -589,30 +589,34 @@ fn relax(
     for r in &mut q.rules {
         r.body
             .retain(|l| !matches!(l, Lit::Neg(a) if dynamic[a.rel.0 as usize]));
-        // A condition on a derived dynamic relation that binds nothing the rest of the body does not
-        // bind only filters; dropping it keeps the result an over-approximation, and spares the
-        // analysis relations (counts, paths) whose relaxed extension is huge.
+        // A dynamic condition whose variables are each bound by another positive condition or used
+        // nowhere else only filters; dropping it keeps the result an over-approximation, and spares
+        // the analysis relations (counts, paths) whose relaxed extension is huge and joins with every
+        // move (the frame rule `next(cell(X,Y,P)) :- does(R, move(..)) & true(cell(X,Y,P)) & ..`).
         let mut i = r.body.len();
         while i > 0 {
             i -= 1;
             let Lit::Pos(a) = &r.body[i] else { continue };
-            let rel = a.rel.0 as usize;
-            if !dynamic[rel] || a.rel == true_ || a.rel == does {
+            if !dynamic[a.rel.0 as usize] {
                 continue;
             }
             let mut covered = true;
             for x in &a.args {
                 x.each_var(&mut |v| {
-                    let elsewhere = r.body.iter().enumerate().any(|(j, l)| {
-                        let mut found = false;
-                        if let (true, Lit::Pos(b)) = (j != i, l) {
-                            for y in &b.args {
-                                y.each_var(&mut |w| found |= w == v);
+                    let (mut in_pos, mut used) = (false, false);
+                    for (_, l) in r.body.iter().enumerate().filter(|(j, _)| *j != i) {
+                        lit_vars(l, &mut |w| {
+                            if w == v {
+                                used = true;
+                                in_pos |= matches!(l, Lit::Pos(_));
                             }
-                        }
-                        found
-                    });
-                    covered &= elsewhere;
+                        });
+                    }
+                    r.head
+                        .args
+                        .iter()
+                        .for_each(|y| y.each_var(&mut |w| used |= w == v));
+                    covered &= in_pos || !used;
                 });
             }
             if covered {
@@ -656,6 +660,22 @@ fn relax(
     roots.extend(with_goal);
     super::rewrite::prune_to(&mut q, &roots);
     q
+}
+
+/// Calls `f` on every variable of a body condition.
+fn lit_vars(l: &Lit, f: &mut impl FnMut(u32)) {
+    match l {
+        Lit::Pos(a) | Lit::Neg(a) => a.args.iter().for_each(|x| x.each_var(f)),
+        Lit::Cmp(_, x, y) => {
+            x.each_var(f);
+            y.each_var(f);
+        }
+        Lit::Arith(_, x, y, z) => {
+            x.each_var(f);
+            y.each_var(f);
+            z.each_var(f);
+        }
+    }
 }
 
 /// The goal values each rule gives, read from the rule heads: `(role or every role, value)`, or `None`
