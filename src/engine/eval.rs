@@ -8,8 +8,8 @@
 //! nothing in the steady state.
 //!
 //! Recursive strata are evaluated semi-naively: after a first full pass, every pass evaluates each rule
-//! once per recursive body literal, with that literal restricted to the rows added by the previous pass
-//! (the delta) and the others seeing every row. Rows only ever grow during a stratum, so a delta is a
+//! once per recursive body literal, with that literal scanned first and restricted to the rows added by
+//! the previous pass (the delta), and the others seeing every row. Rows only ever grow during a stratum, so a delta is a
 //! range of row numbers.
 
 use hashbrown::HashTable;
@@ -218,26 +218,26 @@ impl Db {
             if s.rules.is_empty() {
                 continue;
             }
-            let mut marks: Vec<u32> = s.rels.iter().map(|r| self.rels[r.0 as usize].len).collect();
+            let lens = |db: &Db| -> SmallVec<[u32; 4]> {
+                s.rels.iter().map(|r| db.rels[r.0 as usize].len).collect()
+            };
+            let mut marks = lens(self);
             for r in &s.rules {
-                self.fire(r, None)?;
+                self.fire(r, &r.steps, r.exists_from, None)?;
             }
             if !s.recursive {
                 continue;
             }
             loop {
-                let now: Vec<u32> = s.rels.iter().map(|r| self.rels[r.0 as usize].len).collect();
+                let now = lens(self);
                 if now == marks {
                     break;
                 }
                 for r in &s.rules {
-                    for &step in &r.recursive {
-                        let Step::Scan { atom, .. } = &r.steps[step] else {
-                            continue;
-                        };
-                        let k = s.rels.iter().position(|x| *x == atom.rel).unwrap_or(0);
+                    for d in &r.deltas {
+                        let k = s.rels.iter().position(|x| *x == d.rel).unwrap_or(0);
                         if marks[k] < now[k] {
-                            self.fire(r, Some((step, marks[k], now[k])))?;
+                            self.fire(r, &d.steps, d.exists_from, Some((0, marks[k], now[k])))?;
                         }
                     }
                 }
@@ -251,6 +251,8 @@ impl Db {
     fn fire(
         &mut self,
         r: &CompiledRule,
+        steps: &[Step],
+        exists_from: usize,
         delta: Option<(usize, u32, u32)>,
     ) -> Result<(), EngineError> {
         self.binds.clear();
@@ -266,7 +268,7 @@ impl Db {
             max_depth: self.limits.max_depth,
         };
         let delta = delta.unwrap_or((usize::MAX, 0, 0));
-        join(&self.rels, r, 0, delta, &mut sc)?;
+        join(&self.rels, r, (steps, exists_from), 0, delta, &mut sc)?;
         let hits = sc.hits;
         let a = r.head.args.len();
         let rel = &mut self.rels[r.head.rel.0 as usize];
@@ -381,21 +383,27 @@ impl Scratch<'_> {
     }
 }
 
+/// Evaluates steps `i..` of a rule body under the current bindings, pushing every head it derives;
+/// true when at least one solution was found. From step `body.1` on the steps only check that
+/// something exists, so they stop at their first solution.
 fn join(
     rels: &[RelStore],
     r: &CompiledRule,
+    body: (&[Step], usize),
     i: usize,
     delta: (usize, u32, u32),
     sc: &mut Scratch,
-) -> Result<(), EngineError> {
-    let Some(step) = r.steps.get(i) else {
+) -> Result<bool, EngineError> {
+    let (steps, exists_from) = body;
+    let Some(step) = steps.get(i) else {
         for a in &r.head.args {
             let t = sc.make(a)?;
             sc.pending.push(t);
         }
         sc.hits += 1;
-        return Ok(());
+        return Ok(true);
     };
+    let once = i >= exists_from;
     match step {
         Step::Scan { atom, key, index } | Step::Absent { atom, key, index } => {
             let positive = matches!(step, Step::Scan { .. });
@@ -409,24 +417,27 @@ fn join(
             for &c in key {
                 match sc.find(&atom.args[c]) {
                     Some(t) => keyv.push(t),
-                    None if positive => return Ok(()),
-                    None => return join(rels, r, i + 1, delta, sc),
+                    None if positive => return Ok(false),
+                    None => return join(rels, r, body, i + 1, delta, sc),
                 }
             }
-            let mut found = false;
+            // `matched`: a row matched (for a negation, the end of the search); `solved`: a solution
+            // was found below this step.
+            let mut matched = false;
+            let mut solved = false;
             let mut visit = |row: u32, sc: &mut Scratch| -> Result<bool, EngineError> {
                 let mark = sc.trail.len();
                 let vals = rel.row(row as usize);
                 let ok = atom.args.iter().zip(vals).all(|(p, &v)| sc.unify(p, v));
                 if ok {
                     if positive {
-                        join(rels, r, i + 1, delta, sc)?;
+                        solved |= join(rels, r, body, i + 1, delta, sc)?;
                     } else {
-                        found = true;
+                        matched = true;
                     }
                 }
                 sc.undo(mark);
-                Ok(!positive && found)
+                Ok(if positive { once && solved } else { matched })
             };
             match index {
                 None => {
@@ -450,10 +461,10 @@ fn join(
                     }
                 }
             }
-            if !positive && !found {
-                join(rels, r, i + 1, delta, sc)?;
+            if !positive && !matched {
+                solved = join(rels, r, body, i + 1, delta, sc)?;
             }
-            Ok(())
+            Ok(solved)
         }
         Step::Cmp(c, x, y) => {
             let ok = match c {
@@ -462,11 +473,12 @@ fn join(
                     let mark = sc.trail.len();
                     let (x, y) = if sc.find(x).is_some() { (x, y) } else { (y, x) };
                     let t = sc.make(x)?;
+                    let mut solved = false;
                     if sc.unify(y, t) {
-                        join(rels, r, i + 1, delta, sc)?;
+                        solved = join(rels, r, body, i + 1, delta, sc)?;
                     }
                     sc.undo(mark);
-                    return Ok(());
+                    return Ok(solved);
                 }
                 Cmp::Less | Cmp::Leq => {
                     let a = sc.make(x)?;
@@ -484,29 +496,30 @@ fn join(
                 }
             };
             if ok {
-                join(rels, r, i + 1, delta, sc)?;
+                return join(rels, r, body, i + 1, delta, sc);
             }
-            Ok(())
+            Ok(false)
         }
         Step::Arith(op, x, y, z) => {
             let a = sc.make(x)?;
             let b = sc.make(y)?;
             let (Some(a), Some(b)) = (sc.terms.as_int(a), sc.terms.as_int(b)) else {
-                return Ok(());
+                return Ok(false);
             };
             let v = match op {
                 Arith::Plus => a.checked_add(b),
                 Arith::Minus => a.checked_sub(b),
                 Arith::Times => a.checked_mul(b),
             };
-            let Some(v) = v else { return Ok(()) };
+            let Some(v) = v else { return Ok(false) };
             let t = sc.terms.int(v);
             let mark = sc.trail.len();
+            let mut solved = false;
             if sc.unify(z, t) {
-                join(rels, r, i + 1, delta, sc)?;
+                solved = join(rels, r, body, i + 1, delta, sc)?;
             }
             sc.undo(mark);
-            Ok(())
+            Ok(solved)
         }
     }
 }

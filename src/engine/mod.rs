@@ -15,6 +15,7 @@ pub mod eval;
 pub mod ir;
 pub mod ops;
 pub mod plan;
+pub mod rewrite;
 pub mod rulegame;
 pub mod terms;
 

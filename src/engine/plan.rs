@@ -63,8 +63,60 @@ pub struct CompiledRule {
     pub steps: Vec<Step>,
     /// The number of variables.
     pub num_vars: usize,
-    /// Positions in `steps` of scans of relations of the rule's own stratum (semi-naive deltas).
-    pub recursive: Vec<usize>,
+    /// The first step from which no step binds a head variable: one solution of the steps from there
+    /// on is as good as all of them (they only check that something exists), so the join stops there
+    /// at the first success.
+    pub exists_from: usize,
+    /// The semi-naive variants: for each body scan of a relation of the rule's own stratum, the body
+    /// ordered with that scan first (it is the one restricted to the previous round's new rows, so
+    /// the join starts from the few new facts instead of looking them up from every old one).
+    pub deltas: Vec<DeltaPlan>,
+}
+
+/// A rule body ordered to start from one recursive relation's new facts.
+#[derive(Clone, Debug)]
+pub struct DeltaPlan {
+    /// The relation whose new rows step 0 scans.
+    pub rel: RelId,
+    /// The body, in evaluation order, starting with the scan of `rel`.
+    pub steps: Vec<Step>,
+    /// As [`CompiledRule::exists_from`], for these steps.
+    pub exists_from: usize,
+}
+
+/// The step index from which no step binds a variable of `head` (see [`CompiledRule::exists_from`]).
+fn exists_from(steps: &[Step], head: &IrAtom, num_vars: usize) -> usize {
+    let mut first = vec![usize::MAX; num_vars];
+    for (k, st) in steps.iter().enumerate() {
+        let mut note = |v: u32| {
+            let f = &mut first[v as usize];
+            if *f == usize::MAX {
+                *f = k;
+            }
+        };
+        match st {
+            Step::Scan { atom, .. } | Step::Absent { atom, .. } => {
+                atom.args.iter().for_each(|a| a.each_var(&mut note))
+            }
+            Step::Cmp(_, x, y) => {
+                x.each_var(&mut note);
+                y.each_var(&mut note);
+            }
+            Step::Arith(_, x, y, z) => {
+                x.each_var(&mut note);
+                y.each_var(&mut note);
+                z.each_var(&mut note);
+            }
+        }
+    }
+    let mut from = 0;
+    for a in &head.args {
+        a.each_var(&mut |v| {
+            let f = first[v as usize];
+            from = from.max(if f == usize::MAX { steps.len() } else { f + 1 });
+        });
+    }
+    from
 }
 
 /// A stratum: relations defined together.
@@ -94,6 +146,19 @@ pub struct Plan {
 /// Plans `p` (see the module documentation). `inputs` are relations filled from outside, with their phase
 /// (for a game: `true` in `State`, `does` in `Move`).
 pub fn plan(p: &Program, inputs: &[(RelId, Phase)]) -> Result<Plan, EngineError> {
+    plan_sized(p, inputs, &[])
+}
+
+/// [`plan`] with an estimate of each relation's number of facts (indexed by [`RelId`]; missing or
+/// `None` when unknown): a scan of `n` facts with `b` of its `a` columns bound is taken to produce
+/// `n^((a-b)/a)` rows. Load-time strata take the scan expected to produce the fewest rows first;
+/// per-state ones first take a scan expected to produce at most two (a role's one `does` fact, a
+/// lookup that pins its row), and otherwise the most bound one.
+pub fn plan_sized(
+    p: &Program,
+    inputs: &[(RelId, Phase)],
+    sizes: &[Option<f64>],
+) -> Result<Plan, EngineError> {
     let n = p.relations.len();
     // deps[h] = (body relation, negated) for every rule with head h.
     let mut deps: Vec<Vec<(usize, bool)>> = vec![Vec::new(); n];
@@ -146,7 +211,29 @@ pub fn plan(p: &Program, inputs: &[(RelId, Phase)]) -> Result<Plan, EngineError>
         let mut rules = Vec::new();
         for (ri, rule) in p.rules.iter().enumerate() {
             if comp[rule.head.rel.0 as usize] == ci {
-                rules.push(compile_rule(p, ri, &comp, ci, &mut indexes)?);
+                let steps = compile_rule(p, ri, None, sizes, phase, &mut indexes)?;
+                let mut deltas = Vec::new();
+                for (li, l) in rule.body.iter().enumerate() {
+                    if let Lit::Pos(a) = l {
+                        if comp[a.rel.0 as usize] == ci {
+                            let steps = compile_rule(p, ri, Some(li), sizes, phase, &mut indexes)?;
+                            let exists_from = exists_from(&steps, &rule.head, rule.var_names.len());
+                            deltas.push(DeltaPlan {
+                                rel: a.rel,
+                                steps,
+                                exists_from,
+                            });
+                        }
+                    }
+                }
+                rules.push(CompiledRule {
+                    source: ri,
+                    head: rule.head.clone(),
+                    exists_from: exists_from(&steps, &rule.head, rule.var_names.len()),
+                    steps,
+                    num_vars: rule.var_names.len(),
+                    deltas,
+                });
             }
         }
         strata.push(Stratum {
@@ -164,7 +251,7 @@ pub fn plan(p: &Program, inputs: &[(RelId, Phase)]) -> Result<Plan, EngineError>
 }
 
 /// Strongly connected components, each after the components it depends on.
-fn tarjan(n: usize, deps: &[Vec<(usize, bool)>]) -> Vec<Vec<usize>> {
+pub(crate) fn tarjan(n: usize, deps: &[Vec<(usize, bool)>]) -> Vec<Vec<usize>> {
     const UNSEEN: usize = usize::MAX;
     let mut index = vec![UNSEEN; n];
     let mut low = vec![0; n];
@@ -246,19 +333,34 @@ fn index_for(indexes: &mut [Vec<Vec<usize>>], rel: RelId, key: &[usize]) -> Opti
     })
 }
 
+/// Orders the body of rule `ri` (with body literal `first`, a positive one, placed first when given).
 fn compile_rule(
     p: &Program,
     ri: usize,
-    comp: &[usize],
-    ci: usize,
+    first: Option<usize>,
+    sizes: &[Option<f64>],
+    phase: Phase,
     indexes: &mut [Vec<Vec<usize>>],
-) -> Result<CompiledRule, EngineError> {
+) -> Result<Vec<Step>, EngineError> {
     let rule = &p.rules[ri];
     let nv = rule.var_names.len();
     let mut bound = vec![false; nv];
     let mut left: Vec<&Lit> = rule.body.iter().collect();
     let mut steps = Vec::new();
-    let mut recursive = Vec::new();
+    if let Some(li) = first {
+        if let Lit::Pos(a) = left.remove(li) {
+            let key: Vec<usize> = (0..a.args.len())
+                .filter(|&c| pat_bound(&a.args[c], &bound))
+                .collect();
+            let index = index_for(indexes, a.rel, &key);
+            a.args.iter().for_each(|x| bind_pat(x, &mut bound));
+            steps.push(Step::Scan {
+                atom: a.clone(),
+                key,
+                index,
+            });
+        }
+    }
     let unsafe_rule = |why: &str| {
         let mut s = String::new();
         let _ = fmt::write(&mut s, format_args!("{}", RuleFmt(p, ri)));
@@ -290,7 +392,9 @@ fn compile_rule(
         if placed {
             continue;
         }
-        // The positive literal with the most bound arguments, then the fewest new variables.
+        // A positive literal expected to produce at most two rows (when sizes are known: a check, or
+        // a tiny relation such as a role's one `does` fact), else the one with the most bound
+        // arguments, then the fewest new variables.
         let best = left
             .iter()
             .enumerate()
@@ -301,12 +405,29 @@ fn compile_rule(
                     for x in &a.args {
                         x.each_var(&mut |v| fresh += usize::from(!bound[v as usize]));
                     }
-                    Some((i, b as isize * 16 - fresh as isize))
+                    let rows = match sizes.get(a.rel.0 as usize).copied().flatten() {
+                        _ if sizes.is_empty() => 0.0,
+                        _ if b == a.args.len() => 1.0,
+                        Some(n) => n
+                            .max(1.0)
+                            .powf((a.args.len() - b) as f64 / a.args.len() as f64),
+                        None => 1000f64.powf((a.args.len() - b) as f64 / a.args.len() as f64),
+                    };
+                    let score = b as isize * 16 - fresh as isize;
+                    // Load-time strata order by the estimate alone (their inputs' sizes are exact);
+                    // per-state ones only put tiny scans first, as states are far smaller than the
+                    // union of all states the sizes describe.
+                    let key = if phase == Phase::Static {
+                        -((rows * 16.0) as i64)
+                    } else {
+                        i64::from(!sizes.is_empty() && rows <= 2.0)
+                    };
+                    Some((i, key, score))
                 }
                 _ => None,
             })
-            .max_by_key(|&(i, score)| (score, -(i as isize)))
-            .map(|(i, _)| i);
+            .max_by_key(|&(i, key, score)| (key, score, -(i as isize)))
+            .map(|(i, _, _)| i);
         match best {
             Some(i) => {
                 let Lit::Pos(a) = left.remove(i) else {
@@ -316,9 +437,6 @@ fn compile_rule(
                     .filter(|&c| pat_bound(&a.args[c], &bound))
                     .collect();
                 let index = index_for(indexes, a.rel, &key);
-                if comp[a.rel.0 as usize] == ci {
-                    recursive.push(steps.len());
-                }
                 a.args.iter().for_each(|x| bind_pat(x, &mut bound));
                 steps.push(Step::Scan {
                     atom: a.clone(),
@@ -340,13 +458,7 @@ fn compile_rule(
     if !rule.head.args.iter().all(|x| pat_bound(x, &bound)) {
         return Err(unsafe_rule("a head variable is not bound by the body"));
     }
-    Ok(CompiledRule {
-        source: ri,
-        head: rule.head.clone(),
-        steps,
-        num_vars: nv,
-        recursive,
-    })
+    Ok(steps)
 }
 
 fn filter_step(l: &Lit, bound: &mut [bool], indexes: &mut [Vec<Vec<usize>>]) -> Step {

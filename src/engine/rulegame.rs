@@ -28,7 +28,7 @@ use hashbrown::HashMap;
 use super::eval::Db;
 use super::ir::{Cmp, Lit, Pat, Program, RelId, Rule};
 use super::ops::to_classic;
-use super::plan::{plan, Phase, Plan};
+use super::plan::{plan, plan_sized, Phase, Plan};
 use super::terms::{TermId, TermStore};
 use super::{lower, EngineError, Limits};
 use crate::game::{Dynamics, Estimate, Game, GameInfo, Goal, RoleIndex};
@@ -98,7 +98,10 @@ pub struct RuleMove(pub u32);
 
 struct Scratch {
     db: Db,
-    state: Option<RuleState>,
+    /// The state `db` holds, when `valid`; kept as a buffer otherwise so that switching states does
+    /// not allocate.
+    state: RuleState,
+    valid: bool,
 }
 
 /// A game played by evaluating its rules (see the module documentation).
@@ -161,6 +164,7 @@ impl RuleGame {
         limits: Limits,
     ) -> Result<RuleGame, EngineError> {
         let mut prog = to_classic(&lower(p)?)?;
+        super::rewrite::prepare(&mut prog);
         let role = prog
             .keywords
             .role
@@ -176,7 +180,16 @@ impl RuleGame {
         let arities: Vec<usize> = prog.relations.iter().map(|r| r.arity).collect();
 
         // The relaxed fixpoint: what can ever be true, and which moves can ever be legal.
-        let relaxed = relax(&prog, init, true_, next, legal, does);
+        let static_goals = goal.and_then(|g| head_goal_values(&prog, g));
+        let relaxed = relax(
+            &prog,
+            init,
+            true_,
+            next,
+            legal,
+            does,
+            goal.filter(|_| static_goals.is_none()),
+        );
         let rplan = plan(&relaxed, &[])?;
         let mut rdb = Db::new(&rplan, &arities, relaxed.terms.clone(), limits);
         rdb.run(&rplan, Phase::Static)?;
@@ -224,7 +237,21 @@ impl RuleGame {
         let mut inputs = vec![(true_, Phase::State), (does, Phase::Move)];
         inputs.extend(flat.prop_rel.iter().map(|r| (*r, Phase::State)));
         let arities: Vec<usize> = prog.relations.iter().map(|r| r.arity).collect();
-        let gplan = plan(&prog, &inputs)?;
+        // Sizes for join ordering: what the relaxed analysis derived (exact for static relations, an
+        // upper bound for the others), the propositions of each flattened `true`, one move per role.
+        let mut sizes: Vec<Option<f64>> = vec![None; prog.relations.len()];
+        for (i, sz) in sizes.iter_mut().enumerate().take(relaxed.relations.len()) {
+            let computed = relaxed.rules.iter().any(|r| r.head.rel.0 as usize == i);
+            if computed {
+                *sz = Some(rdb.rel(RelId(i as u32)).len() as f64);
+            }
+        }
+        for r in &flat.prop_rel {
+            *sizes[r.0 as usize].get_or_insert(0.0) += 1.0;
+        }
+        sizes[does.0 as usize] = Some(roles.len() as f64);
+        sizes[true_.0 as usize] = Some(props.len() as f64);
+        let gplan = plan_sized(&prog, &inputs, &sizes)?;
         let mut base = Db::new(&gplan, &arities, terms, limits);
         base.run(&gplan, Phase::Static)?;
         let words = props.len().div_ceil(64).max(1);
@@ -241,11 +268,18 @@ impl RuleGame {
         let zero_sum = roles.len() == 2
             && goal.is_some_and(|g| {
                 let vals = |r: TermId| -> Vec<i64> {
-                    (0..rdb.rel(g).len())
-                        .map(|i| rdb.rel(g).row(i))
-                        .filter(|row| row[0] == r)
-                        .filter_map(|row| rdb.terms.as_int(row[1]))
-                        .collect()
+                    match &static_goals {
+                        Some(heads) => heads
+                            .iter()
+                            .filter(|(role, _)| role.is_none_or(|x| x == r))
+                            .map(|(_, v)| *v)
+                            .collect(),
+                        None => (0..rdb.rel(g).len())
+                            .map(|i| rdb.rel(g).row(i))
+                            .filter(|row| row[0] == r)
+                            .filter_map(|row| rdb.terms.as_int(row[1]))
+                            .collect(),
+                    }
                 };
                 let (a, b) = (vals(roles[0]), vals(roles[1]));
                 !a.is_empty()
@@ -316,11 +350,12 @@ impl RuleGame {
         let popped = self.pool.lock().map(|mut p| p.pop()).unwrap_or(None);
         let mut s = popped.unwrap_or_else(|| Scratch {
             db: self.base.clone(),
-            state: None,
+            state: state.clone(),
+            valid: false,
         });
         let r = (|| {
-            if s.state.as_ref() != Some(state) {
-                s.state = None;
+            if !s.valid || s.state != *state {
+                s.valid = false;
                 s.db.clear_from(&self.plan, Phase::State);
                 for b in state.ones() {
                     s.db.insert(self.flat.prop_rel[b], &self.flat.prop_args[b]);
@@ -329,12 +364,13 @@ impl RuleGame {
                     }
                 }
                 s.db.run(&self.plan, Phase::State)?;
-                s.state = Some(state.clone());
+                s.state.0.clone_from(&state.0);
+                s.valid = true;
             }
             f(&mut s.db)
         })();
         if r.is_err() {
-            s.state = None;
+            s.valid = false;
         }
         if let Ok(mut p) = self.pool.lock() {
             p.push(s);
@@ -512,8 +548,35 @@ fn relax(
     next: RelId,
     legal: RelId,
     does: RelId,
+    with_goal: Option<RelId>,
 ) -> Program {
     let mut q = p.clone();
+    // Relations that read the state or the moves, directly or not; negation of any other relation is
+    // exact (it is computed before anything dynamic) and stays, which keeps the over-approximation tight.
+    let n = q.relations.len();
+    let mut dynamic = vec![false; n];
+    dynamic[true_.0 as usize] = true;
+    dynamic[does.0 as usize] = true;
+    loop {
+        let mut changed = false;
+        for r in &q.rules {
+            let h = r.head.rel.0 as usize;
+            if dynamic[h] {
+                continue;
+            }
+            let reads = r.body.iter().any(|l| match l {
+                Lit::Pos(a) | Lit::Neg(a) => dynamic[a.rel.0 as usize],
+                _ => false,
+            });
+            if reads {
+                dynamic[h] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
     // Without negation, arithmetic can count forever (a counter `count(N) & plus(N,1,M)` no longer
     // stops at a terminal state), so the relaxation keeps only results between the smallest and the
     // largest integer the program mentions (and 0), the finite tables a classic translation would list.
@@ -524,7 +587,42 @@ fn relax(
     let lo = q.terms.int(ints.iter().copied().min().unwrap_or(0).min(0));
     let hi = q.terms.int(ints.iter().copied().max().unwrap_or(0).max(0));
     for r in &mut q.rules {
-        r.body.retain(|l| !matches!(l, Lit::Neg(_)));
+        r.body
+            .retain(|l| !matches!(l, Lit::Neg(a) if dynamic[a.rel.0 as usize]));
+        // A dynamic condition whose variables are each bound by another positive condition or used
+        // nowhere else only filters; dropping it keeps the result an over-approximation, and spares
+        // the analysis relations (counts, paths) whose relaxed extension is huge and joins with every
+        // move (the frame rule `next(cell(X,Y,P)) :- does(R, move(..)) & true(cell(X,Y,P)) & ..`).
+        let mut i = r.body.len();
+        while i > 0 {
+            i -= 1;
+            let Lit::Pos(a) = &r.body[i] else { continue };
+            if !dynamic[a.rel.0 as usize] {
+                continue;
+            }
+            let mut covered = true;
+            for x in &a.args {
+                x.each_var(&mut |v| {
+                    let (mut in_pos, mut used) = (false, false);
+                    for (_, l) in r.body.iter().enumerate().filter(|(j, _)| *j != i) {
+                        lit_vars(l, &mut |w| {
+                            if w == v {
+                                used = true;
+                                in_pos |= matches!(l, Lit::Pos(_));
+                            }
+                        });
+                    }
+                    r.head
+                        .args
+                        .iter()
+                        .for_each(|y| y.each_var(&mut |w| used |= w == v));
+                    covered &= in_pos || !used;
+                });
+            }
+            if covered {
+                r.body.remove(i);
+            }
+        }
         let results: Vec<Pat> = r
             .body
             .iter()
@@ -554,7 +652,50 @@ fn relax(
     q.rules.push(copy(true_, init, 1));
     q.rules.push(copy(true_, next, 1));
     q.rules.push(copy(does, legal, 2));
+    // Only what the propositions and moves need: goals and terminal conditions of the union of all
+    // states can be far larger than anything a real state derives.
+    let mut roots = vec![true_, does];
+    roots.extend(q.keywords.role);
+    roots.extend(q.keywords.base);
+    roots.extend(with_goal);
+    super::rewrite::prune_to(&mut q, &roots);
     q
+}
+
+/// Calls `f` on every variable of a body condition.
+fn lit_vars(l: &Lit, f: &mut impl FnMut(u32)) {
+    match l {
+        Lit::Pos(a) | Lit::Neg(a) => a.args.iter().for_each(|x| x.each_var(f)),
+        Lit::Cmp(_, x, y) => {
+            x.each_var(f);
+            y.each_var(f);
+        }
+        Lit::Arith(_, x, y, z) => {
+            x.each_var(f);
+            y.each_var(f);
+            z.each_var(f);
+        }
+    }
+}
+
+/// The goal values each rule gives, read from the rule heads: `(role or every role, value)`, or `None`
+/// when some head computes its role or value (then the relaxed fixpoint derives them).
+fn head_goal_values(p: &Program, goal: RelId) -> Option<Vec<(Option<TermId>, i64)>> {
+    p.rules
+        .iter()
+        .filter(|r| r.head.rel == goal)
+        .map(|r| {
+            let role = match &r.head.args[0] {
+                Pat::Var(_) => None,
+                Pat::Term(t) => Some(*t),
+                Pat::Func(..) => return None,
+            };
+            match &r.head.args[1] {
+                Pat::Term(t) => p.terms.as_int(*t).map(|v| (role, v)),
+                _ => None,
+            }
+        })
+        .collect()
 }
 
 fn detect_dynamics(props: &[TermId], roles: &[TermId], db: &Db) -> Dynamics {
