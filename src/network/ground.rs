@@ -784,6 +784,8 @@ struct Compiler<'a> {
     started: Instant,
     /// Provisional node of gate `i` is `GATE0 + i`.
     scratch: SmallVec<[NetLit; 16]>,
+    /// Per role, the (positive) literals of its `does` inputs, sorted.
+    does_by_role: Vec<Vec<NetLit>>,
 }
 
 const UNSEEN: NetLit = u32::MAX;
@@ -815,7 +817,15 @@ impl<'a> Compiler<'a> {
                 num_does += 1;
             }
         }
+        let mut does_by_role = vec![Vec::new(); roles.len()];
+        for (&(r, _), &node) in &does_node {
+            does_by_role[r as usize].push(node << 1);
+        }
+        for d in &mut does_by_role {
+            d.sort_unstable();
+        }
         Compiler {
+            does_by_role,
             lit_of: vec![UNSEEN; g.atoms.len()],
             gates: Vec::new(),
             inputs: Vec::new(),
@@ -905,15 +915,16 @@ impl<'a> Compiler<'a> {
             let l = if def.always {
                 TRUE
             } else {
-                let mut alts: SmallVec<[NetLit; 8]> = SmallVec::new();
-                for body in &def.bodies {
-                    let mut conj: SmallVec<[NetLit; 4]> = SmallVec::new();
-                    for &x in body {
-                        conj.push(self.lit_of[(x >> 1) as usize] ^ (x & 1));
-                    }
-                    alts.push(self.and(&conj)?);
-                }
-                self.or(&alts)?
+                let terms: Vec<SmallVec<[NetLit; 4]>> = def
+                    .bodies
+                    .iter()
+                    .map(|body| {
+                        body.iter()
+                            .map(|&x| self.lit_of[(x >> 1) as usize] ^ (x & 1))
+                            .collect()
+                    })
+                    .collect();
+                self.sum_of_products(terms)?
             };
             self.lit_of[a as usize] = l;
             stack.pop();
@@ -945,8 +956,109 @@ impl<'a> Compiler<'a> {
         self.gate(key, false)
     }
 
+    /// The OR of the ANDs of `terms`, with literals shared by several terms factored out
+    /// (`a&b | a&c | d` becomes `a&(b|c) | d`): fewer gates and inputs, and a frame rule such as
+    /// `next(p) :- true(p) & does(m)` over many moves `m` becomes `true(p) & (OR of the moves)`, which
+    /// [`Compiler::or`] can then shrink further.
+    fn sum_of_products(
+        &mut self,
+        mut terms: Vec<SmallVec<[NetLit; 4]>>,
+    ) -> Result<NetLit, NetworkError> {
+        // Fold constants: a term with false goes, true literals go, an empty term makes the OR true.
+        terms.retain_mut(|t| {
+            t.retain(|l| *l != TRUE);
+            t.sort_unstable();
+            t.dedup();
+            !t.contains(&FALSE) && !t.windows(2).any(|w| w[0] ^ 1 == w[1])
+        });
+        if terms.iter().any(|t| t.is_empty()) {
+            return Ok(TRUE);
+        }
+        let mut alts: SmallVec<[NetLit; 8]> = SmallVec::new();
+        if terms.len() >= 2 {
+            // Greedy, in one sweep: literals by how many terms hold them (most first, then the smallest
+            // literal, so the result does not depend on hashing); each takes the terms still unclaimed.
+            let mut holders: HashMap<NetLit, Vec<u32>> = HashMap::new();
+            for (i, t) in terms.iter().enumerate() {
+                for &l in t {
+                    holders.entry(l).or_default().push(i as u32);
+                }
+            }
+            let mut shared: Vec<(NetLit, Vec<u32>)> =
+                holders.into_iter().filter(|(_, v)| v.len() >= 2).collect();
+            shared.sort_unstable_by_key(|(l, v)| (std::cmp::Reverse(v.len()), *l));
+            let mut claimed = vec![false; terms.len()];
+            for (l, holders) in shared {
+                let with: Vec<u32> = holders
+                    .into_iter()
+                    .filter(|&i| !claimed[i as usize])
+                    .collect();
+                if with.len() < 2 {
+                    continue;
+                }
+                let rest: Vec<SmallVec<[NetLit; 4]>> = with
+                    .iter()
+                    .map(|&i| {
+                        claimed[i as usize] = true;
+                        terms[i as usize]
+                            .iter()
+                            .copied()
+                            .filter(|x| *x != l)
+                            .collect()
+                    })
+                    .collect();
+                let inner = self.sum_of_products(rest)?;
+                alts.push(self.and(&[l, inner])?);
+            }
+            let mut k = 0;
+            terms.retain(|_| {
+                k += 1;
+                !claimed[k - 1]
+            });
+        }
+        for t in &terms {
+            alts.push(self.and(t)?);
+        }
+        self.or(&alts)
+    }
+
     /// The OR of literals: the negated AND of the negations.
+    ///
+    /// Exactly one `does` input per role is true at a time (at most one while nothing is played), so
+    /// the OR of most of a role's `does` inputs is cheaper as "the role moved, and not one of the few
+    /// others": `OR(S) = OR(D) & !OR(D \ S)` for the role's inputs `D`. The `OR(D)` gate is shared.
     fn or(&mut self, lits: &[NetLit]) -> Result<NetLit, NetworkError> {
+        let mut lits: SmallVec<[NetLit; 8]> = SmallVec::from_slice(lits);
+        for r in 0..self.does_by_role.len() {
+            let all = &self.does_by_role[r];
+            if all.len() < 8 {
+                continue;
+            }
+            let is_mine = |l: &NetLit| all.binary_search(l).is_ok();
+            let mine = lits.iter().filter(|l| is_mine(l)).count();
+            // Unique literals only count once: `and` dedups them anyway.
+            if mine * 4 < all.len() * 3 {
+                continue;
+            }
+            let mut picked: SmallVec<[NetLit; 8]> = lits.iter().copied().filter(is_mine).collect();
+            picked.sort_unstable();
+            picked.dedup();
+            let others: SmallVec<[NetLit; 8]> = all
+                .iter()
+                .copied()
+                .filter(|l| picked.binary_search(l).is_err())
+                .collect();
+            let all: SmallVec<[NetLit; 8]> = SmallVec::from_slice(all);
+            lits.retain(|l| all.binary_search(l).is_err());
+            let any = self.or_plain(&all)?;
+            let none_of_others = self.or_plain(&others)? ^ 1;
+            let l = self.and(&[any, none_of_others])?;
+            lits.push(l);
+        }
+        self.or_plain(&lits)
+    }
+
+    fn or_plain(&mut self, lits: &[NetLit]) -> Result<NetLit, NetworkError> {
         let neg: SmallVec<[NetLit; 8]> = lits.iter().map(|l| l ^ 1).collect();
         Ok(self.and(&neg)? ^ 1)
     }

@@ -15,6 +15,7 @@
 //! numbered in the byte order of their KIF text), so [`replay`] checks the network against the same traces.
 
 pub mod ground;
+mod prop;
 mod replay;
 
 use std::cell::RefCell;
@@ -77,6 +78,37 @@ thread_local! {
     }) };
 }
 
+/// Packed node words of the game last propagated on this thread (see [`prop`]).
+struct PropScratch {
+    game: u64,
+    words: Vec<u32>,
+    frames: Vec<(u32, u32, u32)>,
+    moves: Vec<u32>,
+    chosen: Vec<u32>,
+    changed: Vec<u32>,
+}
+
+thread_local! {
+    static PROP: RefCell<PropScratch> = const { RefCell::new(PropScratch {
+        game: u64::MAX,
+        words: Vec::new(),
+        frames: Vec::new(),
+        moves: Vec::new(),
+        chosen: Vec::new(),
+        changed: Vec::new(),
+    }) };
+}
+
+/// How [`Game::random_playout`] evaluates the network (both give the same playouts for the same
+/// generator; only the speed differs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlayoutMethod {
+    /// A levelised pass over every state gate at each step, then over the move gates.
+    FullPass,
+    /// Forward propagation of the propositions that changed (per-gate counters of false inputs).
+    Propagate,
+}
+
 static NEXT_ID: AtomicU64 = AtomicU64::new(0);
 
 /// A game played on its grounded network (see the module documentation).
@@ -92,6 +124,8 @@ pub struct NetGame {
     does_of: Vec<Vec<u32>>,
     initial: NetState,
     noop: Option<u32>,
+    fan: prop::Fanout,
+    method: PlayoutMethod,
 }
 
 #[inline(always)]
@@ -203,6 +237,15 @@ impl NetGame {
                 && b.iter().all(|v| a.contains(&(100 - v)))
         };
         let dynamics = detect_dynamics(&net);
+        let fan = prop::Fanout::new(
+            &net,
+            net.legal
+                .iter()
+                .flatten()
+                .map(|o| o.lit)
+                .chain(net.next.iter().copied())
+                .chain([net.terminal]),
+        );
         Ok(NetGame {
             info: GameInfo {
                 name: name.to_string(),
@@ -218,6 +261,8 @@ impl NetGame {
             does_of,
             initial,
             noop,
+            fan,
+            method: PlayoutMethod::Propagate,
             net,
         })
     }
@@ -313,6 +358,191 @@ impl NetGame {
                     .map(|x| x.0)
                     .collect()
             })
+        })
+    }
+
+    /// The way [`Game::random_playout`] evaluates the network.
+    pub fn playout_method(&self) -> PlayoutMethod {
+        self.method
+    }
+
+    /// Chooses how [`Game::random_playout`] evaluates the network (the playouts stay the same).
+    pub fn set_playout_method(&mut self, method: PlayoutMethod) {
+        self.method = method;
+    }
+
+    /// A random playout from `state` by `method`: uniformly random legal moves for every role (in role
+    /// order, each from its legal moves in move order) until a terminal state, a role without moves, or
+    /// `max_steps` joint moves. Returns the last state and the number of joint moves played.
+    pub fn random_playout_with(
+        &self,
+        method: PlayoutMethod,
+        state: &NetState,
+        rng: &mut SmallRng,
+        max_steps: u32,
+    ) -> (NetState, u32) {
+        match method {
+            PlayoutMethod::FullPass => self.playout_full_pass(state, rng, max_steps),
+            PlayoutMethod::Propagate => self.playout_propagate(state, rng, max_steps),
+        }
+    }
+
+    fn playout_propagate(
+        &self,
+        state: &NetState,
+        rng: &mut SmallRng,
+        max_steps: u32,
+    ) -> (NetState, u32) {
+        let n = &self.net;
+        let np = n.props.len();
+        PROP.with(|s| {
+            let mut s = s.borrow_mut();
+            let PropScratch {
+                game,
+                words: w,
+                frames,
+                moves,
+                chosen,
+                changed,
+            } = &mut *s;
+            if *game != self.id || w.len() != n.num_nodes {
+                self.fan.load(n, w, |p| state.get(p));
+                *game = self.id;
+            } else {
+                // Start from the words of the last playout: propagate only where the states differ.
+                for p in 0..np {
+                    if (w[1 + p] >> 31 == 1) != state.get(p) {
+                        self.fan.flip(w, frames, 1 + p as u32);
+                    }
+                }
+            }
+            let mut steps = 0;
+            while steps < max_steps && prop::lit(w, n.terminal) == 0 {
+                chosen.clear();
+                for legal in &n.legal {
+                    moves.clear();
+                    moves.extend(
+                        legal
+                            .iter()
+                            .filter(|o| prop::lit(w, o.lit) != 0)
+                            .map(|o| o.does),
+                    );
+                    if moves.is_empty() {
+                        break;
+                    }
+                    chosen.push(moves[rng.gen_range(0..moves.len())]);
+                }
+                if chosen.len() < n.legal.len() {
+                    break;
+                }
+                for &d in chosen.iter() {
+                    if d != u32::MAX {
+                        self.fan.flip(w, frames, d);
+                    }
+                }
+                changed.clear();
+                changed.extend(
+                    (0..np as u32)
+                        .filter(|&p| prop::lit(w, n.next[p as usize]) != w[1 + p as usize] >> 31),
+                );
+                for &d in chosen.iter() {
+                    if d != u32::MAX {
+                        self.fan.flip(w, frames, d);
+                    }
+                }
+                for &p in changed.iter() {
+                    self.fan.flip(w, frames, 1 + p);
+                }
+                steps += 1;
+            }
+            let mut out = NetState(vec![0; self.words].into_boxed_slice());
+            for p in 0..np {
+                if w[1 + p] >> 31 == 1 {
+                    out.0[p / 64] |= 1 << (p % 64);
+                }
+            }
+            (out, steps)
+        })
+    }
+
+    fn playout_full_pass(
+        &self,
+        state: &NetState,
+        rng: &mut SmallRng,
+        max_steps: u32,
+    ) -> (NetState, u32) {
+        let n = &self.net;
+        SCRATCH.with(|s| {
+            let mut s = s.borrow_mut();
+            if !(s.valid && s.game == self.id && *s.state == *state.0) {
+                self.load(&mut s, state);
+            }
+            // The scratch no longer matches any state once the playout moves on.
+            s.valid = false;
+            let Scratch { vals, moves, .. } = &mut *s;
+            let np = n.props.len();
+            let mut steps = 0;
+            let mut first = true;
+            while steps < max_steps {
+                if !first {
+                    eval(&n.gates[..n.state_gates], &n.inputs, vals, n.first_gate);
+                }
+                first = false;
+                if lit_val(vals, n.terminal) & 1 != 0 {
+                    break;
+                }
+                let mut stuck = false;
+                for legal in &n.legal {
+                    moves.clear();
+                    moves.extend(
+                        legal
+                            .iter()
+                            .filter(|o| lit_val(vals, o.lit) & 1 != 0)
+                            .map(|o| o.does),
+                    );
+                    if moves.is_empty() {
+                        stuck = true;
+                        break;
+                    }
+                    let d = moves[rng.gen_range(0..moves.len())];
+                    if d != u32::MAX {
+                        vals[d as usize] = !0;
+                    }
+                }
+                if stuck {
+                    for v in &mut vals[1 + np..n.first_gate] {
+                        *v = 0;
+                    }
+                    break;
+                }
+                eval(
+                    &n.gates[n.state_gates..],
+                    &n.inputs,
+                    vals,
+                    n.first_gate + n.state_gates,
+                );
+                // `next` reads gates only (or constants), never base nodes directly after the copy
+                // starts, unless it is a plain frame copy of another proposition; so read all first.
+                for (p, l) in n.next.iter().enumerate() {
+                    let v = lit_val(vals, *l);
+                    vals[n.first_gate + n.gates.len() + p] = v;
+                }
+                vals.copy_within(
+                    n.first_gate + n.gates.len()..n.first_gate + n.gates.len() + np,
+                    1,
+                );
+                for v in &mut vals[1 + np..n.first_gate] {
+                    *v = 0;
+                }
+                steps += 1;
+            }
+            let mut out = NetState(vec![0; self.words].into_boxed_slice());
+            for p in 0..np {
+                if vals[1 + p] & 1 != 0 {
+                    out.0[p / 64] |= 1 << (p % 64);
+                }
+            }
+            (out, steps)
         })
     }
 
@@ -523,79 +753,7 @@ impl Game for NetGame {
         _buf: &mut Vec<NetMove>,
         max_steps: u32,
     ) -> (NetState, u32) {
-        let n = &self.net;
-        SCRATCH.with(|s| {
-            let mut s = s.borrow_mut();
-            if !(s.valid && s.game == self.id && *s.state == *state.0) {
-                self.load(&mut s, state);
-            }
-            // The scratch no longer matches any state once the playout moves on.
-            s.valid = false;
-            let Scratch { vals, moves, .. } = &mut *s;
-            let np = n.props.len();
-            let mut steps = 0;
-            let mut first = true;
-            while steps < max_steps {
-                if !first {
-                    eval(&n.gates[..n.state_gates], &n.inputs, vals, n.first_gate);
-                }
-                first = false;
-                if lit_val(vals, n.terminal) & 1 != 0 {
-                    break;
-                }
-                let mut stuck = false;
-                for legal in &n.legal {
-                    moves.clear();
-                    moves.extend(
-                        legal
-                            .iter()
-                            .filter(|o| lit_val(vals, o.lit) & 1 != 0)
-                            .map(|o| o.does),
-                    );
-                    if moves.is_empty() {
-                        stuck = true;
-                        break;
-                    }
-                    let d = moves[rng.gen_range(0..moves.len())];
-                    if d != u32::MAX {
-                        vals[d as usize] = !0;
-                    }
-                }
-                if stuck {
-                    for v in &mut vals[1 + np..n.first_gate] {
-                        *v = 0;
-                    }
-                    break;
-                }
-                eval(
-                    &n.gates[n.state_gates..],
-                    &n.inputs,
-                    vals,
-                    n.first_gate + n.state_gates,
-                );
-                // `next` reads gates only (or constants), never base nodes directly after the copy
-                // starts, unless it is a plain frame copy of another proposition; so read all first.
-                for (p, l) in n.next.iter().enumerate() {
-                    let v = lit_val(vals, *l);
-                    vals[n.first_gate + n.gates.len() + p] = v;
-                }
-                vals.copy_within(
-                    n.first_gate + n.gates.len()..n.first_gate + n.gates.len() + np,
-                    1,
-                );
-                for v in &mut vals[1 + np..n.first_gate] {
-                    *v = 0;
-                }
-                steps += 1;
-            }
-            let mut out = NetState(vec![0; self.words].into_boxed_slice());
-            for p in 0..np {
-                if vals[1 + p] & 1 != 0 {
-                    out.0[p / 64] |= 1 << (p % 64);
-                }
-            }
-            (out, steps)
-        })
+        self.random_playout_with(self.method, state, rng, max_steps)
     }
 
     fn show_move(&self, mv: &NetMove) -> String {
