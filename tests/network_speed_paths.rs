@@ -48,11 +48,17 @@ fn methods_agree(name: &str, other: &NetGame, playouts: u64) {
             midgame(&g, &mut pick, moves)
         };
         let mut results = Vec::new();
-        for method in [PlayoutMethod::FullPass, PlayoutMethod::Propagate] {
+        // Propagation twice: the second starts from the saved words of the same start state.
+        for method in [
+            PlayoutMethod::FullPass,
+            PlayoutMethod::Propagate,
+            PlayoutMethod::Propagate,
+        ] {
             let mut rng = SmallRng::seed_from_u64(k);
             results.push(g.random_playout_with(method, &start, &mut rng, 500));
         }
         assert_eq!(results[0], results[1], "{name}: playout {k}");
+        assert_eq!(results[0], results[2], "{name}: playout {k} again");
         if k % 5 == 4 {
             let mut rng = SmallRng::seed_from_u64(k);
             other.random_playout_with(

@@ -82,10 +82,21 @@ thread_local! {
 struct PropScratch {
     game: u64,
     words: Vec<u32>,
-    frames: Vec<(u32, u32, u32)>,
+    frames: Vec<prop::Frame>,
     moves: Vec<u32>,
     chosen: Vec<u32>,
     changed: Vec<u32>,
+    /// Watched nodes changed since the last look at `next` (see [`prop::Fanout::flip`]).
+    touched: Vec<u32>,
+    /// Per proposition, the step it was last put in `changed` (to put it there once).
+    stamp: Vec<u32>,
+    /// The `does` inputs now set, one per role (`u32::MAX`: none).
+    played: Vec<u32>,
+    /// The words of the last playout's start state (`does` inputs off) and that state: playouts
+    /// usually start from the same state, and copying the words back is cheaper than propagating the
+    /// way back from where the last playout ended.
+    snap: Vec<u32>,
+    snap_state: Vec<u64>,
 }
 
 thread_local! {
@@ -96,6 +107,11 @@ thread_local! {
         moves: Vec::new(),
         chosen: Vec::new(),
         changed: Vec::new(),
+        touched: Vec::new(),
+        stamp: Vec::new(),
+        played: Vec::new(),
+        snap: Vec::new(),
+        snap_state: Vec::new(),
     }) };
 }
 
@@ -404,29 +420,56 @@ impl NetGame {
                 moves,
                 chosen,
                 changed,
+                touched,
+                stamp,
+                played,
+                snap,
+                snap_state,
             } = &mut *s;
-            if *game != self.id || w.len() != n.num_nodes {
-                self.fan.load(n, w, |p| state.get(p));
-                *game = self.id;
+            if *game == self.id
+                && w.len() == n.num_nodes
+                && snap.len() == w.len()
+                && **snap_state == *state.0
+            {
+                w.copy_from_slice(snap);
             } else {
-                // Start from the words of the last playout: propagate only where the states differ.
-                for p in 0..np {
-                    if (w[1 + p] >> 31 == 1) != state.get(p) {
-                        self.fan.flip(w, frames, 1 + p as u32);
+                if *game != self.id || w.len() != n.num_nodes {
+                    self.fan.load(n, w, |p| state.get(p));
+                    frames.clear();
+                    frames.resize(self.fan.frames_needed(), prop::Frame::default());
+                    *game = self.id;
+                } else {
+                    // Propagate only where the states differ.
+                    for p in 0..np {
+                        if (w[1 + p] >> 31 == 1) != state.get(p) {
+                            self.fan.flip(w, frames, touched, 1 + p as u32);
+                        }
                     }
                 }
+                snap.clear();
+                snap.extend_from_slice(w);
+                snap_state.clear();
+                snap_state.extend_from_slice(&state.0);
             }
+            // Every proposition may differ from its `next` at the start; later only those whose `next`
+            // node or own node changed since the last look can.
+            touched.clear();
+            changed.clear();
+            changed.extend(0..np as u32);
+            stamp.clear();
+            stamp.resize(np, u32::MAX);
+            played.clear();
+            played.resize(n.legal.len(), u32::MAX);
             let mut steps = 0;
             while steps < max_steps && prop::lit(w, n.terminal) == 0 {
                 chosen.clear();
                 for legal in &n.legal {
                     moves.clear();
-                    moves.extend(
-                        legal
-                            .iter()
-                            .filter(|o| prop::lit(w, o.lit) != 0)
-                            .map(|o| o.does),
-                    );
+                    for o in legal {
+                        if prop::lit(w, o.lit) != 0 {
+                            moves.push(o.does);
+                        }
+                    }
                     if moves.is_empty() {
                         break;
                     }
@@ -435,25 +478,45 @@ impl NetGame {
                 if chosen.len() < n.legal.len() {
                     break;
                 }
-                for &d in chosen.iter() {
-                    if d != u32::MAX {
-                        self.fan.flip(w, frames, d);
+                // The last joint move stays set until now (legal, goal and terminal do not read it), so
+                // a role that plays the same input again (a `noop`, often) changes nothing.
+                for (old, &new) in played.iter_mut().zip(chosen.iter()) {
+                    if *old != new {
+                        if *old != u32::MAX {
+                            self.fan.flip(w, frames, touched, *old);
+                        }
+                        if new != u32::MAX {
+                            self.fan.flip(w, frames, touched, new);
+                        }
+                        *old = new;
                     }
                 }
-                changed.clear();
-                changed.extend(
-                    (0..np as u32)
-                        .filter(|&p| prop::lit(w, n.next[p as usize]) != w[1 + p as usize] >> 31),
-                );
-                for &d in chosen.iter() {
-                    if d != u32::MAX {
-                        self.fan.flip(w, frames, d);
+                // Candidates: last step's changed propositions and the watchers of touched nodes.
+                for &node in touched.iter() {
+                    changed.extend_from_slice(self.fan.watchers(node));
+                }
+                touched.clear();
+                let mut k = 0;
+                for i in 0..changed.len() {
+                    let p = changed[i];
+                    let pi = p as usize;
+                    if stamp[pi] != steps && prop::lit(w, n.next[pi]) != w[1 + pi] >> 31 {
+                        stamp[pi] = steps;
+                        changed[k] = p;
+                        k += 1;
                     }
                 }
+                changed.truncate(k);
                 for &p in changed.iter() {
-                    self.fan.flip(w, frames, 1 + p);
+                    self.fan.flip(w, frames, touched, 1 + p);
                 }
                 steps += 1;
+            }
+            // Between playouts no input is played.
+            for &d in played.iter() {
+                if d != u32::MAX {
+                    self.fan.flip(w, frames, touched, d);
+                }
             }
             let mut out = NetState(vec![0; self.words].into_boxed_slice());
             for p in 0..np {
