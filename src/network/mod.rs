@@ -20,9 +20,10 @@ mod replay;
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use rand::rngs::SmallRng;
-use rand::Rng;
+use rand::{Rng, SeedableRng};
 
 /// Replays a reference trace on any engine, this one included.
 pub use crate::engine::conformance::replay;
@@ -66,6 +67,10 @@ struct Scratch {
     valid: bool,
     vals: Vec<u64>,
     moves: Vec<u32>,
+    /// Node values of the last full-pass playout's start state (game, state, values).
+    snap_game: u64,
+    snap_state: Vec<u64>,
+    snap: Vec<u64>,
 }
 
 thread_local! {
@@ -75,6 +80,9 @@ thread_local! {
         valid: false,
         vals: Vec::new(),
         moves: Vec::new(),
+        snap_game: u64::MAX,
+        snap_state: Vec::new(),
+        snap: Vec::new(),
     }) };
 }
 
@@ -142,6 +150,39 @@ pub struct NetGame {
     noop: Option<u32>,
     fan: prop::Fanout,
     method: PlayoutMethod,
+    /// The state gates of the playout cone (goal-only gates left out), then its move gates, for
+    /// [`PlayoutMethod::FullPass`].
+    pass: Vec<PassGate>,
+    pass_state: usize,
+}
+
+/// A gate of a full pass over part of the network: `vals[node] = AND(inputs[start..end]) ^ negate`.
+#[derive(Clone, Copy, Debug)]
+struct PassGate {
+    node: u32,
+    start: u32,
+    end: u32,
+    negate: u64,
+}
+
+/// One pass over `gates`; [`NetGame::from_grounded`] checked each gate's node and inputs against the
+/// network, and `vals` must hold `min_len` values.
+#[inline]
+fn eval_pass(gates: &[PassGate], inputs: &[NetLit], vals: &mut [u64], min_len: usize) {
+    if vals.len() < min_len {
+        return;
+    }
+    for g in gates {
+        let mut acc = !0u64;
+        // SAFETY: `validate` proved `start <= end <= inputs.len()` and every input node below the gate's
+        // node, which is below `min_len <= vals.len()`.
+        unsafe {
+            for &l in inputs.get_unchecked(g.start as usize..g.end as usize) {
+                acc &= *vals.get_unchecked((l >> 1) as usize) ^ 0u64.wrapping_sub(u64::from(l & 1));
+            }
+            *vals.get_unchecked_mut(g.node as usize) = acc ^ g.negate;
+        }
+    }
 }
 
 #[inline(always)]
@@ -262,7 +303,41 @@ impl NetGame {
                 .chain(net.next.iter().copied())
                 .chain([net.terminal]),
         );
-        Ok(NetGame {
+        let pass_gate = |g: u32| {
+            let gate = net.gates[g as usize];
+            PassGate {
+                node: net.first_gate as u32 + g,
+                start: gate.start,
+                end: gate.end,
+                negate: gate.negate,
+            }
+        };
+        let mut pass: Vec<PassGate> = fan
+            .cone()
+            .iter()
+            .filter(|&&g| (g as usize) < net.state_gates)
+            .map(|&g| pass_gate(g))
+            .collect();
+        let pass_state = pass.len();
+        pass.extend((net.state_gates as u32..net.gates.len() as u32).map(pass_gate));
+        // Evaluate level by level (a gate's level is one more than its inputs' highest): consecutive
+        // gates then rarely read each other, so the processor overlaps them instead of waiting for
+        // each value to be stored and loaded again.
+        let mut level = vec![0u32; net.num_nodes];
+        for (i, g) in net.gates.iter().enumerate() {
+            let inputs = &net.inputs[g.start as usize..g.end as usize];
+            level[net.first_gate + i] = 1 + inputs
+                .iter()
+                .map(|&l| level[(l >> 1) as usize])
+                .max()
+                .unwrap_or(0);
+        }
+        // Within a level, gates with as many inputs come together, so the inner loop's exit is
+        // predictable.
+        let key = |g: &PassGate| (level[g.node as usize], g.end - g.start, g.node);
+        pass[..pass_state].sort_by_key(key);
+        pass[pass_state..].sort_by_key(key);
+        let mut game = NetGame {
             info: GameInfo {
                 name: name.to_string(),
                 roles,
@@ -279,8 +354,39 @@ impl NetGame {
             noop,
             fan,
             method: PlayoutMethod::Propagate,
+            pass,
+            pass_state,
             net,
-        })
+        };
+        game.method = game.fastest_method();
+        Ok(game)
+    }
+
+    /// Times both playout methods on the same random playouts from the initial state (about 20 ms in
+    /// all, at most 1000 moves a playout) and returns the faster: change propagation wins when a move
+    /// changes a small part of a big network (Connect Four), a full pass when the network is small or a
+    /// move changes much of it (tic-tac-toe).
+    fn fastest_method(&self) -> PlayoutMethod {
+        let methods = [PlayoutMethod::FullPass, PlayoutMethod::Propagate];
+        let mut spent = [Duration::ZERO; 2];
+        let start = self.initial_state();
+        let began = Instant::now();
+        for seed in 0..400u64 {
+            for (k, &m) in methods.iter().enumerate() {
+                let mut rng = SmallRng::seed_from_u64(seed);
+                let t = Instant::now();
+                self.random_playout_with(m, &start, &mut rng, 1000);
+                spent[k] += t.elapsed();
+            }
+            if began.elapsed() > Duration::from_millis(20) {
+                break;
+            }
+        }
+        if spent[0] < spent[1] {
+            PlayoutMethod::FullPass
+        } else {
+            PlayoutMethod::Propagate
+        }
     }
 
     /// The grounded network.
@@ -537,18 +643,36 @@ impl NetGame {
         let n = &self.net;
         SCRATCH.with(|s| {
             let mut s = s.borrow_mut();
-            if !(s.valid && s.game == self.id && *s.state == *state.0) {
-                self.load(&mut s, state);
+            let size = n.num_nodes + n.props.len();
+            if s.snap_game == self.id && s.vals.len() == size && *s.snap_state == *state.0 {
+                let Scratch { vals, snap, .. } = &mut *s;
+                vals[..snap.len()].copy_from_slice(snap);
+            } else {
+                if !(s.valid && s.game == self.id && *s.state == *state.0) {
+                    self.load(&mut s, state);
+                }
+                let Scratch {
+                    vals,
+                    snap,
+                    snap_state,
+                    ..
+                } = &mut *s;
+                snap.clear();
+                snap.extend_from_slice(&vals[..n.num_nodes]);
+                snap_state.clear();
+                snap_state.extend_from_slice(&state.0);
+                s.snap_game = self.id;
             }
             // The scratch no longer matches any state once the playout moves on.
             s.valid = false;
             let Scratch { vals, moves, .. } = &mut *s;
             let np = n.props.len();
+            let (state_part, move_part) = self.pass.split_at(self.pass_state);
             let mut steps = 0;
             let mut first = true;
             while steps < max_steps {
                 if !first {
-                    eval(&n.gates[..n.state_gates], &n.inputs, vals, n.first_gate);
+                    eval_pass(state_part, &n.inputs, vals, n.num_nodes);
                 }
                 first = false;
                 if lit_val(vals, n.terminal) & 1 != 0 {
@@ -557,12 +681,11 @@ impl NetGame {
                 let mut stuck = false;
                 for legal in &n.legal {
                     moves.clear();
-                    moves.extend(
-                        legal
-                            .iter()
-                            .filter(|o| lit_val(vals, o.lit) & 1 != 0)
-                            .map(|o| o.does),
-                    );
+                    for o in legal {
+                        if lit_val(vals, o.lit) & 1 != 0 {
+                            moves.push(o.does);
+                        }
+                    }
                     if moves.is_empty() {
                         stuck = true;
                         break;
@@ -578,22 +701,14 @@ impl NetGame {
                     }
                     break;
                 }
-                eval(
-                    &n.gates[n.state_gates..],
-                    &n.inputs,
-                    vals,
-                    n.first_gate + n.state_gates,
-                );
-                // `next` reads gates only (or constants), never base nodes directly after the copy
-                // starts, unless it is a plain frame copy of another proposition; so read all first.
+                eval_pass(move_part, &n.inputs, vals, n.num_nodes);
+                // `next` may read base nodes (a frame copy of another proposition): read them all
+                // before writing any.
                 for (p, l) in n.next.iter().enumerate() {
                     let v = lit_val(vals, *l);
-                    vals[n.first_gate + n.gates.len() + p] = v;
+                    vals[n.num_nodes + p] = v;
                 }
-                vals.copy_within(
-                    n.first_gate + n.gates.len()..n.first_gate + n.gates.len() + np,
-                    1,
-                );
+                vals.copy_within(n.num_nodes..n.num_nodes + np, 1);
                 for v in &mut vals[1 + np..n.first_gate] {
                     *v = 0;
                 }

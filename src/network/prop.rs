@@ -120,6 +120,11 @@ impl Fanout {
         }
     }
 
+    /// The cone's gates (gate indices, ascending).
+    pub(crate) fn cone(&self) -> &[u32] {
+        &self.cone
+    }
+
     /// The propositions whose `next` reads node `node`.
     #[inline]
     pub(crate) fn watchers(&self, node: u32) -> &[u32] {
@@ -237,15 +242,6 @@ impl Fanout {
     /// The stack size [`Fanout::flip`] needs.
     pub(crate) fn frames_needed(&self) -> usize {
         self.start.len() + 1
-    }
-
-    #[inline(always)]
-    fn range(&self, node: u32) -> (u32, u32) {
-        let i = node as usize;
-        match (self.start.get(i), self.start.get(i + 1)) {
-            (Some(&s), Some(&e)) => (s, e),
-            _ => (0, 0),
-        }
     }
 }
 
