@@ -18,6 +18,7 @@
 //! returns [`NetworkError::Cyclic`]; so do budgets exceeded, so that a caller can fall back to the
 //! Datalog evaluator with the reason.
 
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use hashbrown::HashMap;
@@ -172,8 +173,8 @@ impl<'a> Sources<'a> {
 struct Grounder<'a> {
     src: Sources<'a>,
     terms: TermStore,
-    /// Lazily built lookups: (relation, column) → value → rows.
-    index: HashMap<(u32, usize), HashMap<TermId, Vec<u32>>>,
+    /// Lazily built lookups: (relation, bound columns as a bit set) → their values → rows.
+    index: HashMap<(u32, u64), HashMap<SmallVec<[TermId; 4]>, Rc<[u32]>>>,
     atoms: Vec<AtomDef>,
     atom_of: HashMap<(RelId, SmallVec<[TermId; 4]>), u32>,
     instances: usize,
@@ -543,50 +544,80 @@ impl Grounder<'_> {
             Lit::Pos(a) => {
                 let dynamic = self.src.dynamic[a.rel.0 as usize];
                 let db = self.src.db(a.rel);
-                // Look the relation up by its first bound column.
-                let key = a
-                    .args
-                    .iter()
-                    .enumerate()
-                    .find_map(|(c, p)| self.make(p, b).map(|t| (c, t)));
-                let rows: Vec<u32> = match key {
-                    Some((c, t)) => {
-                        let ix = self.index.entry((a.rel.0, c)).or_insert_with(|| {
-                            let rel = db.rel(a.rel);
-                            let mut m: HashMap<TermId, Vec<u32>> = HashMap::new();
-                            for i in 0..rel.len() {
-                                m.entry(rel.row(i)[c]).or_default().push(i as u32);
-                            }
-                            m
-                        });
-                        ix.get(&t).cloned().unwrap_or_default()
+                // A ground atom: one lookup, nothing to bind.
+                if a.args.iter().all(|p| bound(p, b)) {
+                    let Some(fact) = self.make_all(a, b) else {
+                        return Ok(());
+                    };
+                    if !db.rel(a.rel).contains(&fact) {
+                        return Ok(());
                     }
-                    None => (0..db.rel(a.rel).len() as u32).collect(),
+                    if dynamic {
+                        let at = self.atom(a.rel, fact);
+                        body.push(at << 1);
+                        self.step(rule, order, k + 1, b, body)?;
+                        body.pop();
+                        return Ok(());
+                    }
+                    return self.step(rule, order, k + 1, b, body);
+                }
+                // Otherwise look the rows up by every bound column (at most 64 of them).
+                let mut cols = 0u64;
+                let mut key: SmallVec<[TermId; 4]> = SmallVec::new();
+                for (c, p) in a.args.iter().enumerate().take(64) {
+                    if bound(p, b) {
+                        let Some(t) = self.make(p, b) else {
+                            return Ok(());
+                        };
+                        cols |= 1 << c;
+                        key.push(t);
+                    }
+                }
+                let rows: Option<Rc<[u32]>> = if cols == 0 {
+                    None
+                } else {
+                    let ix = self.index.entry((a.rel.0, cols)).or_insert_with(|| {
+                        let rel = db.rel(a.rel);
+                        let mut m: HashMap<SmallVec<[TermId; 4]>, Vec<u32>> = HashMap::new();
+                        for i in 0..rel.len() {
+                            let row = rel.row(i);
+                            let k: SmallVec<[TermId; 4]> = (0..row.len().min(64))
+                                .filter(|c| cols >> c & 1 == 1)
+                                .map(|c| row[c])
+                                .collect();
+                            m.entry(k).or_default().push(i as u32);
+                        }
+                        m.into_iter().map(|(k, v)| (k, Rc::from(v))).collect()
+                    });
+                    match ix.get(&key) {
+                        Some(r) => Some(r.clone()),
+                        None => return Ok(()),
+                    }
                 };
-                for i in rows {
+                let n = rows.as_ref().map_or(db.rel(a.rel).len(), |r| r.len());
+                let saved: SmallVec<[Option<TermId>; 16]> = SmallVec::from_slice(b);
+                for j in 0..n {
+                    let i = rows.as_ref().map_or(j, |r| r[j] as usize);
                     self.visits += 1;
                     if self.visits.is_multiple_of(65536) {
                         self.check_budget()?;
                     }
-                    let row: SmallVec<[TermId; 4]> =
-                        SmallVec::from_slice(self.src.db(a.rel).rel(a.rel).row(i as usize));
-                    let saved = b.clone();
+                    let row: SmallVec<[TermId; 4]> = SmallVec::from_slice(db.rel(a.rel).row(i));
                     if a.args
                         .iter()
                         .zip(row.iter())
                         .all(|(p, t)| self.matches(p, *t, b))
                     {
-                        let pushed = dynamic;
                         if dynamic {
                             let at = self.atom(a.rel, row);
                             body.push(at << 1);
-                        }
-                        self.step(rule, order, k + 1, b, body)?;
-                        if pushed {
+                            self.step(rule, order, k + 1, b, body)?;
                             body.pop();
+                        } else {
+                            self.step(rule, order, k + 1, b, body)?;
                         }
                     }
-                    *b = saved;
+                    b.copy_from_slice(&saved);
                 }
                 Ok(())
             }
