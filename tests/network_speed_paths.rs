@@ -100,7 +100,7 @@ fn datalog_playout(g: &RuleGame, rng: &mut SmallRng, max_steps: u32) -> (Vec<Str
             if buf.is_empty() {
                 break 'play;
             }
-            joint.push(buf[rng.gen_range(0..buf.len())].clone());
+            joint.push(buf[rng.gen_range(0..buf.len())]);
         }
         s = g.next_state(&s, &joint);
         steps += 1;

@@ -170,11 +170,14 @@ impl<'a> Sources<'a> {
     }
 }
 
+/// The rows of a relation by the values of some of its columns.
+type RowIndex = HashMap<SmallVec<[TermId; 4]>, Rc<[u32]>>;
+
 struct Grounder<'a> {
     src: Sources<'a>,
     terms: TermStore,
     /// Lazily built lookups: (relation, bound columns as a bit set) → their values → rows.
-    index: HashMap<(u32, u64), HashMap<SmallVec<[TermId; 4]>, Rc<[u32]>>>,
+    index: HashMap<(u32, u64), RowIndex>,
     atoms: Vec<AtomDef>,
     atom_of: HashMap<(RelId, SmallVec<[TermId; 4]>), u32>,
     instances: usize,
