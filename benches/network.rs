@@ -1,38 +1,45 @@
-//! Random playouts on the grounded network (single thread): one playout per iteration through
-//! `Game::random_playout`, and 64 playouts per iteration through `NetGame::batch_playouts`.
-//! Playouts per second = iterations per second (× 64 for the batch).
+//! Random playouts on the grounded network (single thread): one playout per iteration by each
+//! [`PlayoutMethod`] (full levelised pass per step, or change propagation), and 64 playouts per iteration
+//! through `NetGame::batch_playouts`. Playouts per second = iterations per second (× 64 for the batch).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use ggp::game::Game;
-use ggp::network::NetGame;
-use ggp::syntax::parse_kif;
+use ggp::network::{NetGame, PlayoutMethod};
+use ggp::syntax::parse_file;
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 
-fn game(name: &str) -> NetGame {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/games/kif")
-        .join(format!("{name}.kif"));
-    let path = if path.exists() {
-        path
-    } else {
-        std::path::PathBuf::from(format!("/work/shared/games/kif/{name}.kif"))
-    };
-    let src = std::fs::read_to_string(path).expect("game exists");
-    NetGame::from_program(&parse_kif(&src).expect("parses"), name).expect("grounds")
+fn game(path: &str) -> NetGame {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let path = [root.join(path), root.join("..").join(path)]
+        .into_iter()
+        .chain([std::path::PathBuf::from("/work").join(path)])
+        .find(|p| p.exists())
+        .expect("game exists");
+    let (program, _) = parse_file(&path).expect("parses");
+    NetGame::from_program(&program, path.to_string_lossy().as_ref()).expect("grounds")
 }
 
 fn playouts(c: &mut Criterion) {
-    for name in ["ticTacToe", "connectFour", "breakthrough"] {
-        let g = game(name);
+    for (name, path) in [
+        ("ticTacToe", "shared/games/kif/ticTacToe.kif"),
+        ("connectFour", "shared/games/kif/connectFour.kif"),
+        ("connect4.gdl", "games/connect4.gdl"),
+        ("breakthrough", "shared/games/kif/breakthrough.kif"),
+    ] {
+        let g = game(path);
         let start = g.initial_state();
         let mut rng = SmallRng::seed_from_u64(1);
-        let mut buf = Vec::new();
         let mut group = c.benchmark_group(format!("network/{name}"));
         group.throughput(Throughput::Elements(1));
-        group.bench_function("playout", |b| {
-            b.iter(|| g.random_playout(&start, &mut rng, &mut buf, 10_000).1)
-        });
+        for (label, method) in [
+            ("full_pass", PlayoutMethod::FullPass),
+            ("propagate", PlayoutMethod::Propagate),
+        ] {
+            group.bench_function(label, |b| {
+                b.iter(|| g.random_playout_with(method, &start, &mut rng, 10_000).1)
+            });
+        }
         group.throughput(Throughput::Elements(64));
         group.bench_function("batch64", |b| {
             b.iter(|| g.batch_playouts(&mut rng, 64, 10_000).1)

@@ -206,6 +206,11 @@ impl Db {
         }
     }
 
+    /// Facts derived by the last [`Db::run`].
+    pub fn derived(&self) -> usize {
+        self.derived
+    }
+
     /// Empties one relation.
     pub fn clear_rel(&mut self, r: RelId) {
         self.rels[r.0 as usize].clear();
@@ -266,10 +271,15 @@ impl Db {
             hits: 0,
             terms: &mut self.terms,
             max_depth: self.limits.max_depth,
+            deadline: self.limits.deadline,
+            rows_visited: 0,
         };
         let delta = delta.unwrap_or((usize::MAX, 0, 0));
         join(&self.rels, r, (steps, exists_from), 0, delta, &mut sc)?;
         let hits = sc.hits;
+        if self.limits.deadline.is_some() {
+            sc.check_deadline()?;
+        }
         let a = r.head.args.len();
         let rel = &mut self.rels[r.head.rel.0 as usize];
         let mut added = 0;
@@ -300,9 +310,24 @@ struct Scratch<'a> {
     hits: usize,
     terms: &'a mut TermStore,
     max_depth: u32,
+    deadline: Option<std::time::Instant>,
+    /// Rows looked at, so that the deadline is read only once every `DEADLINE_STRIDE` rows.
+    rows_visited: u32,
 }
 
+/// How many joined rows pass between two looks at the clock.
+const DEADLINE_STRIDE: u32 = 1 << 14;
+
 impl Scratch<'_> {
+    fn check_deadline(&self) -> Result<(), EngineError> {
+        match self.deadline {
+            Some(d) if std::time::Instant::now() > d => Err(EngineError::Runaway(
+                "the evaluation ran past its time limit".into(),
+            )),
+            _ => Ok(()),
+        }
+    }
+
     fn unify(&mut self, p: &Pat, t: TermId) -> bool {
         match p {
             Pat::Var(v) => {
@@ -426,6 +451,10 @@ fn join(
             let mut matched = false;
             let mut solved = false;
             let mut visit = |row: u32, sc: &mut Scratch| -> Result<bool, EngineError> {
+                sc.rows_visited = sc.rows_visited.wrapping_add(1);
+                if sc.rows_visited.is_multiple_of(DEADLINE_STRIDE) {
+                    sc.check_deadline()?;
+                }
                 let mark = sc.trail.len();
                 let vals = rel.row(row as usize);
                 let ok = atom.args.iter().zip(vals).all(|(p, &v)| sc.unify(p, v));

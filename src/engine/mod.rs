@@ -47,6 +47,9 @@ pub struct Limits {
     pub max_facts: usize,
     /// The deepest nesting of a derived term.
     pub max_depth: u32,
+    /// When set, an evaluation still running at this instant stops with [`EngineError::Runaway`]
+    /// (checked every few thousand joined rows, so a caller with a time budget is not held hostage).
+    pub deadline: Option<std::time::Instant>,
 }
 
 impl Default for Limits {
@@ -54,6 +57,7 @@ impl Default for Limits {
         Limits {
             max_facts: 4_000_000,
             max_depth: 200,
+            deadline: None,
         }
     }
 }

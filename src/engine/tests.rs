@@ -229,6 +229,7 @@ fn runaway_recursion_stops_with_an_error() {
     let limits = Limits {
         max_facts: 10_000,
         max_depth: 50,
+        ..Limits::default()
     };
     match RuleGame::with_limits(&b.p, "grow", limits) {
         Err(EngineError::Runaway(msg)) => assert!(msg.contains("50"), "{msg}"),

@@ -18,6 +18,7 @@
 //! returns [`NetworkError::Cyclic`]; so do budgets exceeded, so that a caller can fall back to the
 //! Datalog evaluator with the reason.
 
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use hashbrown::HashMap;
@@ -57,6 +58,9 @@ pub struct Budget {
     pub max_gates: usize,
     /// Wall-clock time for grounding and compiling.
     pub max_time: Duration,
+    /// The most facts the load-time analysis may derive (the largest corpus game that grounds, `battle`,
+    /// needs about 110,000; unbounded arithmetic such as `games/nim.gdl`'s pile needs infinitely many).
+    pub max_analysis_facts: usize,
 }
 
 impl Default for Budget {
@@ -65,6 +69,7 @@ impl Default for Budget {
             max_instances: 3_000_000,
             max_gates: 2_000_000,
             max_time: Duration::from_secs(10),
+            max_analysis_facts: 1_000_000,
         }
     }
 }
@@ -169,11 +174,14 @@ impl<'a> Sources<'a> {
     }
 }
 
+/// The rows of a relation by the values of some of its columns.
+type RowIndex = HashMap<SmallVec<[TermId; 4]>, Rc<[u32]>>;
+
 struct Grounder<'a> {
     src: Sources<'a>,
     terms: TermStore,
-    /// Lazily built lookups: (relation, column) → value → rows.
-    index: HashMap<(u32, usize), HashMap<TermId, Vec<u32>>>,
+    /// Lazily built lookups: (relation, bound columns as a bit set) → their values → rows.
+    index: HashMap<(u32, u64), RowIndex>,
     atoms: Vec<AtomDef>,
     atom_of: HashMap<(RelId, SmallVec<[TermId; 4]>), u32>,
     instances: usize,
@@ -191,6 +199,8 @@ pub fn ground_with(p: &ast::Program, budget: Budget) -> Result<Grounded, Network
     let started = Instant::now();
     // Operation rules become classic `next` rules first, exactly as the Datalog engine reads them.
     let mut prog = to_classic(&lower(p)?)?;
+    // The same rewrites as the Datalog engine's, so that both engines accept the same games.
+    crate::engine::rewrite::prepare(&mut prog);
     let role = prog
         .keywords
         .role
@@ -203,15 +213,25 @@ pub fn ground_with(p: &ast::Program, budget: Budget) -> Result<Grounded, Network
     let goal = prog.add_relation("goal", 2);
     let terminal = prog.add_relation("terminal", 0);
     let arities: Vec<usize> = prog.relations.iter().map(|r| r.arity).collect();
-    let limits = Limits::default();
+    // The load-time analysis shares the grounding budget: a relaxed fixpoint that runs away (unbounded
+    // arithmetic, a huge cross product) means there is no network to build, and the caller falls back.
+    let limits = Limits {
+        max_facts: budget.max_analysis_facts,
+        deadline: Some(started + budget.max_time),
+        ..Limits::default()
+    };
+    let over_budget = |e: EngineError| match e {
+        EngineError::Runaway(why) => NetworkError::Budget(format!("the load-time analysis: {why}")),
+        e => e.into(),
+    };
 
     let relaxed = relax(&prog, init, true_, next, legal, does);
     let rplan = plan(&relaxed, &[])?;
     let mut rdb = Db::new(&rplan, &arities, relaxed.terms.clone(), limits);
-    rdb.run(&rplan, Phase::Static)?;
+    rdb.run(&rplan, Phase::Static).map_err(over_budget)?;
     let gplan = plan(&prog, &[(true_, Phase::State), (does, Phase::Move)])?;
     let mut sdb = Db::new(&gplan, &arities, rdb.terms.clone(), limits);
-    sdb.run(&gplan, Phase::Static)?;
+    sdb.run(&gplan, Phase::Static).map_err(over_budget)?;
     let dynamic: Vec<bool> = gplan.phases.iter().map(|p| *p != Phase::Static).collect();
 
     let terms = sdb.terms.clone();
@@ -543,50 +563,80 @@ impl Grounder<'_> {
             Lit::Pos(a) => {
                 let dynamic = self.src.dynamic[a.rel.0 as usize];
                 let db = self.src.db(a.rel);
-                // Look the relation up by its first bound column.
-                let key = a
-                    .args
-                    .iter()
-                    .enumerate()
-                    .find_map(|(c, p)| self.make(p, b).map(|t| (c, t)));
-                let rows: Vec<u32> = match key {
-                    Some((c, t)) => {
-                        let ix = self.index.entry((a.rel.0, c)).or_insert_with(|| {
-                            let rel = db.rel(a.rel);
-                            let mut m: HashMap<TermId, Vec<u32>> = HashMap::new();
-                            for i in 0..rel.len() {
-                                m.entry(rel.row(i)[c]).or_default().push(i as u32);
-                            }
-                            m
-                        });
-                        ix.get(&t).cloned().unwrap_or_default()
+                // A ground atom: one lookup, nothing to bind.
+                if a.args.iter().all(|p| bound(p, b)) {
+                    let Some(fact) = self.make_all(a, b) else {
+                        return Ok(());
+                    };
+                    if !db.rel(a.rel).contains(&fact) {
+                        return Ok(());
                     }
-                    None => (0..db.rel(a.rel).len() as u32).collect(),
+                    if dynamic {
+                        let at = self.atom(a.rel, fact);
+                        body.push(at << 1);
+                        self.step(rule, order, k + 1, b, body)?;
+                        body.pop();
+                        return Ok(());
+                    }
+                    return self.step(rule, order, k + 1, b, body);
+                }
+                // Otherwise look the rows up by every bound column (at most 64 of them).
+                let mut cols = 0u64;
+                let mut key: SmallVec<[TermId; 4]> = SmallVec::new();
+                for (c, p) in a.args.iter().enumerate().take(64) {
+                    if bound(p, b) {
+                        let Some(t) = self.make(p, b) else {
+                            return Ok(());
+                        };
+                        cols |= 1 << c;
+                        key.push(t);
+                    }
+                }
+                let rows: Option<Rc<[u32]>> = if cols == 0 {
+                    None
+                } else {
+                    let ix = self.index.entry((a.rel.0, cols)).or_insert_with(|| {
+                        let rel = db.rel(a.rel);
+                        let mut m: HashMap<SmallVec<[TermId; 4]>, Vec<u32>> = HashMap::new();
+                        for i in 0..rel.len() {
+                            let row = rel.row(i);
+                            let k: SmallVec<[TermId; 4]> = (0..row.len().min(64))
+                                .filter(|c| cols >> c & 1 == 1)
+                                .map(|c| row[c])
+                                .collect();
+                            m.entry(k).or_default().push(i as u32);
+                        }
+                        m.into_iter().map(|(k, v)| (k, Rc::from(v))).collect()
+                    });
+                    match ix.get(&key) {
+                        Some(r) => Some(r.clone()),
+                        None => return Ok(()),
+                    }
                 };
-                for i in rows {
+                let n = rows.as_ref().map_or(db.rel(a.rel).len(), |r| r.len());
+                let saved: SmallVec<[Option<TermId>; 16]> = SmallVec::from_slice(b);
+                for j in 0..n {
+                    let i = rows.as_ref().map_or(j, |r| r[j] as usize);
                     self.visits += 1;
                     if self.visits.is_multiple_of(65536) {
                         self.check_budget()?;
                     }
-                    let row: SmallVec<[TermId; 4]> =
-                        SmallVec::from_slice(self.src.db(a.rel).rel(a.rel).row(i as usize));
-                    let saved = b.clone();
+                    let row: SmallVec<[TermId; 4]> = SmallVec::from_slice(db.rel(a.rel).row(i));
                     if a.args
                         .iter()
                         .zip(row.iter())
                         .all(|(p, t)| self.matches(p, *t, b))
                     {
-                        let pushed = dynamic;
                         if dynamic {
                             let at = self.atom(a.rel, row);
                             body.push(at << 1);
-                        }
-                        self.step(rule, order, k + 1, b, body)?;
-                        if pushed {
+                            self.step(rule, order, k + 1, b, body)?;
                             body.pop();
+                        } else {
+                            self.step(rule, order, k + 1, b, body)?;
                         }
                     }
-                    *b = saved;
+                    b.copy_from_slice(&saved);
                 }
                 Ok(())
             }
@@ -784,6 +834,8 @@ struct Compiler<'a> {
     started: Instant,
     /// Provisional node of gate `i` is `GATE0 + i`.
     scratch: SmallVec<[NetLit; 16]>,
+    /// Per role, the (positive) literals of its `does` inputs, sorted.
+    does_by_role: Vec<Vec<NetLit>>,
 }
 
 const UNSEEN: NetLit = u32::MAX;
@@ -815,7 +867,15 @@ impl<'a> Compiler<'a> {
                 num_does += 1;
             }
         }
+        let mut does_by_role = vec![Vec::new(); roles.len()];
+        for (&(r, _), &node) in &does_node {
+            does_by_role[r as usize].push(node << 1);
+        }
+        for d in &mut does_by_role {
+            d.sort_unstable();
+        }
         Compiler {
+            does_by_role,
             lit_of: vec![UNSEEN; g.atoms.len()],
             gates: Vec::new(),
             inputs: Vec::new(),
@@ -905,15 +965,16 @@ impl<'a> Compiler<'a> {
             let l = if def.always {
                 TRUE
             } else {
-                let mut alts: SmallVec<[NetLit; 8]> = SmallVec::new();
-                for body in &def.bodies {
-                    let mut conj: SmallVec<[NetLit; 4]> = SmallVec::new();
-                    for &x in body {
-                        conj.push(self.lit_of[(x >> 1) as usize] ^ (x & 1));
-                    }
-                    alts.push(self.and(&conj)?);
-                }
-                self.or(&alts)?
+                let terms: Vec<SmallVec<[NetLit; 4]>> = def
+                    .bodies
+                    .iter()
+                    .map(|body| {
+                        body.iter()
+                            .map(|&x| self.lit_of[(x >> 1) as usize] ^ (x & 1))
+                            .collect()
+                    })
+                    .collect();
+                self.sum_of_products(terms)?
             };
             self.lit_of[a as usize] = l;
             stack.pop();
@@ -945,8 +1006,109 @@ impl<'a> Compiler<'a> {
         self.gate(key, false)
     }
 
+    /// The OR of the ANDs of `terms`, with literals shared by several terms factored out
+    /// (`a&b | a&c | d` becomes `a&(b|c) | d`): fewer gates and inputs, and a frame rule such as
+    /// `next(p) :- true(p) & does(m)` over many moves `m` becomes `true(p) & (OR of the moves)`, which
+    /// [`Compiler::or`] can then shrink further.
+    fn sum_of_products(
+        &mut self,
+        mut terms: Vec<SmallVec<[NetLit; 4]>>,
+    ) -> Result<NetLit, NetworkError> {
+        // Fold constants: a term with false goes, true literals go, an empty term makes the OR true.
+        terms.retain_mut(|t| {
+            t.retain(|l| *l != TRUE);
+            t.sort_unstable();
+            t.dedup();
+            !t.contains(&FALSE) && !t.windows(2).any(|w| w[0] ^ 1 == w[1])
+        });
+        if terms.iter().any(|t| t.is_empty()) {
+            return Ok(TRUE);
+        }
+        let mut alts: SmallVec<[NetLit; 8]> = SmallVec::new();
+        if terms.len() >= 2 {
+            // Greedy, in one sweep: literals by how many terms hold them (most first, then the smallest
+            // literal, so the result does not depend on hashing); each takes the terms still unclaimed.
+            let mut holders: HashMap<NetLit, Vec<u32>> = HashMap::new();
+            for (i, t) in terms.iter().enumerate() {
+                for &l in t {
+                    holders.entry(l).or_default().push(i as u32);
+                }
+            }
+            let mut shared: Vec<(NetLit, Vec<u32>)> =
+                holders.into_iter().filter(|(_, v)| v.len() >= 2).collect();
+            shared.sort_unstable_by_key(|(l, v)| (std::cmp::Reverse(v.len()), *l));
+            let mut claimed = vec![false; terms.len()];
+            for (l, holders) in shared {
+                let with: Vec<u32> = holders
+                    .into_iter()
+                    .filter(|&i| !claimed[i as usize])
+                    .collect();
+                if with.len() < 2 {
+                    continue;
+                }
+                let rest: Vec<SmallVec<[NetLit; 4]>> = with
+                    .iter()
+                    .map(|&i| {
+                        claimed[i as usize] = true;
+                        terms[i as usize]
+                            .iter()
+                            .copied()
+                            .filter(|x| *x != l)
+                            .collect()
+                    })
+                    .collect();
+                let inner = self.sum_of_products(rest)?;
+                alts.push(self.and(&[l, inner])?);
+            }
+            let mut k = 0;
+            terms.retain(|_| {
+                k += 1;
+                !claimed[k - 1]
+            });
+        }
+        for t in &terms {
+            alts.push(self.and(t)?);
+        }
+        self.or(&alts)
+    }
+
     /// The OR of literals: the negated AND of the negations.
+    ///
+    /// Exactly one `does` input per role is true at a time (at most one while nothing is played), so
+    /// the OR of most of a role's `does` inputs is cheaper as "the role moved, and not one of the few
+    /// others": `OR(S) = OR(D) & !OR(D \ S)` for the role's inputs `D`. The `OR(D)` gate is shared.
     fn or(&mut self, lits: &[NetLit]) -> Result<NetLit, NetworkError> {
+        let mut lits: SmallVec<[NetLit; 8]> = SmallVec::from_slice(lits);
+        for r in 0..self.does_by_role.len() {
+            let all = &self.does_by_role[r];
+            if all.len() < 8 {
+                continue;
+            }
+            let is_mine = |l: &NetLit| all.binary_search(l).is_ok();
+            let mine = lits.iter().filter(|l| is_mine(l)).count();
+            // Unique literals only count once: `and` dedups them anyway.
+            if mine * 4 < all.len() * 3 {
+                continue;
+            }
+            let mut picked: SmallVec<[NetLit; 8]> = lits.iter().copied().filter(is_mine).collect();
+            picked.sort_unstable();
+            picked.dedup();
+            let others: SmallVec<[NetLit; 8]> = all
+                .iter()
+                .copied()
+                .filter(|l| picked.binary_search(l).is_err())
+                .collect();
+            let all: SmallVec<[NetLit; 8]> = SmallVec::from_slice(all);
+            lits.retain(|l| all.binary_search(l).is_err());
+            let any = self.or_plain(&all)?;
+            let none_of_others = self.or_plain(&others)? ^ 1;
+            let l = self.and(&[any, none_of_others])?;
+            lits.push(l);
+        }
+        self.or_plain(&lits)
+    }
+
+    fn or_plain(&mut self, lits: &[NetLit]) -> Result<NetLit, NetworkError> {
         let neg: SmallVec<[NetLit; 8]> = lits.iter().map(|l| l ^ 1).collect();
         Ok(self.and(&neg)? ^ 1)
     }

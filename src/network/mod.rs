@@ -16,13 +16,15 @@
 
 pub mod ground;
 mod print;
+mod prop;
 mod replay;
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use rand::rngs::SmallRng;
-use rand::Rng;
+use rand::{Rng, SeedableRng};
 
 /// Replays a reference trace on any engine, this one included.
 pub use crate::engine::conformance::replay;
@@ -66,6 +68,10 @@ struct Scratch {
     valid: bool,
     vals: Vec<u64>,
     moves: Vec<u32>,
+    /// Node values of the last full-pass playout's start state (game, state, values).
+    snap_game: u64,
+    snap_state: Vec<u64>,
+    snap: Vec<u64>,
 }
 
 thread_local! {
@@ -75,7 +81,57 @@ thread_local! {
         valid: false,
         vals: Vec::new(),
         moves: Vec::new(),
+        snap_game: u64::MAX,
+        snap_state: Vec::new(),
+        snap: Vec::new(),
     }) };
+}
+
+/// Packed node words of the game last propagated on this thread (see [`prop`]).
+struct PropScratch {
+    game: u64,
+    words: Vec<u32>,
+    frames: Vec<prop::Frame>,
+    moves: Vec<u32>,
+    chosen: Vec<u32>,
+    changed: Vec<u32>,
+    /// Watched nodes changed since the last look at `next` (see [`prop::Fanout::flip`]).
+    touched: Vec<u32>,
+    /// Per proposition, the step it was last put in `changed` (to put it there once).
+    stamp: Vec<u32>,
+    /// The `does` inputs now set, one per role (`u32::MAX`: none).
+    played: Vec<u32>,
+    /// The words of the last playout's start state (`does` inputs off) and that state: playouts
+    /// usually start from the same state, and copying the words back is cheaper than propagating the
+    /// way back from where the last playout ended.
+    snap: Vec<u32>,
+    snap_state: Vec<u64>,
+}
+
+thread_local! {
+    static PROP: RefCell<PropScratch> = const { RefCell::new(PropScratch {
+        game: u64::MAX,
+        words: Vec::new(),
+        frames: Vec::new(),
+        moves: Vec::new(),
+        chosen: Vec::new(),
+        changed: Vec::new(),
+        touched: Vec::new(),
+        stamp: Vec::new(),
+        played: Vec::new(),
+        snap: Vec::new(),
+        snap_state: Vec::new(),
+    }) };
+}
+
+/// How [`Game::random_playout`] evaluates the network (both give the same playouts for the same
+/// generator; only the speed differs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlayoutMethod {
+    /// A levelised pass over every state gate at each step, then over the move gates.
+    FullPass,
+    /// Forward propagation of the propositions that changed (per-gate counters of false inputs).
+    Propagate,
 }
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(0);
@@ -93,6 +149,41 @@ pub struct NetGame {
     does_of: Vec<Vec<u32>>,
     initial: NetState,
     noop: Option<u32>,
+    fan: prop::Fanout,
+    method: PlayoutMethod,
+    /// The state gates of the playout cone (goal-only gates left out), then its move gates, for
+    /// [`PlayoutMethod::FullPass`].
+    pass: Vec<PassGate>,
+    pass_state: usize,
+}
+
+/// A gate of a full pass over part of the network: `vals[node] = AND(inputs[start..end]) ^ negate`.
+#[derive(Clone, Copy, Debug)]
+struct PassGate {
+    node: u32,
+    start: u32,
+    end: u32,
+    negate: u64,
+}
+
+/// One pass over `gates`; [`NetGame::from_grounded`] checked each gate's node and inputs against the
+/// network, and `vals` must hold `min_len` values.
+#[inline]
+fn eval_pass(gates: &[PassGate], inputs: &[NetLit], vals: &mut [u64], min_len: usize) {
+    if vals.len() < min_len {
+        return;
+    }
+    for g in gates {
+        let mut acc = !0u64;
+        // SAFETY: `validate` proved `start <= end <= inputs.len()` and every input node below the gate's
+        // node, which is below `min_len <= vals.len()`.
+        unsafe {
+            for &l in inputs.get_unchecked(g.start as usize..g.end as usize) {
+                acc &= *vals.get_unchecked((l >> 1) as usize) ^ 0u64.wrapping_sub(u64::from(l & 1));
+            }
+            *vals.get_unchecked_mut(g.node as usize) = acc ^ g.negate;
+        }
+    }
 }
 
 #[inline(always)]
@@ -204,7 +295,50 @@ impl NetGame {
                 && b.iter().all(|v| a.contains(&(100 - v)))
         };
         let dynamics = detect_dynamics(&net);
-        Ok(NetGame {
+        let fan = prop::Fanout::new(
+            &net,
+            net.legal
+                .iter()
+                .flatten()
+                .map(|o| o.lit)
+                .chain(net.next.iter().copied())
+                .chain([net.terminal]),
+        );
+        let pass_gate = |g: u32| {
+            let gate = net.gates[g as usize];
+            PassGate {
+                node: net.first_gate as u32 + g,
+                start: gate.start,
+                end: gate.end,
+                negate: gate.negate,
+            }
+        };
+        let mut pass: Vec<PassGate> = fan
+            .cone()
+            .iter()
+            .filter(|&&g| (g as usize) < net.state_gates)
+            .map(|&g| pass_gate(g))
+            .collect();
+        let pass_state = pass.len();
+        pass.extend((net.state_gates as u32..net.gates.len() as u32).map(pass_gate));
+        // Evaluate level by level (a gate's level is one more than its inputs' highest): consecutive
+        // gates then rarely read each other, so the processor overlaps them instead of waiting for
+        // each value to be stored and loaded again.
+        let mut level = vec![0u32; net.num_nodes];
+        for (i, g) in net.gates.iter().enumerate() {
+            let inputs = &net.inputs[g.start as usize..g.end as usize];
+            level[net.first_gate + i] = 1 + inputs
+                .iter()
+                .map(|&l| level[(l >> 1) as usize])
+                .max()
+                .unwrap_or(0);
+        }
+        // Within a level, gates with as many inputs come together, so the inner loop's exit is
+        // predictable.
+        let key = |g: &PassGate| (level[g.node as usize], g.end - g.start, g.node);
+        pass[..pass_state].sort_by_key(key);
+        pass[pass_state..].sort_by_key(key);
+        let mut game = NetGame {
             info: GameInfo {
                 name: name.to_string(),
                 roles,
@@ -219,8 +353,41 @@ impl NetGame {
             does_of,
             initial,
             noop,
+            fan,
+            method: PlayoutMethod::Propagate,
+            pass,
+            pass_state,
             net,
-        })
+        };
+        game.method = game.fastest_method();
+        Ok(game)
+    }
+
+    /// Times both playout methods on the same random playouts from the initial state (about 20 ms in
+    /// all, at most 1000 moves a playout) and returns the faster: change propagation wins when a move
+    /// changes a small part of a big network (Connect Four), a full pass when the network is small or a
+    /// move changes much of it (tic-tac-toe).
+    fn fastest_method(&self) -> PlayoutMethod {
+        let methods = [PlayoutMethod::FullPass, PlayoutMethod::Propagate];
+        let mut spent = [Duration::ZERO; 2];
+        let start = self.initial_state();
+        let began = Instant::now();
+        for seed in 0..400u64 {
+            for (k, &m) in methods.iter().enumerate() {
+                let mut rng = SmallRng::seed_from_u64(seed);
+                let t = Instant::now();
+                self.random_playout_with(m, &start, &mut rng, 1000);
+                spent[k] += t.elapsed();
+            }
+            if began.elapsed() > Duration::from_millis(20) {
+                break;
+            }
+        }
+        if spent[0] < spent[1] {
+            PlayoutMethod::FullPass
+        } else {
+            PlayoutMethod::Propagate
+        }
     }
 
     /// The grounded network.
@@ -314,6 +481,247 @@ impl NetGame {
                     .map(|x| x.0)
                     .collect()
             })
+        })
+    }
+
+    /// The way [`Game::random_playout`] evaluates the network.
+    pub fn playout_method(&self) -> PlayoutMethod {
+        self.method
+    }
+
+    /// Chooses how [`Game::random_playout`] evaluates the network (the playouts stay the same).
+    pub fn set_playout_method(&mut self, method: PlayoutMethod) {
+        self.method = method;
+    }
+
+    /// A random playout from `state` by `method`: uniformly random legal moves for every role (in role
+    /// order, each from its legal moves in move order) until a terminal state, a role without moves, or
+    /// `max_steps` joint moves. Returns the last state and the number of joint moves played.
+    pub fn random_playout_with(
+        &self,
+        method: PlayoutMethod,
+        state: &NetState,
+        rng: &mut SmallRng,
+        max_steps: u32,
+    ) -> (NetState, u32) {
+        match method {
+            PlayoutMethod::FullPass => self.playout_full_pass(state, rng, max_steps),
+            PlayoutMethod::Propagate => self.playout_propagate(state, rng, max_steps),
+        }
+    }
+
+    fn playout_propagate(
+        &self,
+        state: &NetState,
+        rng: &mut SmallRng,
+        max_steps: u32,
+    ) -> (NetState, u32) {
+        let n = &self.net;
+        let np = n.props.len();
+        PROP.with(|s| {
+            let mut s = s.borrow_mut();
+            let PropScratch {
+                game,
+                words: w,
+                frames,
+                moves,
+                chosen,
+                changed,
+                touched,
+                stamp,
+                played,
+                snap,
+                snap_state,
+            } = &mut *s;
+            if *game == self.id
+                && w.len() == n.num_nodes
+                && snap.len() == w.len()
+                && **snap_state == *state.0
+            {
+                w.copy_from_slice(snap);
+            } else {
+                if *game != self.id || w.len() != n.num_nodes {
+                    self.fan.load(n, w, |p| state.get(p));
+                    frames.clear();
+                    frames.resize(self.fan.frames_needed(), prop::Frame::default());
+                    *game = self.id;
+                } else {
+                    // Propagate only where the states differ.
+                    for p in 0..np {
+                        if (w[1 + p] >> 31 == 1) != state.get(p) {
+                            self.fan.flip(w, frames, touched, 1 + p as u32);
+                        }
+                    }
+                }
+                snap.clear();
+                snap.extend_from_slice(w);
+                snap_state.clear();
+                snap_state.extend_from_slice(&state.0);
+            }
+            // Every proposition may differ from its `next` at the start; later only those whose `next`
+            // node or own node changed since the last look can.
+            touched.clear();
+            changed.clear();
+            changed.extend(0..np as u32);
+            stamp.clear();
+            stamp.resize(np, u32::MAX);
+            played.clear();
+            played.resize(n.legal.len(), u32::MAX);
+            let mut steps = 0;
+            while steps < max_steps && prop::lit(w, n.terminal) == 0 {
+                chosen.clear();
+                for legal in &n.legal {
+                    moves.clear();
+                    for o in legal {
+                        if prop::lit(w, o.lit) != 0 {
+                            moves.push(o.does);
+                        }
+                    }
+                    if moves.is_empty() {
+                        break;
+                    }
+                    chosen.push(moves[rng.gen_range(0..moves.len())]);
+                }
+                if chosen.len() < n.legal.len() {
+                    break;
+                }
+                // The last joint move stays set until now (legal, goal and terminal do not read it), so
+                // a role that plays the same input again (a `noop`, often) changes nothing.
+                for (old, &new) in played.iter_mut().zip(chosen.iter()) {
+                    if *old != new {
+                        if *old != u32::MAX {
+                            self.fan.flip(w, frames, touched, *old);
+                        }
+                        if new != u32::MAX {
+                            self.fan.flip(w, frames, touched, new);
+                        }
+                        *old = new;
+                    }
+                }
+                // Candidates: last step's changed propositions and the watchers of touched nodes.
+                for &node in touched.iter() {
+                    changed.extend_from_slice(self.fan.watchers(node));
+                }
+                touched.clear();
+                let mut k = 0;
+                for i in 0..changed.len() {
+                    let p = changed[i];
+                    let pi = p as usize;
+                    if stamp[pi] != steps && prop::lit(w, n.next[pi]) != w[1 + pi] >> 31 {
+                        stamp[pi] = steps;
+                        changed[k] = p;
+                        k += 1;
+                    }
+                }
+                changed.truncate(k);
+                for &p in changed.iter() {
+                    self.fan.flip(w, frames, touched, 1 + p);
+                }
+                steps += 1;
+            }
+            // Between playouts no input is played.
+            for &d in played.iter() {
+                if d != u32::MAX {
+                    self.fan.flip(w, frames, touched, d);
+                }
+            }
+            let mut out = NetState(vec![0; self.words].into_boxed_slice());
+            for p in 0..np {
+                if w[1 + p] >> 31 == 1 {
+                    out.0[p / 64] |= 1 << (p % 64);
+                }
+            }
+            (out, steps)
+        })
+    }
+
+    fn playout_full_pass(
+        &self,
+        state: &NetState,
+        rng: &mut SmallRng,
+        max_steps: u32,
+    ) -> (NetState, u32) {
+        let n = &self.net;
+        SCRATCH.with(|s| {
+            let mut s = s.borrow_mut();
+            let size = n.num_nodes + n.props.len();
+            if s.snap_game == self.id && s.vals.len() == size && *s.snap_state == *state.0 {
+                let Scratch { vals, snap, .. } = &mut *s;
+                vals[..snap.len()].copy_from_slice(snap);
+            } else {
+                if !(s.valid && s.game == self.id && *s.state == *state.0) {
+                    self.load(&mut s, state);
+                }
+                let Scratch {
+                    vals,
+                    snap,
+                    snap_state,
+                    ..
+                } = &mut *s;
+                snap.clear();
+                snap.extend_from_slice(&vals[..n.num_nodes]);
+                snap_state.clear();
+                snap_state.extend_from_slice(&state.0);
+                s.snap_game = self.id;
+            }
+            // The scratch no longer matches any state once the playout moves on.
+            s.valid = false;
+            let Scratch { vals, moves, .. } = &mut *s;
+            let np = n.props.len();
+            let (state_part, move_part) = self.pass.split_at(self.pass_state);
+            let mut steps = 0;
+            let mut first = true;
+            while steps < max_steps {
+                if !first {
+                    eval_pass(state_part, &n.inputs, vals, n.num_nodes);
+                }
+                first = false;
+                if lit_val(vals, n.terminal) & 1 != 0 {
+                    break;
+                }
+                let mut stuck = false;
+                for legal in &n.legal {
+                    moves.clear();
+                    for o in legal {
+                        if lit_val(vals, o.lit) & 1 != 0 {
+                            moves.push(o.does);
+                        }
+                    }
+                    if moves.is_empty() {
+                        stuck = true;
+                        break;
+                    }
+                    let d = moves[rng.gen_range(0..moves.len())];
+                    if d != u32::MAX {
+                        vals[d as usize] = !0;
+                    }
+                }
+                if stuck {
+                    for v in &mut vals[1 + np..n.first_gate] {
+                        *v = 0;
+                    }
+                    break;
+                }
+                eval_pass(move_part, &n.inputs, vals, n.num_nodes);
+                // `next` may read base nodes (a frame copy of another proposition): read them all
+                // before writing any.
+                for (p, l) in n.next.iter().enumerate() {
+                    let v = lit_val(vals, *l);
+                    vals[n.num_nodes + p] = v;
+                }
+                vals.copy_within(n.num_nodes..n.num_nodes + np, 1);
+                for v in &mut vals[1 + np..n.first_gate] {
+                    *v = 0;
+                }
+                steps += 1;
+            }
+            let mut out = NetState(vec![0; self.words].into_boxed_slice());
+            for p in 0..np {
+                if vals[1 + p] & 1 != 0 {
+                    out.0[p / 64] |= 1 << (p % 64);
+                }
+            }
+            (out, steps)
         })
     }
 
@@ -524,79 +932,7 @@ impl Game for NetGame {
         _buf: &mut Vec<NetMove>,
         max_steps: u32,
     ) -> (NetState, u32) {
-        let n = &self.net;
-        SCRATCH.with(|s| {
-            let mut s = s.borrow_mut();
-            if !(s.valid && s.game == self.id && *s.state == *state.0) {
-                self.load(&mut s, state);
-            }
-            // The scratch no longer matches any state once the playout moves on.
-            s.valid = false;
-            let Scratch { vals, moves, .. } = &mut *s;
-            let np = n.props.len();
-            let mut steps = 0;
-            let mut first = true;
-            while steps < max_steps {
-                if !first {
-                    eval(&n.gates[..n.state_gates], &n.inputs, vals, n.first_gate);
-                }
-                first = false;
-                if lit_val(vals, n.terminal) & 1 != 0 {
-                    break;
-                }
-                let mut stuck = false;
-                for legal in &n.legal {
-                    moves.clear();
-                    moves.extend(
-                        legal
-                            .iter()
-                            .filter(|o| lit_val(vals, o.lit) & 1 != 0)
-                            .map(|o| o.does),
-                    );
-                    if moves.is_empty() {
-                        stuck = true;
-                        break;
-                    }
-                    let d = moves[rng.gen_range(0..moves.len())];
-                    if d != u32::MAX {
-                        vals[d as usize] = !0;
-                    }
-                }
-                if stuck {
-                    for v in &mut vals[1 + np..n.first_gate] {
-                        *v = 0;
-                    }
-                    break;
-                }
-                eval(
-                    &n.gates[n.state_gates..],
-                    &n.inputs,
-                    vals,
-                    n.first_gate + n.state_gates,
-                );
-                // `next` reads gates only (or constants), never base nodes directly after the copy
-                // starts, unless it is a plain frame copy of another proposition; so read all first.
-                for (p, l) in n.next.iter().enumerate() {
-                    let v = lit_val(vals, *l);
-                    vals[n.first_gate + n.gates.len() + p] = v;
-                }
-                vals.copy_within(
-                    n.first_gate + n.gates.len()..n.first_gate + n.gates.len() + np,
-                    1,
-                );
-                for v in &mut vals[1 + np..n.first_gate] {
-                    *v = 0;
-                }
-                steps += 1;
-            }
-            let mut out = NetState(vec![0; self.words].into_boxed_slice());
-            for p in 0..np {
-                if vals[1 + p] & 1 != 0 {
-                    out.0[p / 64] |= 1 << (p % 64);
-                }
-            }
-            (out, steps)
-        })
+        self.random_playout_with(self.method, state, rng, max_steps)
     }
 
     fn show_move(&self, mv: &NetMove) -> String {

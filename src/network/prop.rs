@@ -1,0 +1,252 @@
+//! Forward change propagation over the network, one game at a time (the Sancho / ggplib method).
+//!
+//! Every node holds one packed word: bit 31 is its value, bit 30 says the gate's output is negated, and
+//! the low bits count the gate's inputs that are currently false (an AND holds when that count is 0).
+//! When an input flips, only its fan-out is touched: each reader's count moves by one, and a reader whose
+//! value flips passes the change on. Most of a state survives a move (a Connect Four move changes about
+//! four propositions), so a step costs a few hundred word updates instead of a pass over every gate.
+//!
+//! Only the *cone* of the playout outputs (terminal, legal, next) is kept up to date: gates that only
+//! feed goals are never touched during a playout (goals are read once, at the end, by the full pass).
+
+use super::ground::{Grounded, NetLit};
+
+/// The value bit of a node word.
+const VAL: u32 = 1 << 31;
+/// The negated-output bit of a gate word.
+const NEG: u32 = 1 << 30;
+/// Set on nodes that some proposition's `next` reads: their changes are recorded in `touched`.
+const WATCH: u32 = 1 << 29;
+/// The count of false inputs.
+const CNT: u32 = WATCH - 1;
+
+/// A node whose change is being passed on: its next reader is `edges[pos]`, its new value `val`.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Frame {
+    pos: u32,
+    end: u32,
+    val: u32,
+}
+
+/// The fan-out lists of the playout cone, in compressed sparse row form.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Fanout {
+    /// `start[n]..start[n + 1]` are node `n`'s readers in `edges`.
+    start: Vec<u32>,
+    /// `gate node << 1 | 1 if the gate reads the node negated`.
+    edges: Vec<u32>,
+    /// The cone's gates, by gate index (not node), in evaluation order.
+    cone: Vec<u32>,
+    /// `watch_start[n]..watch_start[n + 1]` are the propositions whose `next` is node `n` (negated or
+    /// not) in `watch`.
+    watch_start: Vec<u32>,
+    watch: Vec<u32>,
+}
+
+impl Fanout {
+    /// The fan-out of the gates that `roots` (literals) depend on.
+    pub(crate) fn new(n: &Grounded, roots: impl Iterator<Item = NetLit>) -> Fanout {
+        let first = n.first_gate;
+        let mut needed = vec![false; n.gates.len()];
+        let mut todo: Vec<usize> = Vec::new();
+        let mark = |l: NetLit, needed: &mut Vec<bool>, todo: &mut Vec<usize>| {
+            let node = (l >> 1) as usize;
+            if node >= first && !needed[node - first] {
+                needed[node - first] = true;
+                todo.push(node - first);
+            }
+        };
+        for l in roots {
+            mark(l, &mut needed, &mut todo);
+        }
+        while let Some(g) = todo.pop() {
+            let gate = n.gates[g];
+            for &l in &n.inputs[gate.start as usize..gate.end as usize] {
+                mark(l, &mut needed, &mut todo);
+            }
+        }
+        let cone: Vec<u32> = (0..n.gates.len() as u32)
+            .filter(|&g| needed[g as usize])
+            .collect();
+        let mut count = vec![0u32; n.num_nodes + 1];
+        for &g in &cone {
+            let gate = n.gates[g as usize];
+            for &l in &n.inputs[gate.start as usize..gate.end as usize] {
+                count[(l >> 1) as usize] += 1;
+            }
+        }
+        let mut start = Vec::with_capacity(n.num_nodes + 1);
+        let mut acc = 0u32;
+        for c in &count[..n.num_nodes] {
+            start.push(acc);
+            acc += c;
+        }
+        start.push(acc);
+        let mut fill = start.clone();
+        let mut edges = vec![0u32; acc as usize];
+        for &g in &cone {
+            let gate = n.gates[g as usize];
+            let node = (first as u32 + g) << 1;
+            for &l in &n.inputs[gate.start as usize..gate.end as usize] {
+                let src = (l >> 1) as usize;
+                edges[fill[src] as usize] = node | (l & 1);
+                fill[src] += 1;
+            }
+        }
+        let mut wcount = vec![0u32; n.num_nodes + 1];
+        for &l in &n.next {
+            wcount[(l >> 1) as usize] += 1;
+        }
+        let mut watch_start = Vec::with_capacity(n.num_nodes + 1);
+        let mut acc = 0u32;
+        for c in &wcount[..n.num_nodes] {
+            watch_start.push(acc);
+            acc += c;
+        }
+        watch_start.push(acc);
+        let mut fill = watch_start.clone();
+        let mut watch = vec![0u32; acc as usize];
+        for (p, &l) in n.next.iter().enumerate() {
+            let src = (l >> 1) as usize;
+            watch[fill[src] as usize] = p as u32;
+            fill[src] += 1;
+        }
+        Fanout {
+            start,
+            edges,
+            cone,
+            watch_start,
+            watch,
+        }
+    }
+
+    /// The cone's gates (gate indices, ascending).
+    pub(crate) fn cone(&self) -> &[u32] {
+        &self.cone
+    }
+
+    /// The propositions whose `next` reads node `node`.
+    #[inline]
+    pub(crate) fn watchers(&self, node: u32) -> &[u32] {
+        let i = node as usize;
+        match (self.watch_start.get(i), self.watch_start.get(i + 1)) {
+            (Some(&s), Some(&e)) => self.watch.get(s as usize..e as usize).unwrap_or(&[]),
+            _ => &[],
+        }
+    }
+
+    /// Sets every node word from the base propositions in `props` (`does` inputs false): one full pass
+    /// over the cone.
+    pub(crate) fn load(&self, n: &Grounded, w: &mut Vec<u32>, props: impl Fn(usize) -> bool) {
+        w.clear();
+        w.resize(n.num_nodes, 0);
+        for p in 0..n.props.len() {
+            if props(p) {
+                w[1 + p] = VAL;
+            }
+        }
+        for &g in &self.cone {
+            let gate = n.gates[g as usize];
+            let mut false_inputs = 0;
+            for &l in &n.inputs[gate.start as usize..gate.end as usize] {
+                false_inputs += 1 ^ lit(w, l);
+            }
+            let neg = if gate.negate != 0 { NEG } else { 0 };
+            let val = u32::from(false_inputs == 0) ^ u32::from(neg != 0);
+            w[n.first_gate + g as usize] = val << 31 | neg | false_inputs;
+        }
+        for (node, x) in w.iter_mut().enumerate() {
+            if self.watch_start[node] < self.watch_start[node + 1] {
+                *x |= WATCH;
+            }
+        }
+    }
+
+    /// Flips input node `node` and propagates the change (depth first, so each node's changes reach its
+    /// readers in the order they happen and every count stays within its gate's input count). Watched
+    /// nodes that change are added to `touched` (possibly more than once).
+    ///
+    /// `frames` must hold at least [`Fanout::frames_needed`] entries and `w` one word per node, as
+    /// [`Fanout::load`] leaves them; otherwise nothing happens.
+    #[inline]
+    pub(crate) fn flip(
+        &self,
+        w: &mut [u32],
+        frames: &mut [Frame],
+        touched: &mut Vec<u32>,
+        node: u32,
+    ) {
+        let nodes = self.start.len() - 1;
+        if w.len() != nodes || node as usize >= nodes || frames.len() < self.frames_needed() {
+            return;
+        }
+        // SAFETY: `new` built `start` with one entry per node plus one, non-decreasing, ending at
+        // `edges.len()`, and every edge names a node below `nodes`; `w` has `nodes` words (checked
+        // above). A node has at most one frame on the stack (a node changes again only when one of its
+        // inputs does, and those are all below it in the acyclic network), so `top + 1 <= nodes + 1 <
+        // frames.len()`.
+        unsafe {
+            let x = w.get_unchecked_mut(node as usize);
+            *x ^= VAL;
+            if *x & WATCH != 0 {
+                touched.push(node);
+            }
+            let n = node as usize;
+            *frames.get_unchecked_mut(0) = Frame {
+                pos: *self.start.get_unchecked(n),
+                end: *self.start.get_unchecked(n + 1),
+                val: *x >> 31,
+            };
+            let mut top = 0usize;
+            loop {
+                let f = frames.get_unchecked_mut(top);
+                if f.pos == f.end {
+                    if top == 0 {
+                        break;
+                    }
+                    top -= 1;
+                    continue;
+                }
+                let edge = *self.edges.get_unchecked(f.pos as usize);
+                f.pos += 1;
+                let lit_true = f.val ^ (edge & 1);
+                let g = (edge >> 1) as usize;
+                let x = w.get_unchecked_mut(g);
+                // One false input fewer when the literal became true, one more when it became false.
+                let mut y = x.wrapping_add(1).wrapping_sub(lit_true << 1);
+                let nv = u32::from(y & CNT == 0) ^ (y >> 30 & 1);
+                let changed = nv ^ (y >> 31);
+                y ^= changed << 31;
+                *x = y;
+                if changed != 0 {
+                    if y & WATCH != 0 {
+                        touched.push(g as u32);
+                    }
+                    let (s, e) = (
+                        *self.start.get_unchecked(g),
+                        *self.start.get_unchecked(g + 1),
+                    );
+                    if s != e {
+                        top += 1;
+                        *frames.get_unchecked_mut(top) = Frame {
+                            pos: s,
+                            end: e,
+                            val: nv,
+                        };
+                    }
+                }
+            }
+        }
+    }
+
+    /// The stack size [`Fanout::flip`] needs.
+    pub(crate) fn frames_needed(&self) -> usize {
+        self.start.len() + 1
+    }
+}
+
+/// The value of a literal in packed node words.
+#[inline(always)]
+pub(crate) fn lit(w: &[u32], l: NetLit) -> u32 {
+    (w.get((l >> 1) as usize).copied().unwrap_or(0) >> 31) ^ (l & 1)
+}
