@@ -11,6 +11,7 @@
 
 use std::fmt;
 
+use super::eval::{compile, Instr};
 use super::ir::{Arith, Cmp, IrAtom, Lit, Pat, Program, RelId};
 use super::EngineError;
 
@@ -71,6 +72,8 @@ pub struct CompiledRule {
     /// ordered with that scan first (it is the one restricted to the previous round's new rows, so
     /// the join starts from the few new facts instead of looking them up from every old one).
     pub deltas: Vec<DeltaPlan>,
+    /// `steps` compiled for execution.
+    pub code: Vec<Instr>,
 }
 
 /// A rule body ordered to start from one recursive relation's new facts.
@@ -82,6 +85,8 @@ pub struct DeltaPlan {
     pub steps: Vec<Step>,
     /// As [`CompiledRule::exists_from`], for these steps.
     pub exists_from: usize,
+    /// `steps` compiled for execution.
+    pub code: Vec<Instr>,
 }
 
 /// The step index from which no step binds a variable of `head` (see [`CompiledRule::exists_from`]).
@@ -220,6 +225,7 @@ pub fn plan_sized(
                             let exists_from = exists_from(&steps, &rule.head, rule.var_names.len());
                             deltas.push(DeltaPlan {
                                 rel: a.rel,
+                                code: compile(&steps, rule.var_names.len()),
                                 steps,
                                 exists_from,
                             });
@@ -228,6 +234,7 @@ pub fn plan_sized(
                 }
                 rules.push(CompiledRule {
                     source: ri,
+                    code: compile(&steps, rule.var_names.len()),
                     head: rule.head.clone(),
                     exists_from: exists_from(&steps, &rule.head, rule.var_names.len()),
                     steps,
