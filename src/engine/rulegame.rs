@@ -234,6 +234,19 @@ impl RuleGame {
 
         // The real plan: `true` is read per state, `does` per move.
         let flat = flatten(&mut prog, &props, &terms, true_, next);
+        {
+            let k = prog.keywords;
+            let mut keep = vec![true_, does, next, legal, init];
+            keep.extend(
+                [k.role, k.goal, k.terminal, k.base, k.input, k.legal1]
+                    .into_iter()
+                    .flatten(),
+            );
+            keep.extend(flat.next_rels.iter().map(|(r, _)| *r));
+            keep.extend(flat.prop_rel.iter().copied());
+            let dynamic = dynamic_relations(&prog, &keep[..2], &flat.prop_rel);
+            super::rewrite::unfold_views(&mut prog, &keep, &dynamic);
+        }
         let mut inputs = vec![(true_, Phase::State), (does, Phase::Move)];
         inputs.extend(flat.prop_rel.iter().map(|r| (*r, Phase::State)));
         let arities: Vec<usize> = prog.relations.iter().map(|r| r.arity).collect();
@@ -660,6 +673,32 @@ fn relax(
     roots.extend(with_goal);
     super::rewrite::prune_to(&mut q, &roots);
     q
+}
+
+/// Which relations depend, directly or not, on the state or the moves: `inputs` and `props`.
+fn dynamic_relations(p: &Program, inputs: &[RelId], props: &[RelId]) -> Vec<bool> {
+    let mut dynamic = vec![false; p.relations.len()];
+    for r in inputs.iter().chain(props) {
+        dynamic[r.0 as usize] = true;
+    }
+    loop {
+        let mut changed = false;
+        for r in &p.rules {
+            let h = r.head.rel.0 as usize;
+            if !dynamic[h]
+                && r.body.iter().any(|l| match l {
+                    Lit::Pos(a) | Lit::Neg(a) => dynamic[a.rel.0 as usize],
+                    _ => false,
+                })
+            {
+                dynamic[h] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            return dynamic;
+        }
+    }
 }
 
 /// Calls `f` on every variable of a body condition.
