@@ -79,6 +79,9 @@ impl RelStore {
 
     /// Whether the fact is present.
     pub fn contains(&self, fact: &[TermId]) -> bool {
+        if self.dedup.len() != self.len as usize {
+            return (0..self.len()).any(|i| self.row(i) == fact);
+        }
         let h = hash_ids(fact.iter().copied());
         self.dedup
             .find(h, |&r| self.row(r as usize) == fact)
@@ -97,7 +100,12 @@ impl RelStore {
 
     /// Adds a fact; false when it was already there.
     fn insert(&mut self, fact: &[TermId]) -> bool {
-        let h = hash_ids(fact.iter().copied());
+        self.insert_row(fact, true)
+    }
+
+    /// Adds a fact, first checking that it is new when `check` (else the caller knows it is, and the
+    /// deduplication table is left out: [`RelStore::contains`] then scans).
+    fn insert_row(&mut self, fact: &[TermId], check: bool) -> bool {
         let RelStore {
             arity,
             rows,
@@ -107,15 +115,23 @@ impl RelStore {
         } = self;
         let a = *arity;
         let row_of = |r: u32| &rows[r as usize * a..(r as usize + 1) * a];
-        if dedup.find(h, |&r| row_of(r) == fact).is_some() {
-            return false;
-        }
+        let h = if check {
+            let h = hash_ids(fact.iter().copied());
+            if dedup.find(h, |&r| row_of(r) == fact).is_some() {
+                return false;
+            }
+            h
+        } else {
+            0
+        };
         let r = *len;
         rows.extend_from_slice(fact);
         *len += 1;
         let rows = &*rows;
         let row_of = |r: u32| &rows[r as usize * a..(r as usize + 1) * a];
-        dedup.insert_unique(h, r, |&x| hash_ids(row_of(x).iter().copied()));
+        if check {
+            dedup.insert_unique(h, r, |&x| hash_ids(row_of(x).iter().copied()));
+        }
         for ix in indexes.iter_mut() {
             let cols = &ix.cols;
             let kh = hash_ids(cols.iter().map(|&c| fact[c]));
@@ -196,6 +212,12 @@ impl Db {
         self.rels[r.0 as usize].insert(fact)
     }
 
+    /// Adds a fact known to be new to a relation that no rule derives (a state's facts, filled from a
+    /// set): no duplicate check.
+    pub fn insert_new(&mut self, r: RelId, fact: &[TermId]) {
+        self.rels[r.0 as usize].insert_row(fact, false);
+    }
+
     /// Empties every relation whose phase is `from` or later.
     pub fn clear_from(&mut self, plan: &Plan, from: Phase) {
         for (i, ph) in plan.phases.iter().enumerate() {
@@ -217,8 +239,22 @@ impl Db {
 
     /// Evaluates every stratum of `phase`, in plan order.
     pub fn run(&mut self, plan: &Plan, phase: Phase) -> Result<(), EngineError> {
+        self.run_only(plan, phase, &[])
+    }
+
+    /// Evaluates the strata of `phase` that `select` (indexed by stratum; missing means yes) selects,
+    /// in plan order: a caller that needs only some relations skips the strata nothing it needs reads.
+    pub fn run_only(
+        &mut self,
+        plan: &Plan,
+        phase: Phase,
+        select: &[bool],
+    ) -> Result<(), EngineError> {
         self.derived = 0;
-        for s in plan.strata.iter().filter(|s| s.phase == phase) {
+        for (si, s) in plan.strata.iter().enumerate() {
+            if s.phase != phase || !select.get(si).copied().unwrap_or(true) {
+                continue;
+            }
             if s.rules.is_empty() {
                 continue;
             }
