@@ -423,7 +423,16 @@ fn subst(
     match x {
         Pat::Var(v) => map[*v as usize]
             .get_or_insert_with(|| {
-                names.push(view_names[*v as usize]);
+                // A fresh name, so that the printed rule shows a fresh variable.
+                let base = view_names[*v as usize];
+                let mut name = base;
+                let mut k = 1;
+                while names.contains(&name) {
+                    let text = format!("{}{k}", terms.name(base));
+                    name = terms.intern_sym(&text);
+                    k += 1;
+                }
+                names.push(name);
                 Pat::Var(names.len() as u32 - 1)
             })
             .clone(),
@@ -490,6 +499,75 @@ mod tests {
 
     fn check(src: &str, expected: &str) {
         assert_eq!(prepared(src).trim(), expected.trim(), "for\n{src}");
+    }
+
+    /// The program after [`prepare`] and [`unfold_views`], keeping the relations named in `keep` and
+    /// taking every relation that reads `true` or `does` (directly or not) as dynamic.
+    fn unfolded(src: &str, keep: &[&str]) -> String {
+        let mut p = lower(&parse_kif(src).expect("parses")).expect("lowers");
+        prepare(&mut p);
+        let named = |p: &Program, n: &str| {
+            p.relations
+                .iter()
+                .position(|r| p.terms.name(r.name) == n)
+                .map(|i| RelId(i as u32))
+        };
+        let keep: Vec<RelId> = keep.iter().filter_map(|n| named(&p, n)).collect();
+        let mut dynamic = vec![false; p.relations.len()];
+        for n in ["true", "does"] {
+            if let Some(r) = named(&p, n) {
+                dynamic[r.0 as usize] = true;
+            }
+        }
+        for _ in 0..p.relations.len() {
+            for r in &p.rules {
+                if r.body
+                    .iter()
+                    .filter_map(lit_atom)
+                    .any(|a| dynamic[a.rel.0 as usize])
+                {
+                    dynamic[r.head.rel.0 as usize] = true;
+                }
+            }
+        }
+        unfold_views(&mut p, &keep, &dynamic);
+        p.to_string()
+    }
+
+    #[test]
+    fn views_unfold_into_their_readers() {
+        let keep = ["role", "legal", "next", "true", "does", "terminal"];
+        let cases = [
+            // Read with a constant, and negated (split by De Morgan; the copy asking for `y(?y)`
+            // and `~y(?y)` at once is dropped).
+            (
+                "(role r) (x 1) (x 2) (y 1) (y 2) \
+                 (<= (open ?x ?y) (x ?x) (y ?y) (not (true (cell ?x ?y)))) \
+                 (<= (legal r (drop ?x)) (open ?x 2)) \
+                 (<= (next (cell ?x ?y)) (does r (drop ?x)) (y ?y) (not (open ?x ?y)))",
+                "role(r).\nx(1).\nx(2).\ny(1).\ny(2).\n\
+                 legal(r, (drop ?x)) :- x(?x), y(2), ~true((cell ?x 2)).\n\
+                 next((cell ?x ?y)) :- does(r, (drop ?x)), y(?y), ~x(?x).\n\
+                 next((cell ?x ?y)) :- does(r, (drop ?x)), y(?y), true((cell ?x ?y)).",
+            ),
+            // A view with an existential variable is not negated; a static one is left alone.
+            (
+                "(role r) (x 1) (<= (two ?x) (x ?x)) \
+                 (<= (some ?x) (true (cell ?x ?y))) \
+                 (<= (legal r (a ?x)) (two ?x) (not (some ?x)))",
+                "role(r).\nx(1).\ntwo(?x) :- x(?x).\nsome(?x) :- true((cell ?x ?y)).\n\
+                 legal(r, (a ?x)) :- two(?x), ~some(?x).",
+            ),
+            // Variables of the view that are not in its head are renamed apart in the reader.
+            (
+                "(role r) (<= (has ?x) (true (cell ?x ?y)) (true (mark ?y))) \
+                 (<= terminal (has ?y))",
+                "role(r).\nterminal :- true((cell ?y ?y1)), true((mark ?y1)).",
+            ),
+        ];
+        for (src, expected) in cases {
+            assert_eq!(unfolded(src, &keep).trim(), expected, "for\n{src}");
+        }
     }
 
     #[test]

@@ -666,27 +666,51 @@ fn relax(
             if !dynamic[a.rel.0 as usize] {
                 continue;
             }
+            // Filters (negations, `distinct`, `less`, `leq`) over a variable only this literal binds
+            // go with it: dropping conditions keeps an over-approximation as long as the rule stays
+            // safe (the frame rule of chess reads `~is_castle_move(?piece, ..)` of the move's piece).
             let mut covered = true;
+            let mut with: Vec<usize> = Vec::new();
             for x in &a.args {
                 x.each_var(&mut |v| {
-                    let (mut in_pos, mut used) = (false, false);
-                    for (_, l) in r.body.iter().enumerate().filter(|(j, _)| *j != i) {
+                    let (mut in_pos, mut in_head, mut binds) = (false, false, false);
+                    let mut filters = Vec::new();
+                    for (j, l) in r.body.iter().enumerate().filter(|(j, _)| *j != i) {
                         lit_vars(l, &mut |w| {
                             if w == v {
-                                used = true;
-                                in_pos |= matches!(l, Lit::Pos(_));
+                                match l {
+                                    Lit::Pos(_) => in_pos = true,
+                                    Lit::Neg(_)
+                                    | Lit::Cmp(Cmp::Distinct | Cmp::Less | Cmp::Leq, ..) => {
+                                        filters.push(j)
+                                    }
+                                    Lit::Cmp(Cmp::Same, ..) | Lit::Arith(..) => binds = true,
+                                }
                             }
                         });
                     }
                     r.head
                         .args
                         .iter()
-                        .for_each(|y| y.each_var(&mut |w| used |= w == v));
-                    covered &= in_pos || !used;
+                        .for_each(|y| y.each_var(&mut |w| in_head |= w == v));
+                    if in_pos {
+                        return;
+                    }
+                    if in_head || binds {
+                        covered = false;
+                    } else {
+                        with.extend(filters);
+                    }
                 });
             }
             if covered {
-                r.body.remove(i);
+                with.push(i);
+                with.sort_unstable();
+                with.dedup();
+                for &j in with.iter().rev() {
+                    r.body.remove(j);
+                }
+                i = i.min(r.body.len());
             }
         }
         let results: Vec<Pat> = r
