@@ -181,6 +181,8 @@ pub struct Db {
     limits: Limits,
     pending: Vec<TermId>,
     binds: Vec<TermId>,
+    /// The answers of each rule's static prefix (see [`CompiledRule::static_prefix`]), by rule source.
+    prefixes: Vec<Prefix>,
     derived: usize,
 }
 
@@ -197,6 +199,7 @@ impl Db {
             limits,
             pending: Vec::new(),
             binds: Vec::new(),
+            prefixes: Vec::new(),
             derived: 0,
         }
     }
@@ -298,6 +301,19 @@ impl Db {
         self.binds.clear();
         self.binds.resize(r.num_vars, UNBOUND);
         self.pending.clear();
+        if delta.is_none() && r.static_prefix > 0 {
+            if self.prefixes.len() <= r.source {
+                self.prefixes.resize(r.source + 1, Prefix::Unknown);
+            }
+            if matches!(self.prefixes[r.source], Prefix::Unknown) {
+                self.prefixes[r.source] = self.prefix_answers(r)?;
+            }
+            if let Prefix::Rows(count, rows) = std::mem::take(&mut self.prefixes[r.source]) {
+                let res = self.fire_from_prefix(r, count, &rows, exists_from);
+                self.prefixes[r.source] = Prefix::Rows(count, rows);
+                return res;
+            }
+        }
         let mut sc = Scratch {
             binds: &mut self.binds,
             pending: &mut self.pending,
@@ -320,6 +336,83 @@ impl Db {
         if self.limits.deadline.is_some() {
             sc.check_deadline()?;
         }
+        self.add_pending(r, hits)
+    }
+
+    /// Every answer of the rule's static prefix, when there are few enough to keep.
+    fn prefix_answers(&mut self, r: &CompiledRule) -> Result<Prefix, EngineError> {
+        let pats: Vec<Pat> = r.prefix_vars.iter().map(|&v| Pat::Var(v)).collect();
+        let n = r.static_prefix;
+        let mut sc = Scratch {
+            binds: &mut self.binds,
+            pending: &mut self.pending,
+            hits: 0,
+            terms: &mut self.terms,
+            max_depth: self.limits.max_depth,
+            deadline: self.limits.deadline,
+            rows_visited: 0,
+        };
+        join(
+            &self.rels,
+            &pats,
+            (&r.code[..n], n),
+            0,
+            (usize::MAX, 0, 0),
+            &mut sc,
+        )?;
+        let count = sc.hits;
+        let rows = std::mem::take(&mut self.pending);
+        Ok(if rows.len() <= MAX_PREFIX_TERMS {
+            Prefix::Rows(count, rows.into_boxed_slice())
+        } else {
+            Prefix::TooMany
+        })
+    }
+
+    /// [`Db::fire`] replaying the static prefix's answers `rows` instead of evaluating it.
+    fn fire_from_prefix(
+        &mut self,
+        r: &CompiledRule,
+        count: usize,
+        rows: &[TermId],
+        exists_from: usize,
+    ) -> Result<(), EngineError> {
+        let w = r.prefix_vars.len();
+        let mut sc = Scratch {
+            binds: &mut self.binds,
+            pending: &mut self.pending,
+            hits: 0,
+            terms: &mut self.terms,
+            max_depth: self.limits.max_depth,
+            deadline: self.limits.deadline,
+            rows_visited: 0,
+        };
+        for k in 0..count {
+            for (j, &v) in r.prefix_vars.iter().enumerate() {
+                sc.binds[v as usize] = rows[k * w + j];
+            }
+            let solved = join(
+                &self.rels,
+                &r.head.args,
+                (&r.code, exists_from),
+                r.static_prefix,
+                (usize::MAX, 0, 0),
+                &mut sc,
+            )?;
+            // With no head variable, one solution is the answer (as the join itself would stop).
+            if solved && exists_from == 0 {
+                break;
+            }
+        }
+        let hits = sc.hits;
+        if self.limits.deadline.is_some() {
+            sc.check_deadline()?;
+        }
+        self.add_pending(r, hits)
+    }
+
+    /// Adds the heads the last join pushed (`hits` solutions) to the rule's relation.
+    fn add_pending(&mut self, r: &CompiledRule, hits: usize) -> Result<(), EngineError> {
         let a = r.head.args.len();
         let rel = &mut self.rels[r.head.rel.0 as usize];
         let mut added = 0;
@@ -473,6 +566,22 @@ pub fn compile(steps: &[Step], num_vars: usize) -> Vec<Instr> {
         });
     }
     out
+}
+
+/// The most terms a rule's static prefix answers may take to be kept (see [`Db::fire`]).
+const MAX_PREFIX_TERMS: usize = 1 << 16;
+
+/// What is known of a rule's static prefix answers.
+#[derive(Clone, Debug, Default)]
+enum Prefix {
+    /// Not computed yet.
+    #[default]
+    Unknown,
+    /// The number of answers and the prefix variables' values, answer after answer (with no
+    /// variable, the count alone tells whether the prefix holds).
+    Rows(usize, Box<[TermId]>),
+    /// Too many to keep: the rule is evaluated in full.
+    TooMany,
 }
 
 struct Scratch<'a> {

@@ -74,6 +74,12 @@ pub struct CompiledRule {
     pub deltas: Vec<DeltaPlan>,
     /// `steps` compiled for execution.
     pub code: Vec<Instr>,
+    /// In a per-state or per-move rule, the number of leading steps that read only load-time
+    /// relations (0 when fewer than two): their answers are the same in every state, so the evaluator
+    /// computes them once and replays them.
+    pub static_prefix: usize,
+    /// The variables bound by those steps, in the order the replay stores them.
+    pub prefix_vars: Vec<u32>,
 }
 
 /// A rule body ordered to start from one recursive relation's new facts.
@@ -122,6 +128,56 @@ fn exists_from(steps: &[Step], head: &IrAtom, num_vars: usize) -> usize {
         });
     }
     from
+}
+
+/// The leading steps of a per-state rule that read only load-time relations, and the variables they
+/// bind (see [`CompiledRule::static_prefix`]). Steps from [`exists_from`] on stop at their first
+/// solution, so a prefix reaches past that point only when it is 0 (any one solution will do).
+fn static_prefix(
+    steps: &[Step],
+    phases: &[Phase],
+    phase: Phase,
+    num_vars: usize,
+    head: &IrAtom,
+) -> (usize, Vec<u32>) {
+    if phase == Phase::Static {
+        return (0, Vec::new());
+    }
+    let mut n = steps
+        .iter()
+        .take_while(|st| match st {
+            Step::Scan { atom, .. } | Step::Absent { atom, .. } => {
+                phases[atom.rel.0 as usize] == Phase::Static
+            }
+            Step::Cmp(..) | Step::Arith(..) => true,
+        })
+        .count();
+    let ef = exists_from(steps, head, num_vars);
+    if ef > 0 {
+        n = n.min(ef);
+    }
+    if n < 2 || n == steps.len() {
+        return (0, Vec::new());
+    }
+    let mut vars = Vec::new();
+    for st in &steps[..n] {
+        let mut note = |v: u32| {
+            if !vars.contains(&v) {
+                vars.push(v);
+            }
+        };
+        match st {
+            Step::Scan { atom, .. } => atom.args.iter().for_each(|a| a.each_var(&mut note)),
+            Step::Absent { .. } => {}
+            Step::Cmp(Cmp::Same, x, y) => {
+                x.each_var(&mut note);
+                y.each_var(&mut note);
+            }
+            Step::Cmp(..) => {}
+            Step::Arith(_, _, _, z) => z.each_var(&mut note),
+        }
+    }
+    (n, vars)
 }
 
 /// A stratum: relations defined together.
@@ -232,7 +288,11 @@ pub fn plan_sized(
                         }
                     }
                 }
+                let (static_prefix, prefix_vars) =
+                    static_prefix(&steps, &phases, phase, rule.var_names.len(), &rule.head);
                 rules.push(CompiledRule {
+                    static_prefix,
+                    prefix_vars,
                     source: ri,
                     code: compile(&steps, rule.var_names.len()),
                     head: rule.head.clone(),
