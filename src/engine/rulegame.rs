@@ -840,12 +840,12 @@ fn take_frame_rules(
         if !same_fact || a.args != r.head.args || !filters_ok || !a.args.iter().all(simple) {
             return true;
         }
-        for b in 0..props.len() {
+        for (b, prop) in props.iter().enumerate() {
             let args: &[TermId] = if h == next {
                 if flat.prop_rel[b] != true_ && !flat.generic_true {
                     continue;
                 }
-                std::slice::from_ref(&props[b])
+                std::slice::from_ref(prop)
             } else if flat.prop_rel[b] == a.rel {
                 &flat.prop_args[b]
             } else {

@@ -286,12 +286,21 @@ fn invalid_programs_are_rejected_with_a_reason() {
     }
 }
 
+/// A per-state shortcut case: program, terminal, legal moves, next state, terminal after.
+type ShortcutCase = (
+    &'static str,
+    bool,
+    &'static [&'static str],
+    &'static [&'static str],
+    bool,
+);
+
 /// Games whose evaluation takes the per-state shortcuts (unfolded views, replayed load-time prefixes,
 /// frame rules as a mask): each case gives whether the initial state is terminal, the first role's
 /// legal moves there, the state after its first legal move, and whether that one is terminal.
 #[test]
 fn per_state_shortcuts_keep_the_meaning() {
-    let cases: [(&str, bool, &[&str], &[&str], bool); 3] = [
+    let cases: [ShortcutCase; 3] = [
         // A load-time prefix with no variable that fails (`same(b, a)` after unfolding `v`).
         (
             "(role r) (dom a) (dom b) (init (p b)) \
