@@ -11,6 +11,12 @@
 //! once per recursive body literal, with that literal scanned first and restricted to the rows added by
 //! the previous pass (the delta), and the others seeing every row. Rows only ever grow during a stratum, so a delta is a
 //! range of row numbers.
+//!
+//! Rule bodies run as [`Instr`]uctions ([`compile`]): the body order is fixed, so where each variable
+//! gets bound is known in advance, and matching a row binds or compares without a trail to undo; key
+//! columns found through an index are not compared again. In a per-state rule, the leading steps that
+//! read only load-time relations (a chain of `succ` facts) give the same answers in every state: the
+//! first evaluation keeps them (up to a bound) and later ones replay them.
 
 use hashbrown::HashTable;
 use smallvec::SmallVec;

@@ -16,6 +16,9 @@
 //!   head unifies with `p(args)` reads nothing of that component, those rules are copied into a fresh
 //!   relation `p$not<k>` (same facts for instances of `p(args)`), which lies in a lower stratum, and the
 //!   literal reads it instead. A real cycle through negation is left alone and rejected by the planner.
+//!
+//! `unfold_views`, used by the rule engine after [`prepare`] (not by grounding), unfolds per-state
+//! views into their readers.
 
 use super::ir::{Cmp, IrAtom, Lit, Pat, Program, RelId, Rule};
 use super::plan::tarjan;

@@ -11,6 +11,13 @@
 //! which remembers the last state it evaluated: asking for every role's legal moves and then the next
 //! state evaluates the state's relations once.
 //!
+//! Per-state work is kept small, each step exact:
+//! - views with one rule that are computed per state are unfolded into their readers
+//!   (`rewrite::unfold_views`), so a reader that fixes some arguments evaluates only those;
+//! - frame rules (`next(f(X)) :- true(f(X))` with at most comparisons of `X`) become a mask of the
+//!   propositions they carry over: the next state starts as the state within the mask;
+//! - the strata that only `goal` reads are evaluated when a goal is asked, not in every state.
+//!
 //! Rules chosen here (documented because GDL leaves them open):
 //! - `mover`: the only role with more than one legal move; when every role has exactly one, the only role
 //!   whose move is not named `noop`; otherwise `None`.
