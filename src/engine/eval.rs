@@ -11,6 +11,12 @@
 //! once per recursive body literal, with that literal scanned first and restricted to the rows added by
 //! the previous pass (the delta), and the others seeing every row. Rows only ever grow during a stratum, so a delta is a
 //! range of row numbers.
+//!
+//! Rule bodies run as [`Instr`]uctions ([`compile`]): the body order is fixed, so where each variable
+//! gets bound is known in advance, and matching a row binds or compares without a trail to undo; key
+//! columns found through an index are not compared again. In a per-state rule, the leading steps that
+//! read only load-time relations (a chain of `succ` facts) give the same answers in every state: the
+//! first evaluation keeps them (up to a bound) and later ones replay them.
 
 use hashbrown::HashTable;
 use smallvec::SmallVec;
@@ -19,6 +25,7 @@ use super::ir::{Arith, Cmp, Pat, RelId};
 use super::plan::{CompiledRule, Phase, Plan, Step};
 use super::terms::{hash_ids, TermId, TermStore};
 use super::{EngineError, Limits};
+use crate::syntax::ast::Sym;
 
 const NONE: u32 = u32::MAX;
 const UNBOUND: TermId = TermId(u32::MAX);
@@ -78,6 +85,9 @@ impl RelStore {
 
     /// Whether the fact is present.
     pub fn contains(&self, fact: &[TermId]) -> bool {
+        if self.dedup.len() != self.len as usize {
+            return (0..self.len()).any(|i| self.row(i) == fact);
+        }
         let h = hash_ids(fact.iter().copied());
         self.dedup
             .find(h, |&r| self.row(r as usize) == fact)
@@ -96,7 +106,12 @@ impl RelStore {
 
     /// Adds a fact; false when it was already there.
     fn insert(&mut self, fact: &[TermId]) -> bool {
-        let h = hash_ids(fact.iter().copied());
+        self.insert_row(fact, true)
+    }
+
+    /// Adds a fact, first checking that it is new when `check` (else the caller knows it is, and the
+    /// deduplication table is left out: [`RelStore::contains`] then scans).
+    fn insert_row(&mut self, fact: &[TermId], check: bool) -> bool {
         let RelStore {
             arity,
             rows,
@@ -106,15 +121,23 @@ impl RelStore {
         } = self;
         let a = *arity;
         let row_of = |r: u32| &rows[r as usize * a..(r as usize + 1) * a];
-        if dedup.find(h, |&r| row_of(r) == fact).is_some() {
-            return false;
-        }
+        let h = if check {
+            let h = hash_ids(fact.iter().copied());
+            if dedup.find(h, |&r| row_of(r) == fact).is_some() {
+                return false;
+            }
+            h
+        } else {
+            0
+        };
         let r = *len;
         rows.extend_from_slice(fact);
         *len += 1;
         let rows = &*rows;
         let row_of = |r: u32| &rows[r as usize * a..(r as usize + 1) * a];
-        dedup.insert_unique(h, r, |&x| hash_ids(row_of(x).iter().copied()));
+        if check {
+            dedup.insert_unique(h, r, |&x| hash_ids(row_of(x).iter().copied()));
+        }
         for ix in indexes.iter_mut() {
             let cols = &ix.cols;
             let kh = hash_ids(cols.iter().map(|&c| fact[c]));
@@ -164,7 +187,8 @@ pub struct Db {
     limits: Limits,
     pending: Vec<TermId>,
     binds: Vec<TermId>,
-    trail: Vec<u32>,
+    /// The answers of each rule's static prefix (see [`CompiledRule::static_prefix`]), by rule source.
+    prefixes: Vec<Prefix>,
     derived: usize,
 }
 
@@ -181,7 +205,7 @@ impl Db {
             limits,
             pending: Vec::new(),
             binds: Vec::new(),
-            trail: Vec::new(),
+            prefixes: Vec::new(),
             derived: 0,
         }
     }
@@ -195,6 +219,12 @@ impl Db {
     /// Adds a fact from outside (an input relation such as `true` or `does`).
     pub fn insert(&mut self, r: RelId, fact: &[TermId]) -> bool {
         self.rels[r.0 as usize].insert(fact)
+    }
+
+    /// Adds a fact known to be new to a relation that no rule derives (a state's facts, filled from a
+    /// set): no duplicate check.
+    pub fn insert_new(&mut self, r: RelId, fact: &[TermId]) {
+        self.rels[r.0 as usize].insert_row(fact, false);
     }
 
     /// Empties every relation whose phase is `from` or later.
@@ -218,8 +248,22 @@ impl Db {
 
     /// Evaluates every stratum of `phase`, in plan order.
     pub fn run(&mut self, plan: &Plan, phase: Phase) -> Result<(), EngineError> {
+        self.run_only(plan, phase, &[])
+    }
+
+    /// Evaluates the strata of `phase` that `select` (indexed by stratum; missing means yes) selects,
+    /// in plan order: a caller that needs only some relations skips the strata nothing it needs reads.
+    pub fn run_only(
+        &mut self,
+        plan: &Plan,
+        phase: Phase,
+        select: &[bool],
+    ) -> Result<(), EngineError> {
         self.derived = 0;
-        for s in plan.strata.iter().filter(|s| s.phase == phase) {
+        for (si, s) in plan.strata.iter().enumerate() {
+            if s.phase != phase || !select.get(si).copied().unwrap_or(true) {
+                continue;
+            }
             if s.rules.is_empty() {
                 continue;
             }
@@ -228,7 +272,7 @@ impl Db {
             };
             let mut marks = lens(self);
             for r in &s.rules {
-                self.fire(r, &r.steps, r.exists_from, None)?;
+                self.fire(r, &r.code, r.exists_from, None)?;
             }
             if !s.recursive {
                 continue;
@@ -242,7 +286,7 @@ impl Db {
                     for d in &r.deltas {
                         let k = s.rels.iter().position(|x| *x == d.rel).unwrap_or(0);
                         if marks[k] < now[k] {
-                            self.fire(r, &d.steps, d.exists_from, Some((0, marks[k], now[k])))?;
+                            self.fire(r, &d.code, d.exists_from, Some((0, marks[k], now[k])))?;
                         }
                     }
                 }
@@ -256,17 +300,28 @@ impl Db {
     fn fire(
         &mut self,
         r: &CompiledRule,
-        steps: &[Step],
+        code: &[Instr],
         exists_from: usize,
         delta: Option<(usize, u32, u32)>,
     ) -> Result<(), EngineError> {
         self.binds.clear();
         self.binds.resize(r.num_vars, UNBOUND);
-        self.trail.clear();
         self.pending.clear();
+        if delta.is_none() && r.static_prefix > 0 {
+            if self.prefixes.len() <= r.source {
+                self.prefixes.resize(r.source + 1, Prefix::Unknown);
+            }
+            if matches!(self.prefixes[r.source], Prefix::Unknown) {
+                self.prefixes[r.source] = self.prefix_answers(r)?;
+            }
+            if let Prefix::Rows(count, rows) = std::mem::take(&mut self.prefixes[r.source]) {
+                let res = self.fire_from_prefix(r, count, &rows, exists_from);
+                self.prefixes[r.source] = Prefix::Rows(count, rows);
+                return res;
+            }
+        }
         let mut sc = Scratch {
             binds: &mut self.binds,
-            trail: &mut self.trail,
             pending: &mut self.pending,
             hits: 0,
             terms: &mut self.terms,
@@ -275,11 +330,95 @@ impl Db {
             rows_visited: 0,
         };
         let delta = delta.unwrap_or((usize::MAX, 0, 0));
-        join(&self.rels, r, (steps, exists_from), 0, delta, &mut sc)?;
+        join(
+            &self.rels,
+            &r.head.args,
+            (code, exists_from),
+            0,
+            delta,
+            &mut sc,
+        )?;
         let hits = sc.hits;
         if self.limits.deadline.is_some() {
             sc.check_deadline()?;
         }
+        self.add_pending(r, hits)
+    }
+
+    /// Every answer of the rule's static prefix, when there are few enough to keep.
+    fn prefix_answers(&mut self, r: &CompiledRule) -> Result<Prefix, EngineError> {
+        let pats: Vec<Pat> = r.prefix_vars.iter().map(|&v| Pat::Var(v)).collect();
+        let n = r.static_prefix;
+        let mut sc = Scratch {
+            binds: &mut self.binds,
+            pending: &mut self.pending,
+            hits: 0,
+            terms: &mut self.terms,
+            max_depth: self.limits.max_depth,
+            deadline: self.limits.deadline,
+            rows_visited: 0,
+        };
+        join(
+            &self.rels,
+            &pats,
+            (&r.code[..n], n),
+            0,
+            (usize::MAX, 0, 0),
+            &mut sc,
+        )?;
+        let count = sc.hits;
+        let rows = std::mem::take(&mut self.pending);
+        Ok(if rows.len() <= MAX_PREFIX_TERMS {
+            Prefix::Rows(count, rows.into_boxed_slice())
+        } else {
+            Prefix::TooMany
+        })
+    }
+
+    /// [`Db::fire`] replaying the static prefix's answers `rows` instead of evaluating it.
+    fn fire_from_prefix(
+        &mut self,
+        r: &CompiledRule,
+        count: usize,
+        rows: &[TermId],
+        exists_from: usize,
+    ) -> Result<(), EngineError> {
+        let w = r.prefix_vars.len();
+        let mut sc = Scratch {
+            binds: &mut self.binds,
+            pending: &mut self.pending,
+            hits: 0,
+            terms: &mut self.terms,
+            max_depth: self.limits.max_depth,
+            deadline: self.limits.deadline,
+            rows_visited: 0,
+        };
+        for k in 0..count {
+            for (j, &v) in r.prefix_vars.iter().enumerate() {
+                sc.binds[v as usize] = rows[k * w + j];
+            }
+            let solved = join(
+                &self.rels,
+                &r.head.args,
+                (&r.code, exists_from),
+                r.static_prefix,
+                (usize::MAX, 0, 0),
+                &mut sc,
+            )?;
+            // With no head variable, one solution is the answer (as the join itself would stop).
+            if solved && exists_from == 0 {
+                break;
+            }
+        }
+        let hits = sc.hits;
+        if self.limits.deadline.is_some() {
+            sc.check_deadline()?;
+        }
+        self.add_pending(r, hits)
+    }
+
+    /// Adds the heads the last join pushed (`hits` solutions) to the rule's relation.
+    fn add_pending(&mut self, r: &CompiledRule, hits: usize) -> Result<(), EngineError> {
         let a = r.head.args.len();
         let rel = &mut self.rels[r.head.rel.0 as usize];
         let mut added = 0;
@@ -303,9 +442,156 @@ impl Db {
     }
 }
 
+/// How a term is matched at one place of a compiled rule. Whether each variable is already bound there
+/// is known when the rule is compiled (the body order is fixed), so matching never asks and never
+/// has to undo a binding: a variable bound here is simply overwritten by the next row.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Match {
+    /// Binds the variable.
+    Bind(u32),
+    /// Equals the (bound) variable.
+    Var(u32),
+    /// Equals the term.
+    Const(TermId),
+    /// A function term with this symbol and arguments matching these, in order.
+    Func(Sym, Box<[Match]>),
+}
+
+/// Where one key column's value comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Key {
+    /// A bound variable.
+    Var(u32),
+    /// A ground term.
+    Const(TermId),
+    /// A function term over bound variables (looked up in the term store; when absent, nothing matches).
+    Pat(Pat),
+}
+
+/// One step of a compiled rule body (see [`compile`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Instr {
+    /// For every row of `rel` whose key columns (those of `index`) equal `key`, match `cols`; when
+    /// `positive` is false, succeeds once when no row matches (negation as failure).
+    Scan {
+        /// The relation.
+        rel: u32,
+        /// The index serving the key (none: every row).
+        index: Option<usize>,
+        /// The key values, in the index's column order.
+        key: Box<[Key]>,
+        /// The other columns and how they match.
+        cols: Box<[(usize, Match)]>,
+        /// A scan (true) or a negation (false).
+        positive: bool,
+    },
+    /// `distinct` of two bound patterns.
+    Distinct(Pat, Pat),
+    /// The bound pattern's term matches the other side.
+    Same(Pat, Match),
+    /// `less` (strict) or `leq` of two bound patterns.
+    Less(Pat, Pat, bool),
+    /// Arithmetic on two bound patterns, the result matched.
+    Arith(Arith, Pat, Pat, Match),
+}
+
+fn pat_bound(p: &Pat, bound: &[bool]) -> bool {
+    match p {
+        Pat::Var(v) => bound[*v as usize],
+        Pat::Term(_) => true,
+        Pat::Func(_, args) => args.iter().all(|a| pat_bound(a, bound)),
+    }
+}
+
+/// The matcher of a pattern given what is bound; marks what it binds.
+fn matcher(p: &Pat, bound: &mut [bool]) -> Match {
+    match p {
+        Pat::Var(v) if bound[*v as usize] => Match::Var(*v),
+        Pat::Var(v) => {
+            bound[*v as usize] = true;
+            Match::Bind(*v)
+        }
+        Pat::Term(t) => Match::Const(*t),
+        Pat::Func(s, args) => Match::Func(*s, args.iter().map(|a| matcher(a, bound)).collect()),
+    }
+}
+
+fn key_of(p: &Pat) -> Key {
+    match p {
+        Pat::Var(v) => Key::Var(*v),
+        Pat::Term(t) => Key::Const(*t),
+        Pat::Func(..) => Key::Pat(p.clone()),
+    }
+}
+
+/// Compiles planned steps into the form [`Db::run`] executes, deciding statically where each variable
+/// is bound (following the same rules as the planner: a scan binds its variables, a negation binds
+/// nothing after it, `same` binds its free side, arithmetic its result).
+pub fn compile(steps: &[Step], num_vars: usize) -> Vec<Instr> {
+    let mut bound = vec![false; num_vars];
+    let mut out = Vec::with_capacity(steps.len());
+    for st in steps {
+        out.push(match st {
+            Step::Scan { atom, key, index } | Step::Absent { atom, key, index } => {
+                let positive = matches!(st, Step::Scan { .. });
+                let mut local = bound.clone();
+                let by_index = index.is_some();
+                let keyv: Box<[Key]> = if by_index {
+                    key.iter().map(|&c| key_of(&atom.args[c])).collect()
+                } else {
+                    Box::new([])
+                };
+                let cols: Box<[(usize, Match)]> = (0..atom.args.len())
+                    .filter(|c| !by_index || !key.contains(c))
+                    .map(|c| (c, matcher(&atom.args[c], &mut local)))
+                    .collect();
+                if positive {
+                    bound = local;
+                }
+                Instr::Scan {
+                    rel: atom.rel.0,
+                    index: *index,
+                    key: keyv,
+                    cols,
+                    positive,
+                }
+            }
+            Step::Cmp(Cmp::Distinct, x, y) => Instr::Distinct(x.clone(), y.clone()),
+            Step::Cmp(c @ (Cmp::Less | Cmp::Leq), x, y) => {
+                Instr::Less(x.clone(), y.clone(), *c == Cmp::Less)
+            }
+            Step::Cmp(Cmp::Same, x, y) => {
+                let (x, y) = if pat_bound(x, &bound) { (x, y) } else { (y, x) };
+                let m = matcher(y, &mut bound);
+                Instr::Same(x.clone(), m)
+            }
+            Step::Arith(op, x, y, z) => {
+                let m = matcher(z, &mut bound);
+                Instr::Arith(*op, x.clone(), y.clone(), m)
+            }
+        });
+    }
+    out
+}
+
+/// The most terms a rule's static prefix answers may take to be kept (see [`Db::fire`]).
+const MAX_PREFIX_TERMS: usize = 1 << 16;
+
+/// What is known of a rule's static prefix answers.
+#[derive(Clone, Debug, Default)]
+enum Prefix {
+    /// Not computed yet.
+    #[default]
+    Unknown,
+    /// The number of answers and the prefix variables' values, answer after answer (with no
+    /// variable, the count alone tells whether the prefix holds).
+    Rows(usize, Box<[TermId]>),
+    /// Too many to keep: the rule is evaluated in full.
+    TooMany,
+}
+
 struct Scratch<'a> {
     binds: &'a mut Vec<TermId>,
-    trail: &'a mut Vec<u32>,
     pending: &'a mut Vec<TermId>,
     hits: usize,
     terms: &'a mut TermStore,
@@ -328,30 +614,25 @@ impl Scratch<'_> {
         }
     }
 
-    fn unify(&mut self, p: &Pat, t: TermId) -> bool {
-        match p {
-            Pat::Var(v) => {
-                let b = &mut self.binds[*v as usize];
-                if *b == UNBOUND {
-                    *b = t;
-                    self.trail.push(*v);
-                    true
-                } else {
-                    *b == t
-                }
+    #[inline]
+    fn matches(&mut self, m: &Match, t: TermId) -> bool {
+        match m {
+            Match::Bind(v) => {
+                self.binds[*v as usize] = t;
+                true
             }
-            Pat::Term(x) => *x == t,
-            Pat::Func(s, args) => {
+            Match::Var(v) => self.binds[*v as usize] == t,
+            Match::Const(c) => *c == t,
+            Match::Func(s, subs) => {
                 if self.terms.is_const(t) || self.terms.sym(t) != *s {
                     return false;
                 }
-                let n = self.terms.args(t).len();
-                if n != args.len() {
+                if self.terms.args(t).len() != subs.len() {
                     return false;
                 }
-                for (k, a) in args.iter().enumerate() {
-                    let sub = self.terms.args(t)[k];
-                    if !self.unify(a, sub) {
+                for (k, sub) in subs.iter().enumerate() {
+                    let a = self.terms.args(t)[k];
+                    if !self.matches(sub, a) {
                         return false;
                     }
                 }
@@ -360,16 +641,10 @@ impl Scratch<'_> {
         }
     }
 
-    fn undo(&mut self, mark: usize) {
-        for v in self.trail.drain(mark..) {
-            self.binds[v as usize] = UNBOUND;
-        }
-    }
-
     /// The term a bound pattern denotes, if it exists in the store (if not, no fact can contain it).
     fn find(&self, p: &Pat) -> Option<TermId> {
         match p {
-            Pat::Var(v) => Some(self.binds[*v as usize]).filter(|t| *t != UNBOUND),
+            Pat::Var(v) => Some(self.binds[*v as usize]),
             Pat::Term(t) => Some(*t),
             Pat::Func(s, args) => {
                 let mut ids: SmallVec<[TermId; 8]> = SmallVec::new();
@@ -408,20 +683,20 @@ impl Scratch<'_> {
     }
 }
 
-/// Evaluates steps `i..` of a rule body under the current bindings, pushing every head it derives;
-/// true when at least one solution was found. From step `body.1` on the steps only check that
-/// something exists, so they stop at their first solution.
+/// Evaluates instructions `i..` of a rule body under the current bindings, pushing every head it
+/// derives; true when at least one solution was found. From instruction `body.1` on the steps only
+/// check that something exists, so they stop at their first solution.
 fn join(
     rels: &[RelStore],
-    r: &CompiledRule,
-    body: (&[Step], usize),
+    head: &[Pat],
+    body: (&[Instr], usize),
     i: usize,
     delta: (usize, u32, u32),
     sc: &mut Scratch,
 ) -> Result<bool, EngineError> {
-    let (steps, exists_from) = body;
-    let Some(step) = steps.get(i) else {
-        for a in &r.head.args {
+    let (code, exists_from) = body;
+    let Some(instr) = code.get(i) else {
+        for a in head {
             let t = sc.make(a)?;
             sc.pending.push(t);
         }
@@ -429,23 +704,21 @@ fn join(
         return Ok(true);
     };
     let once = i >= exists_from;
-    match step {
-        Step::Scan { atom, key, index } | Step::Absent { atom, key, index } => {
-            let positive = matches!(step, Step::Scan { .. });
-            let rel = &rels[atom.rel.0 as usize];
+    match instr {
+        Instr::Scan {
+            rel,
+            index,
+            key,
+            cols,
+            positive,
+        } => {
+            let positive = *positive;
+            let rel = &rels[*rel as usize];
             let (lo, hi) = if delta.0 == i {
                 (delta.1, delta.2)
             } else {
                 (0, rel.len)
             };
-            let mut keyv: SmallVec<[TermId; 8]> = SmallVec::new();
-            for &c in key {
-                match sc.find(&atom.args[c]) {
-                    Some(t) => keyv.push(t),
-                    None if positive => return Ok(false),
-                    None => return join(rels, r, body, i + 1, delta, sc),
-                }
-            }
             // `matched`: a row matched (for a negation, the end of the search); `solved`: a solution
             // was found below this step.
             let mut matched = false;
@@ -455,17 +728,14 @@ fn join(
                 if sc.rows_visited.is_multiple_of(DEADLINE_STRIDE) {
                     sc.check_deadline()?;
                 }
-                let mark = sc.trail.len();
                 let vals = rel.row(row as usize);
-                let ok = atom.args.iter().zip(vals).all(|(p, &v)| sc.unify(p, v));
-                if ok {
+                if cols.iter().all(|(c, m)| sc.matches(m, vals[*c])) {
                     if positive {
-                        solved |= join(rels, r, body, i + 1, delta, sc)?;
+                        solved |= join(rels, head, body, i + 1, delta, sc)?;
                     } else {
                         matched = true;
                     }
                 }
-                sc.undo(mark);
                 Ok(if positive { once && solved } else { matched })
             };
             match index {
@@ -477,6 +747,19 @@ fn join(
                     }
                 }
                 Some(ix) => {
+                    let mut keyv: SmallVec<[TermId; 8]> = SmallVec::new();
+                    for k in key.iter() {
+                        let t = match k {
+                            Key::Var(v) => sc.binds[*v as usize],
+                            Key::Const(t) => *t,
+                            Key::Pat(p) => match sc.find(p) {
+                                Some(t) => t,
+                                None if positive => return Ok(false),
+                                None => return join(rels, head, body, i + 1, delta, sc),
+                            },
+                        };
+                        keyv.push(t);
+                    }
                     let next = &rel.indexes[*ix].next;
                     let mut x = rel.lookup(*ix, &keyv);
                     while x != NONE {
@@ -491,45 +774,42 @@ fn join(
                 }
             }
             if !positive && !matched {
-                solved = join(rels, r, body, i + 1, delta, sc)?;
+                solved = join(rels, head, body, i + 1, delta, sc)?;
             }
             Ok(solved)
         }
-        Step::Cmp(c, x, y) => {
-            let ok = match c {
-                Cmp::Distinct => sc.make(x)? != sc.make(y)?,
-                Cmp::Same => {
-                    let mark = sc.trail.len();
-                    let (x, y) = if sc.find(x).is_some() { (x, y) } else { (y, x) };
-                    let t = sc.make(x)?;
-                    let mut solved = false;
-                    if sc.unify(y, t) {
-                        solved = join(rels, r, body, i + 1, delta, sc)?;
-                    }
-                    sc.undo(mark);
-                    return Ok(solved);
-                }
-                Cmp::Less | Cmp::Leq => {
-                    let a = sc.make(x)?;
-                    let b = sc.make(y)?;
-                    match (sc.terms.as_int(a), sc.terms.as_int(b)) {
-                        (Some(a), Some(b)) => {
-                            if *c == Cmp::Less {
-                                a < b
-                            } else {
-                                a <= b
-                            }
-                        }
-                        _ => false,
-                    }
-                }
-            };
-            if ok {
-                return join(rels, r, body, i + 1, delta, sc);
+        Instr::Distinct(x, y) => {
+            if sc.make(x)? != sc.make(y)? {
+                return join(rels, head, body, i + 1, delta, sc);
             }
             Ok(false)
         }
-        Step::Arith(op, x, y, z) => {
+        Instr::Same(x, y) => {
+            let t = sc.make(x)?;
+            if sc.matches(y, t) {
+                return join(rels, head, body, i + 1, delta, sc);
+            }
+            Ok(false)
+        }
+        Instr::Less(x, y, strict) => {
+            let a = sc.make(x)?;
+            let b = sc.make(y)?;
+            let ok = match (sc.terms.as_int(a), sc.terms.as_int(b)) {
+                (Some(a), Some(b)) => {
+                    if *strict {
+                        a < b
+                    } else {
+                        a <= b
+                    }
+                }
+                _ => false,
+            };
+            if ok {
+                return join(rels, head, body, i + 1, delta, sc);
+            }
+            Ok(false)
+        }
+        Instr::Arith(op, x, y, z) => {
             let a = sc.make(x)?;
             let b = sc.make(y)?;
             let (Some(a), Some(b)) = (sc.terms.as_int(a), sc.terms.as_int(b)) else {
@@ -542,13 +822,10 @@ fn join(
             };
             let Some(v) = v else { return Ok(false) };
             let t = sc.terms.int(v);
-            let mark = sc.trail.len();
-            let mut solved = false;
-            if sc.unify(z, t) {
-                solved = join(rels, r, body, i + 1, delta, sc)?;
+            if sc.matches(z, t) {
+                return join(rels, head, body, i + 1, delta, sc);
             }
-            sc.undo(mark);
-            Ok(solved)
+            Ok(false)
         }
     }
 }

@@ -11,6 +11,7 @@
 
 use std::fmt;
 
+use super::eval::{compile, Instr};
 use super::ir::{Arith, Cmp, IrAtom, Lit, Pat, Program, RelId};
 use super::EngineError;
 
@@ -71,6 +72,14 @@ pub struct CompiledRule {
     /// ordered with that scan first (it is the one restricted to the previous round's new rows, so
     /// the join starts from the few new facts instead of looking them up from every old one).
     pub deltas: Vec<DeltaPlan>,
+    /// `steps` compiled for execution.
+    pub code: Vec<Instr>,
+    /// In a per-state or per-move rule, the number of leading steps that read only load-time
+    /// relations (0 when fewer than two): their answers are the same in every state, so the evaluator
+    /// computes them once and replays them.
+    pub static_prefix: usize,
+    /// The variables bound by those steps, in the order the replay stores them.
+    pub prefix_vars: Vec<u32>,
 }
 
 /// A rule body ordered to start from one recursive relation's new facts.
@@ -82,6 +91,8 @@ pub struct DeltaPlan {
     pub steps: Vec<Step>,
     /// As [`CompiledRule::exists_from`], for these steps.
     pub exists_from: usize,
+    /// `steps` compiled for execution.
+    pub code: Vec<Instr>,
 }
 
 /// The step index from which no step binds a variable of `head` (see [`CompiledRule::exists_from`]).
@@ -117,6 +128,56 @@ fn exists_from(steps: &[Step], head: &IrAtom, num_vars: usize) -> usize {
         });
     }
     from
+}
+
+/// The leading steps of a per-state rule that read only load-time relations, and the variables they
+/// bind (see [`CompiledRule::static_prefix`]). Steps from [`exists_from`] on stop at their first
+/// solution, so a prefix reaches past that point only when it is 0 (any one solution will do).
+fn static_prefix(
+    steps: &[Step],
+    phases: &[Phase],
+    phase: Phase,
+    num_vars: usize,
+    head: &IrAtom,
+) -> (usize, Vec<u32>) {
+    if phase == Phase::Static {
+        return (0, Vec::new());
+    }
+    let mut n = steps
+        .iter()
+        .take_while(|st| match st {
+            Step::Scan { atom, .. } | Step::Absent { atom, .. } => {
+                phases[atom.rel.0 as usize] == Phase::Static
+            }
+            Step::Cmp(..) | Step::Arith(..) => true,
+        })
+        .count();
+    let ef = exists_from(steps, head, num_vars);
+    if ef > 0 {
+        n = n.min(ef);
+    }
+    if n < 2 || n == steps.len() {
+        return (0, Vec::new());
+    }
+    let mut vars = Vec::new();
+    for st in &steps[..n] {
+        let mut note = |v: u32| {
+            if !vars.contains(&v) {
+                vars.push(v);
+            }
+        };
+        match st {
+            Step::Scan { atom, .. } => atom.args.iter().for_each(|a| a.each_var(&mut note)),
+            Step::Absent { .. } => {}
+            Step::Cmp(Cmp::Same, x, y) => {
+                x.each_var(&mut note);
+                y.each_var(&mut note);
+            }
+            Step::Cmp(..) => {}
+            Step::Arith(_, _, _, z) => z.each_var(&mut note),
+        }
+    }
+    (n, vars)
 }
 
 /// A stratum: relations defined together.
@@ -220,14 +281,20 @@ pub fn plan_sized(
                             let exists_from = exists_from(&steps, &rule.head, rule.var_names.len());
                             deltas.push(DeltaPlan {
                                 rel: a.rel,
+                                code: compile(&steps, rule.var_names.len()),
                                 steps,
                                 exists_from,
                             });
                         }
                     }
                 }
+                let (static_prefix, prefix_vars) =
+                    static_prefix(&steps, &phases, phase, rule.var_names.len(), &rule.head);
                 rules.push(CompiledRule {
+                    static_prefix,
+                    prefix_vars,
                     source: ri,
+                    code: compile(&steps, rule.var_names.len()),
                     head: rule.head.clone(),
                     exists_from: exists_from(&steps, &rule.head, rule.var_names.len()),
                     steps,

@@ -16,10 +16,14 @@
 //!   head unifies with `p(args)` reads nothing of that component, those rules are copied into a fresh
 //!   relation `p$not<k>` (same facts for instances of `p(args)`), which lies in a lower stratum, and the
 //!   literal reads it instead. A real cycle through negation is left alone and rejected by the planner.
+//!
+//! `unfold_views`, used by the rule engine after [`prepare`] (not by grounding), unfolds per-state
+//! views into their readers.
 
-use super::ir::{IrAtom, Lit, Pat, Program, RelId, Rule};
+use super::ir::{Cmp, IrAtom, Lit, Pat, Program, RelId, Rule};
 use super::plan::tarjan;
 use super::terms::TermStore;
+use crate::syntax::ast::Sym;
 
 /// Applies every rewrite of the module documentation to a classic (not operational) program.
 pub fn prepare(p: &mut Program) {
@@ -204,6 +208,286 @@ fn split_negation(p: &mut Program) -> bool {
     changed
 }
 
+/// Views read at most this many times are unfolded into their readers (see [`unfold_views`]).
+const MAX_UNFOLD_USES: usize = 4;
+
+/// Unfolds per-state *views* into the rules that read them, so that a reader which binds some of a
+/// view's arguments (`columnOpen(?x) :- cellOpen(?x, 6)`) evaluates the view's body for those bindings
+/// only instead of the view being materialised for every binding in every state.
+///
+/// A view here is a relation that is not in `keep` (what the caller reads from outside), is `dynamic`
+/// (computed per state or per move; load-time relations cost nothing per state), has exactly one rule,
+/// whose head arguments are distinct variables, whose body is not empty, and which lies on no cycle.
+/// Every reading of it is rewritten, or none (then it stays as it is):
+/// - a positive literal `v(args)` is replaced by the view's body with the head variables replaced by
+///   `args` and every other variable renamed apart (unfolding, exact for a non-recursive rule);
+/// - a negative literal `~v(args)` whose variables the reader binds in positive literals, of a view
+///   whose body variables all appear in its head and whose body has only atoms, negations, `distinct`
+///   and `same`, is replaced by one copy of the reader per body condition, negated
+///   (`~(a & b)` is `~a | ~b`; exact because the view has no existential variable).
+///
+/// Views read more than [`MAX_UNFOLD_USES`] times stay (unfolding would repeat their work), and the
+/// number of rules at most doubles.
+pub(crate) fn unfold_views(p: &mut Program, keep: &[RelId], dynamic: &[bool]) {
+    let limit = p.rules.len() * 2 + 16;
+    for _ in 0..256 {
+        if p.rules.len() > limit {
+            break;
+        }
+        let Some(view) = pick_view(p, keep, dynamic) else {
+            break;
+        };
+        unfold(p, view);
+    }
+}
+
+/// The rule index of a view every reading of which can be unfolded, if any.
+fn pick_view(p: &Program, keep: &[RelId], dynamic: &[bool]) -> Option<usize> {
+    let n = p.relations.len();
+    let mut defs = vec![0usize; n];
+    let mut def_rule = vec![usize::MAX; n];
+    let mut uses = vec![0usize; n];
+    let mut deps: Vec<Vec<(usize, bool)>> = vec![Vec::new(); n];
+    for (i, r) in p.rules.iter().enumerate() {
+        let h = r.head.rel.0 as usize;
+        defs[h] += 1;
+        def_rule[h] = i;
+        for l in &r.body {
+            if let Some(a) = lit_atom(l) {
+                uses[a.rel.0 as usize] += 1;
+                deps[h].push((a.rel.0 as usize, false));
+            }
+        }
+    }
+    // Components come after those they read: a view is unfolded before the views that read it, so
+    // that its readers are counted before unfolding multiplies them.
+    let sccs = tarjan(n, &deps);
+    let mut comp_size = vec![0usize; n];
+    for c in &sccs {
+        for &r in c {
+            comp_size[r] = c.len();
+        }
+    }
+    'candidates: for v in sccs.iter().flatten().copied() {
+        if defs[v] != 1
+            || uses[v] == 0
+            || uses[v] > MAX_UNFOLD_USES
+            || !dynamic.get(v).copied().unwrap_or(false)
+            || keep.contains(&RelId(v as u32))
+            || comp_size[v] != 1
+            || deps[v].iter().any(|&(b, _)| b == v)
+        {
+            continue;
+        }
+        let vr = &p.rules[def_rule[v]];
+        if vr.body.is_empty() {
+            continue;
+        }
+        let mut head_vars: Vec<u32> = Vec::new();
+        for a in &vr.head.args {
+            match a {
+                Pat::Var(x) if !head_vars.contains(x) => head_vars.push(*x),
+                _ => continue 'candidates,
+            }
+        }
+        let mut closed = true;
+        for l in &vr.body {
+            lit_each_var(l, &mut |x| closed &= head_vars.contains(&x));
+        }
+        let negatable = closed
+            && vr.body.iter().all(|l| {
+                matches!(
+                    l,
+                    Lit::Pos(_) | Lit::Neg(_) | Lit::Cmp(Cmp::Distinct | Cmp::Same, _, _)
+                )
+            });
+        for r in &p.rules {
+            for (j, l) in r.body.iter().enumerate() {
+                let Lit::Neg(a) = l else { continue };
+                if a.rel.0 as usize != v {
+                    continue;
+                }
+                if !negatable {
+                    continue 'candidates;
+                }
+                let mut covered = true;
+                for x in &a.args {
+                    x.each_var(&mut |w| {
+                        covered &= r.body.iter().enumerate().any(|(k, o)| {
+                            let mut found = false;
+                            if let (true, Lit::Pos(b)) = (k != j, o) {
+                                b.args
+                                    .iter()
+                                    .for_each(|y| y.each_var(&mut |z| found |= z == w));
+                            }
+                            found
+                        });
+                    });
+                }
+                if !covered {
+                    continue 'candidates;
+                }
+            }
+        }
+        return Some(def_rule[v]);
+    }
+    None
+}
+
+fn lit_each_var(l: &Lit, f: &mut impl FnMut(u32)) {
+    match l {
+        Lit::Pos(a) | Lit::Neg(a) => a.args.iter().for_each(|x| x.each_var(f)),
+        Lit::Cmp(_, x, y) => {
+            x.each_var(f);
+            y.each_var(f);
+        }
+        Lit::Arith(_, x, y, z) => {
+            x.each_var(f);
+            y.each_var(f);
+            z.each_var(f);
+        }
+    }
+}
+
+/// Rewrites every reading of the view defined by rule `vi` (see [`unfold_views`]) and drops the rule.
+fn unfold(p: &mut Program, vi: usize) {
+    let view = p.rules.remove(vi);
+    let rel = view.head.rel;
+    let rules = std::mem::take(&mut p.rules);
+    let mut out = Vec::with_capacity(rules.len());
+    for r in rules {
+        let mut work = vec![r];
+        while let Some(r) = work.pop() {
+            let found = r
+                .body
+                .iter()
+                .position(|l| lit_atom(l).is_some_and(|a| a.rel == rel));
+            let Some(j) = found else {
+                out.extend(simplify(r));
+                continue;
+            };
+            let (negative, args) = match &r.body[j] {
+                Lit::Neg(a) => (true, a.args.clone()),
+                Lit::Pos(a) => (false, a.args.clone()),
+                _ => unreachable!("found an atom"),
+            };
+            let mut copy = r.clone();
+            let lits = instantiate(&view, &args, &mut copy.var_names, &mut p.terms);
+            if negative {
+                // Last alternative pushed first, so that the copies come out in body order.
+                for l in lits.into_iter().rev() {
+                    let mut alt = r.clone();
+                    alt.body[j] = negate(l);
+                    work.push(alt);
+                }
+            } else {
+                copy.body.splice(j..=j, lits);
+                work.push(copy);
+            }
+        }
+    }
+    p.rules = out;
+}
+
+/// The view's body with its head variables replaced by `args` and its other variables renamed to
+/// fresh variables of the reader (whose names are appended to `names`).
+fn instantiate(view: &Rule, args: &[Pat], names: &mut Vec<Sym>, terms: &mut TermStore) -> Vec<Lit> {
+    let mut map: Vec<Option<Pat>> = vec![None; view.var_names.len()];
+    for (h, a) in view.head.args.iter().zip(args) {
+        if let Pat::Var(x) = h {
+            map[*x as usize] = Some(a.clone());
+        }
+    }
+    let mut sub = |x: &Pat| subst(x, &mut map, &view.var_names, names, terms);
+    view.body
+        .iter()
+        .map(|l| match l {
+            Lit::Pos(a) => Lit::Pos(IrAtom {
+                rel: a.rel,
+                args: a.args.iter().map(&mut sub).collect(),
+            }),
+            Lit::Neg(a) => Lit::Neg(IrAtom {
+                rel: a.rel,
+                args: a.args.iter().map(&mut sub).collect(),
+            }),
+            Lit::Cmp(c, x, y) => Lit::Cmp(*c, sub(x), sub(y)),
+            Lit::Arith(o, x, y, z) => Lit::Arith(*o, sub(x), sub(y), sub(z)),
+        })
+        .collect()
+}
+
+fn subst(
+    x: &Pat,
+    map: &mut [Option<Pat>],
+    view_names: &[Sym],
+    names: &mut Vec<Sym>,
+    terms: &mut TermStore,
+) -> Pat {
+    match x {
+        Pat::Var(v) => map[*v as usize]
+            .get_or_insert_with(|| {
+                // A fresh name, so that the printed rule shows a fresh variable.
+                let base = view_names[*v as usize];
+                let mut name = base;
+                let mut k = 1;
+                while names.contains(&name) {
+                    let text = format!("{}{k}", terms.name(base));
+                    name = terms.intern_sym(&text);
+                    k += 1;
+                }
+                names.push(name);
+                Pat::Var(names.len() as u32 - 1)
+            })
+            .clone(),
+        Pat::Term(t) => Pat::Term(*t),
+        Pat::Func(f, args) => {
+            let args: Vec<Pat> = args
+                .iter()
+                .map(|a| subst(a, map, view_names, names, terms))
+                .collect();
+            if args.iter().all(|a| matches!(a, Pat::Term(_))) {
+                let ids: Vec<_> = args
+                    .iter()
+                    .filter_map(|a| match a {
+                        Pat::Term(t) => Some(*t),
+                        _ => None,
+                    })
+                    .collect();
+                Pat::Term(terms.func(*f, &ids))
+            } else {
+                Pat::Func(*f, args)
+            }
+        }
+    }
+}
+
+/// Drops repeated conditions, and the whole rule when it asks for an atom and for its negation.
+fn simplify(mut r: Rule) -> Option<Rule> {
+    let mut k = 0;
+    while k < r.body.len() {
+        if r.body[..k].contains(&r.body[k]) {
+            r.body.remove(k);
+        } else {
+            k += 1;
+        }
+    }
+    let contradiction = r.body.iter().any(|l| match l {
+        Lit::Pos(a) => r.body.iter().any(|o| matches!(o, Lit::Neg(b) if b == a)),
+        _ => false,
+    });
+    (!contradiction).then_some(r)
+}
+
+fn negate(l: Lit) -> Lit {
+    match l {
+        Lit::Pos(a) => Lit::Neg(a),
+        Lit::Neg(a) => Lit::Pos(a),
+        Lit::Cmp(Cmp::Distinct, x, y) => Lit::Cmp(Cmp::Same, x, y),
+        Lit::Cmp(Cmp::Same, x, y) => Lit::Cmp(Cmp::Distinct, x, y),
+        other => unreachable!("only negatable views are negated: {other:?}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -218,6 +502,75 @@ mod tests {
 
     fn check(src: &str, expected: &str) {
         assert_eq!(prepared(src).trim(), expected.trim(), "for\n{src}");
+    }
+
+    /// The program after [`prepare`] and [`unfold_views`], keeping the relations named in `keep` and
+    /// taking every relation that reads `true` or `does` (directly or not) as dynamic.
+    fn unfolded(src: &str, keep: &[&str]) -> String {
+        let mut p = lower(&parse_kif(src).expect("parses")).expect("lowers");
+        prepare(&mut p);
+        let named = |p: &Program, n: &str| {
+            p.relations
+                .iter()
+                .position(|r| p.terms.name(r.name) == n)
+                .map(|i| RelId(i as u32))
+        };
+        let keep: Vec<RelId> = keep.iter().filter_map(|n| named(&p, n)).collect();
+        let mut dynamic = vec![false; p.relations.len()];
+        for n in ["true", "does"] {
+            if let Some(r) = named(&p, n) {
+                dynamic[r.0 as usize] = true;
+            }
+        }
+        for _ in 0..p.relations.len() {
+            for r in &p.rules {
+                if r.body
+                    .iter()
+                    .filter_map(lit_atom)
+                    .any(|a| dynamic[a.rel.0 as usize])
+                {
+                    dynamic[r.head.rel.0 as usize] = true;
+                }
+            }
+        }
+        unfold_views(&mut p, &keep, &dynamic);
+        p.to_string()
+    }
+
+    #[test]
+    fn views_unfold_into_their_readers() {
+        let keep = ["role", "legal", "next", "true", "does", "terminal"];
+        let cases = [
+            // Read with a constant, and negated (split by De Morgan; the copy asking for `y(?y)`
+            // and `~y(?y)` at once is dropped).
+            (
+                "(role r) (x 1) (x 2) (y 1) (y 2) \
+                 (<= (open ?x ?y) (x ?x) (y ?y) (not (true (cell ?x ?y)))) \
+                 (<= (legal r (drop ?x)) (open ?x 2)) \
+                 (<= (next (cell ?x ?y)) (does r (drop ?x)) (y ?y) (not (open ?x ?y)))",
+                "role(r).\nx(1).\nx(2).\ny(1).\ny(2).\n\
+                 legal(r, (drop ?x)) :- x(?x), y(2), ~true((cell ?x 2)).\n\
+                 next((cell ?x ?y)) :- does(r, (drop ?x)), y(?y), ~x(?x).\n\
+                 next((cell ?x ?y)) :- does(r, (drop ?x)), y(?y), true((cell ?x ?y)).",
+            ),
+            // A view with an existential variable is not negated; a static one is left alone.
+            (
+                "(role r) (x 1) (<= (two ?x) (x ?x)) \
+                 (<= (some ?x) (true (cell ?x ?y))) \
+                 (<= (legal r (a ?x)) (two ?x) (not (some ?x)))",
+                "role(r).\nx(1).\ntwo(?x) :- x(?x).\nsome(?x) :- true((cell ?x ?y)).\n\
+                 legal(r, (a ?x)) :- two(?x), ~some(?x).",
+            ),
+            // Variables of the view that are not in its head are renamed apart in the reader.
+            (
+                "(role r) (<= (has ?x) (true (cell ?x ?y)) (true (mark ?y))) \
+                 (<= terminal (has ?y))",
+                "role(r).\nterminal :- true((cell ?y ?y1)), true((mark ?y1)).",
+            ),
+        ];
+        for (src, expected) in cases {
+            assert_eq!(unfolded(src, &keep).trim(), expected, "for\n{src}");
+        }
     }
 
     #[test]

@@ -11,6 +11,13 @@
 //! which remembers the last state it evaluated: asking for every role's legal moves and then the next
 //! state evaluates the state's relations once.
 //!
+//! Per-state work is kept small, each step exact:
+//! - views with one rule that are computed per state are unfolded into their readers
+//!   (`rewrite::unfold_views`), so a reader that fixes some arguments evaluates only those;
+//! - frame rules (`next(f(X)) :- true(f(X))` with at most comparisons of `X`) become a mask of the
+//!   propositions they carry over: the next state starts as the state within the mask;
+//! - the strata that only `goal` reads are evaluated when a goal is asked, not in every state.
+//!
 //! Rules chosen here (documented because GDL leaves them open):
 //! - `mover`: the only role with more than one legal move; when every role has exactly one, the only role
 //!   whose move is not named `noop`; otherwise `None`.
@@ -102,6 +109,8 @@ struct Scratch {
     /// not allocate.
     state: RuleState,
     valid: bool,
+    /// Whether the strata only goals read have been evaluated for `state`.
+    goals_done: bool,
 }
 
 /// A game played by evaluating its rules (see the module documentation).
@@ -127,6 +136,16 @@ pub struct RuleGame {
     move_text: Vec<String>,
     initial: RuleState,
     noop: Option<TermId>,
+    /// The state strata to evaluate in every state (everything but what only `goal` reads), and those
+    /// evaluated when a goal is asked.
+    core_strata: Vec<bool>,
+    goal_strata: Vec<bool>,
+    /// The propositions that frame rules (`next(f(X)) :- true(f(X))`, with filters on `X` only) carry
+    /// over: the next state has every proposition of the state within this mask, without evaluating
+    /// those rules.
+    frame_mask: RuleState,
+    /// Whether some rule derives into a relation the state fills (then filling checks duplicates).
+    inputs_derived: bool,
 }
 
 const NO_RULES: &str = "the game has no";
@@ -234,6 +253,25 @@ impl RuleGame {
 
         // The real plan: `true` is read per state, `does` per move.
         let flat = flatten(&mut prog, &props, &terms, true_, next);
+        {
+            let k = prog.keywords;
+            let mut keep = vec![true_, does, next, legal, init];
+            keep.extend(
+                [k.role, k.goal, k.terminal, k.base, k.input, k.legal1]
+                    .into_iter()
+                    .flatten(),
+            );
+            keep.extend(flat.next_rels.iter().map(|(r, _)| *r));
+            keep.extend(flat.prop_rel.iter().copied());
+            let dynamic = dynamic_relations(&prog, &keep[..2], &flat.prop_rel);
+            super::rewrite::unfold_views(&mut prog, &keep, &dynamic);
+        }
+        let words = props.len().div_ceil(64).max(1);
+        let frame_mask = take_frame_rules(&mut prog, &flat, &props, &terms, true_, next, words);
+        let inputs_derived = prog
+            .rules
+            .iter()
+            .any(|r| r.head.rel == true_ || flat.prop_rel.contains(&r.head.rel));
         let mut inputs = vec![(true_, Phase::State), (does, Phase::Move)];
         inputs.extend(flat.prop_rel.iter().map(|r| (*r, Phase::State)));
         let arities: Vec<usize> = prog.relations.iter().map(|r| r.arity).collect();
@@ -252,9 +290,9 @@ impl RuleGame {
         sizes[does.0 as usize] = Some(roles.len() as f64);
         sizes[true_.0 as usize] = Some(props.len() as f64);
         let gplan = plan_sized(&prog, &inputs, &sizes)?;
+        let (core_strata, goal_strata) = split_goal_strata(&prog, &gplan, goal);
         let mut base = Db::new(&gplan, &arities, terms, limits);
         base.run(&gplan, Phase::Static)?;
-        let words = props.len().div_ceil(64).max(1);
         let mut initial = RuleState(vec![0; words].into_boxed_slice());
         for i in 0..base.rel(init).len() {
             let t = base.rel(init).row(i)[0];
@@ -318,6 +356,10 @@ impl RuleGame {
             move_text,
             initial,
             noop,
+            core_strata,
+            goal_strata,
+            frame_mask,
+            inputs_derived,
         })
     }
 
@@ -347,25 +389,49 @@ impl RuleGame {
         state: &RuleState,
         f: impl FnOnce(&mut Db) -> Result<R, EngineError>,
     ) -> Result<R, EngineError> {
+        self.with_state_goals(state, false, f)
+    }
+
+    /// [`RuleGame::with_state`], with the strata only goals read evaluated too when `goals`.
+    fn with_state_goals<R>(
+        &self,
+        state: &RuleState,
+        goals: bool,
+        f: impl FnOnce(&mut Db) -> Result<R, EngineError>,
+    ) -> Result<R, EngineError> {
         let popped = self.pool.lock().map(|mut p| p.pop()).unwrap_or(None);
         let mut s = popped.unwrap_or_else(|| Scratch {
             db: self.base.clone(),
             state: state.clone(),
             valid: false,
+            goals_done: false,
         });
         let r = (|| {
             if !s.valid || s.state != *state {
                 s.valid = false;
                 s.db.clear_from(&self.plan, Phase::State);
                 for b in state.ones() {
-                    s.db.insert(self.flat.prop_rel[b], &self.flat.prop_args[b]);
-                    if self.flat.generic_true {
-                        s.db.insert(self.true_, &[self.props[b]]);
+                    if self.inputs_derived {
+                        s.db.insert(self.flat.prop_rel[b], &self.flat.prop_args[b]);
+                        if self.flat.generic_true {
+                            s.db.insert(self.true_, &[self.props[b]]);
+                        }
+                    } else {
+                        // Each proposition is one fact of one relation, and nothing else adds to them.
+                        s.db.insert_new(self.flat.prop_rel[b], &self.flat.prop_args[b]);
+                        if self.flat.generic_true {
+                            s.db.insert_new(self.true_, &[self.props[b]]);
+                        }
                     }
                 }
-                s.db.run(&self.plan, Phase::State)?;
+                s.goals_done = false;
+                s.db.run_only(&self.plan, Phase::State, &self.core_strata)?;
                 s.state.0.clone_from(&state.0);
                 s.valid = true;
+            }
+            if goals && !s.goals_done {
+                s.db.run_only(&self.plan, Phase::State, &self.goal_strata)?;
+                s.goals_done = true;
             }
             f(&mut s.db)
         })();
@@ -432,7 +498,7 @@ impl RuleGame {
         let (Some(g), Some(&r)) = (self.goal, self.roles.get(role)) else {
             return Ok(Vec::new());
         };
-        self.with_state(state, |db| {
+        self.with_state_goals(state, true, |db| {
             let rel = db.rel(g);
             let mut v: Vec<Goal> = (0..rel.len())
                 .map(|i| rel.row(i))
@@ -468,7 +534,14 @@ impl RuleGame {
                 db.insert(self.does, &[self.roles[r], mv]);
             }
             db.run(&self.plan, Phase::Move)?;
-            let mut s = RuleState(vec![0; state.0.len()].into_boxed_slice());
+            let mut s = RuleState(
+                state
+                    .0
+                    .iter()
+                    .zip(self.frame_mask.0.iter())
+                    .map(|(a, m)| a & m)
+                    .collect(),
+            );
             let unforeseen = |db: &Db, fact: Option<TermId>| {
                 EngineError::Rules(format!(
                     "the next state has {}, which the load-time analysis did not foresee \
@@ -600,27 +673,51 @@ fn relax(
             if !dynamic[a.rel.0 as usize] {
                 continue;
             }
+            // Filters (negations, `distinct`, `less`, `leq`) over a variable only this literal binds
+            // go with it: dropping conditions keeps an over-approximation as long as the rule stays
+            // safe (the frame rule of chess reads `~is_castle_move(?piece, ..)` of the move's piece).
             let mut covered = true;
+            let mut with: Vec<usize> = Vec::new();
             for x in &a.args {
                 x.each_var(&mut |v| {
-                    let (mut in_pos, mut used) = (false, false);
-                    for (_, l) in r.body.iter().enumerate().filter(|(j, _)| *j != i) {
+                    let (mut in_pos, mut in_head, mut binds) = (false, false, false);
+                    let mut filters = Vec::new();
+                    for (j, l) in r.body.iter().enumerate().filter(|(j, _)| *j != i) {
                         lit_vars(l, &mut |w| {
                             if w == v {
-                                used = true;
-                                in_pos |= matches!(l, Lit::Pos(_));
+                                match l {
+                                    Lit::Pos(_) => in_pos = true,
+                                    Lit::Neg(_)
+                                    | Lit::Cmp(Cmp::Distinct | Cmp::Less | Cmp::Leq, ..) => {
+                                        filters.push(j)
+                                    }
+                                    Lit::Cmp(Cmp::Same, ..) | Lit::Arith(..) => binds = true,
+                                }
                             }
                         });
                     }
                     r.head
                         .args
                         .iter()
-                        .for_each(|y| y.each_var(&mut |w| used |= w == v));
-                    covered &= in_pos || !used;
+                        .for_each(|y| y.each_var(&mut |w| in_head |= w == v));
+                    if in_pos {
+                        return;
+                    }
+                    if in_head || binds {
+                        covered = false;
+                    } else {
+                        with.extend(filters);
+                    }
                 });
             }
             if covered {
-                r.body.remove(i);
+                with.push(i);
+                with.sort_unstable();
+                with.dedup();
+                for &j in with.iter().rev() {
+                    r.body.remove(j);
+                }
+                i = i.min(r.body.len());
             }
         }
         let results: Vec<Pat> = r
@@ -660,6 +757,176 @@ fn relax(
     roots.extend(with_goal);
     super::rewrite::prune_to(&mut q, &roots);
     q
+}
+
+/// Splits the state strata of `plan` into those evaluated in every state and those only `goal` reads
+/// (directly or not), evaluated when a goal is asked: a playout asks for goals once, at its end.
+fn split_goal_strata(p: &Program, plan: &Plan, goal: Option<RelId>) -> (Vec<bool>, Vec<bool>) {
+    let n = p.relations.len();
+    let mut reads: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for r in &p.rules {
+        for l in &r.body {
+            if let Lit::Pos(a) | Lit::Neg(a) = l {
+                reads[r.head.rel.0 as usize].push(a.rel.0 as usize);
+            }
+        }
+    }
+    let mut core = vec![false; n];
+    let mut work: Vec<usize> = (0..n).filter(|&r| Some(RelId(r as u32)) != goal).collect();
+    // Everything but `goal` is a root: what any of them reads is core.
+    while let Some(r) = work.pop() {
+        if std::mem::replace(&mut core[r], true) {
+            continue;
+        }
+        work.extend(reads[r].iter().copied().filter(|&b| !core[b]));
+    }
+    let core_strata: Vec<bool> = plan
+        .strata
+        .iter()
+        .map(|s| s.rels.iter().any(|r| core[r.0 as usize]))
+        .collect();
+    let goal_strata = core_strata.iter().map(|c| !c).collect();
+    (core_strata, goal_strata)
+}
+
+/// Removes the frame rules (a `next` fact copied from the same `true` fact, with only comparisons of
+/// its variables as further conditions, into a `next` relation no rule reads) and returns the mask of
+/// the propositions they carry over (see [`RuleGame`]'s `frame_mask`).
+fn take_frame_rules(
+    prog: &mut Program,
+    flat: &Flat,
+    props: &[TermId],
+    terms: &TermStore,
+    true_: RelId,
+    next: RelId,
+    words: usize,
+) -> RuleState {
+    let mut mask = RuleState(vec![0; words].into_boxed_slice());
+    let read: Vec<RelId> = prog
+        .rules
+        .iter()
+        .flat_map(|r| r.body.iter())
+        .filter_map(|l| match l {
+            Lit::Pos(a) | Lit::Neg(a) => Some(a.rel),
+            _ => None,
+        })
+        .collect();
+    let mut rules = std::mem::take(&mut prog.rules);
+    rules.retain(|r| {
+        let h = r.head.rel;
+        let is_next = h == next || flat.next_rels.iter().any(|(x, _)| *x == h);
+        if !is_next || read.contains(&h) {
+            return true;
+        }
+        let Some((Lit::Pos(a), filters)) = r.body.split_first() else {
+            return true;
+        };
+        // The copied relation: `true` for `next`, `true$f` for `next$f`.
+        let same_fact = if h == next {
+            a.rel == true_
+        } else {
+            flat.next_rels
+                .iter()
+                .find(|(x, _)| *x == h)
+                .is_some_and(|(_, f)| {
+                    let mut found = false;
+                    for (b, rel) in flat.prop_rel.iter().enumerate() {
+                        if *rel == a.rel {
+                            found = terms.sym(props[b]) == *f;
+                            break;
+                        }
+                    }
+                    found
+                })
+        };
+        let simple = |x: &Pat| matches!(x, Pat::Var(_) | Pat::Term(_));
+        let filters_ok = filters.iter().all(|l| match l {
+            Lit::Cmp(_, x, y) => simple(x) && simple(y),
+            _ => false,
+        });
+        if !same_fact || a.args != r.head.args || !filters_ok || !a.args.iter().all(simple) {
+            return true;
+        }
+        for (b, prop) in props.iter().enumerate() {
+            let args: &[TermId] = if h == next {
+                if flat.prop_rel[b] != true_ && !flat.generic_true {
+                    continue;
+                }
+                std::slice::from_ref(prop)
+            } else if flat.prop_rel[b] == a.rel {
+                &flat.prop_args[b]
+            } else {
+                continue;
+            };
+            let mut binds: Vec<Option<TermId>> = vec![None; r.var_names.len()];
+            let mut ok = args.len() == a.args.len();
+            for (x, &t) in a.args.iter().zip(args) {
+                ok &= match x {
+                    Pat::Var(v) => *binds[*v as usize].get_or_insert(t) == t,
+                    Pat::Term(c) => *c == t,
+                    Pat::Func(..) => false,
+                };
+            }
+            let val = |x: &Pat| match x {
+                Pat::Var(v) => binds[*v as usize],
+                Pat::Term(t) => Some(*t),
+                Pat::Func(..) => None,
+            };
+            ok = ok
+                && filters.iter().all(|l| {
+                    let Lit::Cmp(c, x, y) = l else { return false };
+                    let (Some(x), Some(y)) = (val(x), val(y)) else {
+                        return false;
+                    };
+                    match c {
+                        Cmp::Distinct => x != y,
+                        Cmp::Same => x == y,
+                        Cmp::Less | Cmp::Leq => match (terms.as_int(x), terms.as_int(y)) {
+                            (Some(x), Some(y)) => {
+                                if *c == Cmp::Less {
+                                    x < y
+                                } else {
+                                    x <= y
+                                }
+                            }
+                            _ => false,
+                        },
+                    }
+                });
+            if ok {
+                mask.set(b);
+            }
+        }
+        false
+    });
+    prog.rules = rules;
+    mask
+}
+
+/// Which relations depend, directly or not, on the state or the moves: `inputs` and `props`.
+fn dynamic_relations(p: &Program, inputs: &[RelId], props: &[RelId]) -> Vec<bool> {
+    let mut dynamic = vec![false; p.relations.len()];
+    for r in inputs.iter().chain(props) {
+        dynamic[r.0 as usize] = true;
+    }
+    loop {
+        let mut changed = false;
+        for r in &p.rules {
+            let h = r.head.rel.0 as usize;
+            if !dynamic[h]
+                && r.body.iter().any(|l| match l {
+                    Lit::Pos(a) | Lit::Neg(a) => dynamic[a.rel.0 as usize],
+                    _ => false,
+                })
+            {
+                dynamic[h] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            return dynamic;
+        }
+    }
 }
 
 /// Calls `f` on every variable of a body condition.

@@ -285,3 +285,76 @@ fn invalid_programs_are_rejected_with_a_reason() {
         }
     }
 }
+
+/// A per-state shortcut case: program, terminal, legal moves, next state, terminal after.
+type ShortcutCase = (
+    &'static str,
+    bool,
+    &'static [&'static str],
+    &'static [&'static str],
+    bool,
+);
+
+/// Games whose evaluation takes the per-state shortcuts (unfolded views, replayed load-time prefixes,
+/// frame rules as a mask): each case gives whether the initial state is terminal, the first role's
+/// legal moves there, the state after its first legal move, and whether that one is terminal.
+#[test]
+fn per_state_shortcuts_keep_the_meaning() {
+    let cases: [ShortcutCase; 3] = [
+        // A load-time prefix with no variable that fails (`same(b, a)` after unfolding `v`).
+        (
+            "(role r) (dom a) (dom b) (init (p b)) \
+             (<= (v ?x) (dom ?x) (true (p ?x)) (not (distinct ?x a))) \
+             (<= terminal (v b)) (<= (legal r go) (true (p b))) \
+             (<= (next (p ?x)) (true (p ?x))) (<= (goal r 0) (true (p b)))",
+            false,
+            &["go"],
+            &["(p b)"],
+            false,
+        ),
+        // A chain of load-time facts replayed in every state, and a frame rule with a filter.
+        (
+            "(role r) (succ 1 2) (succ 2 3) (succ 3 4) \
+             (init (c 1)) (init (c 2)) (init (c 3)) (init (k 1)) \
+             (<= (run ?a) (succ ?a ?b) (succ ?b ?c) (true (c ?a)) (true (c ?b)) (true (c ?c))) \
+             (<= terminal (run ?a) (true (c 4))) \
+             (<= (legal r (add ?n)) (succ ?m ?n) (true (c ?m)) (not (true (c ?n)))) \
+             (<= (next (c ?n)) (does r (add ?n))) \
+             (<= (next (c ?n)) (true (c ?n)) (distinct ?n 1)) \
+             (<= (next (k ?n)) (true (k ?n))) (<= (goal r 100) (run 1))",
+            false,
+            &["(add 4)"],
+            &["(c 2)", "(c 3)", "(c 4)", "(k 1)"],
+            true,
+        ),
+        // A view read with a constant and negated (unfolded, then split by De Morgan).
+        (
+            "(role r) (x 1) (x 2) (y 1) (y 2) (init (cell 1 1)) \
+             (<= (open ?x ?y) (x ?x) (y ?y) (not (true (cell ?x ?y)))) \
+             (<= (legal r (drop ?x)) (open ?x 2)) \
+             (<= (next (cell ?x ?y)) (does r (drop ?x)) (y ?y) (not (open ?x ?y))) \
+             (<= terminal (not (open 1 1))) (<= (goal r 0) (x 1))",
+            true,
+            &["(drop 1)", "(drop 2)"],
+            &["(cell 1 1)"],
+            true,
+        ),
+    ];
+    for (src, terminal, legal, after, terminal_after) in cases {
+        let program = crate::syntax::parse_kif(src).expect("parses");
+        let g = RuleGame::from_program(&program, "t").expect("loads");
+        let s = g.initial_state();
+        assert_eq!(g.is_terminal(&s), terminal, "terminal for\n{src}");
+        let mut moves = Vec::new();
+        g.legal_moves(&s, 0, &mut moves);
+        let shown: Vec<String> = moves.iter().map(|m| g.move_kif(*m).to_string()).collect();
+        assert_eq!(shown, legal, "legal moves for\n{src}");
+        let next = g.next_state(&s, &moves[..1]);
+        assert_eq!(g.state_facts(&next), after, "next state for\n{src}");
+        assert_eq!(
+            g.is_terminal(&next),
+            terminal_after,
+            "terminal after for\n{src}"
+        );
+    }
+}
