@@ -32,6 +32,7 @@ use crate::engine::terms::TermId;
 use crate::game::{Dynamics, Estimate, Game, GameInfo, Goal, RoleIndex};
 use crate::syntax::ast::{self, Syntax};
 pub use ground::{ground, ground_with, Budget, Gate, Grounded, NetLit, NetworkError};
+use hashbrown::HashMap;
 
 /// A state: one bit per base proposition.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -92,7 +93,9 @@ struct PropScratch {
     game: u64,
     words: Vec<u32>,
     frames: Vec<prop::Frame>,
-    moves: Vec<u32>,
+    /// Each role's legal moves (see [`LegalSets`]), and room to combine a role's groups.
+    lbits: Vec<u64>,
+    comb: Vec<u64>,
     chosen: Vec<u32>,
     changed: Vec<u32>,
     /// Watched nodes changed since the last look at `next` (see [`prop::Fanout::flip`]).
@@ -105,6 +108,7 @@ struct PropScratch {
     /// usually start from the same state, and copying the words back is cheaper than propagating the
     /// way back from where the last playout ended.
     snap: Vec<u32>,
+    lsnap: Vec<u64>,
     snap_state: Vec<u64>,
 }
 
@@ -113,13 +117,15 @@ thread_local! {
         game: u64::MAX,
         words: Vec::new(),
         frames: Vec::new(),
-        moves: Vec::new(),
+        lbits: Vec::new(),
+        comb: Vec::new(),
         chosen: Vec::new(),
         changed: Vec::new(),
         touched: Vec::new(),
         stamp: Vec::new(),
         played: Vec::new(),
         snap: Vec::new(),
+        lsnap: Vec::new(),
         snap_state: Vec::new(),
     }) };
 }
@@ -150,6 +156,8 @@ pub struct NetGame {
     initial: NetState,
     noop: Option<u32>,
     fan: prop::Fanout,
+    /// How change propagation keeps each role's legal moves (see [`LegalSets`]).
+    sets: LegalSets,
     method: PlayoutMethod,
     /// The state gates of the playout cone (goal-only gates left out), then its move gates, for
     /// [`PlayoutMethod::FullPass`].
@@ -164,6 +172,120 @@ struct PassGate {
     start: u32,
     end: u32,
     negate: u64,
+}
+
+/// Each role's legal moves as a bitset that change propagation keeps up to date, so a step finds a
+/// role's moves by counting bits instead of reading every legal output.
+///
+/// A role's legal gates usually share one input, its turn (`true(control white)`): that input flips
+/// every step and would touch all of them. Such a *guard* is left out of the gate's count (when nothing
+/// else reads the gate), and the role's moves are the union, over groups of moves with the same guard
+/// whose guard holds, of the group's bits.
+#[derive(Clone, Debug, Default)]
+struct LegalSets {
+    /// Per role, its first word; role `r`'s bit `j` (its `j`-th legal output) is bit
+    /// `64 * word[r] + j`. One more entry at the end.
+    word: Vec<u32>,
+    /// Per bit, the literal it follows (legal outputs less their guards; padding follows false).
+    bit_lit: Vec<NetLit>,
+    /// Per bit, the `does` node to set (or `u32::MAX`).
+    bit_does: Vec<u32>,
+    /// Per gate (by gate index), the guard input its count leaves out, or [`prop::NO_GUARD`].
+    skip: Vec<NetLit>,
+    /// Per role, `group[r]..group[r + 1]` index `guards` (one more entry at the end).
+    group: Vec<u32>,
+    /// Per group, its guard literal (true for moves without a guard).
+    guards: Vec<NetLit>,
+    /// Per group, its role's words of bits (`masks[k * words..]` for the `k`-th group).
+    masks: Vec<u64>,
+    /// Per group, where its mask starts in `masks`.
+    mask_at: Vec<u32>,
+}
+
+impl LegalSets {
+    fn new(net: &Grounded) -> LegalSets {
+        let first = net.first_gate;
+        // How many times each node is read where change propagation keeps values.
+        let mut uses = vec![0u32; net.num_nodes];
+        for g in &net.gates {
+            for &l in &net.inputs[g.start as usize..g.end as usize] {
+                uses[(l >> 1) as usize] += 1;
+            }
+        }
+        let outs = net.legal.iter().flatten().map(|o| o.lit);
+        for l in outs.chain(net.next.iter().copied()).chain([net.terminal]) {
+            uses[(l >> 1) as usize] += 1;
+        }
+        let mut sets = LegalSets {
+            skip: vec![prop::NO_GUARD; net.gates.len()],
+            ..LegalSets::default()
+        };
+        let mut w = 0u32;
+        for outs in &net.legal {
+            sets.word.push(w);
+            let words = outs.len().div_ceil(64);
+            // A guard candidate: a plain AND read only as this legal output.
+            let gate_of = |l: NetLit| {
+                let node = (l >> 1) as usize;
+                (l & 1 == 0 && node >= first && uses[node] == 1)
+                    .then(|| node - first)
+                    .filter(|&g| {
+                        net.gates[g].negate == 0 && net.gates[g].end - net.gates[g].start >= 2
+                    })
+            };
+            let mut freq: HashMap<NetLit, u32> = HashMap::new();
+            for o in outs {
+                if let Some(g) = gate_of(o.lit) {
+                    let gate = net.gates[g];
+                    for &l in &net.inputs[gate.start as usize..gate.end as usize] {
+                        *freq.entry(l).or_default() += 1;
+                    }
+                }
+            }
+            let mut guard_of = Vec::with_capacity(outs.len());
+            for o in outs {
+                let mut guard = ground::TRUE;
+                if let Some(g) = gate_of(o.lit) {
+                    let gate = net.gates[g];
+                    let best = net.inputs[gate.start as usize..gate.end as usize]
+                        .iter()
+                        .map(|&l| (freq[&l], std::cmp::Reverse(l)))
+                        .max();
+                    if let Some((f, std::cmp::Reverse(l))) = best {
+                        if f >= 2 {
+                            sets.skip[g] = l;
+                            guard = l;
+                        }
+                    }
+                }
+                guard_of.push(guard);
+            }
+            let base = sets.bit_lit.len();
+            sets.bit_lit.resize(base + words * 64, ground::FALSE);
+            sets.bit_does.resize(base + words * 64, u32::MAX);
+            for (j, o) in outs.iter().enumerate() {
+                sets.bit_lit[base + j] = o.lit;
+                sets.bit_does[base + j] = o.does;
+            }
+            sets.group.push(sets.guards.len() as u32);
+            let mut distinct: Vec<NetLit> = guard_of.clone();
+            distinct.sort_unstable();
+            distinct.dedup();
+            for guard in distinct {
+                sets.guards.push(guard);
+                sets.mask_at.push(sets.masks.len() as u32);
+                let at = sets.masks.len();
+                sets.masks.resize(at + words, 0);
+                for (j, _) in guard_of.iter().enumerate().filter(|x| *x.1 == guard) {
+                    sets.masks[at + j / 64] |= 1 << (j % 64);
+                }
+            }
+            w += words as u32;
+        }
+        sets.word.push(w);
+        sets.group.push(sets.guards.len() as u32);
+        sets
+    }
 }
 
 /// One pass over `gates`; [`NetGame::from_grounded`] checked each gate's node and inputs against the
@@ -295,6 +417,7 @@ impl NetGame {
                 && b.iter().all(|v| a.contains(&(100 - v)))
         };
         let dynamics = detect_dynamics(&net);
+        let legal_sets = LegalSets::new(&net);
         let fan = prop::Fanout::new(
             &net,
             net.legal
@@ -303,6 +426,8 @@ impl NetGame {
                 .map(|o| o.lit)
                 .chain(net.next.iter().copied())
                 .chain([net.terminal]),
+            legal_sets.skip.clone(),
+            legal_sets.bit_lit.clone(),
         );
         let pass_gate = |g: u32| {
             let gate = net.gates[g as usize];
@@ -354,6 +479,7 @@ impl NetGame {
             initial,
             noop,
             fan,
+            sets: legal_sets,
             method: PlayoutMethod::Propagate,
             pass,
             pass_state,
@@ -518,30 +644,35 @@ impl NetGame {
     ) -> (NetState, u32) {
         let n = &self.net;
         let np = n.props.len();
+        let sets = &self.sets;
         PROP.with(|s| {
             let mut s = s.borrow_mut();
             let PropScratch {
                 game,
                 words: w,
                 frames,
-                moves,
+                lbits,
+                comb,
                 chosen,
                 changed,
                 touched,
                 stamp,
                 played,
                 snap,
+                lsnap,
                 snap_state,
             } = &mut *s;
             if *game == self.id
                 && w.len() == n.num_nodes
                 && snap.len() == w.len()
+                && lsnap.len() == lbits.len()
                 && **snap_state == *state.0
             {
                 w.copy_from_slice(snap);
+                lbits.copy_from_slice(lsnap);
             } else {
                 if *game != self.id || w.len() != n.num_nodes {
-                    self.fan.load(n, w, |p| state.get(p));
+                    self.fan.load(n, w, lbits, |p| state.get(p));
                     frames.clear();
                     frames.resize(self.fan.frames_needed(), prop::Frame::default());
                     *game = self.id;
@@ -549,12 +680,14 @@ impl NetGame {
                     // Propagate only where the states differ.
                     for p in 0..np {
                         if (w[1 + p] >> 31 == 1) != state.get(p) {
-                            self.fan.flip(w, frames, touched, 1 + p as u32);
+                            self.fan.flip(w, frames, touched, lbits, 1 + p as u32);
                         }
                     }
                 }
                 snap.clear();
                 snap.extend_from_slice(w);
+                lsnap.clear();
+                lsnap.extend_from_slice(lbits);
                 snap_state.clear();
                 snap_state.extend_from_slice(&state.0);
             }
@@ -567,33 +700,28 @@ impl NetGame {
             stamp.resize(np, u32::MAX);
             played.clear();
             played.resize(n.legal.len(), u32::MAX);
+            let roles = n.legal.len();
             let mut steps = 0;
             while steps < max_steps && prop::lit(w, n.terminal) == 0 {
                 chosen.clear();
-                for legal in &n.legal {
-                    moves.clear();
-                    for o in legal {
-                        if prop::lit(w, o.lit) != 0 {
-                            moves.push(o.does);
-                        }
-                    }
-                    if moves.is_empty() {
+                for r in 0..roles {
+                    let Some(d) = self.choose(sets, r, w, lbits, comb, rng) else {
                         break;
-                    }
-                    chosen.push(moves[rng.gen_range(0..moves.len())]);
+                    };
+                    chosen.push(d);
                 }
-                if chosen.len() < n.legal.len() {
+                if chosen.len() < roles {
                     break;
                 }
                 // The last joint move stays set until now (legal, goal and terminal do not read it), so
                 // a role that plays the same input again (a `noop`, often) changes nothing.
                 for (old, &new) in played.iter_mut().zip(chosen.iter()) {
                     if *old != new {
-                        if *old != u32::MAX {
-                            self.fan.flip(w, frames, touched, *old);
-                        }
                         if new != u32::MAX {
-                            self.fan.flip(w, frames, touched, new);
+                            self.fan.flip(w, frames, touched, lbits, new);
+                        }
+                        if *old != u32::MAX {
+                            self.fan.flip(w, frames, touched, lbits, *old);
                         }
                         *old = new;
                     }
@@ -615,14 +743,14 @@ impl NetGame {
                 }
                 changed.truncate(k);
                 for &p in changed.iter() {
-                    self.fan.flip(w, frames, touched, 1 + p);
+                    self.fan.flip(w, frames, touched, lbits, 1 + p);
                 }
                 steps += 1;
             }
             // Between playouts no input is played.
             for &d in played.iter() {
                 if d != u32::MAX {
-                    self.fan.flip(w, frames, touched, d);
+                    self.fan.flip(w, frames, touched, lbits, d);
                 }
             }
             let mut out = NetState(vec![0; self.words].into_boxed_slice());
@@ -633,6 +761,58 @@ impl NetGame {
             }
             (out, steps)
         })
+    }
+
+    /// A uniformly random legal move of role `r` (the `k`-th of its legal moves in move order, as the
+    /// full pass draws it) from the legal sets: its `does` node (`u32::MAX`: none), or `None` when the
+    /// role has no legal move.
+    #[inline]
+    fn choose(
+        &self,
+        sets: &LegalSets,
+        r: usize,
+        w: &[u32],
+        lbits: &[u64],
+        comb: &mut Vec<u64>,
+        rng: &mut SmallRng,
+    ) -> Option<u32> {
+        let (w0, w1) = (sets.word[r] as usize, sets.word[r + 1] as usize);
+        let (g0, g1) = (sets.group[r] as usize, sets.group[r + 1] as usize);
+        let bits = lbits.get(w0..w1)?;
+        let words: &[u64] = if g1 == g0 + 1 && sets.guards[g0] == ground::TRUE {
+            bits
+        } else {
+            comb.clear();
+            comb.resize(bits.len(), 0);
+            for g in g0..g1 {
+                if prop::lit(w, sets.guards[g]) != 0 {
+                    let at = sets.mask_at[g] as usize;
+                    let mask = sets.masks.get(at..at + bits.len())?;
+                    for ((c, &m), &b) in comb.iter_mut().zip(mask).zip(bits) {
+                        *c |= m & b;
+                    }
+                }
+            }
+            comb
+        };
+        let count: u32 = words.iter().map(|x| x.count_ones()).sum();
+        if count == 0 {
+            return None;
+        }
+        let mut k = rng.gen_range(0..count as usize) as u32;
+        for (i, &x) in words.iter().enumerate() {
+            let c = x.count_ones();
+            if k < c {
+                let mut x = x;
+                for _ in 0..k {
+                    x &= x - 1;
+                }
+                let bit = (w0 + i) * 64 + x.trailing_zeros() as usize;
+                return sets.bit_does.get(bit).copied();
+            }
+            k -= c;
+        }
+        None
     }
 
     fn playout_full_pass(

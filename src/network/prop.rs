@@ -17,8 +17,12 @@ const VAL: u32 = 1 << 31;
 const NEG: u32 = 1 << 30;
 /// Set on nodes that some proposition's `next` reads: their changes are recorded in `touched`.
 const WATCH: u32 = 1 << 29;
+/// Set on nodes that say a move is legal (less its guard): their changes toggle bits of the legal sets.
+const LWATCH: u32 = 1 << 28;
 /// The count of false inputs.
-const CNT: u32 = WATCH - 1;
+const CNT: u32 = LWATCH - 1;
+/// No guard.
+pub(crate) const NO_GUARD: NetLit = u32::MAX;
 
 /// A node whose change is being passed on: its next reader is `edges[pos]`, its new value `val`.
 #[derive(Clone, Copy, Debug, Default)]
@@ -41,11 +45,26 @@ pub(crate) struct Fanout {
     /// not) in `watch`.
     watch_start: Vec<u32>,
     watch: Vec<u32>,
+    /// `lw_start[n]..lw_start[n + 1]` are the legal-set bits that follow node `n` in `lw`.
+    lw_start: Vec<u32>,
+    lw: Vec<u32>,
+    /// Per legal-set bit, the literal it follows (the legal literal, or its gate less the guard).
+    bit_lit: Vec<NetLit>,
+    /// Per gate (by gate index), the input left out of its count (a legal move's guard), or
+    /// [`NO_GUARD`].
+    skip: Vec<NetLit>,
 }
 
 impl Fanout {
-    /// The fan-out of the gates that `roots` (literals) depend on.
-    pub(crate) fn new(n: &Grounded, roots: impl Iterator<Item = NetLit>) -> Fanout {
+    /// The fan-out of the gates that `roots` (literals) depend on. `skip[g]` is an input of gate `g`
+    /// that the gate's count leaves out (or [`NO_GUARD`]); `bit_lit[b]` is the literal legal-set bit
+    /// `b` follows.
+    pub(crate) fn new(
+        n: &Grounded,
+        roots: impl Iterator<Item = NetLit>,
+        skip: Vec<NetLit>,
+        bit_lit: Vec<NetLit>,
+    ) -> Fanout {
         let first = n.first_gate;
         let mut needed = vec![false; n.gates.len()];
         let mut todo: Vec<usize> = Vec::new();
@@ -68,11 +87,14 @@ impl Fanout {
         let cone: Vec<u32> = (0..n.gates.len() as u32)
             .filter(|&g| needed[g as usize])
             .collect();
+        let skip_of = |g: u32| skip.get(g as usize).copied().unwrap_or(NO_GUARD);
         let mut count = vec![0u32; n.num_nodes + 1];
         for &g in &cone {
             let gate = n.gates[g as usize];
             for &l in &n.inputs[gate.start as usize..gate.end as usize] {
-                count[(l >> 1) as usize] += 1;
+                if l != skip_of(g) {
+                    count[(l >> 1) as usize] += 1;
+                }
             }
         }
         let mut start = Vec::with_capacity(n.num_nodes + 1);
@@ -88,6 +110,9 @@ impl Fanout {
             let gate = n.gates[g as usize];
             let node = (first as u32 + g) << 1;
             for &l in &n.inputs[gate.start as usize..gate.end as usize] {
+                if l == skip_of(g) {
+                    continue;
+                }
                 let src = (l >> 1) as usize;
                 edges[fill[src] as usize] = node | (l & 1);
                 fill[src] += 1;
@@ -111,12 +136,23 @@ impl Fanout {
             watch[fill[src] as usize] = p as u32;
             fill[src] += 1;
         }
+        let (lw_start, lw) = csr(
+            n.num_nodes,
+            bit_lit
+                .iter()
+                .enumerate()
+                .map(|(b, &l)| ((l >> 1) as usize, b as u32)),
+        );
         Fanout {
             start,
             edges,
             cone,
             watch_start,
             watch,
+            lw_start,
+            lw,
+            bit_lit,
+            skip,
         }
     }
 
@@ -137,7 +173,13 @@ impl Fanout {
 
     /// Sets every node word from the base propositions in `props` (`does` inputs false): one full pass
     /// over the cone.
-    pub(crate) fn load(&self, n: &Grounded, w: &mut Vec<u32>, props: impl Fn(usize) -> bool) {
+    pub(crate) fn load(
+        &self,
+        n: &Grounded,
+        w: &mut Vec<u32>,
+        lbits: &mut Vec<u64>,
+        props: impl Fn(usize) -> bool,
+    ) {
         w.clear();
         w.resize(n.num_nodes, 0);
         for p in 0..n.props.len() {
@@ -148,8 +190,11 @@ impl Fanout {
         for &g in &self.cone {
             let gate = n.gates[g as usize];
             let mut false_inputs = 0;
+            let skip = self.skip.get(g as usize).copied().unwrap_or(NO_GUARD);
             for &l in &n.inputs[gate.start as usize..gate.end as usize] {
-                false_inputs += 1 ^ lit(w, l);
+                if l != skip {
+                    false_inputs += 1 ^ lit(w, l);
+                }
             }
             let neg = if gate.negate != 0 { NEG } else { 0 };
             let val = u32::from(false_inputs == 0) ^ u32::from(neg != 0);
@@ -159,6 +204,14 @@ impl Fanout {
             if self.watch_start[node] < self.watch_start[node + 1] {
                 *x |= WATCH;
             }
+            if self.lw_start[node] < self.lw_start[node + 1] {
+                *x |= LWATCH;
+            }
+        }
+        lbits.clear();
+        lbits.resize(self.bit_lit.len().div_ceil(64), 0);
+        for (b, &l) in self.bit_lit.iter().enumerate() {
+            lbits[b / 64] |= u64::from(lit(w, l)) << (b % 64);
         }
     }
 
@@ -174,17 +227,22 @@ impl Fanout {
         w: &mut [u32],
         frames: &mut [Frame],
         touched: &mut Vec<u32>,
+        lbits: &mut [u64],
         node: u32,
     ) {
         let nodes = self.start.len() - 1;
-        if w.len() != nodes || node as usize >= nodes || frames.len() < self.frames_needed() {
+        if w.len() != nodes
+            || node as usize >= nodes
+            || frames.len() < self.frames_needed()
+            || lbits.len() * 64 < self.bit_lit.len()
+        {
             return;
         }
         // SAFETY: `new` built `start` with one entry per node plus one, non-decreasing, ending at
         // `edges.len()`, and every edge names a node below `nodes`; `w` has `nodes` words (checked
         // above). A node has at most one frame on the stack (a node changes again only when one of its
         // inputs does, and those are all below it in the acyclic network), so `top + 1 <= nodes + 1 <
-        // frames.len()`.
+        // frames.len()`. `lw` holds bits below `bit_lit.len() <= 64 * lbits.len()`.
         unsafe {
             let x = w.get_unchecked_mut(node as usize);
             *x ^= VAL;
@@ -192,6 +250,15 @@ impl Fanout {
                 touched.push(node);
             }
             let n = node as usize;
+            if *x & LWATCH != 0 {
+                let (s, e) = (
+                    *self.lw_start.get_unchecked(n) as usize,
+                    *self.lw_start.get_unchecked(n + 1) as usize,
+                );
+                for &b in self.lw.get_unchecked(s..e) {
+                    *lbits.get_unchecked_mut(b as usize / 64) ^= 1 << (b % 64);
+                }
+            }
             *frames.get_unchecked_mut(0) = Frame {
                 pos: *self.start.get_unchecked(n),
                 end: *self.start.get_unchecked(n + 1),
@@ -219,8 +286,19 @@ impl Fanout {
                 y ^= changed << 31;
                 *x = y;
                 if changed != 0 {
-                    if y & WATCH != 0 {
-                        touched.push(g as u32);
+                    if y & (WATCH | LWATCH) != 0 {
+                        if y & WATCH != 0 {
+                            touched.push(g as u32);
+                        }
+                        if y & LWATCH != 0 {
+                            let (s, e) = (
+                                *self.lw_start.get_unchecked(g) as usize,
+                                *self.lw_start.get_unchecked(g + 1) as usize,
+                            );
+                            for &b in self.lw.get_unchecked(s..e) {
+                                *lbits.get_unchecked_mut(b as usize / 64) ^= 1 << (b % 64);
+                            }
+                        }
                     }
                     let (s, e) = (
                         *self.start.get_unchecked(g),
@@ -243,6 +321,33 @@ impl Fanout {
     pub(crate) fn frames_needed(&self) -> usize {
         self.start.len() + 1
     }
+}
+
+/// Compressed sparse rows: `(start, items)` with `items[start[k]..start[k + 1]]` the values given for
+/// key `k < keys` (keys out of range are left out).
+fn csr(keys: usize, pairs: impl Iterator<Item = (usize, u32)> + Clone) -> (Vec<u32>, Vec<u32>) {
+    let mut count = vec![0u32; keys + 1];
+    for (k, _) in pairs.clone() {
+        if k < keys {
+            count[k] += 1;
+        }
+    }
+    let mut start = Vec::with_capacity(keys + 1);
+    let mut acc = 0u32;
+    for c in &count[..keys] {
+        start.push(acc);
+        acc += c;
+    }
+    start.push(acc);
+    let mut fill = start.clone();
+    let mut items = vec![0u32; acc as usize];
+    for (k, v) in pairs {
+        if k < keys {
+            items[fill[k] as usize] = v;
+            fill[k] += 1;
+        }
+    }
+    (start, items)
 }
 
 /// The value of a literal in packed node words.
