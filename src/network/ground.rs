@@ -334,6 +334,7 @@ pub fn ground_with(p: &ast::Program, budget: Budget) -> Result<Grounded, Network
 
     // Compile.
     let mut c = Compiler::new(&g, props.len(), &prop_of, &roles, &move_of, budget);
+    c.one_mover = one_mover(&g, &roles, legal, next, &initial, &prop_of);
     let lit = |c: &mut Compiler, o: &Out| -> Result<NetLit, NetworkError> {
         match o {
             Out::Const(b) => Ok(*b as NetLit),
@@ -836,6 +837,9 @@ struct Compiler<'a> {
     scratch: SmallVec<[NetLit; 16]>,
     /// Per role, the (positive) literals of its `does` inputs, sorted.
     does_by_role: Vec<Vec<NetLit>>,
+    /// Per role, whether it belongs to a set of roles of which at most one plays a `does` input in any
+    /// reachable joint move (see [`one_mover`]).
+    one_mover: Vec<bool>,
 }
 
 const UNSEEN: NetLit = u32::MAX;
@@ -875,6 +879,7 @@ impl<'a> Compiler<'a> {
             d.sort_unstable();
         }
         Compiler {
+            one_mover: vec![false; does_by_role.len()],
             does_by_role,
             lit_of: vec![UNSEEN; g.atoms.len()],
             gates: Vec::new(),
@@ -1079,6 +1084,9 @@ impl<'a> Compiler<'a> {
     /// others": `OR(S) = OR(D) & !OR(D \ S)` for the role's inputs `D`. The `OR(D)` gate is shared.
     fn or(&mut self, lits: &[NetLit]) -> Result<NetLit, NetworkError> {
         let mut lits: SmallVec<[NetLit; 8]> = SmallVec::from_slice(lits);
+        // Per rewritten role: all its inputs, and those not in the OR.
+        let mut parts: SmallVec<[(usize, SmallVec<[NetLit; 8]>, SmallVec<[NetLit; 8]>); 2]> =
+            SmallVec::new();
         for r in 0..self.does_by_role.len() {
             let all = &self.does_by_role[r];
             if all.len() < 8 {
@@ -1100,10 +1108,32 @@ impl<'a> Compiler<'a> {
                 .collect();
             let all: SmallVec<[NetLit; 8]> = SmallVec::from_slice(all);
             lits.retain(|l| all.binary_search(l).is_err());
+            parts.push((r, all, others));
+        }
+        if parts.len() >= 2 && parts.iter().all(|p| self.one_mover[p.0]) {
+            // At most one of these roles plays any of their inputs, so "some role played an input in
+            // the OR" is "some role played one of their inputs, and it is not one of the others": the
+            // `any` gate then holds at every step of a turn-taking game and flips never, instead of
+            // each role's flipping at every turn.
+            let mut all: SmallVec<[NetLit; 8]> = SmallVec::new();
+            let mut others: SmallVec<[NetLit; 8]> = SmallVec::new();
+            for (_, a, o) in &parts {
+                all.extend_from_slice(a);
+                others.extend_from_slice(o);
+            }
+            all.sort_unstable();
+            others.sort_unstable();
             let any = self.or_plain(&all)?;
             let none_of_others = self.or_plain(&others)? ^ 1;
             let l = self.and(&[any, none_of_others])?;
             lits.push(l);
+        } else {
+            for (_, all, others) in parts {
+                let any = self.or_plain(&all)?;
+                let none_of_others = self.or_plain(&others)? ^ 1;
+                let l = self.and(&[any, none_of_others])?;
+                lits.push(l);
+            }
         }
         self.or_plain(&lits)
     }
@@ -1162,6 +1192,111 @@ impl<'a> Compiler<'a> {
         }
         remap
     }
+}
+
+/// Per role, whether at most one of the marked roles can play a `does` input in any reachable joint
+/// move (all false when that cannot be shown).
+///
+/// The proof is the turn of turn-taking games: each marked role's legal moves that have an input all
+/// need one base proposition, its *turn* (`true(control white)` in every instance of its `legal`), and
+/// at most one turn holds in every reachable state: at most one initially, and no two `next(turn)`
+/// instances can hold together in a state where at most one turn holds (every pair of their
+/// conditions holds two different turns, or a condition and its negation).
+fn one_mover(
+    g: &Grounder,
+    roles: &[TermId],
+    legal: RelId,
+    next: RelId,
+    initial: &[u32],
+    prop_of: &HashMap<TermId, u32>,
+) -> Vec<bool> {
+    let none = vec![false; roles.len()];
+    let atom = |r: RelId, args: &[TermId]| g.atom_of.get(&(r, SmallVec::from_slice(args))).copied();
+    // The turn of each role that has inputs, as the atom of `true(turn)`.
+    let mut turn: Vec<Option<u32>> = vec![None; roles.len()];
+    for (ri, &role) in roles.iter().enumerate() {
+        let mut common: Option<Vec<u32>> = None;
+        let mut any = false;
+        for d in g
+            .atoms
+            .iter()
+            .filter(|a| a.rel == g.does && a.args[0] == role)
+        {
+            any = true;
+            let Some(l) = atom(legal, &[role, d.args[1]]) else {
+                if g.src.dynamic[legal.0 as usize] {
+                    continue; // never legal
+                }
+                return none;
+            };
+            let def = &g.atoms[l as usize];
+            if def.always {
+                return none;
+            }
+            for body in &def.bodies {
+                let trues: Vec<u32> = body
+                    .iter()
+                    .filter(|&&x| x & 1 == 0 && g.atoms[(x >> 1) as usize].rel == g.true_)
+                    .map(|&x| x >> 1)
+                    .collect();
+                common = Some(match common {
+                    None => trues,
+                    Some(c) => c.into_iter().filter(|a| trues.contains(a)).collect(),
+                });
+            }
+        }
+        if !any {
+            continue;
+        }
+        match common.and_then(|c| c.into_iter().min()) {
+            Some(t) => turn[ri] = Some(t),
+            None => return none,
+        }
+    }
+    let turns: Vec<u32> = turn.iter().flatten().copied().collect();
+    if turns.len() < 2 {
+        return none;
+    }
+    let prop = |t: u32| prop_of.get(&g.atoms[t as usize].args[0]).copied();
+    let initially = turns
+        .iter()
+        .filter(|&&t| prop(t).is_some_and(|p| initial.contains(&p)))
+        .count();
+    if initially > 1 {
+        return none;
+    }
+    // Each turn's `next` instances (`None`: always true).
+    let mut nexts: Vec<Option<&[SmallVec<[u32; 4]>]>> = Vec::new();
+    for &t in &turns {
+        if !g.src.dynamic[next.0 as usize] {
+            return none;
+        }
+        match atom(next, &[g.atoms[t as usize].args[0]]) {
+            None => nexts.push(Some(&[])),
+            Some(a) if g.atoms[a as usize].always => nexts.push(None),
+            Some(a) => nexts.push(Some(&g.atoms[a as usize].bodies)),
+        }
+    }
+    let clash = |a: &[u32], b: &[u32]| {
+        let both = || a.iter().chain(b);
+        let held: Vec<u32> = both()
+            .filter(|&&x| x & 1 == 0 && turns.contains(&(x >> 1)))
+            .map(|&x| x >> 1)
+            .collect();
+        held.iter().any(|&t| held.iter().any(|&u| u != t))
+            || both().any(|&x| both().any(|&y| x ^ 1 == y))
+    };
+    for i in 0..nexts.len() {
+        for j in i + 1..nexts.len() {
+            let (Some(a), Some(b)) = (nexts[i], nexts[j]) else {
+                return none;
+            };
+            if a.iter().any(|x| b.iter().any(|y| !clash(x, y))) {
+                return none;
+            }
+        }
+    }
+    turn.iter().map(|t| t.is_some()).collect()
 }
 
 /// Adds `true :- init`, `true :- next`, `does :- legal` and drops negations: the relaxed program.

@@ -715,11 +715,15 @@ impl NetGame {
                 }
                 // The last joint move stays set until now (legal, goal and terminal do not read it), so
                 // a role that plays the same input again (a `noop`, often) changes nothing.
+                // Every new input goes on before any old one goes off: an OR over several roles' inputs
+                // (some role moved) then stays true instead of flipping twice.
+                for (&old, &new) in played.iter().zip(chosen.iter()) {
+                    if old != new && new != u32::MAX {
+                        self.fan.flip(w, frames, touched, lbits, new);
+                    }
+                }
                 for (old, &new) in played.iter_mut().zip(chosen.iter()) {
                     if *old != new {
-                        if new != u32::MAX {
-                            self.fan.flip(w, frames, touched, lbits, new);
-                        }
                         if *old != u32::MAX {
                             self.fan.flip(w, frames, touched, lbits, *old);
                         }
