@@ -97,11 +97,8 @@ struct PropScratch {
     lbits: Vec<u64>,
     comb: Vec<u64>,
     chosen: Vec<u32>,
-    changed: Vec<u32>,
-    /// Watched nodes changed since the last look at `next` (see [`prop::Fanout::flip`]).
-    touched: Vec<u32>,
-    /// Per proposition, the step it was last put in `changed` (to put it there once).
-    stamp: Vec<u32>,
+    /// The pending propositions' words, read before any of them flips.
+    flips: Vec<u64>,
     /// The `does` inputs now set, one per role (`u32::MAX`: none).
     played: Vec<u32>,
     /// The words of the last playout's start state (`does` inputs off) and that state: playouts
@@ -120,9 +117,7 @@ thread_local! {
         lbits: Vec::new(),
         comb: Vec::new(),
         chosen: Vec::new(),
-        changed: Vec::new(),
-        touched: Vec::new(),
-        stamp: Vec::new(),
+        flips: Vec::new(),
         played: Vec::new(),
         snap: Vec::new(),
         lsnap: Vec::new(),
@@ -645,6 +640,7 @@ impl NetGame {
         let n = &self.net;
         let np = n.props.len();
         let sets = &self.sets;
+        let fan = &self.fan;
         PROP.with(|s| {
             let mut s = s.borrow_mut();
             let PropScratch {
@@ -654,9 +650,7 @@ impl NetGame {
                 lbits,
                 comb,
                 chosen,
-                changed,
-                touched,
-                stamp,
+                flips,
                 played,
                 snap,
                 lsnap,
@@ -672,15 +666,15 @@ impl NetGame {
                 lbits.copy_from_slice(lsnap);
             } else {
                 if *game != self.id || w.len() != n.num_nodes {
-                    self.fan.load(n, w, lbits, |p| state.get(p));
+                    fan.load(n, w, lbits, |p| state.get(p));
                     frames.clear();
-                    frames.resize(self.fan.frames_needed(), prop::Frame::default());
+                    frames.resize(fan.frames_needed(), prop::Frame::default());
                     *game = self.id;
                 } else {
                     // Propagate only where the states differ.
                     for p in 0..np {
                         if (w[1 + p] >> 31 == 1) != state.get(p) {
-                            self.fan.flip(w, frames, touched, lbits, 1 + p as u32);
+                            fan.flip(w, frames, lbits, 1 + p as u32);
                         }
                     }
                 }
@@ -691,16 +685,10 @@ impl NetGame {
                 snap_state.clear();
                 snap_state.extend_from_slice(&state.0);
             }
-            // Every proposition may differ from its `next` at the start; later only those whose `next`
-            // node or own node changed since the last look can.
-            touched.clear();
-            changed.clear();
-            changed.extend(0..np as u32);
-            stamp.clear();
-            stamp.resize(np, u32::MAX);
             played.clear();
             played.resize(n.legal.len(), u32::MAX);
             let roles = n.legal.len();
+            let pw = fan.pending_word();
             let mut steps = 0;
             while steps < max_steps && prop::lit(w, n.terminal) == 0 {
                 chosen.clear();
@@ -714,47 +702,39 @@ impl NetGame {
                     break;
                 }
                 // The last joint move stays set until now (legal, goal and terminal do not read it), so
-                // a role that plays the same input again (a `noop`, often) changes nothing.
-                // Every new input goes on before any old one goes off: an OR over several roles' inputs
-                // (some role moved) then stays true instead of flipping twice.
+                // a role that plays the same input again (a `noop`, often) changes nothing. Every new
+                // input goes on before any old one goes off: an OR over several roles' inputs (some
+                // role moved) then stays true instead of flipping twice.
                 for (&old, &new) in played.iter().zip(chosen.iter()) {
                     if old != new && new != u32::MAX {
-                        self.fan.flip(w, frames, touched, lbits, new);
+                        fan.flip(w, frames, lbits, new);
                     }
                 }
                 for (old, &new) in played.iter_mut().zip(chosen.iter()) {
                     if *old != new {
                         if *old != u32::MAX {
-                            self.fan.flip(w, frames, touched, lbits, *old);
+                            fan.flip(w, frames, lbits, *old);
                         }
                         *old = new;
                     }
                 }
-                // Candidates: last step's changed propositions and the watchers of touched nodes.
-                for &node in touched.iter() {
-                    changed.extend_from_slice(self.fan.watchers(node));
-                }
-                touched.clear();
-                let mut k = 0;
-                for i in 0..changed.len() {
-                    let p = changed[i];
-                    let pi = p as usize;
-                    if stamp[pi] != steps && prop::lit(w, n.next[pi]) != w[1 + pi] >> 31 {
-                        stamp[pi] = steps;
-                        changed[k] = p;
-                        k += 1;
+                // The propositions whose `next` differs from their value, all read before any flips.
+                flips.clear();
+                flips.extend_from_slice(&lbits[pw..]);
+                for (i, &word) in flips.iter().enumerate() {
+                    let mut x = word;
+                    while x != 0 {
+                        let p = i * 64 + x.trailing_zeros() as usize;
+                        x &= x - 1;
+                        fan.flip(w, frames, lbits, 1 + p as u32);
                     }
-                }
-                changed.truncate(k);
-                for &p in changed.iter() {
-                    self.fan.flip(w, frames, touched, lbits, 1 + p);
                 }
                 steps += 1;
             }
             // Between playouts no input is played.
             for &d in played.iter() {
                 if d != u32::MAX {
-                    self.fan.flip(w, frames, touched, lbits, d);
+                    fan.flip(w, frames, lbits, d);
                 }
             }
             let mut out = NetState(vec![0; self.words].into_boxed_slice());
