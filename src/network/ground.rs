@@ -333,8 +333,10 @@ pub fn ground_with(p: &ast::Program, budget: Budget) -> Result<Grounded, Network
     let next_out: Vec<Out> = props.iter().map(|p| out_lit(&g, next, &[*p])).collect();
 
     // Compile.
+    let turns = one_mover(&g, &roles, legal, next, &initial, &prop_of);
+    drop_implied_turns(&mut g, &roles, &turns);
     let mut c = Compiler::new(&g, props.len(), &prop_of, &roles, &move_of, budget);
-    c.one_mover = one_mover(&g, &roles, legal, next, &initial, &prop_of);
+    c.one_mover = turns.iter().map(|t| t.is_some()).collect();
     let lit = |c: &mut Compiler, o: &Out| -> Result<NetLit, NetworkError> {
         match o {
             Out::Const(b) => Ok(*b as NetLit),
@@ -1194,8 +1196,8 @@ impl<'a> Compiler<'a> {
     }
 }
 
-/// Per role, whether at most one of the marked roles can play a `does` input in any reachable joint
-/// move (all false when that cannot be shown).
+/// Per role, its turn (the atom of `true(turn)`) when at most one of the roles with a turn can play a
+/// `does` input in any reachable joint move (all `None` when that cannot be shown).
 ///
 /// The proof is the turn of turn-taking games: each marked role's legal moves that have an input all
 /// need one base proposition, its *turn* (`true(control white)` in every instance of its `legal`), and
@@ -1209,8 +1211,8 @@ fn one_mover(
     next: RelId,
     initial: &[u32],
     prop_of: &HashMap<TermId, u32>,
-) -> Vec<bool> {
-    let none = vec![false; roles.len()];
+) -> Vec<Option<u32>> {
+    let none = vec![None; roles.len()];
     let atom = |r: RelId, args: &[TermId]| g.atom_of.get(&(r, SmallVec::from_slice(args))).copied();
     // The turn of each role that has inputs, as the atom of `true(turn)`.
     let mut turn: Vec<Option<u32>> = vec![None; roles.len()];
@@ -1265,38 +1267,196 @@ fn one_mover(
     if initially > 1 {
         return none;
     }
-    // Each turn's `next` instances (`None`: always true).
-    let mut nexts: Vec<Option<&[SmallVec<[u32; 4]>]>> = Vec::new();
-    for &t in &turns {
-        if !g.src.dynamic[next.0 as usize] {
-            return none;
-        }
-        match atom(next, &[g.atoms[t as usize].args[0]]) {
-            None => nexts.push(Some(&[])),
-            Some(a) if g.atoms[a as usize].always => nexts.push(None),
-            Some(a) => nexts.push(Some(&g.atoms[a as usize].bodies)),
-        }
+    if !g.src.dynamic[next.0 as usize] {
+        return none;
     }
-    let clash = |a: &[u32], b: &[u32]| {
-        let both = || a.iter().chain(b);
-        let held: Vec<u32> = both()
-            .filter(|&&x| x & 1 == 0 && turns.contains(&(x >> 1)))
-            .map(|&x| x >> 1)
-            .collect();
-        held.iter().any(|&t| held.iter().any(|&u| u != t))
-            || both().any(|&x| both().any(|&y| x ^ 1 == y))
-    };
-    for i in 0..nexts.len() {
-        for j in i + 1..nexts.len() {
-            let (Some(a), Some(b)) = (nexts[i], nexts[j]) else {
-                return none;
-            };
-            if a.iter().any(|x| b.iter().any(|y| !clash(x, y))) {
-                return none;
+    let next_of: Vec<Option<u32>> = turns
+        .iter()
+        .map(|&t| atom(next, &[g.atoms[t as usize].args[0]]))
+        .collect();
+    let turn_role: Vec<(usize, u32)> = turn
+        .iter()
+        .enumerate()
+        .filter_map(|(r, t)| t.map(|t| (r, t)))
+        .collect();
+    if !turns_stay_exclusive(g, roles, &turn_role, &next_of) {
+        return none;
+    }
+    turn
+}
+
+/// Whether no two turns' `next` atoms (`None`: never true) can hold together in a state where at
+/// most one turn holds and only the role whose turn it is plays a `does` input, shown by evaluating
+/// them on every such assignment of the inputs they depend on. False when they depend on more than a
+/// few other propositions (or many atoms): that is not a proof.
+fn turns_stay_exclusive(
+    g: &Grounder,
+    roles: &[TermId],
+    turn_role: &[(usize, u32)],
+    next_of: &[Option<u32>],
+) -> bool {
+    const MAX_CONE: usize = 20_000;
+    const MAX_FREE: usize = 12;
+    // The atoms the `next` atoms depend on, each after those it reads (post-order).
+    let mut index: HashMap<u32, usize> = HashMap::new();
+    let mut order: Vec<u32> = Vec::new();
+    let mut stack: Vec<(u32, usize, usize)> = Vec::new();
+    let mut seen: HashMap<u32, ()> = HashMap::new();
+    for &root in next_of.iter().flatten() {
+        if seen.insert(root, ()).is_some() {
+            continue;
+        }
+        stack.push((root, 0, 0));
+        while let Some(&mut (a, ref mut bi, ref mut li)) = stack.last_mut() {
+            let def = &g.atoms[a as usize];
+            let input = def.rel == g.true_ || def.rel == g.does;
+            let mut child = None;
+            if !input && !def.always {
+                while *bi < def.bodies.len() {
+                    let body = &def.bodies[*bi];
+                    if *li < body.len() {
+                        let c = body[*li] >> 1;
+                        *li += 1;
+                        if seen.insert(c, ()).is_none() {
+                            child = Some(c);
+                            break;
+                        }
+                    } else {
+                        *bi += 1;
+                        *li = 0;
+                    }
+                }
+            }
+            match child {
+                Some(c) => stack.push((c, 0, 0)),
+                None => {
+                    stack.pop();
+                    index.insert(a, order.len());
+                    order.push(a);
+                    if order.len() > MAX_CONE {
+                        return false;
+                    }
+                }
             }
         }
     }
-    turn.iter().map(|t| t.is_some()).collect()
+    let turn_of = |a: u32| turn_role.iter().find(|x| x.1 == a).map(|x| x.0);
+    let role_of = |a: u32| roles.iter().position(|r| *r == g.atoms[a as usize].args[0]);
+    let free: Vec<u32> = order
+        .iter()
+        .copied()
+        .filter(|&a| g.atoms[a as usize].rel == g.true_ && turn_of(a).is_none())
+        .collect();
+    if free.len() > MAX_FREE {
+        return false;
+    }
+    let moves: Vec<u32> = order
+        .iter()
+        .copied()
+        .filter(|&a| g.atoms[a as usize].rel == g.does)
+        .collect();
+    let mut val = vec![false; order.len()];
+    // Who holds the turn (none, or a role), which of its inputs it plays (none, or one).
+    let holders = std::iter::once(None).chain(turn_role.iter().map(|x| Some(x.0)));
+    for holder in holders {
+        let played = std::iter::once(None).chain(
+            moves
+                .iter()
+                .filter(|&&m| holder.is_some() && role_of(m) == holder)
+                .map(|&m| Some(m)),
+        );
+        for mv in played {
+            for bits in 0..1u32 << free.len() {
+                for (k, &a) in order.iter().enumerate() {
+                    let def = &g.atoms[a as usize];
+                    val[k] = if def.rel == g.true_ {
+                        match turn_of(a) {
+                            Some(r) => holder == Some(r),
+                            None => free
+                                .iter()
+                                .position(|&f| f == a)
+                                .is_some_and(|i| bits >> i & 1 == 1),
+                        }
+                    } else if def.rel == g.does {
+                        mv == Some(a)
+                    } else {
+                        def.always
+                            || def.bodies.iter().any(|body| {
+                                body.iter().all(|&x| {
+                                    index
+                                        .get(&(x >> 1))
+                                        .is_some_and(|&i| val[i] != (x & 1 == 1))
+                                })
+                            })
+                    };
+                }
+                let holding = next_of
+                    .iter()
+                    .flatten()
+                    .filter(|&&a| index.get(&a).is_some_and(|&i| val[i]))
+                    .count();
+                if holding > 1 {
+                    return false;
+                }
+            }
+        }
+    }
+    true
+}
+
+/// Simplifies rule instances that read a role's move together with a turn (see [`one_mover`]): a
+/// role plays only on its turn, and at most one turn holds, so `does(r, m)` implies `true(turn_r)` and
+/// the negation of every other turn. The turn conditions go, and an instance that needs another role's
+/// turn (or the negation of its own) goes: the turn then no longer feeds the `next` of every cell
+/// (`next(cell(C,R,P)) :- does(P2, drop(C)) & true(control(P)) & ..` keeps only `P2 = P`).
+fn drop_implied_turns(g: &mut Grounder, roles: &[TermId], turns: &[Option<u32>]) {
+    if turns.iter().all(|t| t.is_none()) {
+        return;
+    }
+    let role_of = |a: &AtomDef| roles.iter().position(|r| *r == a.args[0]);
+    let mover_of: Vec<Option<usize>> = g
+        .atoms
+        .iter()
+        .map(|a| {
+            if a.rel == g.does {
+                role_of(a).filter(|&r| turns[r].is_some())
+            } else {
+                None
+            }
+        })
+        .collect();
+    let turn_role = |atom: u32| turns.iter().position(|t| *t == Some(atom));
+    for a in 0..g.atoms.len() {
+        let bodies = std::mem::take(&mut g.atoms[a].bodies);
+        let mut kept = Vec::with_capacity(bodies.len());
+        for mut body in bodies {
+            let movers: SmallVec<[usize; 2]> = body
+                .iter()
+                .filter(|&&x| x & 1 == 0)
+                .filter_map(|&x| mover_of[(x >> 1) as usize])
+                .collect();
+            let Some(&r) = movers.first() else {
+                kept.push(body);
+                continue;
+            };
+            if movers.iter().any(|&m| m != r) {
+                continue; // two roles moving at once
+            }
+            let mut possible = true;
+            body.retain(|x| match turn_role(*x >> 1) {
+                None => true,
+                Some(t) => {
+                    // Holds exactly when it is `r`'s turn; that is implied.
+                    possible &= (t == r) == (*x & 1 == 0);
+                    false
+                }
+            });
+            if possible {
+                kept.push(body);
+            }
+        }
+        g.atoms[a].bodies = kept;
+    }
 }
 
 /// Adds `true :- init`, `true :- next`, `does :- legal` and drops negations: the relaxed program.
