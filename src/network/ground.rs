@@ -844,6 +844,9 @@ struct Compiler<'a> {
     one_mover: Vec<bool>,
 }
 
+/// A short list of literals.
+type Lits = SmallVec<[NetLit; 8]>;
+
 const UNSEEN: NetLit = u32::MAX;
 const BUSY: NetLit = u32::MAX - 1;
 /// Provisional gate nodes live above every input node.
@@ -1087,8 +1090,7 @@ impl<'a> Compiler<'a> {
     fn or(&mut self, lits: &[NetLit]) -> Result<NetLit, NetworkError> {
         let mut lits: SmallVec<[NetLit; 8]> = SmallVec::from_slice(lits);
         // Per rewritten role: all its inputs, and those not in the OR.
-        let mut parts: SmallVec<[(usize, SmallVec<[NetLit; 8]>, SmallVec<[NetLit; 8]>); 2]> =
-            SmallVec::new();
+        let mut parts: SmallVec<[(usize, Lits, Lits); 2]> = SmallVec::new();
         for r in 0..self.does_by_role.len() {
             let all = &self.does_by_role[r];
             if all.len() < 8 {
