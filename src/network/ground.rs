@@ -1299,6 +1299,7 @@ fn turns_stay_exclusive(
 ) -> bool {
     const MAX_CONE: usize = 20_000;
     const MAX_FREE: usize = 12;
+    const MAX_WORK: usize = 20_000_000;
     // The atoms the `next` atoms depend on, each after those it reads (post-order).
     let mut index: HashMap<u32, usize> = HashMap::new();
     let mut order: Vec<u32> = Vec::new();
@@ -1357,6 +1358,15 @@ fn turns_stay_exclusive(
         .copied()
         .filter(|&a| g.atoms[a as usize].rel == g.does)
         .collect();
+    // Bound the work: assignments times atoms evaluated.
+    let assignments: usize = turn_role
+        .iter()
+        .map(|&(r, _)| 1 + moves.iter().filter(|&&m| role_of(m) == Some(r)).count())
+        .sum::<usize>()
+        + 1;
+    if (assignments << free.len()).saturating_mul(order.len()) > MAX_WORK {
+        return false;
+    }
     let mut val = vec![false; order.len()];
     // Who holds the turn (none, or a role), which of its inputs it plays (none, or one).
     let holders = std::iter::once(None).chain(turn_role.iter().map(|x| Some(x.0)));
