@@ -333,7 +333,10 @@ pub fn ground_with(p: &ast::Program, budget: Budget) -> Result<Grounded, Network
     let next_out: Vec<Out> = props.iter().map(|p| out_lit(&g, next, &[*p])).collect();
 
     // Compile.
+    let turns = one_mover(&g, &roles, legal, next, &initial, &prop_of);
+    drop_implied_turns(&mut g, &roles, &turns);
     let mut c = Compiler::new(&g, props.len(), &prop_of, &roles, &move_of, budget);
+    c.one_mover = turns.iter().map(|t| t.is_some()).collect();
     let lit = |c: &mut Compiler, o: &Out| -> Result<NetLit, NetworkError> {
         match o {
             Out::Const(b) => Ok(*b as NetLit),
@@ -836,7 +839,13 @@ struct Compiler<'a> {
     scratch: SmallVec<[NetLit; 16]>,
     /// Per role, the (positive) literals of its `does` inputs, sorted.
     does_by_role: Vec<Vec<NetLit>>,
+    /// Per role, whether it belongs to a set of roles of which at most one plays a `does` input in any
+    /// reachable joint move (see [`one_mover`]).
+    one_mover: Vec<bool>,
 }
+
+/// A short list of literals.
+type Lits = SmallVec<[NetLit; 8]>;
 
 const UNSEEN: NetLit = u32::MAX;
 const BUSY: NetLit = u32::MAX - 1;
@@ -875,6 +884,7 @@ impl<'a> Compiler<'a> {
             d.sort_unstable();
         }
         Compiler {
+            one_mover: vec![false; does_by_role.len()],
             does_by_role,
             lit_of: vec![UNSEEN; g.atoms.len()],
             gates: Vec::new(),
@@ -1079,6 +1089,8 @@ impl<'a> Compiler<'a> {
     /// others": `OR(S) = OR(D) & !OR(D \ S)` for the role's inputs `D`. The `OR(D)` gate is shared.
     fn or(&mut self, lits: &[NetLit]) -> Result<NetLit, NetworkError> {
         let mut lits: SmallVec<[NetLit; 8]> = SmallVec::from_slice(lits);
+        // Per rewritten role: all its inputs, and those not in the OR.
+        let mut parts: SmallVec<[(usize, Lits, Lits); 2]> = SmallVec::new();
         for r in 0..self.does_by_role.len() {
             let all = &self.does_by_role[r];
             if all.len() < 8 {
@@ -1100,10 +1112,32 @@ impl<'a> Compiler<'a> {
                 .collect();
             let all: SmallVec<[NetLit; 8]> = SmallVec::from_slice(all);
             lits.retain(|l| all.binary_search(l).is_err());
+            parts.push((r, all, others));
+        }
+        if parts.len() >= 2 && parts.iter().all(|p| self.one_mover[p.0]) {
+            // At most one of these roles plays any of their inputs, so "some role played an input in
+            // the OR" is "some role played one of their inputs, and it is not one of the others": the
+            // `any` gate then holds at every step of a turn-taking game and flips never, instead of
+            // each role's flipping at every turn.
+            let mut all: SmallVec<[NetLit; 8]> = SmallVec::new();
+            let mut others: SmallVec<[NetLit; 8]> = SmallVec::new();
+            for (_, a, o) in &parts {
+                all.extend_from_slice(a);
+                others.extend_from_slice(o);
+            }
+            all.sort_unstable();
+            others.sort_unstable();
             let any = self.or_plain(&all)?;
             let none_of_others = self.or_plain(&others)? ^ 1;
             let l = self.and(&[any, none_of_others])?;
             lits.push(l);
+        } else {
+            for (_, all, others) in parts {
+                let any = self.or_plain(&all)?;
+                let none_of_others = self.or_plain(&others)? ^ 1;
+                let l = self.and(&[any, none_of_others])?;
+                lits.push(l);
+            }
         }
         self.or_plain(&lits)
     }
@@ -1161,6 +1195,279 @@ impl<'a> Compiler<'a> {
             }
         }
         remap
+    }
+}
+
+/// Per role, its turn (the atom of `true(turn)`) when at most one of the roles with a turn can play a
+/// `does` input in any reachable joint move (all `None` when that cannot be shown).
+///
+/// The proof is the turn of turn-taking games: each marked role's legal moves that have an input all
+/// need one base proposition, its *turn* (`true(control white)` in every instance of its `legal`), and
+/// at most one turn holds in every reachable state: at most one initially, and no two `next(turn)`
+/// instances can hold together in a state where at most one turn holds (every pair of their
+/// conditions holds two different turns, or a condition and its negation).
+fn one_mover(
+    g: &Grounder,
+    roles: &[TermId],
+    legal: RelId,
+    next: RelId,
+    initial: &[u32],
+    prop_of: &HashMap<TermId, u32>,
+) -> Vec<Option<u32>> {
+    let none = vec![None; roles.len()];
+    let atom = |r: RelId, args: &[TermId]| g.atom_of.get(&(r, SmallVec::from_slice(args))).copied();
+    // The turn of each role that has inputs, as the atom of `true(turn)`.
+    let mut turn: Vec<Option<u32>> = vec![None; roles.len()];
+    for (ri, &role) in roles.iter().enumerate() {
+        let mut common: Option<Vec<u32>> = None;
+        let mut any = false;
+        for d in g
+            .atoms
+            .iter()
+            .filter(|a| a.rel == g.does && a.args[0] == role)
+        {
+            any = true;
+            let Some(l) = atom(legal, &[role, d.args[1]]) else {
+                if g.src.dynamic[legal.0 as usize] {
+                    continue; // never legal
+                }
+                return none;
+            };
+            let def = &g.atoms[l as usize];
+            if def.always {
+                return none;
+            }
+            for body in &def.bodies {
+                let trues: Vec<u32> = body
+                    .iter()
+                    .filter(|&&x| x & 1 == 0 && g.atoms[(x >> 1) as usize].rel == g.true_)
+                    .map(|&x| x >> 1)
+                    .collect();
+                common = Some(match common {
+                    None => trues,
+                    Some(c) => c.into_iter().filter(|a| trues.contains(a)).collect(),
+                });
+            }
+        }
+        if !any {
+            continue;
+        }
+        match common.and_then(|c| c.into_iter().min()) {
+            Some(t) => turn[ri] = Some(t),
+            None => return none,
+        }
+    }
+    let turns: Vec<u32> = turn.iter().flatten().copied().collect();
+    if turns.len() < 2 {
+        return none;
+    }
+    let prop = |t: u32| prop_of.get(&g.atoms[t as usize].args[0]).copied();
+    let initially = turns
+        .iter()
+        .filter(|&&t| prop(t).is_some_and(|p| initial.contains(&p)))
+        .count();
+    if initially > 1 {
+        return none;
+    }
+    if !g.src.dynamic[next.0 as usize] {
+        return none;
+    }
+    let next_of: Vec<Option<u32>> = turns
+        .iter()
+        .map(|&t| atom(next, &[g.atoms[t as usize].args[0]]))
+        .collect();
+    let turn_role: Vec<(usize, u32)> = turn
+        .iter()
+        .enumerate()
+        .filter_map(|(r, t)| t.map(|t| (r, t)))
+        .collect();
+    if !turns_stay_exclusive(g, roles, &turn_role, &next_of) {
+        return none;
+    }
+    turn
+}
+
+/// Whether no two turns' `next` atoms (`None`: never true) can hold together in a state where at
+/// most one turn holds and only the role whose turn it is plays a `does` input, shown by evaluating
+/// them on every such assignment of the inputs they depend on. False when they depend on more than a
+/// few other propositions (or many atoms): that is not a proof.
+fn turns_stay_exclusive(
+    g: &Grounder,
+    roles: &[TermId],
+    turn_role: &[(usize, u32)],
+    next_of: &[Option<u32>],
+) -> bool {
+    const MAX_CONE: usize = 20_000;
+    const MAX_FREE: usize = 12;
+    const MAX_WORK: usize = 20_000_000;
+    // The atoms the `next` atoms depend on, each after those it reads (post-order).
+    let mut index: HashMap<u32, usize> = HashMap::new();
+    let mut order: Vec<u32> = Vec::new();
+    let mut stack: Vec<(u32, usize, usize)> = Vec::new();
+    let mut seen: HashMap<u32, ()> = HashMap::new();
+    for &root in next_of.iter().flatten() {
+        if seen.insert(root, ()).is_some() {
+            continue;
+        }
+        stack.push((root, 0, 0));
+        while let Some(&mut (a, ref mut bi, ref mut li)) = stack.last_mut() {
+            let def = &g.atoms[a as usize];
+            let input = def.rel == g.true_ || def.rel == g.does;
+            let mut child = None;
+            if !input && !def.always {
+                while *bi < def.bodies.len() {
+                    let body = &def.bodies[*bi];
+                    if *li < body.len() {
+                        let c = body[*li] >> 1;
+                        *li += 1;
+                        if seen.insert(c, ()).is_none() {
+                            child = Some(c);
+                            break;
+                        }
+                    } else {
+                        *bi += 1;
+                        *li = 0;
+                    }
+                }
+            }
+            match child {
+                Some(c) => stack.push((c, 0, 0)),
+                None => {
+                    stack.pop();
+                    index.insert(a, order.len());
+                    order.push(a);
+                    if order.len() > MAX_CONE {
+                        return false;
+                    }
+                }
+            }
+        }
+    }
+    let turn_of = |a: u32| turn_role.iter().find(|x| x.1 == a).map(|x| x.0);
+    let role_of = |a: u32| roles.iter().position(|r| *r == g.atoms[a as usize].args[0]);
+    let free: Vec<u32> = order
+        .iter()
+        .copied()
+        .filter(|&a| g.atoms[a as usize].rel == g.true_ && turn_of(a).is_none())
+        .collect();
+    if free.len() > MAX_FREE {
+        return false;
+    }
+    let moves: Vec<u32> = order
+        .iter()
+        .copied()
+        .filter(|&a| g.atoms[a as usize].rel == g.does)
+        .collect();
+    // Bound the work: assignments times atoms evaluated.
+    let assignments: usize = turn_role
+        .iter()
+        .map(|&(r, _)| 1 + moves.iter().filter(|&&m| role_of(m) == Some(r)).count())
+        .sum::<usize>()
+        + 1;
+    if (assignments << free.len()).saturating_mul(order.len()) > MAX_WORK {
+        return false;
+    }
+    let mut val = vec![false; order.len()];
+    // Who holds the turn (none, or a role), which of its inputs it plays (none, or one).
+    let holders = std::iter::once(None).chain(turn_role.iter().map(|x| Some(x.0)));
+    for holder in holders {
+        let played = std::iter::once(None).chain(
+            moves
+                .iter()
+                .filter(|&&m| holder.is_some() && role_of(m) == holder)
+                .map(|&m| Some(m)),
+        );
+        for mv in played {
+            for bits in 0..1u32 << free.len() {
+                for (k, &a) in order.iter().enumerate() {
+                    let def = &g.atoms[a as usize];
+                    val[k] = if def.rel == g.true_ {
+                        match turn_of(a) {
+                            Some(r) => holder == Some(r),
+                            None => free
+                                .iter()
+                                .position(|&f| f == a)
+                                .is_some_and(|i| bits >> i & 1 == 1),
+                        }
+                    } else if def.rel == g.does {
+                        mv == Some(a)
+                    } else {
+                        def.always
+                            || def.bodies.iter().any(|body| {
+                                body.iter().all(|&x| {
+                                    index
+                                        .get(&(x >> 1))
+                                        .is_some_and(|&i| val[i] != (x & 1 == 1))
+                                })
+                            })
+                    };
+                }
+                let holding = next_of
+                    .iter()
+                    .flatten()
+                    .filter(|&&a| index.get(&a).is_some_and(|&i| val[i]))
+                    .count();
+                if holding > 1 {
+                    return false;
+                }
+            }
+        }
+    }
+    true
+}
+
+/// Simplifies rule instances that read a role's move together with a turn (see [`one_mover`]): a
+/// role plays only on its turn, and at most one turn holds, so `does(r, m)` implies `true(turn_r)` and
+/// the negation of every other turn. The turn conditions go, and an instance that needs another role's
+/// turn (or the negation of its own) goes: the turn then no longer feeds the `next` of every cell
+/// (`next(cell(C,R,P)) :- does(P2, drop(C)) & true(control(P)) & ..` keeps only `P2 = P`).
+fn drop_implied_turns(g: &mut Grounder, roles: &[TermId], turns: &[Option<u32>]) {
+    if turns.iter().all(|t| t.is_none()) {
+        return;
+    }
+    let role_of = |a: &AtomDef| roles.iter().position(|r| *r == a.args[0]);
+    let mover_of: Vec<Option<usize>> = g
+        .atoms
+        .iter()
+        .map(|a| {
+            if a.rel == g.does {
+                role_of(a).filter(|&r| turns[r].is_some())
+            } else {
+                None
+            }
+        })
+        .collect();
+    let turn_role = |atom: u32| turns.iter().position(|t| *t == Some(atom));
+    for a in 0..g.atoms.len() {
+        let bodies = std::mem::take(&mut g.atoms[a].bodies);
+        let mut kept = Vec::with_capacity(bodies.len());
+        for mut body in bodies {
+            let movers: SmallVec<[usize; 2]> = body
+                .iter()
+                .filter(|&&x| x & 1 == 0)
+                .filter_map(|&x| mover_of[(x >> 1) as usize])
+                .collect();
+            let Some(&r) = movers.first() else {
+                kept.push(body);
+                continue;
+            };
+            if movers.iter().any(|&m| m != r) {
+                continue; // two roles moving at once
+            }
+            let mut possible = true;
+            body.retain(|x| match turn_role(*x >> 1) {
+                None => true,
+                Some(t) => {
+                    // Holds exactly when it is `r`'s turn; that is implied.
+                    possible &= (t == r) == (*x & 1 == 0);
+                    false
+                }
+            });
+            if possible {
+                kept.push(body);
+            }
+        }
+        g.atoms[a].bodies = kept;
     }
 }
 

@@ -8,6 +8,10 @@
 //!
 //! Only the *cone* of the playout outputs (terminal, legal, next) is kept up to date: gates that only
 //! feed goals are never touched during a playout (goals are read once, at the end, by the full pass).
+//!
+//! Changes also keep a bitset up to date, so a step never reads every output: each role's legal moves
+//! (see `LegalSets` in the parent module) and, per proposition, whether its `next` differs from its
+//! value (the propositions to flip when the state moves on).
 
 use super::ground::{Grounded, NetLit};
 
@@ -15,10 +19,12 @@ use super::ground::{Grounded, NetLit};
 const VAL: u32 = 1 << 31;
 /// The negated-output bit of a gate word.
 const NEG: u32 = 1 << 30;
-/// Set on nodes that some proposition's `next` reads: their changes are recorded in `touched`.
-const WATCH: u32 = 1 << 29;
+/// Set on nodes whose changes toggle bits of the bitset (see [`Fanout::note`]).
+const NOTE: u32 = 1 << 29;
 /// The count of false inputs.
-const CNT: u32 = WATCH - 1;
+const CNT: u32 = NOTE - 1;
+/// No guard.
+pub(crate) const NO_GUARD: NetLit = u32::MAX;
 
 /// A node whose change is being passed on: its next reader is `edges[pos]`, its new value `val`.
 #[derive(Clone, Copy, Debug, Default)]
@@ -37,15 +43,31 @@ pub(crate) struct Fanout {
     edges: Vec<u32>,
     /// The cone's gates, by gate index (not node), in evaluation order.
     cone: Vec<u32>,
-    /// `watch_start[n]..watch_start[n + 1]` are the propositions whose `next` is node `n` (negated or
-    /// not) in `watch`.
-    watch_start: Vec<u32>,
-    watch: Vec<u32>,
+    /// `lw_start[n]..lw_start[n + 1]` are the bits that node `n` toggles in `lw`: the legal-set bits
+    /// that follow it, and the *pending* bit of each proposition whose `next` or own node it is.
+    lw_start: Vec<u32>,
+    lw: Vec<u32>,
+    /// Per legal-set bit, the literal it follows (the legal literal, or its gate less the guard).
+    bit_lit: Vec<NetLit>,
+    /// Proposition `p`'s pending bit is `pending + p` (`bit_lit.len()`, a multiple of 64).
+    /// Per gate (by gate index), the input left out of its count (a legal move's guard), or
+    /// [`NO_GUARD`].
+    skip: Vec<NetLit>,
+    pending: usize,
+    /// The number of propositions.
+    props: usize,
 }
 
 impl Fanout {
-    /// The fan-out of the gates that `roots` (literals) depend on.
-    pub(crate) fn new(n: &Grounded, roots: impl Iterator<Item = NetLit>) -> Fanout {
+    /// The fan-out of the gates that `roots` (literals) depend on. `skip[g]` is an input of gate `g`
+    /// that the gate's count leaves out (or [`NO_GUARD`]); `bit_lit[b]` is the literal legal-set bit
+    /// `b` follows.
+    pub(crate) fn new(
+        n: &Grounded,
+        roots: impl Iterator<Item = NetLit>,
+        skip: Vec<NetLit>,
+        bit_lit: Vec<NetLit>,
+    ) -> Fanout {
         let first = n.first_gate;
         let mut needed = vec![false; n.gates.len()];
         let mut todo: Vec<usize> = Vec::new();
@@ -68,11 +90,14 @@ impl Fanout {
         let cone: Vec<u32> = (0..n.gates.len() as u32)
             .filter(|&g| needed[g as usize])
             .collect();
+        let skip_of = |g: u32| skip.get(g as usize).copied().unwrap_or(NO_GUARD);
         let mut count = vec![0u32; n.num_nodes + 1];
         for &g in &cone {
             let gate = n.gates[g as usize];
             for &l in &n.inputs[gate.start as usize..gate.end as usize] {
-                count[(l >> 1) as usize] += 1;
+                if l != skip_of(g) {
+                    count[(l >> 1) as usize] += 1;
+                }
             }
         }
         let mut start = Vec::with_capacity(n.num_nodes + 1);
@@ -88,36 +113,47 @@ impl Fanout {
             let gate = n.gates[g as usize];
             let node = (first as u32 + g) << 1;
             for &l in &n.inputs[gate.start as usize..gate.end as usize] {
+                if l == skip_of(g) {
+                    continue;
+                }
                 let src = (l >> 1) as usize;
                 edges[fill[src] as usize] = node | (l & 1);
                 fill[src] += 1;
             }
         }
-        let mut wcount = vec![0u32; n.num_nodes + 1];
-        for &l in &n.next {
-            wcount[(l >> 1) as usize] += 1;
-        }
-        let mut watch_start = Vec::with_capacity(n.num_nodes + 1);
-        let mut acc = 0u32;
-        for c in &wcount[..n.num_nodes] {
-            watch_start.push(acc);
-            acc += c;
-        }
-        watch_start.push(acc);
-        let mut fill = watch_start.clone();
-        let mut watch = vec![0u32; acc as usize];
-        for (p, &l) in n.next.iter().enumerate() {
-            let src = (l >> 1) as usize;
-            watch[fill[src] as usize] = p as u32;
-            fill[src] += 1;
-        }
+        let pending = bit_lit.len().div_ceil(64) * 64;
+        let (lw_start, lw) = csr(
+            n.num_nodes,
+            bit_lit
+                .iter()
+                .enumerate()
+                .map(|(b, &l)| ((l >> 1) as usize, b as u32))
+                .chain(n.next.iter().enumerate().flat_map(move |(p, &l)| {
+                    let bit = (pending + p) as u32;
+                    [((l >> 1) as usize, bit), (1 + p, bit)]
+                })),
+        );
         Fanout {
             start,
             edges,
             cone,
-            watch_start,
-            watch,
+            lw_start,
+            lw,
+            bit_lit,
+            skip,
+            pending,
+            props: n.next.len(),
         }
+    }
+
+    /// The words of the bitset: legal sets, then pending propositions.
+    pub(crate) fn bit_words(&self) -> usize {
+        (self.pending + self.props).div_ceil(64)
+    }
+
+    /// The first word of the pending propositions' bits.
+    pub(crate) fn pending_word(&self) -> usize {
+        self.pending / 64
     }
 
     /// The cone's gates (gate indices, ascending).
@@ -125,19 +161,15 @@ impl Fanout {
         &self.cone
     }
 
-    /// The propositions whose `next` reads node `node`.
-    #[inline]
-    pub(crate) fn watchers(&self, node: u32) -> &[u32] {
-        let i = node as usize;
-        match (self.watch_start.get(i), self.watch_start.get(i + 1)) {
-            (Some(&s), Some(&e)) => self.watch.get(s as usize..e as usize).unwrap_or(&[]),
-            _ => &[],
-        }
-    }
-
     /// Sets every node word from the base propositions in `props` (`does` inputs false): one full pass
     /// over the cone.
-    pub(crate) fn load(&self, n: &Grounded, w: &mut Vec<u32>, props: impl Fn(usize) -> bool) {
+    pub(crate) fn load(
+        &self,
+        n: &Grounded,
+        w: &mut Vec<u32>,
+        lbits: &mut Vec<u64>,
+        props: impl Fn(usize) -> bool,
+    ) {
         w.clear();
         w.resize(n.num_nodes, 0);
         for p in 0..n.props.len() {
@@ -148,68 +180,79 @@ impl Fanout {
         for &g in &self.cone {
             let gate = n.gates[g as usize];
             let mut false_inputs = 0;
+            let skip = self.skip.get(g as usize).copied().unwrap_or(NO_GUARD);
             for &l in &n.inputs[gate.start as usize..gate.end as usize] {
-                false_inputs += 1 ^ lit(w, l);
+                if l != skip {
+                    false_inputs += 1 ^ lit(w, l);
+                }
             }
             let neg = if gate.negate != 0 { NEG } else { 0 };
             let val = u32::from(false_inputs == 0) ^ u32::from(neg != 0);
             w[n.first_gate + g as usize] = val << 31 | neg | false_inputs;
         }
         for (node, x) in w.iter_mut().enumerate() {
-            if self.watch_start[node] < self.watch_start[node + 1] {
-                *x |= WATCH;
+            if self.lw_start[node] < self.lw_start[node + 1] {
+                *x |= NOTE;
             }
+        }
+        lbits.clear();
+        lbits.resize(self.bit_words(), 0);
+        for (b, &l) in self.bit_lit.iter().enumerate() {
+            lbits[b / 64] |= u64::from(lit(w, l)) << (b % 64);
+        }
+        for (p, &l) in n.next.iter().enumerate() {
+            let b = self.pending + p;
+            lbits[b / 64] |= u64::from(lit(w, l) ^ (w[1 + p] >> 31)) << (b % 64);
         }
     }
 
     /// Flips input node `node` and propagates the change (depth first, so each node's changes reach its
-    /// readers in the order they happen and every count stays within its gate's input count). Watched
-    /// nodes that change are added to `touched` (possibly more than once).
+    /// readers in the order they happen and every count stays within its gate's input count), toggling
+    /// the bits that changed nodes follow.
     ///
     /// `frames` must hold at least [`Fanout::frames_needed`] entries and `w` one word per node, as
     /// [`Fanout::load`] leaves them; otherwise nothing happens.
     #[inline]
-    pub(crate) fn flip(
-        &self,
-        w: &mut [u32],
-        frames: &mut [Frame],
-        touched: &mut Vec<u32>,
-        node: u32,
-    ) {
+    pub(crate) fn flip(&self, w: &mut [u32], frames: &mut [Frame], lbits: &mut [u64], node: u32) {
         let nodes = self.start.len() - 1;
-        if w.len() != nodes || node as usize >= nodes || frames.len() < self.frames_needed() {
+        if w.len() != nodes
+            || node as usize >= nodes
+            || frames.len() < self.frames_needed()
+            || lbits.len() < self.bit_words()
+        {
             return;
         }
         // SAFETY: `new` built `start` with one entry per node plus one, non-decreasing, ending at
         // `edges.len()`, and every edge names a node below `nodes`; `w` has `nodes` words (checked
         // above). A node has at most one frame on the stack (a node changes again only when one of its
         // inputs does, and those are all below it in the acyclic network), so `top + 1 <= nodes + 1 <
-        // frames.len()`.
+        // frames.len()`. `lw` holds bits below `pending + props < 64 * lbits.len()`.
         unsafe {
             let x = w.get_unchecked_mut(node as usize);
             *x ^= VAL;
-            if *x & WATCH != 0 {
-                touched.push(node);
-            }
             let n = node as usize;
-            *frames.get_unchecked_mut(0) = Frame {
-                pos: *self.start.get_unchecked(n),
-                end: *self.start.get_unchecked(n + 1),
-                val: *x >> 31,
-            };
+            if *x & NOTE != 0 {
+                self.note(n, lbits);
+            }
+            // The frame being worked on lives in registers; the stack holds only its unfinished
+            // ancestors (a finished frame is replaced, not kept).
+            let mut pos = *self.start.get_unchecked(n);
+            let mut end = *self.start.get_unchecked(n + 1);
+            let mut val = *x >> 31;
             let mut top = 0usize;
             loop {
-                let f = frames.get_unchecked_mut(top);
-                if f.pos == f.end {
+                if pos == end {
                     if top == 0 {
                         break;
                     }
                     top -= 1;
+                    let f = *frames.get_unchecked(top);
+                    (pos, end, val) = (f.pos, f.end, f.val);
                     continue;
                 }
-                let edge = *self.edges.get_unchecked(f.pos as usize);
-                f.pos += 1;
-                let lit_true = f.val ^ (edge & 1);
+                let edge = *self.edges.get_unchecked(pos as usize);
+                pos += 1;
+                let lit_true = val ^ (edge & 1);
                 let g = (edge >> 1) as usize;
                 let x = w.get_unchecked_mut(g);
                 // One false input fewer when the literal became true, one more when it became false.
@@ -219,23 +262,37 @@ impl Fanout {
                 y ^= changed << 31;
                 *x = y;
                 if changed != 0 {
-                    if y & WATCH != 0 {
-                        touched.push(g as u32);
+                    if y & NOTE != 0 {
+                        self.note(g, lbits);
                     }
                     let (s, e) = (
                         *self.start.get_unchecked(g),
                         *self.start.get_unchecked(g + 1),
                     );
                     if s != e {
-                        top += 1;
-                        *frames.get_unchecked_mut(top) = Frame {
-                            pos: s,
-                            end: e,
-                            val: nv,
-                        };
+                        if pos != end {
+                            *frames.get_unchecked_mut(top) = Frame { pos, end, val };
+                            top += 1;
+                        }
+                        (pos, end, val) = (s, e, nv);
                     }
                 }
             }
+        }
+    }
+
+    /// Toggles the bits that node `g` follows (it changed).
+    ///
+    /// # Safety
+    /// `g` is a node and `lbits` holds every bit (as [`Fanout::flip`] checks).
+    #[inline]
+    unsafe fn note(&self, g: usize, lbits: &mut [u64]) {
+        let (s, e) = (
+            *self.lw_start.get_unchecked(g) as usize,
+            *self.lw_start.get_unchecked(g + 1) as usize,
+        );
+        for &b in self.lw.get_unchecked(s..e) {
+            *lbits.get_unchecked_mut(b as usize / 64) ^= 1 << (b % 64);
         }
     }
 
@@ -243,6 +300,33 @@ impl Fanout {
     pub(crate) fn frames_needed(&self) -> usize {
         self.start.len() + 1
     }
+}
+
+/// Compressed sparse rows: `(start, items)` with `items[start[k]..start[k + 1]]` the values given for
+/// key `k < keys` (keys out of range are left out).
+fn csr(keys: usize, pairs: impl Iterator<Item = (usize, u32)> + Clone) -> (Vec<u32>, Vec<u32>) {
+    let mut count = vec![0u32; keys + 1];
+    for (k, _) in pairs.clone() {
+        if k < keys {
+            count[k] += 1;
+        }
+    }
+    let mut start = Vec::with_capacity(keys + 1);
+    let mut acc = 0u32;
+    for c in &count[..keys] {
+        start.push(acc);
+        acc += c;
+    }
+    start.push(acc);
+    let mut fill = start.clone();
+    let mut items = vec![0u32; acc as usize];
+    for (k, v) in pairs {
+        if k < keys {
+            items[fill[k] as usize] = v;
+            fill[k] += 1;
+        }
+    }
+    (start, items)
 }
 
 /// The value of a literal in packed node words.
