@@ -11,6 +11,7 @@
 //! **Architecture invariant:** nothing in the evaluator handles strings; names appear only when printing.
 
 pub mod conformance;
+mod demand;
 pub mod eval;
 pub mod ir;
 pub mod ops;
@@ -21,7 +22,7 @@ pub mod terms;
 
 pub use ir::lower;
 pub use plan::plan;
-pub use rulegame::{LoadError, RuleGame, RuleMove, RuleState};
+pub use rulegame::{Evaluation, LoadError, RuleGame, RuleMove, RuleState};
 
 /// What can go wrong when loading or evaluating a rule program.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
