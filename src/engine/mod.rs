@@ -3,7 +3,7 @@
 //! Stages, each with one entry point and each printing itself as readable rules:
 //!
 //! 1. [`lower`] ([`ir`]): the parsed program becomes plain rules over interned ids.
-//! 2. [`plan()`] ([`plan`]): strata, the phase of each relation (load / state / move), join orders, indexes.
+//! 2. [`plan()`] ([`plan`](mod@plan)): strata, the phase of each relation (load / state / move), join orders, indexes.
 //! 3. [`eval::Db::run`] ([`eval`]): semi-naive evaluation of one phase over flat, indexed relations.
 //! 4. [`RuleGame`] ([`rulegame`]): states as bitsets over base propositions, interned moves.
 //! 5. [`conformance::replay`]: checks a game against a reference trace.
