@@ -52,6 +52,8 @@ pub struct Loaded {
     pub network_size: Option<(usize, usize)>,
     /// Why the network was not used, when it was tried.
     pub fallback: Option<String>,
+    /// Whether the Datalog evaluator runs the rules demand-driven (see `ggp::engine::Evaluation`).
+    pub demand: bool,
 }
 
 impl Loaded {
@@ -61,6 +63,7 @@ impl Loaded {
             load: Duration::ZERO,
             network_size: None,
             fallback: None,
+            demand: false,
         }
     }
 
@@ -73,6 +76,9 @@ impl Loaded {
         );
         if let Some((props, gates)) = self.network_size {
             s.push_str(&format!(" propositions={props} gates={gates}"));
+        }
+        if self.demand {
+            s.push_str(" evaluation=demand");
         }
         s
     }
@@ -131,6 +137,7 @@ pub fn load_rules(path: &Path, choice: EngineChoice) -> Result<(RuleEngine, Load
                     load: started.elapsed(),
                     network_size: Some((g.num_propositions(), g.num_gates())),
                     fallback: None,
+                    demand: false,
                 };
                 return Ok((RuleEngine::Network(Box::new(g)), loaded));
             }
@@ -146,6 +153,7 @@ pub fn load_rules(path: &Path, choice: EngineChoice) -> Result<(RuleEngine, Load
         load: started.elapsed(),
         network_size: None,
         fallback,
+        demand: g.uses_demand(),
     };
     Ok((RuleEngine::Datalog(Box::new(g)), loaded))
 }

@@ -236,6 +236,11 @@ impl Db {
         }
     }
 
+    /// Replaces the limits of later evaluations.
+    pub fn set_limits(&mut self, limits: Limits) {
+        self.limits = limits;
+    }
+
     /// Facts derived by the last [`Db::run`].
     pub fn derived(&self) -> usize {
         self.derived

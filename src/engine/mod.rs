@@ -3,7 +3,7 @@
 //! Stages, each with one entry point and each printing itself as readable rules:
 //!
 //! 1. [`lower`] ([`ir`]): the parsed program becomes plain rules over interned ids.
-//! 2. [`plan()`] ([`plan`]): strata, the phase of each relation (load / state / move), join orders, indexes.
+//! 2. [`plan()`] ([`plan`](mod@plan)): strata, the phase of each relation (load / state / move), join orders, indexes.
 //! 3. [`eval::Db::run`] ([`eval`]): semi-naive evaluation of one phase over flat, indexed relations.
 //! 4. [`RuleGame`] ([`rulegame`]): states as bitsets over base propositions, interned moves.
 //! 5. [`conformance::replay`]: checks a game against a reference trace.
@@ -11,6 +11,7 @@
 //! **Architecture invariant:** nothing in the evaluator handles strings; names appear only when printing.
 
 pub mod conformance;
+mod demand;
 pub mod eval;
 pub mod ir;
 pub mod ops;
@@ -21,7 +22,7 @@ pub mod terms;
 
 pub use ir::lower;
 pub use plan::plan;
-pub use rulegame::{LoadError, RuleGame, RuleMove, RuleState};
+pub use rulegame::{Evaluation, LoadError, RuleGame, RuleMove, RuleState};
 
 /// What can go wrong when loading or evaluating a rule program.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -16,7 +16,12 @@
 //!   (`rewrite::unfold_views`), so a reader that fixes some arguments evaluates only those;
 //! - frame rules (`next(f(X)) :- true(f(X))` with at most comparisons of `X`) become a mask of the
 //!   propositions they carry over: the next state starts as the state within the mask;
-//! - the strata that only `goal` reads are evaluated when a goal is asked, not in every state.
+//! - the strata that only `goal` reads are evaluated when a goal is asked, not in every state;
+//! - rules written for a top-down prover (chess asks "is this square attacked, ignoring that cell?"
+//!   for a few cells, bottom-up means every cell) run demand-driven (`engine::demand`, the magic-sets
+//!   rewrite). [`Evaluation::Auto`] decides at load: the bottom-up rules stay unless, in the initial
+//!   state and the one after its first joint move, they fail within a second or derive more than
+//!   20,000 facts and four times what the demand-driven rules derive.
 //!
 //! Rules chosen here (documented because GDL leaves them open):
 //! - `mover`: the only role with more than one legal move; when every role has exactly one, the only role
@@ -146,6 +151,74 @@ pub struct RuleGame {
     frame_mask: RuleState,
     /// Whether some rule derives into a relation the state fills (then filling checks duplicates).
     inputs_derived: bool,
+    /// Whether the rules run in their demand-driven form.
+    demand: bool,
+}
+
+/// How the evaluator runs the rules.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Evaluation {
+    /// Bottom-up, unless the demand-driven form costs far less in the first states (the default).
+    #[default]
+    Auto,
+    /// Every relation computed in full in each state.
+    BottomUp,
+    /// Relations computed only for the arguments their readers ask about (the magic-sets rewrite),
+    /// when the rewrite changes anything.
+    Demand,
+}
+
+/// How long each side of the load-time comparison of the two evaluations may run.
+const DEMAND_TRIAL_TIME: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// The demand-driven form is chosen when the bottom-up rules derive more than this many facts in the
+/// trial states...
+const DEMAND_MIN_FACTS: usize = 20_000;
+
+/// ...and this many times what the demand-driven form derives.
+const DEMAND_GAIN: usize = 4;
+
+/// What the final rules compile to.
+struct Compiled {
+    prog: Program,
+    plan: Plan,
+    base: Db,
+    core_strata: Vec<bool>,
+    goal_strata: Vec<bool>,
+    inputs_derived: bool,
+}
+
+/// Plans `prog` and computes its load-time relations.
+#[allow(clippy::too_many_arguments)]
+fn compile_program(
+    prog: Program,
+    inputs: &[(RelId, Phase)],
+    sizes: &[Option<f64>],
+    terms: &TermStore,
+    limits: Limits,
+    goal: Option<RelId>,
+    prop_rel: &[RelId],
+    true_: RelId,
+) -> Result<Compiled, EngineError> {
+    let inputs_derived = prog
+        .rules
+        .iter()
+        .any(|r| r.head.rel == true_ || prop_rel.contains(&r.head.rel));
+    let arities: Vec<usize> = prog.relations.iter().map(|r| r.arity).collect();
+    let mut sizes = sizes.to_vec();
+    sizes.resize(prog.relations.len(), None);
+    let plan = plan_sized(&prog, inputs, &sizes)?;
+    let (core_strata, goal_strata) = split_goal_strata(&prog, &plan, goal);
+    let mut base = Db::new(&plan, &arities, terms.clone(), limits);
+    base.run(&plan, Phase::Static)?;
+    Ok(Compiled {
+        prog,
+        plan,
+        base,
+        core_strata,
+        goal_strata,
+        inputs_derived,
+    })
 }
 
 const NO_RULES: &str = "the game has no";
@@ -181,6 +254,15 @@ impl RuleGame {
         p: &ast::Program,
         name: &str,
         limits: Limits,
+    ) -> Result<RuleGame, EngineError> {
+        RuleGame::build(p, name, limits, Evaluation::Auto)
+    }
+
+    fn build(
+        p: &ast::Program,
+        name: &str,
+        limits: Limits,
+        evaluation: Evaluation,
     ) -> Result<RuleGame, EngineError> {
         let mut prog = to_classic(&lower(p)?)?;
         super::rewrite::prepare(&mut prog);
@@ -253,7 +335,7 @@ impl RuleGame {
 
         // The real plan: `true` is read per state, `does` per move.
         let flat = flatten(&mut prog, &props, &terms, true_, next);
-        {
+        let keep = {
             let k = prog.keywords;
             let mut keep = vec![true_, does, next, legal, init];
             keep.extend(
@@ -265,16 +347,21 @@ impl RuleGame {
             keep.extend(flat.prop_rel.iter().copied());
             let dynamic = dynamic_relations(&prog, &keep[..2], &flat.prop_rel);
             super::rewrite::unfold_views(&mut prog, &keep, &dynamic);
-        }
+            keep
+        };
         let words = props.len().div_ceil(64).max(1);
         let frame_mask = take_frame_rules(&mut prog, &flat, &props, &terms, true_, next, words);
-        let inputs_derived = prog
-            .rules
-            .iter()
-            .any(|r| r.head.rel == true_ || flat.prop_rel.contains(&r.head.rel));
+        // The demand-driven form of the rules (see `engine::demand`), tried below when it differs.
+        let demanded = (evaluation != Evaluation::BottomUp)
+            .then(|| {
+                let dynamic = dynamic_relations(&prog, &keep[..2], &flat.prop_rel);
+                let per_move = dynamic_relations(&prog, &keep[1..2], &[]);
+                let mut d = prog.clone();
+                (super::demand::demand(&mut d, &keep, &dynamic, &per_move) > 0).then_some(d)
+            })
+            .flatten();
         let mut inputs = vec![(true_, Phase::State), (does, Phase::Move)];
         inputs.extend(flat.prop_rel.iter().map(|r| (*r, Phase::State)));
-        let arities: Vec<usize> = prog.relations.iter().map(|r| r.arity).collect();
         // Sizes for join ordering: what the relaxed analysis derived (exact for static relations, an
         // upper bound for the others), the propositions of each flattened `true`, one move per role.
         let mut sizes: Vec<Option<f64>> = vec![None; prog.relations.len()];
@@ -289,10 +376,28 @@ impl RuleGame {
         }
         sizes[does.0 as usize] = Some(roles.len() as f64);
         sizes[true_.0 as usize] = Some(props.len() as f64);
-        let gplan = plan_sized(&prog, &inputs, &sizes)?;
-        let (core_strata, goal_strata) = split_goal_strata(&prog, &gplan, goal);
-        let mut base = Db::new(&gplan, &arities, terms, limits);
-        base.run(&gplan, Phase::Static)?;
+        let prop_rel = flat.prop_rel.clone();
+        let compile = move |prog: Program, limits: Limits| {
+            compile_program(
+                prog, &inputs, &sizes, &terms, limits, goal, &prop_rel, true_,
+            )
+        };
+        let forced = match (&demanded, evaluation) {
+            (Some(d), Evaluation::Demand) => compile(d.clone(), limits).ok(),
+            _ => None,
+        };
+        let demand_forced = forced.is_some();
+        let Compiled {
+            prog,
+            plan: gplan,
+            base,
+            core_strata,
+            goal_strata,
+            inputs_derived,
+        } = match forced {
+            Some(c) => c,
+            None => compile(prog, limits)?,
+        };
         let mut initial = RuleState(vec![0; words].into_boxed_slice());
         for i in 0..base.rel(init).len() {
             let t = base.rel(init).row(i)[0];
@@ -329,7 +434,7 @@ impl RuleGame {
             .symbols()
             .get("noop")
             .and_then(|s| base.terms.find_constant(s));
-        Ok(RuleGame {
+        let mut game = RuleGame {
             info: GameInfo {
                 name: name.to_string(),
                 roles: role_names,
@@ -360,7 +465,102 @@ impl RuleGame {
             goal_strata,
             frame_mask,
             inputs_derived,
-        })
+            demand: demand_forced,
+        };
+        if let (Evaluation::Auto, Some(d)) = (evaluation, demanded) {
+            game.choose_evaluation(d, limits, compile)?;
+        }
+        Ok(game)
+    }
+
+    /// Loads a parsed program with explicit limits and evaluation.
+    pub fn with_options(
+        p: &ast::Program,
+        name: &str,
+        limits: Limits,
+        evaluation: Evaluation,
+    ) -> Result<RuleGame, EngineError> {
+        RuleGame::build(p, name, limits, evaluation)
+    }
+
+    /// Whether the rules run in their demand-driven form (see [`Evaluation`]).
+    pub fn uses_demand(&self) -> bool {
+        self.demand
+    }
+
+    /// Puts `c` in place of the compiled rules, returning the old ones.
+    fn swap_compiled(&mut self, c: Compiled) -> Compiled {
+        if let Ok(mut pool) = self.pool.lock() {
+            pool.clear();
+        }
+        Compiled {
+            prog: std::mem::replace(&mut self.prog, c.prog),
+            plan: std::mem::replace(&mut self.plan, c.plan),
+            base: std::mem::replace(&mut self.base, c.base),
+            core_strata: std::mem::replace(&mut self.core_strata, c.core_strata),
+            goal_strata: std::mem::replace(&mut self.goal_strata, c.goal_strata),
+            inputs_derived: std::mem::replace(&mut self.inputs_derived, c.inputs_derived),
+        }
+    }
+
+    /// Facts derived in the initial state and in the state after its first joint move: what the
+    /// load-time comparison of the two evaluations weighs.
+    fn trial_cost(&self) -> Result<usize, EngineError> {
+        let s = self.initial.clone();
+        let mut cost = self.with_state(&s, |db| Ok(db.derived()))?;
+        let mut joint = Vec::with_capacity(self.roles.len());
+        let mut moves = Vec::new();
+        for r in 0..self.roles.len() {
+            self.try_legal(&s, r, &mut moves)?;
+            match moves.first() {
+                Some(&m) => joint.push(m),
+                None => return Ok(cost),
+            }
+        }
+        if self.try_terminal(&s)? {
+            return Ok(cost);
+        }
+        let next = self.try_next(&s, &joint)?;
+        cost += self.with_state(&next, |db| Ok(db.derived()))?;
+        Ok(cost)
+    }
+
+    /// Keeps the bottom-up rules unless they fail or derive far more than the demand-driven form
+    /// `demanded` in the first states (chess's "attacked, ignoring this cell" relations).
+    fn choose_evaluation(
+        &mut self,
+        demanded: Program,
+        limits: Limits,
+        compile: impl Fn(Program, Limits) -> Result<Compiled, EngineError>,
+    ) -> Result<(), EngineError> {
+        let trial = || Limits {
+            deadline: Some(std::time::Instant::now() + DEMAND_TRIAL_TIME),
+            ..limits
+        };
+        self.base.set_limits(trial());
+        let plain_cost = self.trial_cost();
+        self.base.set_limits(limits);
+        let Ok(mut compiled) = compile(demanded, trial()) else {
+            return Ok(());
+        };
+        compiled.base.set_limits(trial());
+        let plain = self.swap_compiled(compiled);
+        let demand_cost = self.trial_cost();
+        let better = match (&plain_cost, &demand_cost) {
+            (Err(_), Ok(_)) => true,
+            (Ok(p), Ok(d)) => *p > DEMAND_MIN_FACTS && *p > DEMAND_GAIN * *d,
+            _ => false,
+        };
+        if better {
+            self.base.set_limits(limits);
+            if let Ok(mut pool) = self.pool.lock() {
+                pool.clear();
+            }
+            self.demand = true;
+        } else {
+            self.swap_compiled(plain);
+        }
+        Ok(())
     }
 
     /// The lowered program.

@@ -7,7 +7,7 @@
 //!
 //! As in the seed, a leaf is a leaf for the search only by its depth: the tree has no terminal states, so
 //! a search that goes past a leaf finds a state with no legal moves, and one that estimates an inner node
-//! gets an error from [`Game::try_estimate`]. Every estimate is logged ("Estimating state e[3]") so tests
+//! gets an error from [`Game::try_estimate`]. Every estimate is logged ("Estimating state e\[3\]") so tests
 //! can check exactly which leaves a search looked at.
 
 use std::fmt;

@@ -1,6 +1,6 @@
 //! The grounded propositional network: the fast path for classic GDL.
 //!
-//! The main entry points are [`ground`] (grounding and compilation, see [`ground`](mod@ground)) and
+//! The main entry points are [`ground()`] (grounding and compilation, see [`ground`](mod@ground)) and
 //! [`NetGame::from_program`], a [`Game`] whose states are bitsets over the base propositions and whose
 //! legal moves, next state, goals and terminal flag come from one pass over a levelised network.
 //!

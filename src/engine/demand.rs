@@ -1,0 +1,469 @@
+//! Query-driven evaluation for a bottom-up engine: the magic-sets rewrite.
+//!
+//! The main entry point is [`demand`]. A top-down prover only ever computes the instances of a relation
+//! that a query asks about; a bottom-up evaluator computes every instance. For most games that is the
+//! cheaper way, but some rules are written for the prover: chess's `threatened_with_capture` asks
+//! whether a square is attacked *ignoring one given cell*, and bottom-up that means every attack for
+//! every ignored cell, hundreds of thousands of facts per state where a prover looks at a few dozen.
+//!
+//! The rewrite makes the evaluator ask first. For a relation `q` read as `q(a, ?y)` with `a` known from
+//! the literals before it, the reading becomes `q#bf(a, ?y)`, a copy of `q` restricted to what is asked:
+//!
+//! ```text
+//! demand#q#bf(a)      :- <the literals before the reading>.
+//! q#bf(?x, ?y)        :- demand#q#bf(?x), <q's body, its own readings rewritten the same way>.
+//! ```
+//!
+//! (`b` marks an argument known when the reading is evaluated, `f` a free one.) The demand rules read
+//! only the positive literals before the reading, so they ask about a superset of what the rule needs:
+//! answers stay exact. A copy can still close a cycle through negation that the plain rules did not
+//! have (a demand read inside what it restricts); the relations behind such a cycle are left bottom-up
+//! and the rewrite is redone, so the result is always stratified.
+
+use hashbrown::HashMap;
+
+use super::ir::{Cmp, IrAtom, Lit, Pat, Program, RelId, Rule};
+use super::plan::tarjan;
+
+/// Rewrites the readings of the `eligible` relations (by [`RelId`] index) so that they are computed only
+/// for the arguments asked (see the module documentation). `roots` are the relations whose every
+/// instance is wanted; `per_move` marks the relations that depend on the moves (`does`). Returns the
+/// number of demand-restricted copies made (0: nothing changed).
+///
+/// A copy asked for by a rule that depends on the moves is itself computed per move, so readings from
+/// per-move rules get copies of their own: a per-state reader (`legal`) never waits for a move.
+pub(crate) fn demand(
+    p: &mut Program,
+    roots: &[RelId],
+    eligible: &[bool],
+    per_move: &[bool],
+) -> usize {
+    let mut eligible = eligible.to_vec();
+    // A copy can close a cycle through negation that the plain rules did not have (a demand that
+    // reads the reading it restricts). The relations behind such a cycle stay bottom-up; a few rounds
+    // settle it.
+    for _ in 0..16 {
+        let mut q = p.clone();
+        let origin = rewrite(&mut q, roots, &eligible, per_move);
+        if origin.is_empty() {
+            return 0;
+        }
+        let culprits = unstratified(&q, &origin);
+        if culprits.is_empty() {
+            *p = q;
+            return origin.len() / 2;
+        }
+        for r in culprits {
+            eligible[r.0 as usize] = false;
+        }
+    }
+    0
+}
+
+/// The relations whose copies lie on a cycle through negation in `q` (`origin` maps each copy and
+/// demand relation to the relation it restricts).
+fn unstratified(q: &Program, origin: &HashMap<RelId, RelId>) -> Vec<RelId> {
+    let n = q.relations.len();
+    let mut deps: Vec<Vec<(usize, bool)>> = vec![Vec::new(); n];
+    for r in &q.rules {
+        for l in &r.body {
+            if let Lit::Pos(a) | Lit::Neg(a) = l {
+                deps[r.head.rel.0 as usize].push((a.rel.0 as usize, matches!(l, Lit::Neg(_))));
+            }
+        }
+    }
+    let mut comp = vec![0usize; n];
+    let sccs = tarjan(n, &deps);
+    for (i, c) in sccs.iter().enumerate() {
+        for &r in c {
+            comp[r] = i;
+        }
+    }
+    let mut culprits = Vec::new();
+    for c in &sccs {
+        let negative_inside = c
+            .iter()
+            .any(|&h| deps[h].iter().any(|&(b, neg)| neg && comp[b] == comp[h]));
+        if negative_inside {
+            for &r in c {
+                if let Some(&o) = origin.get(&RelId(r as u32)) {
+                    if !culprits.contains(&o) {
+                        culprits.push(o);
+                    }
+                }
+            }
+        }
+    }
+    culprits
+}
+
+/// One rewrite with the given eligible relations; returns the relation each copy and demand
+/// relation restricts (empty: nothing changed).
+fn rewrite(
+    p: &mut Program,
+    roots: &[RelId],
+    eligible: &[bool],
+    per_move: &[bool],
+) -> HashMap<RelId, RelId> {
+    let n = p.relations.len();
+    let mut by_head: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (i, r) in p.rules.iter().enumerate() {
+        by_head[r.head.rel.0 as usize].push(i);
+    }
+    let is_eligible =
+        |r: RelId| eligible.get(r.0 as usize).copied().unwrap_or(false) && !roots.contains(&r);
+    let original = std::mem::take(&mut p.rules);
+    let mut rw = Rewriter {
+        p,
+        copies: HashMap::new(),
+        work: Vec::new(),
+        plain_wanted: vec![false; n],
+        out: Vec::new(),
+    };
+    // Every relation that is not eligible keeps its rules, with their readings rewritten.
+    for (i, r) in original.iter().enumerate() {
+        if !is_eligible(r.head.rel) {
+            let moves = per_move
+                .get(r.head.rel.0 as usize)
+                .copied()
+                .unwrap_or(false);
+            rw.rewrite_rule(&original[i], None, moves, &is_eligible);
+        }
+    }
+    let mut done_plain = vec![false; n];
+    loop {
+        if let Some((rel, adorn, moves, copy, magic)) = rw.work.pop() {
+            for &ri in &by_head[rel.0 as usize] {
+                rw.rewrite_rule(
+                    &original[ri],
+                    Some((&adorn, copy, magic)),
+                    moves,
+                    &is_eligible,
+                );
+            }
+            continue;
+        }
+        // An eligible relation also read with every argument free is computed in full.
+        let Some(rel) = (0..n).find(|&r| rw.plain_wanted[r] && !done_plain[r]) else {
+            break;
+        };
+        done_plain[rel] = true;
+        let moves = per_move.get(rel).copied().unwrap_or(false);
+        for &ri in &by_head[rel] {
+            rw.rewrite_rule(&original[ri], None, moves, &is_eligible);
+        }
+    }
+    let mut origin = HashMap::new();
+    for ((rel, _, _), (copy, magic)) in &rw.copies {
+        origin.insert(*copy, *rel);
+        origin.insert(*magic, *rel);
+    }
+    p.rules = rw.out;
+    if !origin.is_empty() {
+        super::rewrite::prune_to(p, roots);
+    }
+    origin
+}
+
+/// A demand-restricted copy waiting for its rules: relation, adornment, asked per move, copy, demand
+/// relation.
+type Pending = (RelId, Vec<bool>, bool, RelId, RelId);
+
+struct Rewriter<'a> {
+    p: &'a mut Program,
+    /// (relation, adornment, asked per move) → (restricted copy, its demand relation).
+    copies: HashMap<(RelId, Vec<bool>, bool), (RelId, RelId)>,
+    work: Vec<Pending>,
+    plain_wanted: Vec<bool>,
+    out: Vec<Rule>,
+}
+
+fn pat_bound(x: &Pat, bound: &[bool]) -> bool {
+    match x {
+        Pat::Var(v) => bound[*v as usize],
+        Pat::Term(_) => true,
+        Pat::Func(_, args) => args.iter().all(|a| pat_bound(a, bound)),
+    }
+}
+
+fn bind(x: &Pat, bound: &mut [bool]) {
+    x.each_var(&mut |v| bound[v as usize] = true);
+}
+
+impl Rewriter<'_> {
+    /// The copy of `rel` for adornment `adorn` (made and queued on first use).
+    fn copy_of(&mut self, rel: RelId, adorn: &[bool], moves: bool) -> (RelId, RelId) {
+        if let Some(&c) = self.copies.get(&(rel, adorn.to_vec(), moves)) {
+            return c;
+        }
+        let name = self
+            .p
+            .terms
+            .name(self.p.relations[rel.0 as usize].name)
+            .to_string();
+        let arity = adorn.len();
+        let mut tag: String = adorn.iter().map(|&b| if b { 'b' } else { 'f' }).collect();
+        if moves {
+            tag.push_str("#move");
+        }
+        let copy = self.p.add_relation(&format!("{name}#{tag}"), arity);
+        let bound = adorn.iter().filter(|&&b| b).count();
+        let magic = self.p.add_relation(&format!("demand#{name}#{tag}"), bound);
+        self.copies
+            .insert((rel, adorn.to_vec(), moves), (copy, magic));
+        self.work.push((rel, adorn.to_vec(), moves, copy, magic));
+        (copy, magic)
+    }
+
+    /// Emits `rule` (plain when `head` is `None`, else as the rule of a restricted copy) with its
+    /// readings of eligible relations rewritten, and the demand rules those readings need.
+    fn rewrite_rule(
+        &mut self,
+        rule: &Rule,
+        head: Option<(&[bool], RelId, RelId)>,
+        moves: bool,
+        is_eligible: &impl Fn(RelId) -> bool,
+    ) {
+        let nv = rule.var_names.len();
+        let mut bound = vec![false; nv];
+        // The guard: the demand for this copy, over the head's bound arguments.
+        let mut guard: Vec<Lit> = Vec::new();
+        let mut new_head = rule.head.clone();
+        if let Some((adorn, copy, magic)) = head {
+            let args: Vec<Pat> = rule
+                .head
+                .args
+                .iter()
+                .zip(adorn)
+                .filter(|(_, &b)| b)
+                .map(|(a, _)| a.clone())
+                .collect();
+            args.iter().for_each(|a| bind(a, &mut bound));
+            guard.push(Lit::Pos(IrAtom { rel: magic, args }));
+            new_head.rel = copy;
+        }
+        // Sideways information passing: literals of relations computed in full first (they only
+        // narrow what is asked), then the eligible readings in written order; filters as soon as
+        // their variables are known.
+        let positive = |i: usize| matches!(&rule.body[i], Lit::Pos(_));
+        let eligible_at =
+            |i: usize| matches!(&rule.body[i], Lit::Pos(a) | Lit::Neg(a) if is_eligible(a.rel));
+        let mut pending: Vec<usize> = (0..rule.body.len())
+            .filter(|&i| positive(i) && !eligible_at(i))
+            .chain((0..rule.body.len()).filter(|&i| positive(i) && eligible_at(i)))
+            .collect();
+        let mut filters: Vec<usize> = (0..rule.body.len()).filter(|&i| !positive(i)).collect();
+        let mut body: Vec<Lit> = guard.clone();
+        // The prefix every demand rule reads: the guard and the rewritten positive literals and
+        // filters placed so far.
+        let mut prefix: Vec<Lit> = guard;
+        loop {
+            // Filters whose variables are known (comparisons and arithmetic; negations wait for the
+            // end, when every positive literal has bound what it can).
+            let mut i = 0;
+            while i < filters.len() {
+                let l = &rule.body[filters[i]];
+                let ready = match l {
+                    Lit::Neg(_) => false,
+                    Lit::Cmp(Cmp::Same, x, y) => {
+                        (pat_bound(x, &bound) && (pat_bound(y, &bound) || matches!(y, Pat::Var(_))))
+                            || (pat_bound(y, &bound) && matches!(x, Pat::Var(_)))
+                    }
+                    Lit::Cmp(_, x, y) => pat_bound(x, &bound) && pat_bound(y, &bound),
+                    Lit::Arith(_, x, y, _) => pat_bound(x, &bound) && pat_bound(y, &bound),
+                    Lit::Pos(_) => unreachable!("positive literals are not filters"),
+                };
+                if ready {
+                    let fi = filters.remove(i);
+                    match &rule.body[fi] {
+                        Lit::Cmp(_, x, y) => {
+                            bind(x, &mut bound);
+                            bind(y, &mut bound);
+                        }
+                        Lit::Arith(_, _, _, z) => bind(z, &mut bound),
+                        _ => {}
+                    }
+                    body.push(rule.body[fi].clone());
+                    prefix.push(rule.body[fi].clone());
+                } else {
+                    i += 1;
+                }
+            }
+            if pending.is_empty() {
+                break;
+            }
+            let li = pending.remove(0);
+            let Lit::Pos(a) = &rule.body[li] else {
+                unreachable!("pending holds positive literals")
+            };
+            let lit = Lit::Pos(self.reading(a, &bound, &prefix, rule, moves, is_eligible));
+            a.args.iter().for_each(|x| bind(x, &mut bound));
+            body.push(lit.clone());
+            prefix.push(lit);
+        }
+        // Negations last, asked with whatever the whole positive body binds.
+        for fi in filters {
+            match &rule.body[fi] {
+                Lit::Neg(a) => {
+                    let a = self.reading(a, &bound, &prefix, rule, moves, is_eligible);
+                    body.push(Lit::Neg(a));
+                }
+                other => body.push(other.clone()),
+            }
+        }
+        self.out.push(Rule {
+            head: new_head,
+            body,
+            var_names: rule.var_names.clone(),
+        });
+    }
+
+    /// The atom a reading of `a` becomes, after `prefix` has bound `bound`; emits its demand rule.
+    fn reading(
+        &mut self,
+        a: &IrAtom,
+        bound: &[bool],
+        prefix: &[Lit],
+        rule: &Rule,
+        moves: bool,
+        is_eligible: &impl Fn(RelId) -> bool,
+    ) -> IrAtom {
+        if !is_eligible(a.rel) {
+            return a.clone();
+        }
+        let adorn: Vec<bool> = a.args.iter().map(|x| pat_bound(x, bound)).collect();
+        if !adorn.iter().any(|&b| b) {
+            self.plain_wanted[a.rel.0 as usize] = true;
+            return a.clone();
+        }
+        let (copy, magic) = self.copy_of(a.rel, &adorn, moves);
+        let args: Vec<Pat> = a
+            .args
+            .iter()
+            .zip(&adorn)
+            .filter(|(_, &b)| b)
+            .map(|(x, _)| x.clone())
+            .collect();
+        let demand_rule = Rule {
+            head: IrAtom { rel: magic, args },
+            body: prefix.to_vec(),
+            var_names: rule.var_names.clone(),
+        };
+        if !self.out.contains(&demand_rule) {
+            self.out.push(demand_rule);
+        }
+        IrAtom {
+            rel: copy,
+            args: a.args.clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::lower;
+    use crate::syntax::parse_kif;
+
+    /// The program after [`demand`], with every relation that reads `true` or `does` (directly or not)
+    /// eligible and `roots` computed in full.
+    fn demanded(src: &str, roots: &[&str]) -> String {
+        let mut p = lower(&parse_kif(src).expect("parses")).expect("lowers");
+        let named = |p: &Program, n: &str| {
+            p.relations
+                .iter()
+                .position(|r| p.terms.name(r.name) == n)
+                .map(|i| RelId(i as u32))
+        };
+        let reads = |p: &Program, from: &[&str]| {
+            let mut on = vec![false; p.relations.len()];
+            for n in from {
+                if let Some(r) = named(p, n) {
+                    on[r.0 as usize] = true;
+                }
+            }
+            for _ in 0..p.relations.len() {
+                for r in &p.rules {
+                    if r.body
+                        .iter()
+                        .any(|l| matches!(l, Lit::Pos(a) | Lit::Neg(a) if on[a.rel.0 as usize]))
+                    {
+                        on[r.head.rel.0 as usize] = true;
+                    }
+                }
+            }
+            on
+        };
+        let eligible = reads(&p, &["true", "does"]);
+        let per_move = reads(&p, &["does"]);
+        let roots: Vec<RelId> = roots.iter().filter_map(|n| named(&p, n)).collect();
+        demand(&mut p, &roots, &eligible, &per_move);
+        p.to_string()
+    }
+
+    fn check(src: &str, roots: &[&str], expected: &str) {
+        assert_eq!(demanded(src, roots).trim(), expected.trim(), "for\n{src}");
+    }
+
+    #[test]
+    fn readings_with_known_arguments_get_restricted_copies() {
+        // Chess's pattern: "is the path clear, ignoring cell ?i", asked for one ?i at a time. The
+        // recursion passes the demand along; `legal` itself is computed in full.
+        check(
+            "(role r) (succ 1 2) (succ 2 3) \
+             (<= (clear ?a ?b ?i) (succ ?a ?b) (true (cell ?i))) \
+             (<= (clear ?a ?c ?i) (succ ?a ?b) (true (empty ?b)) (clear ?b ?c ?i)) \
+             (<= (legal r (go ?i)) (true (cell ?i)) (clear 1 3 ?i))",
+            &["legal", "true", "does", "role"],
+            "role(r).\nsucc(1, 2).\nsucc(2, 3).\n\
+             demand#clear#bbb(1, 3, ?i) :- true((cell ?i)).\n\
+             legal(r, (go ?i)) :- true((cell ?i)), clear#bbb(1, 3, ?i).\n\
+             clear#bbb(?a, ?b, ?i) :- demand#clear#bbb(?a, ?b, ?i), succ(?a, ?b), true((cell ?i)).\n\
+             demand#clear#bbb(?b, ?c, ?i) :- demand#clear#bbb(?a, ?c, ?i), succ(?a, ?b), \
+             true((empty ?b)).\n\
+             clear#bbb(?a, ?c, ?i) :- demand#clear#bbb(?a, ?c, ?i), succ(?a, ?b), true((empty ?b)), \
+             clear#bbb(?b, ?c, ?i).",
+        );
+    }
+
+    #[test]
+    fn negated_and_free_readings() {
+        // A negated reading is asked with what the positive body binds; a reading with every
+        // argument free keeps the relation whole; a per-move reader gets its own copy.
+        check(
+            "(role r) \
+             (<= (open ?x) (true (cell ?x blank))) \
+             (<= (legal r (mark ?x)) (true (cell ?x ?v)) (not (open ?x))) \
+             (<= (legal r any) (open ?y)) \
+             (<= (next (cell ?x o)) (does r (mark ?x)) (open ?x))",
+            &["legal", "next", "true", "does", "role"],
+            "role(r).\n\
+             demand#open#b(?x) :- true((cell ?x ?v)).\n\
+             legal(r, (mark ?x)) :- true((cell ?x ?v)), ~open#b(?x).\n\
+             legal(r, any) :- open(?y).\n\
+             demand#open#b#move(?x) :- does(r, (mark ?x)).\n\
+             next((cell ?x o)) :- does(r, (mark ?x)), open#b#move(?x).\n\
+             open#b#move(?x) :- demand#open#b#move(?x), true((cell ?x blank)).\n\
+             open#b(?x) :- demand#open#b(?x), true((cell ?x blank)).\n\
+             open(?x) :- true((cell ?x blank)).",
+        );
+    }
+
+    #[test]
+    fn a_copy_that_would_break_stratification_stays_bottom_up() {
+        // `legal` asks `q` about what `p` answered, and `p` negates `q`: one copy of `q` would serve
+        // both, its demand reading `p` and `p` negating it. The relations of that cycle stay whole, and
+        // nothing else is left to restrict.
+        check(
+            "(role r) \
+             (<= (q ?x) (true (cell ?x)) (true (mark ?x))) \
+             (<= (p ?x) (true (cell ?x)) (not (q ?x))) \
+             (<= (legal r (a ?x)) (true (cell ?x)) (p ?x) (q ?x))",
+            &["legal", "true", "does", "role"],
+            "role(r).\n\
+             q(?x) :- true((cell ?x)), true((mark ?x)).\n\
+             p(?x) :- true((cell ?x)), ~q(?x).\n\
+             legal(r, (a ?x)) :- true((cell ?x)), p(?x), q(?x).",
+        );
+    }
+}
