@@ -17,13 +17,25 @@
 //! (`b` marks an argument known when the reading is evaluated, `f` a free one.) The demand rules read
 //! only the positive literals before the reading, so they ask about a superset of what the rule needs:
 //! answers stay exact. A copy can still close a cycle through negation that the plain rules did not
-//! have (a demand read inside what it restricts); the relations behind such a cycle are left bottom-up
-//! and the rewrite is redone, so the result is always stratified.
+//! have (a demand read inside what it restricts, usually a copy read both positively and negatively);
+//! the relations read negatively inside such a cycle (all of the cycle's when no copy is) are left
+//! bottom-up and the rewrite is redone, so the result is always stratified.
 
 use hashbrown::HashMap;
 
 use super::ir::{Cmp, IrAtom, Lit, Pat, Program, RelId, Rule};
 use super::plan::tarjan;
+
+/// How the name of a demand relation starts.
+const DEMAND_PREFIX: &str = "demand#";
+
+/// Whether `rel` is a demand relation of the rewrite: the arguments a reading asks about, a handful
+/// per state, which the join order starts from.
+pub(crate) fn is_demand_relation(p: &Program, rel: RelId) -> bool {
+    p.terms
+        .name(p.relations[rel.0 as usize].name)
+        .starts_with(DEMAND_PREFIX)
+}
 
 /// Rewrites the readings of the `eligible` relations (by [`RelId`] index) so that they are computed only
 /// for the arguments asked (see the module documentation). `roots` are the relations whose every
@@ -42,7 +54,7 @@ pub(crate) fn demand(
     // A copy can close a cycle through negation that the plain rules did not have (a demand that
     // reads the reading it restricts). The relations behind such a cycle stay bottom-up; a few rounds
     // settle it.
-    for _ in 0..16 {
+    for _ in 0..64 {
         let mut q = p.clone();
         let origin = rewrite(&mut q, roots, &eligible, per_move);
         if origin.is_empty() {
@@ -80,17 +92,30 @@ fn unstratified(q: &Program, origin: &HashMap<RelId, RelId>) -> Vec<RelId> {
         }
     }
     let mut culprits = Vec::new();
+    let add = |r: usize, culprits: &mut Vec<RelId>| {
+        if let Some(&o) = origin.get(&RelId(r as u32)) {
+            if !culprits.contains(&o) {
+                culprits.push(o);
+            }
+        }
+    };
     for c in &sccs {
-        let negative_inside = c
-            .iter()
-            .any(|&h| deps[h].iter().any(|&(b, neg)| neg && comp[b] == comp[h]));
-        if negative_inside {
-            for &r in c {
-                if let Some(&o) = origin.get(&RelId(r as u32)) {
-                    if !culprits.contains(&o) {
-                        culprits.push(o);
-                    }
+        // The relations read negatively inside the cycle: computed in full, they leave it (a copy
+        // shared by a positive and a negative reading is the usual case: mummy maze's `lessthan`).
+        let before = culprits.len();
+        let mut negative_inside = false;
+        for &h in c {
+            for &(b, neg) in &deps[h] {
+                if neg && comp[b] == comp[h] {
+                    negative_inside = true;
+                    add(b, &mut culprits);
                 }
+            }
+        }
+        // When no copy is read negatively the cycle runs through plain relations: its copies go.
+        if negative_inside && culprits.len() == before {
+            for &r in c {
+                add(r, &mut culprits);
             }
         }
     }
@@ -208,7 +233,9 @@ impl Rewriter<'_> {
         }
         let copy = self.p.add_relation(&format!("{name}#{tag}"), arity);
         let bound = adorn.iter().filter(|&&b| b).count();
-        let magic = self.p.add_relation(&format!("demand#{name}#{tag}"), bound);
+        let magic = self
+            .p
+            .add_relation(&format!("{DEMAND_PREFIX}{name}#{tag}"), bound);
         self.copies
             .insert((rel, adorn.to_vec(), moves), (copy, magic));
         self.work.push((rel, adorn.to_vec(), moves, copy, magic));
@@ -452,8 +479,9 @@ mod tests {
     #[test]
     fn a_copy_that_would_break_stratification_stays_bottom_up() {
         // `legal` asks `q` about what `p` answered, and `p` negates `q`: one copy of `q` would serve
-        // both, its demand reading `p` and `p` negating it. The relations of that cycle stay whole, and
-        // nothing else is left to restrict.
+        // both, its demand reading `p` and `p` negating it. The negated relation of that cycle, `q`,
+        // stays whole, which breaks the cycle; `p` is still restricted (mummy maze's `lessthan`,
+        // read both ways by its direction table, is the corpus case).
         check(
             "(role r) \
              (<= (q ?x) (true (cell ?x)) (true (mark ?x))) \
@@ -462,8 +490,9 @@ mod tests {
             &["legal", "true", "does", "role"],
             "role(r).\n\
              q(?x) :- true((cell ?x)), true((mark ?x)).\n\
-             p(?x) :- true((cell ?x)), ~q(?x).\n\
-             legal(r, (a ?x)) :- true((cell ?x)), p(?x), q(?x).",
+             demand#p#b(?x) :- true((cell ?x)), q(?x).\n\
+             legal(r, (a ?x)) :- true((cell ?x)), q(?x), p#b(?x).\n\
+             p#b(?x) :- demand#p#b(?x), true((cell ?x)), ~q(?x).",
         );
     }
 }

@@ -432,8 +432,13 @@ impl Db {
                 added += usize::from(rel.insert(&[]));
             }
         } else {
+            // One join can yield millions of heads; the limit is checked as they go in.
+            let room = self.limits.max_facts.saturating_sub(self.derived);
             for fact in self.pending.chunks_exact(a) {
                 added += usize::from(rel.insert(fact));
+                if added > room {
+                    break;
+                }
             }
         }
         self.derived += added;

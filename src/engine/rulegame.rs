@@ -21,7 +21,9 @@
 //!   for a few cells, bottom-up means every cell) run demand-driven (`engine::demand`, the magic-sets
 //!   rewrite). [`Evaluation::Auto`] decides at load: the bottom-up rules stay unless, in the initial
 //!   state and the one after its first joint move, they fail within a second or derive more than
-//!   20,000 facts and four times what the demand-driven rules derive.
+//!   20,000 facts and four times what the demand-driven rules derive. When even the relations that
+//!   do not depend on the state cannot be computed in full at load (within 2 s and a million facts:
+//!   hex's `isList` of every list of up to 25 cells), every derived relation runs demand-driven.
 //!
 //! Rules chosen here (documented because GDL leaves them open):
 //! - `mover`: the only role with more than one legal move; when every role has exactly one, the only role
@@ -171,6 +173,13 @@ pub enum Evaluation {
 /// How long each side of the load-time comparison of the two evaluations may run.
 const DEMAND_TRIAL_TIME: std::time::Duration = std::time::Duration::from_secs(1);
 
+/// How long the bottom-up rules may take over the relations computed once at load before the fully
+/// demand-driven form is tried instead (only when there is one).
+const STATIC_TRIAL_TIME: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// ...and how many facts.
+const STATIC_TRIAL_FACTS: usize = 1_000_000;
+
 /// The demand-driven form is chosen when the bottom-up rules derive more than this many facts in the
 /// trial states...
 const DEMAND_MIN_FACTS: usize = 20_000;
@@ -207,6 +216,13 @@ fn compile_program(
     let arities: Vec<usize> = prog.relations.iter().map(|r| r.arity).collect();
     let mut sizes = sizes.to_vec();
     sizes.resize(prog.relations.len(), None);
+    // Without this hint a demand relation, one fact binding twenty variables of a list pattern, would
+    // be joined after the relations it restricts (hex's `le(?el1), .., le(?el20)`).
+    for (i, sz) in sizes.iter_mut().enumerate() {
+        if super::demand::is_demand_relation(&prog, RelId(i as u32)) {
+            *sz = Some(1.0);
+        }
+    }
     let plan = plan_sized(&prog, inputs, &sizes)?;
     let (core_strata, goal_strata) = split_goal_strata(&prog, &plan, goal);
     let mut base = Db::new(&plan, &arities, terms.clone(), limits);
@@ -351,15 +367,26 @@ impl RuleGame {
         };
         let words = props.len().div_ceil(64).max(1);
         let frame_mask = take_frame_rules(&mut prog, &flat, &props, &terms, true_, next, words);
-        // The demand-driven form of the rules (see `engine::demand`), tried below when it differs.
-        let demanded = (evaluation != Evaluation::BottomUp)
-            .then(|| {
-                let dynamic = dynamic_relations(&prog, &keep[..2], &flat.prop_rel);
-                let per_move = dynamic_relations(&prog, &keep[1..2], &[]);
+        // The demand-driven forms of the rules (see `engine::demand`), tried below when they differ:
+        // `demanded` restricts the relations that depend on the state, `demanded_all` every derived
+        // relation, for games whose load-time relations are too large to compute in full (hex's
+        // `isList` of every list of up to 25 cells, mummy maze's direction table of 6.5M entries).
+        let (demanded, demanded_all) = if evaluation == Evaluation::BottomUp {
+            (None, None)
+        } else {
+            let dynamic = dynamic_relations(&prog, &keep[..2], &flat.prop_rel);
+            let per_move = dynamic_relations(&prog, &keep[1..2], &[]);
+            let mut derived = vec![false; prog.relations.len()];
+            for r in &prog.rules {
+                derived[r.head.rel.0 as usize] = true;
+            }
+            let with = |eligible: &[bool]| {
                 let mut d = prog.clone();
-                (super::demand::demand(&mut d, &keep, &dynamic, &per_move) > 0).then_some(d)
-            })
-            .flatten();
+                (super::demand::demand(&mut d, &keep, eligible, &per_move) > 0).then_some(d)
+            };
+            let all = (derived != dynamic).then(|| with(&derived)).flatten();
+            (with(&dynamic), all)
+        };
         let mut inputs = vec![(true_, Phase::State), (does, Phase::Move)];
         inputs.extend(flat.prop_rel.iter().map(|r| (*r, Phase::State)));
         // Sizes for join ordering: what the relaxed analysis derived (exact for static relations, an
@@ -386,7 +413,37 @@ impl RuleGame {
             (Some(d), Evaluation::Demand) => compile(d.clone(), limits).ok(),
             _ => None,
         };
-        let demand_forced = forced.is_some();
+        let mut demand_forced = forced.is_some();
+        let compiled = match forced {
+            Some(c) => c,
+            None if demanded_all.is_some() => {
+                // The load-time relations in full, within a time budget when a fully demand-driven
+                // form can take over.
+                let budget = Limits {
+                    deadline: Some(std::time::Instant::now() + STATIC_TRIAL_TIME),
+                    max_facts: limits.max_facts.min(STATIC_TRIAL_FACTS),
+                    ..limits
+                };
+                match compile(prog.clone(), budget) {
+                    Ok(mut c) => {
+                        c.base.set_limits(limits);
+                        c
+                    }
+                    // Only size is a reason to switch: a rule the plain form rejects (unsafe, say)
+                    // stays rejected even where a restricted copy would bind its variables.
+                    Err(e) if !matches!(e, EngineError::Runaway(_)) => return Err(e),
+                    Err(_) => match demanded_all.and_then(|d| compile(d, limits).ok()) {
+                        Some(c) => {
+                            demand_forced = true;
+                            c
+                        }
+                        // Neither form loads: the bottom-up error, without the budget, says why.
+                        None => compile(prog, limits)?,
+                    },
+                }
+            }
+            None => compile(prog, limits)?,
+        };
         let Compiled {
             prog,
             plan: gplan,
@@ -394,10 +451,7 @@ impl RuleGame {
             core_strata,
             goal_strata,
             inputs_derived,
-        } = match forced {
-            Some(c) => c,
-            None => compile(prog, limits)?,
-        };
+        } = compiled;
         let mut initial = RuleState(vec![0; words].into_boxed_slice());
         for i in 0..base.rel(init).len() {
             let t = base.rel(init).row(i)[0];
@@ -467,7 +521,7 @@ impl RuleGame {
             inputs_derived,
             demand: demand_forced,
         };
-        if let (Evaluation::Auto, Some(d)) = (evaluation, demanded) {
+        if let (Evaluation::Auto, Some(d), false) = (evaluation, demanded, demand_forced) {
             game.choose_evaluation(d, limits, compile)?;
         }
         Ok(game)
