@@ -29,12 +29,6 @@ const REFERENCE_PROBLEMS: &[(&str, &str)] = &[(
      specification's reading, treats them as the same 0-ary relation",
 )];
 
-/// Games the Datalog engine does not load yet: known gaps of issue 4, each a failure to fix, not a
-/// difference of opinion with the reference. None today: the last two (laikLee_hex's lists of up to 25
-/// cells, mummymaze1p's direction table of 6.5M entries) load since every derived relation can be
-/// evaluated demand-driven.
-const DATALOG_GAPS: &[(&str, &str)] = &[];
-
 /// Games the Datalog engine does not replay in a routine time (release build, 2-core machine).
 const DATALOG_TOO_SLOW: &[(&str, &str)] = &[];
 
@@ -120,11 +114,6 @@ fn plan(engine: Engine) -> (Vec<String>, Vec<(String, String)>) {
         let slow_here = !all && only.is_none();
         let why = listed(REFERENCE_PROBLEMS, &name)
             .map(|why| format!("known reference problem: {why}"))
-            .or_else(|| {
-                listed(DATALOG_GAPS, &name)
-                    .filter(|_| engine != Engine::Network)
-                    .map(|why| format!("known gap of the Datalog engine: {why}"))
-            })
             .or_else(|| {
                 listed(slow, &name)
                     .filter(|_| slow_here)

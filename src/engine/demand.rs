@@ -23,7 +23,7 @@
 
 use hashbrown::HashMap;
 
-use super::ir::{Cmp, IrAtom, Lit, Pat, Program, RelId, Rule};
+use super::ir::{IrAtom, Lit, Pat, Program, RelId, Rule};
 use super::plan::tarjan;
 
 /// How the name of a demand relation starts.
@@ -203,16 +203,13 @@ struct Rewriter<'a> {
     out: Vec<Rule>,
 }
 
-fn pat_bound(x: &Pat, bound: &[bool]) -> bool {
-    match x {
-        Pat::Var(v) => bound[*v as usize],
-        Pat::Term(_) => true,
-        Pat::Func(_, args) => args.iter().all(|a| pat_bound(a, bound)),
-    }
-}
-
-fn bind(x: &Pat, bound: &mut [bool]) {
-    x.each_var(&mut |v| bound[v as usize] = true);
+/// The arguments an adornment marks bound: a demand relation's columns.
+fn bound_args(args: &[Pat], adorn: &[bool]) -> Vec<Pat> {
+    args.iter()
+        .zip(adorn)
+        .filter(|(_, &b)| b)
+        .map(|(a, _)| a.clone())
+        .collect()
 }
 
 impl Rewriter<'_> {
@@ -257,15 +254,8 @@ impl Rewriter<'_> {
         let mut guard: Vec<Lit> = Vec::new();
         let mut new_head = rule.head.clone();
         if let Some((adorn, copy, magic)) = head {
-            let args: Vec<Pat> = rule
-                .head
-                .args
-                .iter()
-                .zip(adorn)
-                .filter(|(_, &b)| b)
-                .map(|(a, _)| a.clone())
-                .collect();
-            args.iter().for_each(|a| bind(a, &mut bound));
+            let args = bound_args(&rule.head.args, adorn);
+            args.iter().for_each(|a| a.bind_vars(&mut bound));
             guard.push(Lit::Pos(IrAtom { rel: magic, args }));
             new_head.rel = copy;
         }
@@ -290,26 +280,9 @@ impl Rewriter<'_> {
             let mut i = 0;
             while i < filters.len() {
                 let l = &rule.body[filters[i]];
-                let ready = match l {
-                    Lit::Neg(_) => false,
-                    Lit::Cmp(Cmp::Same, x, y) => {
-                        (pat_bound(x, &bound) && (pat_bound(y, &bound) || matches!(y, Pat::Var(_))))
-                            || (pat_bound(y, &bound) && matches!(x, Pat::Var(_)))
-                    }
-                    Lit::Cmp(_, x, y) => pat_bound(x, &bound) && pat_bound(y, &bound),
-                    Lit::Arith(_, x, y, _) => pat_bound(x, &bound) && pat_bound(y, &bound),
-                    Lit::Pos(_) => unreachable!("positive literals are not filters"),
-                };
-                if ready {
+                if !matches!(l, Lit::Neg(_)) && l.filter_ready(&bound) {
                     let fi = filters.remove(i);
-                    match &rule.body[fi] {
-                        Lit::Cmp(_, x, y) => {
-                            bind(x, &mut bound);
-                            bind(y, &mut bound);
-                        }
-                        Lit::Arith(_, _, _, z) => bind(z, &mut bound),
-                        _ => {}
-                    }
+                    rule.body[fi].bind_vars(&mut bound);
                     body.push(rule.body[fi].clone());
                     prefix.push(rule.body[fi].clone());
                 } else {
@@ -324,7 +297,7 @@ impl Rewriter<'_> {
                 unreachable!("pending holds positive literals")
             };
             let lit = Lit::Pos(self.reading(a, &bound, &prefix, rule, moves, is_eligible));
-            a.args.iter().for_each(|x| bind(x, &mut bound));
+            a.args.iter().for_each(|x| x.bind_vars(&mut bound));
             body.push(lit.clone());
             prefix.push(lit);
         }
@@ -358,21 +331,17 @@ impl Rewriter<'_> {
         if !is_eligible(a.rel) {
             return a.clone();
         }
-        let adorn: Vec<bool> = a.args.iter().map(|x| pat_bound(x, bound)).collect();
+        let adorn: Vec<bool> = a.args.iter().map(|x| x.is_bound(bound)).collect();
         if !adorn.iter().any(|&b| b) {
             self.plain_wanted[a.rel.0 as usize] = true;
             return a.clone();
         }
         let (copy, magic) = self.copy_of(a.rel, &adorn, moves);
-        let args: Vec<Pat> = a
-            .args
-            .iter()
-            .zip(&adorn)
-            .filter(|(_, &b)| b)
-            .map(|(x, _)| x.clone())
-            .collect();
         let demand_rule = Rule {
-            head: IrAtom { rel: magic, args },
+            head: IrAtom {
+                rel: magic,
+                args: bound_args(&a.args, &adorn),
+            },
             body: prefix.to_vec(),
             var_names: rule.var_names.clone(),
         };

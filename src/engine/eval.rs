@@ -505,14 +505,6 @@ pub enum Instr {
     Arith(Arith, Pat, Pat, Match),
 }
 
-fn pat_bound(p: &Pat, bound: &[bool]) -> bool {
-    match p {
-        Pat::Var(v) => bound[*v as usize],
-        Pat::Term(_) => true,
-        Pat::Func(_, args) => args.iter().all(|a| pat_bound(a, bound)),
-    }
-}
-
 /// The matcher of a pattern given what is bound; marks what it binds.
 fn matcher(p: &Pat, bound: &mut [bool]) -> Match {
     match p {
@@ -571,7 +563,7 @@ pub fn compile(steps: &[Step], num_vars: usize) -> Vec<Instr> {
                 Instr::Less(x.clone(), y.clone(), *c == Cmp::Less)
             }
             Step::Cmp(Cmp::Same, x, y) => {
-                let (x, y) = if pat_bound(x, &bound) { (x, y) } else { (y, x) };
+                let (x, y) = if x.is_bound(&bound) { (x, y) } else { (y, x) };
                 let m = matcher(y, &mut bound);
                 Instr::Same(x.clone(), m)
             }

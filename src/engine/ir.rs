@@ -50,6 +50,20 @@ impl Pat {
             Pat::Func(_, args) => args.iter().for_each(|a| a.each_var(f)),
         }
     }
+
+    /// Whether every variable of the pattern is marked in `bound` (indexed by variable number).
+    pub(crate) fn is_bound(&self, bound: &[bool]) -> bool {
+        match self {
+            Pat::Var(v) => bound[*v as usize],
+            Pat::Term(_) => true,
+            Pat::Func(_, args) => args.iter().all(|a| a.is_bound(bound)),
+        }
+    }
+
+    /// Marks every variable of the pattern in `bound`.
+    pub(crate) fn bind_vars(&self, bound: &mut [bool]) {
+        self.each_var(&mut |v| bound[v as usize] = true);
+    }
 }
 
 /// An atom over a relation.
@@ -96,6 +110,37 @@ pub enum Lit {
     Cmp(Cmp, Pat, Pat),
     /// Arithmetic: `op(x, y, z)`.
     Arith(Arith, Pat, Pat, Pat),
+}
+
+impl Lit {
+    /// Whether a condition that binds nothing it tests (negation, comparison, arithmetic) can be
+    /// evaluated once the variables in `bound` are known: a negation needs all its arguments, `=` one
+    /// side and a variable on the other, arithmetic its two operands. A positive atom never is one.
+    pub(crate) fn filter_ready(&self, bound: &[bool]) -> bool {
+        match self {
+            Lit::Pos(_) => false,
+            Lit::Neg(a) => a.args.iter().all(|x| x.is_bound(bound)),
+            Lit::Cmp(Cmp::Same, x, y) => {
+                (x.is_bound(bound) && (y.is_bound(bound) || matches!(y, Pat::Var(_))))
+                    || (y.is_bound(bound) && matches!(x, Pat::Var(_)))
+            }
+            Lit::Cmp(_, x, y) | Lit::Arith(_, x, y, _) => x.is_bound(bound) && y.is_bound(bound),
+        }
+    }
+
+    /// Marks the variables the condition binds once evaluated: an atom's arguments, both sides of a
+    /// comparison (`=` binds its variable side), an arithmetic result; a negation binds nothing.
+    pub(crate) fn bind_vars(&self, bound: &mut [bool]) {
+        match self {
+            Lit::Pos(a) => a.args.iter().for_each(|x| x.bind_vars(bound)),
+            Lit::Neg(_) => {}
+            Lit::Cmp(_, x, y) => {
+                x.bind_vars(bound);
+                y.bind_vars(bound);
+            }
+            Lit::Arith(_, _, _, z) => z.bind_vars(bound),
+        }
+    }
 }
 
 /// A rule: `head :- body` (a fact has an empty body).

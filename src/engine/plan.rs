@@ -374,18 +374,6 @@ pub(crate) fn tarjan(n: usize, deps: &[Vec<(usize, bool)>]) -> Vec<Vec<usize>> {
     out
 }
 
-fn pat_bound(p: &Pat, bound: &[bool]) -> bool {
-    match p {
-        Pat::Var(v) => bound[*v as usize],
-        Pat::Term(_) => true,
-        Pat::Func(_, args) => args.iter().all(|a| pat_bound(a, bound)),
-    }
-}
-
-fn bind_pat(p: &Pat, bound: &mut [bool]) {
-    p.each_var(&mut |v| bound[v as usize] = true);
-}
-
 fn index_for(indexes: &mut [Vec<Vec<usize>>], rel: RelId, key: &[usize]) -> Option<usize> {
     if key.is_empty() {
         return None;
@@ -417,10 +405,10 @@ fn compile_rule(
     if let Some(li) = first {
         if let Lit::Pos(a) = left.remove(li) {
             let key: Vec<usize> = (0..a.args.len())
-                .filter(|&c| pat_bound(&a.args[c], &bound))
+                .filter(|&c| a.args[c].is_bound(&bound))
                 .collect();
             let index = index_for(indexes, a.rel, &key);
-            a.args.iter().for_each(|x| bind_pat(x, &mut bound));
+            a.args.iter().for_each(|x| x.bind_vars(&mut bound));
             steps.push(Step::Scan {
                 atom: a.clone(),
                 key,
@@ -438,17 +426,7 @@ fn compile_rule(
         let mut placed = false;
         let mut i = 0;
         while i < left.len() {
-            let ready = match left[i] {
-                Lit::Pos(_) => false,
-                Lit::Neg(a) => a.args.iter().all(|x| pat_bound(x, &bound)),
-                Lit::Cmp(Cmp::Same, x, y) => {
-                    (pat_bound(x, &bound) && (pat_bound(y, &bound) || matches!(y, Pat::Var(_))))
-                        || (pat_bound(y, &bound) && matches!(x, Pat::Var(_)))
-                }
-                Lit::Cmp(_, x, y) => pat_bound(x, &bound) && pat_bound(y, &bound),
-                Lit::Arith(_, x, y, _) => pat_bound(x, &bound) && pat_bound(y, &bound),
-            };
-            if ready {
+            if left[i].filter_ready(&bound) {
                 let l = left.remove(i);
                 steps.push(filter_step(l, &mut bound, indexes));
                 placed = true;
@@ -467,7 +445,7 @@ fn compile_rule(
             .enumerate()
             .filter_map(|(i, l)| match l {
                 Lit::Pos(a) => {
-                    let b = a.args.iter().filter(|x| pat_bound(x, &bound)).count();
+                    let b = a.args.iter().filter(|x| x.is_bound(&bound)).count();
                     let mut fresh = 0;
                     for x in &a.args {
                         x.each_var(&mut |v| fresh += usize::from(!bound[v as usize]));
@@ -501,10 +479,10 @@ fn compile_rule(
                     unreachable!("best is a positive literal")
                 };
                 let key: Vec<usize> = (0..a.args.len())
-                    .filter(|&c| pat_bound(&a.args[c], &bound))
+                    .filter(|&c| a.args[c].is_bound(&bound))
                     .collect();
                 let index = index_for(indexes, a.rel, &key);
-                a.args.iter().for_each(|x| bind_pat(x, &mut bound));
+                a.args.iter().for_each(|x| x.bind_vars(&mut bound));
                 steps.push(Step::Scan {
                     atom: a.clone(),
                     key,
@@ -522,17 +500,18 @@ fn compile_rule(
             }
         }
     }
-    if !rule.head.args.iter().all(|x| pat_bound(x, &bound)) {
+    if !rule.head.args.iter().all(|x| x.is_bound(&bound)) {
         return Err(unsafe_rule("a head variable is not bound by the body"));
     }
     Ok(steps)
 }
 
 fn filter_step(l: &Lit, bound: &mut [bool], indexes: &mut [Vec<Vec<usize>>]) -> Step {
+    l.bind_vars(bound);
     match l {
         Lit::Neg(a) => {
             let key: Vec<usize> = (0..a.args.len())
-                .filter(|&c| pat_bound(&a.args[c], bound))
+                .filter(|&c| a.args[c].is_bound(bound))
                 .collect();
             let index = index_for(indexes, a.rel, &key);
             Step::Absent {
@@ -541,15 +520,8 @@ fn filter_step(l: &Lit, bound: &mut [bool], indexes: &mut [Vec<Vec<usize>>]) -> 
                 index,
             }
         }
-        Lit::Cmp(c, x, y) => {
-            bind_pat(x, bound);
-            bind_pat(y, bound);
-            Step::Cmp(*c, x.clone(), y.clone())
-        }
-        Lit::Arith(op, x, y, z) => {
-            bind_pat(z, bound);
-            Step::Arith(*op, x.clone(), y.clone(), z.clone())
-        }
+        Lit::Cmp(c, x, y) => Step::Cmp(*c, x.clone(), y.clone()),
+        Lit::Arith(op, x, y, z) => Step::Arith(*op, x.clone(), y.clone(), z.clone()),
         Lit::Pos(_) => unreachable!("positive literals are scans"),
     }
 }

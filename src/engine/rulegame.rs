@@ -368,25 +368,23 @@ impl RuleGame {
         let words = props.len().div_ceil(64).max(1);
         let frame_mask = take_frame_rules(&mut prog, &flat, &props, &terms, true_, next, words);
         // The demand-driven forms of the rules (see `engine::demand`), tried below when they differ:
-        // `demanded` restricts the relations that depend on the state, `demanded_all` every derived
-        // relation, for games whose load-time relations are too large to compute in full (hex's
-        // `isList` of every list of up to 25 cells, mummy maze's direction table of 6.5M entries).
-        let (demanded, demanded_all) = if evaluation == Evaluation::BottomUp {
-            (None, None)
-        } else {
-            let dynamic = dynamic_relations(&prog, &keep[..2], &flat.prop_rel);
-            let per_move = dynamic_relations(&prog, &keep[1..2], &[]);
-            let mut derived = vec![false; prog.relations.len()];
-            for r in &prog.rules {
-                derived[r.head.rel.0 as usize] = true;
-            }
-            let with = |eligible: &[bool]| {
-                let mut d = prog.clone();
-                (super::demand::demand(&mut d, &keep, eligible, &per_move) > 0).then_some(d)
-            };
-            let all = (derived != dynamic).then(|| with(&derived)).flatten();
-            (with(&dynamic), all)
+        // `demanded` restricts the relations that depend on the state; `demand_with(&derived)` every
+        // derived relation, made only for games whose load-time relations turn out too large to
+        // compute in full (hex's `isList` of every list of up to 25 cells, mummy maze's direction
+        // table of 6.5M entries).
+        let dynamic = dynamic_relations(&prog, &keep[..2], &flat.prop_rel);
+        let per_move = dynamic_relations(&prog, &keep[1..2], &[]);
+        let mut derived = vec![false; prog.relations.len()];
+        for r in &prog.rules {
+            derived[r.head.rel.0 as usize] = true;
+        }
+        let demand_with = |eligible: &[bool]| {
+            let mut d = prog.clone();
+            (super::demand::demand(&mut d, &keep, eligible, &per_move) > 0).then_some(d)
         };
+        let by_demand = evaluation != Evaluation::BottomUp;
+        let demanded = by_demand.then(|| demand_with(&dynamic)).flatten();
+        let static_derived = by_demand && derived.iter().zip(&dynamic).any(|(&d, &dy)| d && !dy);
         let mut inputs = vec![(true_, Phase::State), (does, Phase::Move)];
         inputs.extend(flat.prop_rel.iter().map(|r| (*r, Phase::State)));
         // Sizes for join ordering: what the relaxed analysis derived (exact for static relations, an
@@ -416,7 +414,7 @@ impl RuleGame {
         let mut demand_forced = forced.is_some();
         let compiled = match forced {
             Some(c) => c,
-            None if demanded_all.is_some() => {
+            None if static_derived => {
                 // The load-time relations in full, within a time budget when a fully demand-driven
                 // form can take over.
                 let budget = Limits {
@@ -432,7 +430,7 @@ impl RuleGame {
                     // Only size is a reason to switch: a rule the plain form rejects (unsafe, say)
                     // stays rejected even where a restricted copy would bind its variables.
                     Err(e) if !matches!(e, EngineError::Runaway(_)) => return Err(e),
-                    Err(_) => match demanded_all.and_then(|d| compile(d, limits).ok()) {
+                    Err(_) => match demand_with(&derived).and_then(|d| compile(d, limits).ok()) {
                         Some(c) => {
                             demand_forced = true;
                             c

@@ -239,6 +239,49 @@ fn runaway_recursion_stops_with_an_error() {
 }
 
 #[test]
+fn load_time_relations_too_large_in_full_run_demand_driven() {
+    // `beyond` (the transitive closure of a 40-step `succ`) has 820 facts, over the limit, but the
+    // terminal test only asks what lies beyond 2: restricted to that question the game loads.
+    let mut src = String::from(
+        "(role r) (init (at 0)) \
+         (<= (legal r (go ?y)) (true (at ?x)) (succ ?x ?y)) \
+         (<= (next (at ?y)) (does r (go ?y))) \
+         (<= (beyond ?x ?y) (succ ?x ?y)) \
+         (<= (beyond ?x ?z) (succ ?x ?y) (beyond ?y ?z)) \
+         (<= terminal (true (at ?x)) (beyond 2 ?x)) \
+         (<= (goal r 100) (true (at 3))) \
+         (<= (goal r 0) (not (true (at 3))))",
+    );
+    for i in 0..40 {
+        src.push_str(&format!(" (succ {i} {})", i + 1));
+    }
+    let p = crate::syntax::parse_kif(&src).expect("parses");
+    let limits = Limits {
+        max_facts: 500,
+        ..Limits::default()
+    };
+    match RuleGame::with_options(&p, "beyond", limits, Evaluation::BottomUp) {
+        Err(EngineError::Runaway(_)) => {}
+        Err(e) => panic!("wrong error {e}"),
+        Ok(_) => panic!("bottom-up, `beyond` in full exceeds the limit"),
+    }
+    let g = RuleGame::with_limits(&p, "beyond", limits).expect("loads demand-driven");
+    assert!(g.uses_demand());
+    // Three moves reach (at 3), the first state beyond 2.
+    let s = g.initial_state();
+    assert_eq!((perft(&g, &s, 3), perft(&g, &s, 6)), (1, 1));
+    let (mut s, mut moves) = (s, Vec::new());
+    for _ in 0..3 {
+        assert!(!g.is_terminal(&s));
+        g.legal_moves(&s, 0, &mut moves);
+        assert_eq!(moves.len(), 1);
+        s = g.next_state(&s, &moves);
+    }
+    assert!(g.is_terminal(&s));
+    assert_eq!(g.goal(&s, 0), 100);
+}
+
+#[test]
 fn invalid_programs_are_rejected_with_a_reason() {
     let cases: Vec<(Program, &str)> = vec![
         {
