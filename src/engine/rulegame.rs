@@ -374,8 +374,9 @@ impl RuleGame {
         // table of 6.5M entries).
         let dynamic = dynamic_relations(&prog, &keep[..2], &flat.prop_rel);
         let per_move = dynamic_relations(&prog, &keep[1..2], &[]);
+        // Relations with a rule that has conditions (a table of facts has nothing to restrict).
         let mut derived = vec![false; prog.relations.len()];
-        for r in &prog.rules {
+        for r in prog.rules.iter().filter(|r| !r.body.is_empty()) {
             derived[r.head.rel.0 as usize] = true;
         }
         let demand_with = |eligible: &[bool]| {
