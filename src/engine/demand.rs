@@ -23,7 +23,7 @@
 
 use hashbrown::HashMap;
 
-use super::ir::{IrAtom, Lit, Pat, Program, RelId, Rule};
+use super::ir::{Cmp, IrAtom, Lit, Pat, Program, RelId, Rule};
 use super::plan::tarjan;
 
 /// How the name of a demand relation starts.
@@ -49,6 +49,7 @@ pub(crate) fn demand(
     roots: &[RelId],
     eligible: &[bool],
     per_move: &[bool],
+    lean: &Lean,
 ) -> usize {
     let mut eligible = eligible.to_vec();
     // A copy can close a cycle through negation that the plain rules did not have (a demand that
@@ -56,7 +57,7 @@ pub(crate) fn demand(
     // settle it.
     for _ in 0..64 {
         let mut q = p.clone();
-        let origin = rewrite(&mut q, roots, &eligible, per_move);
+        let origin = rewrite(&mut q, roots, &eligible, per_move, lean);
         if origin.is_empty() {
             return 0;
         }
@@ -129,6 +130,7 @@ fn rewrite(
     roots: &[RelId],
     eligible: &[bool],
     per_move: &[bool],
+    lean: &Lean,
 ) -> HashMap<RelId, RelId> {
     let n = p.relations.len();
     let mut by_head: Vec<Vec<usize>> = vec![Vec::new(); n];
@@ -144,6 +146,7 @@ fn rewrite(
         work: Vec::new(),
         plain_wanted: vec![false; n],
         out: Vec::new(),
+        lean: lean.clone(),
     };
     // Every relation that is not eligible keeps its rules, with their readings rewritten.
     for (i, r) in original.iter().enumerate() {
@@ -201,6 +204,23 @@ struct Rewriter<'a> {
     work: Vec<Pending>,
     plain_wanted: Vec<bool>,
     out: Vec<Rule>,
+    lean: Lean,
+}
+
+/// What a demand rule reads of the literals before the reading it serves.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Lean {
+    /// All of them: the narrowest demand, what a per-state evaluation wants.
+    Full,
+    /// Only those that bind the asked arguments (and the filters they make ready): a wider demand,
+    /// but never a join of literals unrelated to what is asked. The grounder's choice: its relaxed
+    /// fixpoint takes every state at once, where chess's frame rule `cell ?x ?y ?p` next to a move
+    /// would otherwise ask about every cell for every move.
+    ///
+    /// The body is also read cheapest literal first rather than tables first, by the number of facts
+    /// of each relation that is not restricted (by [`RelId`] index, `None` when unknown): a table with
+    /// free columns (chess's `different_cells ?cx ?cy ?u ?v`) would otherwise ask about every row.
+    Binding(Vec<Option<f64>>),
 }
 
 /// The arguments an adornment marks bound: a demand relation's columns.
@@ -292,7 +312,36 @@ impl Rewriter<'_> {
             if pending.is_empty() {
                 break;
             }
-            let li = pending.remove(0);
+            let li = match &self.lean {
+                Lean::Full => pending.remove(0),
+                // The literal with the most arguments known, a reading to restrict before a table
+                // on a tie: a table read with free columns (chess's `different_cells ?cx ?cy ?u ?v`)
+                // would otherwise ask about every row of it.
+                Lean::Binding(sizes) => {
+                    // Expected rows: a relation of `n` facts with `b` of `a` columns known gives
+                    // n^((a-b)/a); an unknown restricted relation is taken as 1000 facts, an input
+                    // (`true`, `does`) as 8, as it binds from the state what any reading would.
+                    let cost = |i: usize| match &rule.body[i] {
+                        Lit::Pos(a) if !a.args.is_empty() => {
+                            let n = match sizes.get(a.rel.0 as usize).copied().flatten() {
+                                Some(n) => n.max(1.0),
+                                None if eligible_at(i) => 1000.0,
+                                None => 8.0,
+                            };
+                            let b = a.args.iter().filter(|x| x.is_bound(&bound)).count();
+                            n.powf((a.args.len() - b) as f64 / a.args.len() as f64)
+                        }
+                        _ => 1.0,
+                    };
+                    let mut best = 0;
+                    for k in 1..pending.len() {
+                        if cost(pending[k]) < cost(pending[best]) {
+                            best = k;
+                        }
+                    }
+                    pending.remove(best)
+                }
+            };
             let Lit::Pos(a) = &rule.body[li] else {
                 unreachable!("pending holds positive literals")
             };
@@ -337,12 +386,14 @@ impl Rewriter<'_> {
             return a.clone();
         }
         let (copy, magic) = self.copy_of(a.rel, &adorn, moves);
+        let args = bound_args(&a.args, &adorn);
+        let body = match &self.lean {
+            Lean::Full => prefix.to_vec(),
+            Lean::Binding(_) => binding_literals(prefix, &args, rule.var_names.len()),
+        };
         let demand_rule = Rule {
-            head: IrAtom {
-                rel: magic,
-                args: bound_args(&a.args, &adorn),
-            },
-            body: prefix.to_vec(),
+            head: IrAtom { rel: magic, args },
+            body,
             var_names: rule.var_names.clone(),
         };
         if !self.out.contains(&demand_rule) {
@@ -355,6 +406,68 @@ impl Rewriter<'_> {
     }
 }
 
+/// The literals of `prefix` (in order) that bind the variables of `args`: a positive literal when it
+/// binds one of them not bound yet, then every filter whose variables the chosen ones bind. A
+/// comparison or arithmetic that binds a variable needs its inputs, so those are asked for too.
+fn binding_literals(prefix: &[Lit], args: &[Pat], nv: usize) -> Vec<Lit> {
+    let mut needed = vec![false; nv];
+    args.iter().for_each(|a| a.bind_vars(&mut needed));
+    let mut bound = vec![false; nv];
+    let mut chosen = vec![false; prefix.len()];
+    // Backwards first, for what filters bind, so that their inputs are needed before the literals
+    // that bind them are met going forwards.
+    for (i, l) in prefix.iter().enumerate().rev() {
+        let mut binds = false;
+        match l {
+            Lit::Arith(_, _, _, z) => z.each_var(&mut |v| binds |= needed[v as usize]),
+            Lit::Cmp(Cmp::Same, x, y) => {
+                x.each_var(&mut |v| binds |= needed[v as usize]);
+                y.each_var(&mut |v| binds |= needed[v as usize]);
+            }
+            _ => {}
+        }
+        if binds {
+            chosen[i] = true;
+            if let Lit::Arith(_, x, y, _) | Lit::Cmp(_, x, y) = l {
+                x.bind_vars(&mut needed);
+                y.bind_vars(&mut needed);
+            }
+        }
+    }
+    for (i, l) in prefix.iter().enumerate() {
+        if let Lit::Pos(a) = l {
+            let mut fresh = false;
+            for x in &a.args {
+                x.each_var(&mut |v| fresh |= needed[v as usize] && !bound[v as usize]);
+            }
+            if fresh {
+                chosen[i] = true;
+                a.args.iter().for_each(|x| x.bind_vars(&mut bound));
+            }
+        } else if chosen[i] {
+            l.bind_vars(&mut bound);
+        }
+    }
+    let body: Vec<Lit> = prefix
+        .iter()
+        .enumerate()
+        .filter(|&(i, l)| chosen[i] || (!matches!(l, Lit::Pos(_)) && l.filter_ready(&bound)))
+        .map(|(_, l)| l.clone())
+        .collect();
+    // Whatever the subset misses (a variable only a comparison binds from another one) is
+    // asked with the whole prefix instead.
+    let mut safe = vec![false; nv];
+    body.iter().for_each(|l| l.bind_vars(&mut safe));
+    let mut ok = true;
+    args.iter()
+        .for_each(|a| a.each_var(&mut |v| ok &= safe[v as usize]));
+    if ok {
+        body
+    } else {
+        prefix.to_vec()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -364,6 +477,10 @@ mod tests {
     /// The program after [`demand`], with every relation that reads `true` or `does` (directly or not)
     /// eligible and `roots` computed in full.
     fn demanded(src: &str, roots: &[&str]) -> String {
+        demanded_with(src, roots, &Lean::Full)
+    }
+
+    fn demanded_with(src: &str, roots: &[&str], lean: &Lean) -> String {
         let mut p = lower(&parse_kif(src).expect("parses")).expect("lowers");
         let named = |p: &Program, n: &str| {
             p.relations
@@ -393,7 +510,7 @@ mod tests {
         let eligible = reads(&p, &["true", "does"]);
         let per_move = reads(&p, &["does"]);
         let roots: Vec<RelId> = roots.iter().filter_map(|n| named(&p, n)).collect();
-        demand(&mut p, &roots, &eligible, &per_move);
+        demand(&mut p, &roots, &eligible, &per_move, lean);
         p.to_string()
     }
 
@@ -419,6 +536,24 @@ mod tests {
              true((empty ?b)).\n\
              clear#bbb(?a, ?c, ?i) :- demand#clear#bbb(?a, ?c, ?i), succ(?a, ?b), true((empty ?b)), \
              clear#bbb(?b, ?c, ?i).",
+        );
+    }
+
+    #[test]
+    fn binding_demand_reads_only_what_binds_the_asked_arguments() {
+        // Chess's frame rule in small: the negated reading's arguments all come from the move, so
+        // its demand does not pair every move with every cell as the full prefix would.
+        let src = "(role r) \
+             (<= (special ?f ?t) (true (cell ?f)) (true (cell ?t))) \
+             (<= (next (cell ?x)) (does r (move ?f ?t)) (true (cell ?x)) (not (special ?f ?t)))";
+        let roots = ["next", "true", "does", "role"];
+        let full = demanded(src, &roots);
+        assert!(full
+            .contains("demand#special#bb#move(?f, ?t) :- does(r, (move ?f ?t)), true((cell ?x))."));
+        let lean = demanded_with(src, &roots, &Lean::Binding(Vec::new()));
+        assert!(
+            lean.contains("demand#special#bb#move(?f, ?t) :- does(r, (move ?f ?t)).\n"),
+            "{lean}"
         );
     }
 

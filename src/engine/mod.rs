@@ -11,7 +11,8 @@
 //! **Architecture invariant:** nothing in the evaluator handles strings; names appear only when printing.
 
 pub mod conformance;
-mod demand;
+pub(crate) mod decompose;
+pub(crate) mod demand;
 pub mod eval;
 pub mod ir;
 pub mod ops;

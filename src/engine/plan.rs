@@ -526,7 +526,7 @@ fn filter_step(l: &Lit, bound: &mut [bool], indexes: &mut [Vec<Vec<usize>>]) -> 
     }
 }
 
-struct RuleFmt<'a>(&'a Program, usize);
+pub(crate) struct RuleFmt<'a>(pub(crate) &'a Program, pub(crate) usize);
 
 impl fmt::Display for RuleFmt<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

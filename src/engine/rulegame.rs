@@ -381,7 +381,14 @@ impl RuleGame {
         }
         let demand_with = |eligible: &[bool]| {
             let mut d = prog.clone();
-            (super::demand::demand(&mut d, &keep, eligible, &per_move) > 0).then_some(d)
+            (super::demand::demand(
+                &mut d,
+                &keep,
+                eligible,
+                &per_move,
+                &super::demand::Lean::Full,
+            ) > 0)
+                .then_some(d)
         };
         let by_demand = evaluation != Evaluation::BottomUp;
         let demanded = by_demand.then(|| demand_with(&dynamic)).flatten();
@@ -1157,7 +1164,7 @@ fn take_frame_rules(
 }
 
 /// Which relations depend, directly or not, on the state or the moves: `inputs` and `props`.
-fn dynamic_relations(p: &Program, inputs: &[RelId], props: &[RelId]) -> Vec<bool> {
+pub(crate) fn dynamic_relations(p: &Program, inputs: &[RelId], props: &[RelId]) -> Vec<bool> {
     let mut dynamic = vec![false; p.relations.len()];
     for r in inputs.iter().chain(props) {
         dynamic[r.0 as usize] = true;

@@ -24,10 +24,13 @@ use std::time::{Duration, Instant};
 use hashbrown::HashMap;
 use smallvec::SmallVec;
 
+use crate::engine::decompose::eliminate_variables;
+use crate::engine::demand::{demand, is_demand_relation, Lean};
 use crate::engine::eval::Db;
 use crate::engine::ir::{Arith, Cmp, IrAtom, Lit, Pat, Program, RelId, Rule};
 use crate::engine::ops::to_classic;
 use crate::engine::plan::{plan, Phase};
+use crate::engine::rulegame::dynamic_relations;
 use crate::engine::terms::{TermId, TermStore};
 use crate::engine::{lower, EngineError, Limits};
 use crate::syntax::ast::{self, Syntax};
@@ -162,11 +165,14 @@ struct Sources<'a> {
     relaxed: &'a Db,
     exact: &'a Db,
     dynamic: &'a [bool],
+    /// The demand relations of the rewrite: what is asked, read from the relaxed fixpoint as
+    /// constant filters (an instance nobody can ask for is never needed).
+    demand: &'a [bool],
 }
 
 impl<'a> Sources<'a> {
     fn db(&self, r: RelId) -> &'a Db {
-        if self.dynamic[r.0 as usize] {
+        if self.dynamic[r.0 as usize] || self.demand[r.0 as usize] {
             self.relaxed
         } else {
             self.exact
@@ -194,9 +200,51 @@ struct Grounder<'a> {
     rel_names: Vec<String>,
 }
 
-/// Grounds and compiles `p` within `budget` (see the module documentation).
+/// Grounds and compiles `p` within `budget` (see the module documentation): the rules as written
+/// first, within [`PLAIN_SHARE`] of the time; when that exceeds the budget, the rules decomposed and
+/// demand-driven (see [`Strategy::Decomposed`]) in the time left.
 pub fn ground_with(p: &ast::Program, budget: Budget) -> Result<Grounded, NetworkError> {
     let started = Instant::now();
+    let plain = Budget {
+        max_time: budget.max_time.mul_f64(PLAIN_SHARE),
+        ..budget
+    };
+    match ground_as(p, plain, started, Strategy::AsWritten) {
+        Err(NetworkError::Budget(first)) => {
+            match ground_as(p, budget, started, Strategy::Decomposed) {
+                Err(NetworkError::Budget(second)) => Err(NetworkError::Budget(format!(
+                    "{first}; with the rules decomposed and demand-driven, {second}"
+                ))),
+                other => other,
+            }
+        }
+        other => other,
+    }
+}
+
+/// The part of the time budget the rules as written get before the decomposed form is tried.
+pub const PLAIN_SHARE: f64 = 0.3;
+
+/// How the rules are prepared for grounding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Strategy {
+    /// As written: the whole relaxed fixpoint, every instance of every rule over it. The smallest
+    /// networks when it fits, as no relation is added.
+    AsWritten,
+    /// Variables that only some conditions of a rule share projected into relations of their own
+    /// (`engine::decompose`), then every state-dependent relation restricted to the instances its
+    /// readers can ask for (the magic-sets rewrite of `engine::demand`, reading only what binds the
+    /// asked arguments): chess's frame rule, checkers' and skirmish's move rules.
+    Decomposed,
+}
+
+/// [`ground_with`] with one [`Strategy`], the budget's time counted from `started`.
+pub fn ground_as(
+    p: &ast::Program,
+    budget: Budget,
+    started: Instant,
+    strategy: Strategy,
+) -> Result<Grounded, NetworkError> {
     // Operation rules become classic `next` rules first, exactly as the Datalog engine reads them.
     let mut prog = to_classic(&lower(p)?)?;
     // The same rewrites as the Datalog engine's, so that both engines accept the same games.
@@ -212,7 +260,6 @@ pub fn ground_with(p: &ast::Program, budget: Budget) -> Result<Grounded, Network
     let init = prog.add_relation("init", 1);
     let goal = prog.add_relation("goal", 2);
     let terminal = prog.add_relation("terminal", 0);
-    let arities: Vec<usize> = prog.relations.iter().map(|r| r.arity).collect();
     // The load-time analysis shares the grounding budget: a relaxed fixpoint that runs away (unbounded
     // arithmetic, a huge cross product) means there is no network to build, and the caller falls back.
     let limits = Limits {
@@ -224,6 +271,36 @@ pub fn ground_with(p: &ast::Program, budget: Budget) -> Result<Grounded, Network
         EngineError::Runaway(why) => NetworkError::Budget(format!("the load-time analysis: {why}")),
         e => e.into(),
     };
+    if strategy == Strategy::Decomposed {
+        let dynamic = dynamic_relations(&prog, &[true_, does], &[]);
+        eliminate_variables(&mut prog, &dynamic);
+        let mut roots = vec![true_, does, next, legal, init, goal, terminal, role];
+        let k = prog.keywords;
+        roots.extend([k.base, k.input].into_iter().flatten());
+        let dynamic = dynamic_relations(&prog, &[true_, does], &[]);
+        let per_move = vec![false; prog.relations.len()];
+        // The tables' sizes guide which literals bind what is asked.
+        let arities: Vec<usize> = prog.relations.iter().map(|r| r.arity).collect();
+        let splan = plan(&prog, &[(true_, Phase::State), (does, Phase::Move)])?;
+        let mut sdb = Db::new(&splan, &arities, prog.terms.clone(), limits);
+        sdb.run(&splan, Phase::Static).map_err(over_budget)?;
+        let sizes: Vec<Option<f64>> = (0..prog.relations.len())
+            .map(|r| {
+                (splan.phases[r] == Phase::Static).then(|| sdb.rel(RelId(r as u32)).len() as f64)
+            })
+            .collect();
+        demand(
+            &mut prog,
+            &roots,
+            &dynamic,
+            &per_move,
+            &Lean::Binding(sizes),
+        );
+    }
+    let demand_rel: Vec<bool> = (0..prog.relations.len())
+        .map(|r| is_demand_relation(&prog, RelId(r as u32)))
+        .collect();
+    let arities: Vec<usize> = prog.relations.iter().map(|r| r.arity).collect();
 
     let relaxed = relax(&prog, init, true_, next, legal, does);
     let rplan = plan(&relaxed, &[])?;
@@ -232,7 +309,12 @@ pub fn ground_with(p: &ast::Program, budget: Budget) -> Result<Grounded, Network
     let gplan = plan(&prog, &[(true_, Phase::State), (does, Phase::Move)])?;
     let mut sdb = Db::new(&gplan, &arities, rdb.terms.clone(), limits);
     sdb.run(&gplan, Phase::Static).map_err(over_budget)?;
-    let dynamic: Vec<bool> = gplan.phases.iter().map(|p| *p != Phase::Static).collect();
+    let dynamic: Vec<bool> = gplan
+        .phases
+        .iter()
+        .zip(&demand_rel)
+        .map(|(p, &d)| *p != Phase::Static && !d)
+        .collect();
 
     let terms = sdb.terms.clone();
     let rows = |db: &Db, r: RelId| -> Vec<Vec<TermId>> {
@@ -271,6 +353,7 @@ pub fn ground_with(p: &ast::Program, budget: Budget) -> Result<Grounded, Network
             relaxed: &rdb,
             exact: &sdb,
             dynamic: &dynamic,
+            demand: &demand_rel,
         },
         terms,
         index: HashMap::new(),
@@ -510,6 +593,12 @@ impl Grounder<'_> {
                     pick = Some(k);
                     break;
                 }
+            }
+            if pick.is_none() {
+                // The demand for the head first: the instances asked for are the ones to make.
+                pick = left.iter().position(
+                    |&i| matches!(&rule.body[i], Lit::Pos(a) if self.src.demand[a.rel.0 as usize]),
+                );
             }
             if pick.is_none() {
                 let mut best: Option<(usize, usize, usize)> = None;
