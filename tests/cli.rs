@@ -204,6 +204,19 @@ fn errors_are_clear_and_do_not_panic() {
         "--engine native",
     );
     check_error(&["connect4", "--engine", "network"], "--engine network");
+    check_error(
+        &["connect4", "--grounding-seconds", "5"],
+        "--grounding-seconds do(es) not apply to connect4",
+    );
+    check_error(
+        &[
+            "bench",
+            "games/tictactoe.gdl",
+            "--grounding-seconds",
+            "soon",
+        ],
+        "invalid value 'soon'",
+    );
     check_error(&["bench", "nim", "--threads", "0"], "--threads");
     let bad_rule = temp_file("arity.kif", "(role a)\n(<= (legal a x) (role a b))\n");
     let o = run(&["check", &bad_rule], "");

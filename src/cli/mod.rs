@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use ggp::game::GameError;
+use ggp::network::Budget;
 use ggp::players::{PlayerConfig, PlayerError, UnknownPlayer};
 
 pub use spec::{EngineChoice, GameArgs, GameSpec, GameVisitor, Loaded};
@@ -98,6 +99,10 @@ struct ReplayArgs {
     /// The engine [default: auto].
     #[arg(long, value_enum, default_value = "auto")]
     engine: EngineChoice,
+    /// Seconds the network may take to build before the Datalog evaluator takes over; its size limits
+    /// scale with it.
+    #[arg(long, value_name = "SECONDS", default_value_t = spec::DEFAULT_GROUNDING_SECONDS)]
+    grounding_seconds: u32,
 }
 
 /// Options shared by the commands that build players.
@@ -312,7 +317,8 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
                 ));
             }
             let out = std::io::stdout();
-            if rules::replay_file(&a.game, &a.trace, a.engine, &mut out.lock())? {
+            let budget = Budget::for_seconds(f64::from(a.grounding_seconds));
+            if rules::replay_file(&a.game, &a.trace, a.engine, budget, &mut out.lock())? {
                 Ok(())
             } else {
                 Err(CliError::Failed(format!(

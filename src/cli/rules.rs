@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use ggp::check::{check, Semantics};
 use ggp::diagnostics::render;
-use ggp::network::NetGame;
+use ggp::network::{Budget, NetGame};
 use ggp::print::{convert, to_infix, to_kif};
 use ggp::syntax::ast::Syntax;
 
@@ -145,13 +145,14 @@ pub fn replay_file(
     game: &Path,
     trace: &Path,
     engine: EngineChoice,
+    budget: Budget,
     out: &mut impl Write,
 ) -> Result<bool, CliError> {
     let text = std::fs::read_to_string(trace).map_err(|e| CliError::File {
         path: trace.to_path_buf(),
         message: e.to_string(),
     })?;
-    let (loaded_game, loaded) = load_rules(game, engine)?;
+    let (loaded_game, loaded) = load_rules(game, engine, budget)?;
     if let Some(why) = &loaded.fallback {
         eprintln!("note: {why}; the Datalog evaluator replays this trace");
     }

@@ -19,7 +19,7 @@ use ggp::games::connect4::Connect4;
 use ggp::games::nim::Nim;
 use ggp::games::tictactoe::TicTacToe;
 use ggp::games::tree::TreeGame;
-use ggp::network::NetGame;
+use ggp::network::{Budget, NetGame};
 use ggp::players::PlayoutEstimate;
 
 use super::CliError;
@@ -27,6 +27,9 @@ use super::CliError;
 /// Random playouts behind each estimate of a rule game: enough to tell a won position from a lost one,
 /// few enough that a depth-4 search plays a whole game of Connect Four in seconds.
 pub const DEFAULT_ESTIMATE_PLAYOUTS: u32 = 8;
+
+/// Seconds a rule file's network may take to build by default (the default [`Budget`]).
+pub const DEFAULT_GROUNDING_SECONDS: u32 = 10;
 
 /// Which engine plays a game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -117,7 +120,11 @@ pub enum RuleEngine {
 }
 
 /// Loads a rule file on the engine `choice` asks for (see the module documentation).
-pub fn load_rules(path: &Path, choice: EngineChoice) -> Result<(RuleEngine, Loaded), CliError> {
+pub fn load_rules(
+    path: &Path,
+    choice: EngineChoice,
+    budget: Budget,
+) -> Result<(RuleEngine, Loaded), CliError> {
     let started = Instant::now();
     let (program, _) = read_rules(path)?;
     let name = path.file_stem().map_or_else(
@@ -130,7 +137,7 @@ pub fn load_rules(path: &Path, choice: EngineChoice) -> Result<(RuleEngine, Load
     };
     let mut fallback = None;
     if choice != EngineChoice::Datalog {
-        match NetGame::from_program(&program, &name) {
+        match NetGame::from_program_within(&program, &name, budget) {
             Ok(g) => {
                 let loaded = Loaded {
                     engine: "network",
@@ -191,6 +198,10 @@ pub struct GameArgs {
     /// values and mobility instead [default: 8].
     #[arg(long)]
     pub playouts: Option<u32>,
+    /// Rule files: seconds the network may take to build before the Datalog evaluator takes over; its
+    /// size limits scale with it [default: 10].
+    #[arg(long, value_name = "SECONDS")]
+    pub grounding_seconds: Option<u32>,
 }
 
 /// A game named on the command line.
@@ -219,8 +230,9 @@ pub enum GameSpec {
     },
     /// An explicit game tree file.
     Tree(PathBuf),
-    /// A GDL rule file (KIF or Epilog infix), the engine to play it on, and the playouts per estimate.
-    Rules(PathBuf, EngineChoice, u32),
+    /// A GDL rule file (KIF or Epilog infix), the engine to play it on, the playouts per estimate and
+    /// the seconds the network may take to build.
+    Rules(PathBuf, EngineChoice, u32, u32),
 }
 
 /// A command's body, generic over the game.
@@ -258,6 +270,7 @@ impl GameSpec {
                     PathBuf::from(name),
                     a.engine.unwrap_or(EngineChoice::Auto),
                     a.playouts.unwrap_or(DEFAULT_ESTIMATE_PLAYOUTS),
+                    a.grounding_seconds.unwrap_or(DEFAULT_GROUNDING_SECONDS),
                 ),
                 _ => {
                     return Err(CliError::Usage(format!(
@@ -275,6 +288,11 @@ impl GameSpec {
             ("--rows", a.rows.is_some(), "connect4"),
             ("--cols", a.cols.is_some(), "connect4"),
             ("--playouts", a.playouts.is_some(), "a rule file"),
+            (
+                "--grounding-seconds",
+                a.grounding_seconds.is_some(),
+                "a rule file",
+            ),
         ]
         .into_iter()
         .filter(|(_, given, owner)| *given && spec.kind() != *owner)
@@ -339,8 +357,9 @@ impl GameSpec {
                 })?;
                 visitor.visit(&tree, &Loaded::native("tree"))
             }
-            GameSpec::Rules(path, choice, playouts) => {
-                let (game, loaded) = load_rules(path, *choice)?;
+            GameSpec::Rules(path, choice, playouts, seconds) => {
+                let budget = Budget::for_seconds(f64::from(*seconds));
+                let (game, loaded) = load_rules(path, *choice, budget)?;
                 if let Some(why) = &loaded.fallback {
                     eprintln!("note: {why}; the Datalog evaluator plays this game");
                 }

@@ -123,27 +123,50 @@ fn best_group(rule: &Rule) -> Option<(Vec<usize>, Vec<u32>)> {
             continue;
         }
         // The projection must be a safe rule: every variable of a negation or a built-in in the
-        // group is bound by a positive condition of the group.
+        // group is bound by a positive condition of the group, or by one that reads nothing else
+        // (chess's `?cx != ?u` takes `coordinate(?cx)` along).
+        let mut group = group.clone();
         let mut bound = vec![false; nv];
         let mut any_positive = false;
-        for &i in group {
+        for &i in &group {
             if let Lit::Pos(a) = &rule.body[i] {
                 any_positive = true;
                 a.args.iter().for_each(|x| x.bind_vars(&mut bound));
             }
         }
-        let mut safe = any_positive;
-        for &i in group {
+        let mut missing = Vec::new();
+        for &i in &group {
             if !matches!(&rule.body[i], Lit::Pos(_)) {
-                lit_vars(&rule.body[i], &mut |w| safe &= bound[w as usize]);
+                lit_vars(&rule.body[i], &mut |w| {
+                    if !bound[w as usize] && !missing.contains(&w) {
+                        missing.push(w);
+                    }
+                });
             }
         }
-        if !safe {
+        let mut safe = any_positive;
+        for w in missing {
+            let binder = rule.body.iter().enumerate().position(|(i, l)| {
+                let (mut only_w, mut reads_w) =
+                    (matches!(l, Lit::Pos(_)) && !group.contains(&i), false);
+                lit_vars(l, &mut |x| {
+                    only_w &= x == w;
+                    reads_w |= x == w;
+                });
+                only_w && reads_w
+            });
+            match binder {
+                Some(i) => group.push(i),
+                None => safe = false,
+            }
+        }
+        group.sort_unstable();
+        if !safe || group.len() == rule.body.len() {
             continue;
         }
         // What the projection keeps: the group's variables that something outside it reads.
         let mut keep: Vec<u32> = Vec::new();
-        for &i in group {
+        for &i in &group {
             lit_vars(&rule.body[i], &mut |w| {
                 let outside =
                     in_head[w as usize] || readers[w as usize].iter().any(|j| !group.contains(j));
@@ -154,7 +177,7 @@ fn best_group(rule: &Rule) -> Option<(Vec<usize>, Vec<u32>)> {
         }
         keep.sort_unstable();
         if best.as_ref().is_none_or(|(_, k)| keep.len() < k.len()) {
-            best = Some((group.clone(), keep));
+            best = Some((group, keep));
         }
     }
     best
@@ -247,6 +270,17 @@ mod tests {
              elim#1(?f, ?t) :- does(?r, (move ?pc ?f ?t)), ~castle(?pc, ?f, ?t).\n\
              elim#2(?x, ?t) :- elim#1(?f, ?t), differ(?x, ?f).\n\
              elim#3(?x) :- elim#2(?x, ?t), differ(?x, ?t).",
+        );
+    }
+
+    #[test]
+    fn a_comparison_takes_the_condition_that_binds_its_other_variable_along() {
+        // Chess's unfolded `different_cells`: `?cx != ?u` can go into the projection of `?u` only
+        // with `c(?cx)`, the condition that binds `?cx` and reads nothing else.
+        check(
+            "(<= (t ?o ?cx ?cy ?k) (th ?o ?u ?k) (distinct ?cx ?u) (c ?cx) (c ?u) (c ?cy))",
+            "t(?o, ?cx, ?cy, ?k) :- elim#1(?o, ?cx, ?k), c(?cy).\n\
+             elim#1(?o, ?cx, ?k) :- th(?o, ?u, ?k), distinct(?cx, ?u), c(?cx), c(?u).",
         );
     }
 

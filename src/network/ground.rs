@@ -30,6 +30,7 @@ use crate::engine::eval::Db;
 use crate::engine::ir::{Arith, Cmp, IrAtom, Lit, Pat, Program, RelId, Rule};
 use crate::engine::ops::to_classic;
 use crate::engine::plan::{plan, Phase};
+use crate::engine::rewrite::unfold_tables;
 use crate::engine::rulegame::dynamic_relations;
 use crate::engine::terms::{TermId, TermStore};
 use crate::engine::{lower, EngineError, Limits};
@@ -73,6 +74,23 @@ impl Default for Budget {
             max_gates: 2_000_000,
             max_time: Duration::from_secs(10),
             max_analysis_facts: 1_000_000,
+        }
+    }
+}
+
+impl Budget {
+    /// A budget of `seconds`, its size limits scaled from the default's (1M analysis facts, 3M
+    /// instances and 2M gates per 10 s): chess's network, for one, needs about two minutes
+    /// (`ggp-run ... --grounding-seconds 300`).
+    pub fn for_seconds(seconds: f64) -> Budget {
+        let d = Budget::default();
+        let scale = (seconds / d.max_time.as_secs_f64()).max(0.0);
+        let size = |n: usize| ((n as f64 * scale) as usize).max(1);
+        Budget {
+            max_instances: size(d.max_instances),
+            max_gates: size(d.max_gates),
+            max_time: Duration::from_secs_f64(seconds.max(0.0)),
+            max_analysis_facts: size(d.max_analysis_facts),
         }
     }
 }
@@ -201,13 +219,17 @@ struct Grounder<'a> {
 }
 
 /// Grounds and compiles `p` within `budget` (see the module documentation): the rules as written
-/// first, within [`PLAIN_SHARE`] of the time; when that exceeds the budget, the rules decomposed and
-/// demand-driven (see [`Strategy::Decomposed`]) in the time left.
+/// first, within [`PLAIN_SHARE`] of the default budget (and of `budget`); when that exceeds it, the
+/// rules decomposed and demand-driven (see [`Strategy::Decomposed`]) in the time left. A larger
+/// budget goes to the second strategy: the rules as written do not get smaller with time.
 pub fn ground_with(p: &ast::Program, budget: Budget) -> Result<Grounded, NetworkError> {
     let started = Instant::now();
+    let default = Budget::default();
     let plain = Budget {
-        max_time: budget.max_time.mul_f64(PLAIN_SHARE),
-        ..budget
+        max_time: budget.max_time.min(default.max_time).mul_f64(PLAIN_SHARE),
+        max_instances: budget.max_instances.min(default.max_instances),
+        max_gates: budget.max_gates.min(default.max_gates),
+        max_analysis_facts: budget.max_analysis_facts.min(default.max_analysis_facts),
     };
     match ground_as(p, plain, started, Strategy::AsWritten) {
         Err(NetworkError::Budget(first)) => {
@@ -273,6 +295,8 @@ pub fn ground_as(
     };
     if strategy == Strategy::Decomposed {
         let dynamic = dynamic_relations(&prog, &[true_, does], &[]);
+        let fixed: Vec<bool> = dynamic.iter().map(|d| !d).collect();
+        unfold_tables(&mut prog, &dynamic, &fixed);
         eliminate_variables(&mut prog, &dynamic);
         let mut roots = vec![true_, does, next, legal, init, goal, terminal, role];
         let k = prog.keywords;

@@ -376,6 +376,15 @@ impl NetGame {
         NetGame::from_grounded(ground(p)?, name)
     }
 
+    /// [`NetGame::from_program`] within `budget`.
+    pub fn from_program_within(
+        p: &ast::Program,
+        name: &str,
+        budget: Budget,
+    ) -> Result<NetGame, NetworkError> {
+        NetGame::from_grounded(ground_with(p, budget)?, name)
+    }
+
     /// Wraps a grounded network.
     pub fn from_grounded(net: Grounded, name: &str) -> Result<NetGame, NetworkError> {
         validate(&net)?;
