@@ -198,6 +198,10 @@ impl<'a> Sources<'a> {
     }
 }
 
+/// Where a lookup key's value sits in a row: a column, and the argument path inside its term (empty:
+/// the whole column).
+type Slot = (u8, SmallVec<[u8; 4]>);
+
 /// The rows of a relation by the values of some of its columns.
 type RowIndex = HashMap<SmallVec<[TermId; 4]>, Rc<[u32]>>;
 
@@ -205,7 +209,7 @@ struct Grounder<'a> {
     src: Sources<'a>,
     terms: TermStore,
     /// Lazily built lookups: (relation, bound columns as a bit set) → their values → rows.
-    index: HashMap<(u32, u64), RowIndex>,
+    index: HashMap<(u32, Vec<Slot>), RowIndex>,
     atoms: Vec<AtomDef>,
     atom_of: HashMap<(RelId, SmallVec<[TermId; 4]>), u32>,
     instances: usize,
@@ -696,34 +700,46 @@ impl Grounder<'_> {
                     }
                     return self.step(rule, order, k + 1, b, body);
                 }
-                // Otherwise look the rows up by every bound column (at most 64 of them).
-                let mut cols = 0u64;
+                // Otherwise look the rows up by every bound value, a whole column or a part of a
+                // column's term (`legal2(?p, (move ?piece ?u ?v ?x ?y))` with the squares known).
+                let mut slots: Vec<Slot> = Vec::new();
                 let mut key: SmallVec<[TermId; 4]> = SmallVec::new();
-                for (c, p) in a.args.iter().enumerate().take(64) {
-                    if bound(p, b) {
-                        let Some(t) = self.make(p, b) else {
-                            return Ok(());
-                        };
-                        cols |= 1 << c;
-                        key.push(t);
+                let mut path: SmallVec<[u8; 4]> = SmallVec::new();
+                for (c, p) in a.args.iter().enumerate().take(256) {
+                    if !self.bound_parts(p, b, c as u8, &mut path, &mut slots, &mut key) {
+                        return Ok(());
                     }
                 }
-                let rows: Option<Rc<[u32]>> = if cols == 0 {
+                let rows: Option<Rc<[u32]>> = if slots.is_empty() {
                     None
                 } else {
-                    let ix = self.index.entry((a.rel.0, cols)).or_insert_with(|| {
-                        let rel = db.rel(a.rel);
-                        let mut m: HashMap<SmallVec<[TermId; 4]>, Vec<u32>> = HashMap::new();
-                        for i in 0..rel.len() {
-                            let row = rel.row(i);
-                            let k: SmallVec<[TermId; 4]> = (0..row.len().min(64))
-                                .filter(|c| cols >> c & 1 == 1)
-                                .map(|c| row[c])
-                                .collect();
-                            m.entry(k).or_default().push(i as u32);
-                        }
-                        m.into_iter().map(|(k, v)| (k, Rc::from(v))).collect()
-                    });
+                    let terms = &self.terms;
+                    let ix = self
+                        .index
+                        .entry((a.rel.0, slots))
+                        .or_insert_with_key(|(_, slots)| {
+                            let rel = db.rel(a.rel);
+                            let mut m: HashMap<SmallVec<[TermId; 4]>, Vec<u32>> = HashMap::new();
+                            'rows: for i in 0..rel.len() {
+                                let row = rel.row(i);
+                                let mut k: SmallVec<[TermId; 4]> = SmallVec::new();
+                                for (c, path) in slots {
+                                    let mut t = row[*c as usize];
+                                    for &j in path {
+                                        if terms.is_const(t) {
+                                            continue 'rows;
+                                        }
+                                        match terms.args(t).get(j as usize) {
+                                            Some(&u) => t = u,
+                                            None => continue 'rows,
+                                        }
+                                    }
+                                    k.push(t);
+                                }
+                                m.entry(k).or_default().push(i as u32);
+                            }
+                            m.into_iter().map(|(k, v)| (k, Rc::from(v))).collect()
+                        });
                     match ix.get(&key) {
                         Some(r) => Some(r.clone()),
                         None => return Ok(()),
@@ -737,14 +753,14 @@ impl Grounder<'_> {
                     if self.visits.is_multiple_of(65536) {
                         self.check_budget()?;
                     }
-                    let row: SmallVec<[TermId; 4]> = SmallVec::from_slice(db.rel(a.rel).row(i));
+                    let row = db.rel(a.rel).row(i);
                     if a.args
                         .iter()
                         .zip(row.iter())
                         .all(|(p, t)| self.matches(p, *t, b))
                     {
                         if dynamic {
-                            let at = self.atom(a.rel, row);
+                            let at = self.atom(a.rel, SmallVec::from_slice(row));
                             body.push(at << 1);
                             self.step(rule, order, k + 1, b, body)?;
                             body.pop();
@@ -887,6 +903,39 @@ impl Grounder<'_> {
         id
     }
 
+    /// Adds the known values of column `col`'s pattern `p` to a lookup: the whole term when it is
+    /// bound, else each bound part of a function term, with its path. False when a bound part is a
+    /// term never built (no row can match).
+    fn bound_parts(
+        &self,
+        p: &Pat,
+        b: &[Option<TermId>],
+        col: u8,
+        path: &mut SmallVec<[u8; 4]>,
+        slots: &mut Vec<Slot>,
+        key: &mut SmallVec<[TermId; 4]>,
+    ) -> bool {
+        if bound(p, b) {
+            let Some(t) = self.make(p, b) else {
+                return false;
+            };
+            slots.push((col, path.clone()));
+            key.push(t);
+            return true;
+        }
+        if let Pat::Func(_, args) = p {
+            for (i, q) in args.iter().enumerate().take(256) {
+                path.push(i as u8);
+                let ok = self.bound_parts(q, b, col, path, slots, key);
+                path.pop();
+                if !ok {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
     fn matches(&self, p: &Pat, t: TermId, b: &mut [Option<TermId>]) -> bool {
         match p {
             Pat::Var(v) => match b[*v as usize] {
@@ -903,10 +952,7 @@ impl Grounder<'_> {
                 }
                 let targs = self.terms.args(t);
                 targs.len() == args.len()
-                    && args
-                        .iter()
-                        .zip(targs.to_vec())
-                        .all(|(p, t)| self.matches(p, t, b))
+                    && args.iter().zip(targs).all(|(p, t)| self.matches(p, *t, b))
             }
         }
     }
