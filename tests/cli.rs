@@ -347,6 +347,20 @@ fn check_summarises_a_valid_game() {
     assert!(o.status.success(), "{out}");
     assert!(out.contains("valid game (classic GDL)"), "{out}");
     assert!(out.contains("legal/2"), "{out}");
+    // A network with no time at all is not built, and the summary says which flag gives it more.
+    let o = run(
+        &[
+            "check",
+            &shared("games/kif/ticTacToe.kif"),
+            "--grounding-seconds",
+            "0",
+        ],
+        "",
+    );
+    let out = stdout(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(out.contains("network: not built"), "{out}");
+    assert!(out.contains("`--grounding-seconds`"), "{out}");
 }
 
 #[test]

@@ -43,7 +43,7 @@ enum Command {
     /// Random playouts from the initial state, as fast as possible.
     Bench(BenchArgs),
     /// Checks a rule file: every problem with its place, or a summary of the game.
-    Check(FileArgs),
+    Check(CheckArgs),
     /// Prints a rule file in its own syntax, neatly laid out.
     Fmt(FileArgs),
     /// Writes a rule file in the other syntax (operation rules become classic GDL).
@@ -67,6 +67,15 @@ struct StageArgs {
 struct FileArgs {
     /// The rule file (.kif, or .gdl for Epilog infix).
     file: PathBuf,
+}
+
+#[derive(Args, Debug, Clone)]
+struct CheckArgs {
+    /// The rule file (.kif, or .gdl for Epilog infix).
+    file: PathBuf,
+    /// Seconds the network may take to build; its size limits scale with it.
+    #[arg(long, value_name = "SECONDS", default_value_t = spec::DEFAULT_GROUNDING_SECONDS)]
+    grounding_seconds: u32,
 }
 
 /// A target syntax.
@@ -276,7 +285,8 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         }
         (Some(Command::Check(a)), _) => {
             let out = std::io::stdout();
-            if rules::check_file(&a.file, &mut out.lock())? {
+            let budget = Budget::for_seconds(f64::from(a.grounding_seconds));
+            if rules::check_file(&a.file, budget, &mut out.lock())? {
                 Ok(())
             } else {
                 Err(CliError::Failed(format!(

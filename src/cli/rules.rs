@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use ggp::check::{check, Semantics};
 use ggp::diagnostics::render;
-use ggp::network::{Budget, NetGame};
+use ggp::network::{Budget, NetGame, NetworkError};
 use ggp::print::{convert, to_infix, to_kif};
 use ggp::syntax::ast::Syntax;
 
@@ -15,7 +15,7 @@ use super::CliError;
 
 /// `ggp-run check FILE`: every problem of the file, or a summary of the game. Returns whether the file
 /// is free of errors (the exit status is 1 when it is not).
-pub fn check_file(path: &Path, out: &mut impl Write) -> Result<bool, CliError> {
+pub fn check_file(path: &Path, budget: Budget, out: &mut impl Write) -> Result<bool, CliError> {
     let file = path.display().to_string();
     let (program, src) = match ggp::syntax::parse_file(path) {
         Ok(ok) => ok,
@@ -64,7 +64,7 @@ pub fn check_file(path: &Path, out: &mut impl Write) -> Result<bool, CliError> {
         .file_stem()
         .map_or_else(|| file.clone(), |s| s.to_string_lossy().into_owned());
     let started = Instant::now();
-    match NetGame::from_program(&program, &name) {
+    match NetGame::from_program_within(&program, &name, budget) {
         Ok(g) => writeln!(
             out,
             "  network: {} propositions, {} gates, built in {:.0} ms",
@@ -72,10 +72,16 @@ pub fn check_file(path: &Path, out: &mut impl Write) -> Result<bool, CliError> {
             g.num_gates(),
             started.elapsed().as_secs_f64() * 1e3
         )?,
-        Err(e) => writeln!(
-            out,
-            "  network: not built ({e}); the Datalog evaluator plays this game"
-        )?,
+        Err(e) => {
+            let hint = match e {
+                NetworkError::Budget(_) => " (`--grounding-seconds` gives the network more time)",
+                _ => "",
+            };
+            writeln!(
+                out,
+                "  network: not built ({e}); the Datalog evaluator plays this game{hint}"
+            )?
+        }
     }
     Ok(true)
 }
