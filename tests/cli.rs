@@ -342,6 +342,9 @@ fn check_summarises_a_valid_game() {
     assert!(out.contains("valid game (operation rules)"), "{out}");
     assert!(out.contains("roles: red, black"), "{out}");
     assert!(out.contains("network: "), "{out}");
+    // Where the load time went, stage by stage.
+    assert!(out.contains("(rules as written: analysis "), "{out}");
+    assert!(out.contains(" ms, compiling "), "{out}");
     let o = run(&["check", &shared("games/kif/ticTacToe.kif")], "");
     let out = stdout(&o);
     assert!(o.status.success(), "{out}");

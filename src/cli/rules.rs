@@ -67,10 +67,11 @@ pub fn check_file(path: &Path, budget: Budget, out: &mut impl Write) -> Result<b
     match NetGame::from_program_within(&program, &name, budget) {
         Ok(g) => writeln!(
             out,
-            "  network: {} propositions, {} gates, built in {:.0} ms",
+            "  network: {} propositions, {} gates, built in {:.0} ms ({})",
             g.num_propositions(),
             g.num_gates(),
-            started.elapsed().as_secs_f64() * 1e3
+            started.elapsed().as_secs_f64() * 1e3,
+            g.network().load
         )?,
         Err(e) => {
             let hint = match e {

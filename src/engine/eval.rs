@@ -2,9 +2,11 @@
 //!
 //! The main entry point is [`Db::run`], which evaluates every stratum of one [`Phase`] in plan order.
 //! A relation is a flat vector of rows (`arity` term ids each), a hash set of rows for deduplication, and
-//! one hash index per key-column set its readers need; an index maps a key to the most recent row with
-//! that key, and each row links to the previous one with the same key, so inserting allocates nothing
-//! once the vectors have grown. Clearing a phase keeps all capacity, so evaluating a state allocates
+//! one hash index per key its readers need (whole columns, or parts of a column's term: see
+//! [`Slot`]); an index maps a key to the most recent row with that key, and each row links to the
+//! previous one with the same key, so inserting allocates nothing once the vectors have grown. A row
+//! whose term lacks a keyed part (a constant where the key wants an argument) is left out of that
+//! index: no lookup through it could match the row. Clearing a phase keeps all capacity, so evaluating a state allocates
 //! nothing in the steady state.
 //!
 //! Recursive strata are evaluated semi-naively: after a first full pass, every pass evaluates each rule
@@ -22,7 +24,7 @@ use hashbrown::HashTable;
 use smallvec::SmallVec;
 
 use super::ir::{Arith, Cmp, Pat, RelId};
-use super::plan::{CompiledRule, Phase, Plan, Step};
+use super::plan::{CompiledRule, Phase, Plan, Slot, Step};
 use super::terms::{hash_ids, TermId, TermStore};
 use super::{EngineError, Limits};
 use crate::syntax::ast::Sym;
@@ -32,9 +34,45 @@ const UNBOUND: TermId = TermId(u32::MAX);
 
 #[derive(Clone, Debug)]
 struct Index {
-    cols: Box<[usize]>,
+    slots: Box<[Slot]>,
+    /// Every slot is a whole column (no term to look into).
+    whole: bool,
     heads: HashTable<u32>,
     next: Vec<u32>,
+}
+
+impl Index {
+    /// The key value of `slot` in `row`, if the row's term has that part.
+    #[inline]
+    fn part(terms: &TermStore, row: &[TermId], slot: &Slot) -> Option<TermId> {
+        let mut t = row[slot.col];
+        for &i in &slot.path {
+            if terms.is_const(t) {
+                return None;
+            }
+            t = *terms.args(t).get(usize::from(i))?;
+        }
+        Some(t)
+    }
+
+    /// Whether `row`'s key equals `key` (a row without every keyed part never does).
+    #[inline]
+    fn row_has_key(
+        slots: &[Slot],
+        whole: bool,
+        terms: &TermStore,
+        row: &[TermId],
+        key: &[TermId],
+    ) -> bool {
+        if whole {
+            slots.iter().zip(key).all(|(s, k)| row[s.col] == *k)
+        } else {
+            slots
+                .iter()
+                .zip(key)
+                .all(|(s, k)| Index::part(terms, row, s) == Some(*k))
+        }
+    }
 }
 
 /// The facts of one relation.
@@ -48,16 +86,17 @@ pub struct RelStore {
 }
 
 impl RelStore {
-    fn new(arity: usize, index_cols: &[Vec<usize>]) -> RelStore {
+    fn new(arity: usize, index_slots: &[Vec<Slot>]) -> RelStore {
         RelStore {
             arity,
             rows: Vec::new(),
             len: 0,
             dedup: HashTable::new(),
-            indexes: index_cols
+            indexes: index_slots
                 .iter()
                 .map(|c| Index {
-                    cols: c.clone().into_boxed_slice(),
+                    whole: c.iter().all(|s| s.path.is_empty()),
+                    slots: c.clone().into_boxed_slice(),
                     heads: HashTable::new(),
                     next: Vec::new(),
                 })
@@ -105,13 +144,13 @@ impl RelStore {
     }
 
     /// Adds a fact; false when it was already there.
-    fn insert(&mut self, fact: &[TermId]) -> bool {
-        self.insert_row(fact, true)
+    fn insert(&mut self, fact: &[TermId], terms: &TermStore) -> bool {
+        self.insert_row(fact, true, terms)
     }
 
     /// Adds a fact, first checking that it is new when `check` (else the caller knows it is, and the
     /// deduplication table is left out: [`RelStore::contains`] then scans).
-    fn insert_row(&mut self, fact: &[TermId], check: bool) -> bool {
+    fn insert_row(&mut self, fact: &[TermId], check: bool, terms: &TermStore) -> bool {
         let RelStore {
             arity,
             rows,
@@ -139,38 +178,63 @@ impl RelStore {
             dedup.insert_unique(h, r, |&x| hash_ids(row_of(x).iter().copied()));
         }
         for ix in indexes.iter_mut() {
-            let cols = &ix.cols;
-            let kh = hash_ids(cols.iter().map(|&c| fact[c]));
-            let same_key = |&x: &u32| {
+            let mut key: SmallVec<[TermId; 8]> = SmallVec::new();
+            if ix.whole {
+                key.extend(ix.slots.iter().map(|s| fact[s.col]));
+            } else {
+                for s in ix.slots.iter() {
+                    match Index::part(terms, fact, s) {
+                        Some(t) => key.push(t),
+                        None => break,
+                    }
+                }
+                if key.len() < ix.slots.len() {
+                    ix.next.push(NONE);
+                    continue;
+                }
+            }
+            let kh = hash_ids(key.iter().copied());
+            let Index {
+                slots,
+                whole,
+                heads,
+                next,
+            } = ix;
+            let (slots, whole) = (&**slots, *whole);
+            let key_of = |x: u32| -> SmallVec<[TermId; 8]> {
                 let row = row_of(x);
-                cols.iter().all(|&c| row[c] == fact[c])
+                if whole {
+                    slots.iter().map(|s| row[s.col]).collect()
+                } else {
+                    slots
+                        .iter()
+                        .map(|s| Index::part(terms, row, s).unwrap_or(UNBOUND))
+                        .collect()
+                }
             };
-            match ix.heads.find_mut(kh, same_key) {
+            let same_key = |&x: &u32| Index::row_has_key(slots, whole, terms, row_of(x), &key);
+            match heads.find_mut(kh, same_key) {
                 Some(head) => {
-                    ix.next.push(*head);
+                    next.push(*head);
                     *head = r;
                 }
                 None => {
-                    ix.next.push(NONE);
-                    ix.heads.insert_unique(kh, r, |&x| {
-                        let row = row_of(x);
-                        hash_ids(cols.iter().map(|&c| row[c]))
-                    });
+                    next.push(NONE);
+                    heads.insert_unique(kh, r, |&x| hash_ids(key_of(x).iter().copied()));
                 }
             }
         }
         true
     }
 
-    /// The most recent row whose `cols` equal `key`, or `NONE`.
+    /// The most recent row whose key in index `index` equals `key`, or `NONE`.
     #[inline]
-    fn lookup(&self, index: usize, key: &[TermId]) -> u32 {
+    fn lookup(&self, index: usize, key: &[TermId], terms: &TermStore) -> u32 {
         let ix = &self.indexes[index];
         let kh = hash_ids(key.iter().copied());
         ix.heads
             .find(kh, |&x| {
-                let row = self.row(x as usize);
-                ix.cols.iter().zip(key).all(|(&c, k)| row[c] == *k)
+                Index::row_has_key(&ix.slots, ix.whole, terms, self.row(x as usize), key)
             })
             .copied()
             .unwrap_or(NONE)
@@ -218,13 +282,13 @@ impl Db {
 
     /// Adds a fact from outside (an input relation such as `true` or `does`).
     pub fn insert(&mut self, r: RelId, fact: &[TermId]) -> bool {
-        self.rels[r.0 as usize].insert(fact)
+        self.rels[r.0 as usize].insert(fact, &self.terms)
     }
 
     /// Adds a fact known to be new to a relation that no rule derives (a state's facts, filled from a
     /// set): no duplicate check.
     pub fn insert_new(&mut self, r: RelId, fact: &[TermId]) {
-        self.rels[r.0 as usize].insert_row(fact, false);
+        self.rels[r.0 as usize].insert_row(fact, false, &self.terms);
     }
 
     /// Empties every relation whose phase is `from` or later.
@@ -426,16 +490,17 @@ impl Db {
     fn add_pending(&mut self, r: &CompiledRule, hits: usize) -> Result<(), EngineError> {
         let a = r.head.args.len();
         let rel = &mut self.rels[r.head.rel.0 as usize];
+        let terms = &self.terms;
         let mut added = 0;
         if a == 0 {
             if hits > 0 {
-                added += usize::from(rel.insert(&[]));
+                added += usize::from(rel.insert(&[], terms));
             }
         } else {
             // One join can yield millions of heads; the limit is checked as they go in.
             let room = self.limits.max_facts.saturating_sub(self.derived);
             for fact in self.pending.chunks_exact(a) {
-                added += usize::from(rel.insert(fact));
+                added += usize::from(rel.insert(fact, terms));
                 if added > room {
                     break;
                 }
@@ -539,12 +604,23 @@ pub fn compile(steps: &[Step], num_vars: usize) -> Vec<Instr> {
                 let mut local = bound.clone();
                 let by_index = index.is_some();
                 let keyv: Box<[Key]> = if by_index {
-                    key.iter().map(|&c| key_of(&atom.args[c])).collect()
+                    key.iter()
+                        .map(|s| {
+                            let mut p = &atom.args[s.col];
+                            for &i in &s.path {
+                                if let Pat::Func(_, args) = p {
+                                    p = &args[usize::from(i)];
+                                }
+                            }
+                            key_of(p)
+                        })
+                        .collect()
                 } else {
                     Box::new([])
                 };
+                // A column keyed whole is not compared again; one keyed by parts is matched in full.
                 let cols: Box<[(usize, Match)]> = (0..atom.args.len())
-                    .filter(|c| !by_index || !key.contains(c))
+                    .filter(|&c| !by_index || !key.contains(&Slot::column(c)))
                     .map(|c| (c, matcher(&atom.args[c], &mut local)))
                     .collect();
                 if positive {
@@ -763,7 +839,7 @@ fn join(
                         keyv.push(t);
                     }
                     let next = &rel.indexes[*ix].next;
-                    let mut x = rel.lookup(*ix, &keyv);
+                    let mut x = rel.lookup(*ix, &keyv, sc.terms);
                     while x != NONE {
                         if x < lo {
                             break;
@@ -829,5 +905,76 @@ fn join(
             }
             Ok(false)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::plan::{plan, PlanDisplay};
+    use crate::engine::{lower, Limits};
+    use crate::syntax::parse_kif;
+
+    /// Evaluates `src`'s load-time relations; returns the plan as text and `rel`'s facts, sorted.
+    fn run(src: &str, rel: &str) -> (String, Vec<String>) {
+        let p = lower(&parse_kif(src).expect("parses")).expect("lowers");
+        let pl = plan(&p, &[]).expect("plans");
+        let arities: Vec<usize> = p.relations.iter().map(|r| r.arity).collect();
+        let mut db = Db::new(&pl, &arities, p.terms.clone(), Limits::default());
+        db.run(&pl, Phase::Static).expect("runs");
+        let r = p
+            .relations
+            .iter()
+            .position(|x| p.terms.name(x.name) == rel)
+            .expect("relation");
+        let store = db.rel(RelId(r as u32));
+        let mut facts: Vec<String> = (0..store.len())
+            .map(|i| {
+                let args: Vec<String> = store.row(i).iter().map(|&t| db.terms.kif(t)).collect();
+                args.join(" ")
+            })
+            .collect();
+        facts.sort();
+        let shown = PlanDisplay {
+            program: &p,
+            plan: &pl,
+        }
+        .to_string();
+        (shown, facts)
+    }
+
+    #[test]
+    fn a_partly_bound_column_is_looked_up_by_its_bound_parts() {
+        let src = "(role r) (want 2) (want 3)
+            (item a (f 1 x)) (item b (f 2 y)) (item c plain) (item d (g 2)) (item e (h 2 z w))
+            (item f (f 3 v))
+            (<= (found ?n ?k ?z) (want ?k) (item ?n (f ?k ?z)))
+            (<= terminal (found ?n ?k ?z))";
+        let (plan, facts) = run(src, "found");
+        assert!(
+            plan.contains("item(?n, (f ?k ?z))@[1.0]"),
+            "the second column is keyed by its term's first argument: {plan}"
+        );
+        // `plain` has no arguments to key, and `(g 2)` and `(h 2 z w)` are other symbols.
+        assert_eq!(facts, ["b 2 y", "f 3 v"]);
+    }
+
+    #[test]
+    fn recursion_through_a_partly_keyed_index_reaches_every_row() {
+        // A recursive relation whose rows grow while the index serves lookups (the delta rounds),
+        // and a relation over a column whose term has another symbol (`q`).
+        let src = "(role r)
+            (edge (p 1 red) (p 2 red)) (edge (p 2 red) (p 3 blue)) (edge (p 3 blue) (q 4))
+            (edge (p 4 red) (p 1 red)) (start 1)
+            (<= (reach ?x) (start ?x))
+            (<= (reach ?y) (reach ?x) (edge (p ?x ?c) (p ?y ?d)))
+            (<= (dead ?x) (reach ?x) (not (blocked ?x)))
+            (<= (blocked ?x) (edge (p ?x ?c) (q ?y)))
+            (<= terminal (dead ?x))";
+        let (plan, reach) = run(src, "reach");
+        assert!(plan.contains("edge((p ?x ?c), (p ?y ?d))@[0.0]"), "{plan}");
+        assert_eq!(reach, ["1", "2", "3"]);
+        let (_, dead) = run(src, "dead");
+        assert_eq!(dead, ["1", "2"]);
     }
 }

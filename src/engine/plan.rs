@@ -7,9 +7,13 @@
 //! per state), `Move` when it depends on `does` (computed per joint move). Each rule's body is ordered
 //! greedily: the literal with the most arguments already bound goes next, and filters (negation,
 //! comparisons, arithmetic) run as soon as their variables are bound. Each scan looks its relation up by
-//! the columns bound at that point, and those column sets are the relation's indexes.
+//! what is bound at that point: whole columns, and the bound parts of a column's function term
+//! (`legal2(?p, (move ?piece ?u ?v ?x ?y))` with the squares known is looked up by the squares); those
+//! key [`Slot`] lists are the relation's indexes.
 
 use std::fmt;
+
+use smallvec::SmallVec;
 
 use super::eval::{compile, Instr};
 use super::ir::{Arith, Cmp, IrAtom, Lit, Pat, Program, RelId};
@@ -26,6 +30,58 @@ pub enum Phase {
     Move,
 }
 
+/// Where one key value sits in a fact: a column, and the argument path inside that column's term
+/// (empty: the whole column).
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct Slot {
+    /// The column.
+    pub col: usize,
+    /// The argument positions leading from the column's term to the value.
+    pub path: SmallVec<[u8; 2]>,
+}
+
+impl Slot {
+    /// The whole column `col`.
+    pub fn column(col: usize) -> Slot {
+        Slot {
+            col,
+            path: SmallVec::new(),
+        }
+    }
+}
+
+/// `2` for a whole column, `1.0.3` for argument 3 of argument 0 of column 1's term.
+impl fmt::Debug for Slot {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.col)?;
+        for i in &self.path {
+            write!(f, ".{i}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The key slots of a scan of `a` given what is bound: every bound column, and in a column whose
+/// function term is only partly bound, each bound part (a function term's arguments, in order).
+fn key_slots(a: &IrAtom, bound: &[bool]) -> Vec<Slot> {
+    fn parts(p: &Pat, bound: &[bool], slot: &mut Slot, out: &mut Vec<Slot>) {
+        if p.is_bound(bound) {
+            out.push(slot.clone());
+        } else if let Pat::Func(_, args) = p {
+            for (i, q) in args.iter().enumerate().take(usize::from(u8::MAX)) {
+                slot.path.push(i as u8);
+                parts(q, bound, slot, out);
+                slot.path.pop();
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (c, p) in a.args.iter().enumerate() {
+        parts(p, bound, &mut Slot::column(c), &mut out);
+    }
+    out
+}
+
 /// One step of a compiled rule body.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Step {
@@ -33,8 +89,8 @@ pub enum Step {
     Scan {
         /// The atom.
         atom: IrAtom,
-        /// The columns bound when the step runs.
-        key: Vec<usize>,
+        /// What is bound when the step runs.
+        key: Vec<Slot>,
         /// Which of the relation's indexes serves `key` (none for a full scan).
         index: Option<usize>,
     },
@@ -42,8 +98,8 @@ pub enum Step {
     Absent {
         /// The atom.
         atom: IrAtom,
-        /// The columns bound when the step runs.
-        key: Vec<usize>,
+        /// What is bound when the step runs.
+        key: Vec<Slot>,
         /// Which of the relation's indexes serves `key`.
         index: Option<usize>,
     },
@@ -200,8 +256,8 @@ pub struct Plan {
     pub strata: Vec<Stratum>,
     /// The phase of each relation.
     pub phases: Vec<Phase>,
-    /// For each relation, the column sets of its indexes.
-    pub indexes: Vec<Vec<Vec<usize>>>,
+    /// For each relation, the key slots of its indexes.
+    pub indexes: Vec<Vec<Vec<Slot>>>,
 }
 
 /// Plans `p` (see the module documentation). `inputs` are relations filled from outside, with their phase
@@ -244,7 +300,7 @@ pub fn plan_sized(
     for &(r, ph) in inputs {
         phases[r.0 as usize] = ph;
     }
-    let mut indexes: Vec<Vec<Vec<usize>>> = vec![Vec::new(); n];
+    let mut indexes: Vec<Vec<Vec<Slot>>> = vec![Vec::new(); n];
     let mut strata = Vec::with_capacity(sccs.len());
     for (ci, c) in sccs.iter().enumerate() {
         let mut phase = Phase::Static;
@@ -374,7 +430,7 @@ pub(crate) fn tarjan(n: usize, deps: &[Vec<(usize, bool)>]) -> Vec<Vec<usize>> {
     out
 }
 
-fn index_for(indexes: &mut [Vec<Vec<usize>>], rel: RelId, key: &[usize]) -> Option<usize> {
+fn index_for(indexes: &mut [Vec<Vec<Slot>>], rel: RelId, key: &[Slot]) -> Option<usize> {
     if key.is_empty() {
         return None;
     }
@@ -395,7 +451,7 @@ fn compile_rule(
     first: Option<usize>,
     sizes: &[Option<f64>],
     phase: Phase,
-    indexes: &mut [Vec<Vec<usize>>],
+    indexes: &mut [Vec<Vec<Slot>>],
 ) -> Result<Vec<Step>, EngineError> {
     let rule = &p.rules[ri];
     let nv = rule.var_names.len();
@@ -404,9 +460,7 @@ fn compile_rule(
     let mut steps = Vec::new();
     if let Some(li) = first {
         if let Lit::Pos(a) = left.remove(li) {
-            let key: Vec<usize> = (0..a.args.len())
-                .filter(|&c| a.args[c].is_bound(&bound))
-                .collect();
+            let key = key_slots(a, &bound);
             let index = index_for(indexes, a.rel, &key);
             a.args.iter().for_each(|x| x.bind_vars(&mut bound));
             steps.push(Step::Scan {
@@ -478,9 +532,7 @@ fn compile_rule(
                 let Lit::Pos(a) = left.remove(i) else {
                     unreachable!("best is a positive literal")
                 };
-                let key: Vec<usize> = (0..a.args.len())
-                    .filter(|&c| a.args[c].is_bound(&bound))
-                    .collect();
+                let key = key_slots(a, &bound);
                 let index = index_for(indexes, a.rel, &key);
                 a.args.iter().for_each(|x| x.bind_vars(&mut bound));
                 steps.push(Step::Scan {
@@ -506,13 +558,11 @@ fn compile_rule(
     Ok(steps)
 }
 
-fn filter_step(l: &Lit, bound: &mut [bool], indexes: &mut [Vec<Vec<usize>>]) -> Step {
+fn filter_step(l: &Lit, bound: &mut [bool], indexes: &mut [Vec<Vec<Slot>>]) -> Step {
     l.bind_vars(bound);
     match l {
         Lit::Neg(a) => {
-            let key: Vec<usize> = (0..a.args.len())
-                .filter(|&c| a.args[c].is_bound(bound))
-                .collect();
+            let key = key_slots(a, bound);
             let index = index_for(indexes, a.rel, &key);
             Step::Absent {
                 atom: a.clone(),

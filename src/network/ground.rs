@@ -161,6 +161,49 @@ pub struct Grounded {
     pub next: Vec<NetLit>,
     /// Ground rule instances that were made.
     pub instances: usize,
+    /// How the rules were prepared, and where the load time went.
+    pub load: LoadReport,
+}
+
+/// Which strategy built a network and how long each stage took (the time of a strategy that gave up
+/// first is in `total` only).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LoadReport {
+    /// The strategy that succeeded.
+    pub strategy: Strategy,
+    /// Rewriting the rules and the relaxed fixpoint that bounds what can be true.
+    pub analysis: Duration,
+    /// Instantiating the rules.
+    pub grounding: Duration,
+    /// Building, sharing and ordering the gates.
+    pub compiling: Duration,
+    /// From the start of the first attempt to the end.
+    pub total: Duration,
+}
+
+impl std::fmt::Display for LoadReport {
+    /// `rules as written: analysis 12 ms, grounding 30 ms, compiling 8 ms`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        write!(
+            f,
+            "{}: analysis {:.0} ms, grounding {:.0} ms, compiling {:.0} ms",
+            match self.strategy {
+                Strategy::AsWritten => "rules as written",
+                Strategy::Decomposed => "rules decomposed",
+            },
+            ms(self.analysis),
+            ms(self.grounding),
+            ms(self.compiling)
+        )?;
+        let lost = self
+            .total
+            .saturating_sub(self.analysis + self.grounding + self.compiling);
+        if lost.as_secs_f64() * 1e3 >= 1.0 {
+            write!(f, " (after {:.0} ms on the rules as written)", ms(lost))?;
+        }
+        Ok(())
+    }
 }
 
 /// Grounds and compiles `p` with the default [`Budget`].
@@ -271,6 +314,7 @@ pub fn ground_as(
     started: Instant,
     strategy: Strategy,
 ) -> Result<Grounded, NetworkError> {
+    let attempt = Instant::now();
     // Operation rules become classic `next` rules first, exactly as the Datalog engine reads them.
     let mut prog = to_classic(&lower(p)?)?;
     // The same rewrites as the Datalog engine's, so that both engines accept the same games.
@@ -376,6 +420,7 @@ pub fn ground_as(
         .filter_map(|r| prop_of.get(&r[0]).copied())
         .collect();
 
+    let analysed = Instant::now();
     let mut g = Grounder {
         src: Sources {
             relaxed: &rdb,
@@ -444,6 +489,7 @@ pub fn ground_as(
     let next_out: Vec<Out> = props.iter().map(|p| out_lit(&g, next, &[*p])).collect();
 
     // Compile.
+    let grounded = Instant::now();
     let turns = one_mover(&g, &roles, legal, next, &initial, &prop_of);
     drop_implied_turns(&mut g, &roles, &turns);
     let mut c = Compiler::new(&g, props.len(), &prop_of, &roles, &move_of, budget);
@@ -554,6 +600,13 @@ pub fn ground_as(
         terminal: map(terminal_lit),
         next: next_lits.iter().map(|&l| map(l)).collect(),
         instances: g.instances,
+        load: LoadReport {
+            strategy,
+            analysis: analysed - attempt,
+            grounding: grounded - analysed,
+            compiling: grounded.elapsed(),
+            total: started.elapsed(),
+        },
     })
 }
 

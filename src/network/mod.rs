@@ -31,7 +31,9 @@ pub use crate::engine::conformance::replay;
 use crate::engine::terms::TermId;
 use crate::game::{Dynamics, Estimate, Game, GameInfo, Goal, RoleIndex};
 use crate::syntax::ast::{self, Syntax};
-pub use ground::{ground, ground_with, Budget, Gate, Grounded, NetLit, NetworkError};
+pub use ground::{
+    ground, ground_with, Budget, Gate, Grounded, LoadReport, NetLit, NetworkError, Strategy,
+};
 use hashbrown::HashMap;
 
 /// A state: one bit per base proposition.
