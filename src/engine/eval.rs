@@ -124,13 +124,18 @@ impl RelStore {
 
     /// Whether the fact is present.
     pub fn contains(&self, fact: &[TermId]) -> bool {
+        self.position(fact).is_some()
+    }
+
+    /// The fact's row number, if it is present.
+    pub fn position(&self, fact: &[TermId]) -> Option<usize> {
         if self.dedup.len() != self.len as usize {
-            return (0..self.len()).any(|i| self.row(i) == fact);
+            return (0..self.len()).position(|i| self.row(i) == fact);
         }
         let h = hash_ids(fact.iter().copied());
         self.dedup
             .find(h, |&r| self.row(r as usize) == fact)
-            .is_some()
+            .map(|&r| r as usize)
     }
 
     fn clear(&mut self) {

@@ -21,7 +21,7 @@
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use hashbrown::HashMap;
+use hashbrown::{HashMap, HashTable};
 use smallvec::SmallVec;
 
 use crate::engine::decompose::eliminate_variables;
@@ -32,7 +32,7 @@ use crate::engine::ops::to_classic;
 use crate::engine::plan::{plan, Phase};
 use crate::engine::rewrite::unfold_tables;
 use crate::engine::rulegame::dynamic_relations;
-use crate::engine::terms::{TermId, TermStore};
+use crate::engine::terms::{hash_ids, TermId, TermStore};
 use crate::engine::{lower, EngineError, Limits};
 use crate::syntax::ast::{self, Syntax};
 
@@ -248,13 +248,26 @@ type Slot = (u8, SmallVec<[u8; 4]>);
 /// The rows of a relation by the values of some of its columns.
 type RowIndex = HashMap<SmallVec<[TermId; 4]>, Rc<[u32]>>;
 
+/// One way of looking a relation's rows up.
+struct Lookup {
+    slots: Vec<Slot>,
+    rows: Option<RowIndex>,
+}
+
 struct Grounder<'a> {
     src: Sources<'a>,
     terms: TermStore,
-    /// Lazily built lookups: (relation, bound columns as a bit set) → their values → rows.
-    index: HashMap<(u32, Vec<Slot>), RowIndex>,
+    /// Which lookup serves (relation, key slots): a number into `lookups`.
+    index_of: HashMap<(u32, Vec<Slot>), u32>,
+    /// The lookups, each built when first used.
+    lookups: Vec<Lookup>,
+    /// For each step of the rule being grounded, its lookup (`u32::MAX` not known yet): what is bound
+    /// at a step does not change from one instance to the next.
+    step_lookup: Vec<u32>,
     atoms: Vec<AtomDef>,
-    atom_of: HashMap<(RelId, SmallVec<[TermId; 4]>), u32>,
+    /// Every atom is a row of the relaxed fixpoint: per relation, the atom of each row (`u32::MAX`
+    /// when not made yet), so that finding an atom costs no hashing of its own.
+    row_atom: Vec<Vec<u32>>,
     instances: usize,
     /// Candidate rows tried, for budget checks between instances.
     visits: u64,
@@ -429,9 +442,11 @@ pub fn ground_as(
             demand: &demand_rel,
         },
         terms,
-        index: HashMap::new(),
+        index_of: HashMap::new(),
+        lookups: Vec::new(),
+        step_lookup: Vec::new(),
         atoms: Vec::new(),
-        atom_of: HashMap::new(),
+        row_atom: vec![Vec::new(); prog.relations.len()],
         instances: 0,
         visits: 0,
         budget,
@@ -457,8 +472,8 @@ pub fn ground_as(
         if !dynamic[r.0 as usize] {
             return Out::Const(sdb.rel(r).contains(args));
         }
-        match g.atom_of.get(&(r, SmallVec::from_slice(args))) {
-            Some(&a) => Out::Atom(a),
+        match g.find_atom(r, args) {
+            Some(a) => Out::Atom(a),
             None => Out::Const(false),
         }
     };
@@ -716,6 +731,8 @@ impl Grounder<'_> {
 
     fn ground_rule(&mut self, rule: &Rule) -> Result<(), NetworkError> {
         let order = self.order(rule)?;
+        self.step_lookup.clear();
+        self.step_lookup.resize(order.len(), u32::MAX);
         let mut b: Vec<Option<TermId>> = vec![None; rule.var_names.len()];
         let mut body: SmallVec<[u32; 4]> = SmallVec::new();
         self.step(rule, &order, 0, &mut b, &mut body)
@@ -741,14 +758,16 @@ impl Grounder<'_> {
                     let Some(fact) = self.make_all(a, b) else {
                         return Ok(());
                     };
-                    if !db.rel(a.rel).contains(&fact) {
-                        return Ok(());
-                    }
                     if dynamic {
-                        let at = self.atom(a.rel, fact);
+                        let Some(at) = self.atom(a.rel, &fact) else {
+                            return Ok(());
+                        };
                         body.push(at << 1);
                         self.step(rule, order, k + 1, b, body)?;
                         body.pop();
+                        return Ok(());
+                    }
+                    if !db.rel(a.rel).contains(&fact) {
                         return Ok(());
                     }
                     return self.step(rule, order, k + 1, b, body);
@@ -758,41 +777,56 @@ impl Grounder<'_> {
                 let mut slots: Vec<Slot> = Vec::new();
                 let mut key: SmallVec<[TermId; 4]> = SmallVec::new();
                 let mut path: SmallVec<[u8; 4]> = SmallVec::new();
+                let known = self.step_lookup[k];
+                let mut record = (known == u32::MAX).then_some(&mut slots);
                 for (c, p) in a.args.iter().enumerate().take(256) {
-                    if !self.bound_parts(p, b, c as u8, &mut path, &mut slots, &mut key) {
+                    if !self.bound_parts(p, b, c as u8, &mut path, record.as_deref_mut(), &mut key)
+                    {
                         return Ok(());
                     }
                 }
-                let rows: Option<Rc<[u32]>> = if slots.is_empty() {
+                let lookup = if known != u32::MAX {
+                    known
+                } else {
+                    let next = self.lookups.len() as u32;
+                    let id = *self
+                        .index_of
+                        .entry((a.rel.0, slots.clone()))
+                        .or_insert(next);
+                    if id == next {
+                        self.lookups.push(Lookup { slots, rows: None });
+                    }
+                    self.step_lookup[k] = id;
+                    id
+                };
+                let rows: Option<Rc<[u32]>> = if key.is_empty() {
                     None
                 } else {
                     let terms = &self.terms;
-                    let ix = self
-                        .index
-                        .entry((a.rel.0, slots))
-                        .or_insert_with_key(|(_, slots)| {
-                            let rel = db.rel(a.rel);
-                            let mut m: HashMap<SmallVec<[TermId; 4]>, Vec<u32>> = HashMap::new();
-                            'rows: for i in 0..rel.len() {
-                                let row = rel.row(i);
-                                let mut k: SmallVec<[TermId; 4]> = SmallVec::new();
-                                for (c, path) in slots {
-                                    let mut t = row[*c as usize];
-                                    for &j in path {
-                                        if terms.is_const(t) {
-                                            continue 'rows;
-                                        }
-                                        match terms.args(t).get(j as usize) {
-                                            Some(&u) => t = u,
-                                            None => continue 'rows,
-                                        }
+                    let Lookup { slots, rows } = &mut self.lookups[lookup as usize];
+                    let ix = rows.get_or_insert_with(|| {
+                        let rel = db.rel(a.rel);
+                        let mut m: HashMap<SmallVec<[TermId; 4]>, Vec<u32>> = HashMap::new();
+                        'rows: for i in 0..rel.len() {
+                            let row = rel.row(i);
+                            let mut k: SmallVec<[TermId; 4]> = SmallVec::new();
+                            for (c, path) in slots.iter() {
+                                let mut t = row[*c as usize];
+                                for &j in path {
+                                    if terms.is_const(t) {
+                                        continue 'rows;
                                     }
-                                    k.push(t);
+                                    match terms.args(t).get(j as usize) {
+                                        Some(&u) => t = u,
+                                        None => continue 'rows,
+                                    }
                                 }
-                                m.entry(k).or_default().push(i as u32);
+                                k.push(t);
                             }
-                            m.into_iter().map(|(k, v)| (k, Rc::from(v))).collect()
-                        });
+                            m.entry(k).or_default().push(i as u32);
+                        }
+                        m.into_iter().map(|(k, v)| (k, Rc::from(v))).collect()
+                    });
                     match ix.get(&key) {
                         Some(r) => Some(r.clone()),
                         None => return Ok(()),
@@ -813,7 +847,7 @@ impl Grounder<'_> {
                         .all(|(p, t)| self.matches(p, *t, b))
                     {
                         if dynamic {
-                            let at = self.atom(a.rel, SmallVec::from_slice(row));
+                            let at = self.atom_at(a.rel, i);
                             body.push(at << 1);
                             self.step(rule, order, k + 1, b, body)?;
                             body.pop();
@@ -831,10 +865,9 @@ impl Grounder<'_> {
                     return self.step(rule, order, k + 1, b, body);
                 };
                 if self.src.dynamic[a.rel.0 as usize] {
-                    if !self.src.relaxed.rel(a.rel).contains(&fact) {
+                    let Some(at) = self.atom(a.rel, &fact) else {
                         return self.step(rule, order, k + 1, b, body);
-                    }
-                    let at = self.atom(a.rel, fact);
+                    };
                     body.push(at << 1 | 1);
                     self.step(rule, order, k + 1, b, body)?;
                     body.pop();
@@ -921,14 +954,14 @@ impl Grounder<'_> {
         let Some(fact) = self.make_all(&rule.head, b) else {
             return Ok(());
         };
-        if !self.src.relaxed.rel(rule.head.rel).contains(&fact) {
+        let Some(at) = self.atom(rule.head.rel, &fact) else {
             return Ok(());
-        }
+        };
+        let at = at as usize;
         self.instances += 1;
         if self.instances.is_multiple_of(4096) {
             self.check_budget()?;
         }
-        let at = self.atom(rule.head.rel, fact) as usize;
         if self.atoms[at].always {
             return Ok(());
         }
@@ -941,18 +974,37 @@ impl Grounder<'_> {
         Ok(())
     }
 
-    fn atom(&mut self, rel: RelId, args: SmallVec<[TermId; 4]>) -> u32 {
-        if let Some(&a) = self.atom_of.get(&(rel, args.clone())) {
-            return a;
+    /// The atom of `rel(args)`, if it was made.
+    fn find_atom(&self, rel: RelId, args: &[TermId]) -> Option<u32> {
+        let i = self.src.relaxed.rel(rel).position(args)?;
+        let a = *self.row_atom[rel.0 as usize].get(i)?;
+        (a != u32::MAX).then_some(a)
+    }
+
+    /// The atom of `rel(args)`, made when new; `None` when the relaxed fixpoint does not have it
+    /// (it is never true).
+    fn atom(&mut self, rel: RelId, args: &[TermId]) -> Option<u32> {
+        let i = self.src.relaxed.rel(rel).position(args)?;
+        Some(self.atom_at(rel, i))
+    }
+
+    /// The atom of row `i` of the relaxed fixpoint's relation `rel`, made when new.
+    fn atom_at(&mut self, rel: RelId, i: usize) -> u32 {
+        let rows = &mut self.row_atom[rel.0 as usize];
+        if rows.len() <= i {
+            rows.resize(self.src.relaxed.rel(rel).len().max(i + 1), u32::MAX);
+        }
+        if rows[i] != u32::MAX {
+            return rows[i];
         }
         let id = self.atoms.len() as u32;
+        rows[i] = id;
         self.atoms.push(AtomDef {
             rel,
-            args: args.clone(),
+            args: SmallVec::from_slice(self.src.relaxed.rel(rel).row(i)),
             bodies: Vec::new(),
             always: false,
         });
-        self.atom_of.insert((rel, args), id);
         id
     }
 
@@ -965,21 +1017,23 @@ impl Grounder<'_> {
         b: &[Option<TermId>],
         col: u8,
         path: &mut SmallVec<[u8; 4]>,
-        slots: &mut Vec<Slot>,
+        mut slots: Option<&mut Vec<Slot>>,
         key: &mut SmallVec<[TermId; 4]>,
     ) -> bool {
         if bound(p, b) {
             let Some(t) = self.make(p, b) else {
                 return false;
             };
-            slots.push((col, path.clone()));
+            if let Some(slots) = slots {
+                slots.push((col, path.clone()));
+            }
             key.push(t);
             return true;
         }
         if let Pat::Func(_, args) = p {
             for (i, q) in args.iter().enumerate().take(256) {
                 path.push(i as u8);
-                let ok = self.bound_parts(q, b, col, path, slots, key);
+                let ok = self.bound_parts(q, b, col, path, slots.as_deref_mut(), key);
                 path.pop();
                 if !ok {
                     return false;
@@ -1026,7 +1080,7 @@ impl Grounder<'_> {
         }
     }
 
-    fn make_all(&self, a: &IrAtom, b: &[Option<TermId>]) -> Option<SmallVec<[TermId; 4]>> {
+    fn make_all(&self, a: &IrAtom, b: &[Option<TermId>]) -> Option<SmallVec<[TermId; 8]>> {
         a.args.iter().map(|p| self.make(p, b)).collect()
     }
 }
@@ -1038,7 +1092,9 @@ struct Compiler<'a> {
     /// Gates as created: (input start, input end, negated output, reads `does`).
     gates: Vec<(u32, u32, bool, bool)>,
     inputs: Vec<NetLit>,
-    dedup: HashMap<(bool, SmallVec<[NetLit; 4]>), NetLit>,
+    /// The AND gates made so far, by their inputs (hashed with [`hash_lits`]): a gate asked for again
+    /// is shared.
+    dedup: HashTable<u32>,
     num_props: usize,
     num_does: usize,
     does_node: HashMap<(u32, u32), u32>,
@@ -1058,6 +1114,10 @@ struct Compiler<'a> {
 
 /// A short list of literals.
 type Lits = SmallVec<[NetLit; 8]>;
+
+fn hash_lits(lits: &[NetLit]) -> u64 {
+    hash_ids(lits.iter().map(|&l| TermId(l)))
+}
 
 const UNSEEN: NetLit = u32::MAX;
 const BUSY: NetLit = u32::MAX - 1;
@@ -1101,7 +1161,7 @@ impl<'a> Compiler<'a> {
             lit_of: vec![UNSEEN; g.atoms.len()],
             gates: Vec::new(),
             inputs: Vec::new(),
-            dedup: HashMap::new(),
+            dedup: HashTable::new(),
             num_props,
             num_does,
             does_node,
@@ -1187,7 +1247,7 @@ impl<'a> Compiler<'a> {
             let l = if def.always {
                 TRUE
             } else {
-                let terms: Vec<SmallVec<[NetLit; 4]>> = def
+                let terms: Vec<Lits> = def
                     .bodies
                     .iter()
                     .map(|body| {
@@ -1224,18 +1284,19 @@ impl<'a> Compiler<'a> {
             1 => return Ok(self.scratch[0]),
             _ => {}
         }
-        let key: SmallVec<[NetLit; 4]> = SmallVec::from_slice(&self.scratch);
-        self.gate(key, false)
+        let key = std::mem::take(&mut self.scratch);
+        let l = self.gate(&key);
+        self.scratch = key;
+        l
     }
 
     /// The OR of the ANDs of `terms`, with literals shared by several terms factored out
     /// (`a&b | a&c | d` becomes `a&(b|c) | d`): fewer gates and inputs, and a frame rule such as
     /// `next(p) :- true(p) & does(m)` over many moves `m` becomes `true(p) & (OR of the moves)`, which
-    /// [`Compiler::or`] can then shrink further.
-    fn sum_of_products(
-        &mut self,
-        mut terms: Vec<SmallVec<[NetLit; 4]>>,
-    ) -> Result<NetLit, NetworkError> {
+    /// [`Compiler::or`] can then shrink further. Literals every term holds go into one AND with the
+    /// OR of the rest (chess's `legal` of a move: the turn, the piece on its square, and the OR over
+    /// the king's squares).
+    fn sum_of_products(&mut self, mut terms: Vec<Lits>) -> Result<NetLit, NetworkError> {
         // Fold constants: a term with false goes, true literals go, an empty term makes the OR true.
         terms.retain_mut(|t| {
             t.retain(|l| *l != TRUE);
@@ -1246,49 +1307,72 @@ impl<'a> Compiler<'a> {
         if terms.iter().any(|t| t.is_empty()) {
             return Ok(TRUE);
         }
-        let mut alts: SmallVec<[NetLit; 8]> = SmallVec::new();
-        if terms.len() >= 2 {
-            // Greedy, in one sweep: literals by how many terms hold them (most first, then the smallest
-            // literal, so the result does not depend on hashing); each takes the terms still unclaimed.
-            let mut holders: HashMap<NetLit, Vec<u32>> = HashMap::new();
-            for (i, t) in terms.iter().enumerate() {
-                for &l in t {
-                    holders.entry(l).or_default().push(i as u32);
-                }
-            }
-            let mut shared: Vec<(NetLit, Vec<u32>)> =
-                holders.into_iter().filter(|(_, v)| v.len() >= 2).collect();
-            shared.sort_unstable_by_key(|(l, v)| (std::cmp::Reverse(v.len()), *l));
-            let mut claimed = vec![false; terms.len()];
-            for (l, holders) in shared {
-                let with: Vec<u32> = holders
-                    .into_iter()
-                    .filter(|&i| !claimed[i as usize])
-                    .collect();
-                if with.len() < 2 {
-                    continue;
-                }
-                let rest: Vec<SmallVec<[NetLit; 4]>> = with
-                    .iter()
-                    .map(|&i| {
-                        claimed[i as usize] = true;
-                        terms[i as usize]
-                            .iter()
-                            .copied()
-                            .filter(|x| *x != l)
-                            .collect()
-                    })
-                    .collect();
-                let inner = self.sum_of_products(rest)?;
-                alts.push(self.and(&[l, inner])?);
-            }
-            let mut k = 0;
-            terms.retain(|_| {
-                k += 1;
-                !claimed[k - 1]
-            });
+        match terms.len() {
+            0 => return Ok(FALSE),
+            1 => return self.and(&terms[0]),
+            _ => {}
         }
-        for t in &terms {
+        let mut common: Lits = terms[0]
+            .iter()
+            .copied()
+            .filter(|l| terms[1..].iter().all(|t| t.binary_search(l).is_ok()))
+            .collect();
+        if !common.is_empty() {
+            for t in &mut terms {
+                t.retain(|l| common.binary_search(l).is_err());
+            }
+            let rest = if terms.iter().any(|t| t.is_empty()) {
+                TRUE
+            } else {
+                self.sum_of_products(terms)?
+            };
+            common.push(rest);
+            return self.and(&common);
+        }
+        // Greedy, in one sweep: literals by how many terms hold them (most first, then the smallest
+        // literal, so the result does not depend on hashing); each takes the terms still unclaimed.
+        let mut holders: Vec<(NetLit, u32)> = Vec::new();
+        for (i, t) in terms.iter().enumerate() {
+            holders.extend(t.iter().map(|&l| (l, i as u32)));
+        }
+        holders.sort_unstable();
+        let mut shared: Vec<(usize, NetLit, usize)> = Vec::new();
+        let mut start = 0;
+        while start < holders.len() {
+            let l = holders[start].0;
+            let end = start + holders[start..].iter().take_while(|h| h.0 == l).count();
+            if end - start >= 2 {
+                shared.push((end - start, l, start));
+            }
+            start = end;
+        }
+        shared.sort_unstable_by_key(|&(n, l, _)| (std::cmp::Reverse(n), l));
+        let mut claimed = vec![false; terms.len()];
+        let mut alts: Lits = SmallVec::new();
+        for (n, l, start) in shared {
+            let with: SmallVec<[u32; 16]> = holders[start..start + n]
+                .iter()
+                .map(|h| h.1)
+                .filter(|&i| !claimed[i as usize])
+                .collect();
+            if with.len() < 2 {
+                continue;
+            }
+            let rest: Vec<Lits> = with
+                .iter()
+                .map(|&i| {
+                    claimed[i as usize] = true;
+                    terms[i as usize]
+                        .iter()
+                        .copied()
+                        .filter(|x| *x != l)
+                        .collect()
+                })
+                .collect();
+            let inner = self.sum_of_products(rest)?;
+            alts.push(self.and(&[l, inner])?);
+        }
+        for (t, _) in terms.iter().zip(&claimed).filter(|(_, c)| !**c) {
             alts.push(self.and(t)?);
         }
         self.or(&alts)
@@ -1359,9 +1443,16 @@ impl<'a> Compiler<'a> {
         Ok(self.and(&neg)? ^ 1)
     }
 
-    fn gate(&mut self, key: SmallVec<[NetLit; 4]>, negate: bool) -> Result<NetLit, NetworkError> {
-        if let Some(&l) = self.dedup.get(&(negate, key.clone())) {
-            return Ok(l);
+    /// The AND gate of `key` (sorted, at least two literals), made when new.
+    fn gate(&mut self, key: &[NetLit]) -> Result<NetLit, NetworkError> {
+        let h = hash_lits(key);
+        let (gates, inputs) = (&self.gates, &self.inputs);
+        let same = |&i: &u32| {
+            let (s, e, _, _) = gates[i as usize];
+            inputs[s as usize..e as usize] == *key
+        };
+        if let Some(&i) = self.dedup.find(h, same) {
+            return Ok((GATE0 + i) << 1);
         }
         if self.gates.len().is_multiple_of(4096) && self.started.elapsed() > self.budget.max_time {
             return Err(NetworkError::Budget(format!(
@@ -1377,13 +1468,16 @@ impl<'a> Compiler<'a> {
         }
         let mv = key.iter().any(|&l| self.move_dep(l));
         let start = self.inputs.len() as u32;
-        self.inputs.extend_from_slice(&key);
-        let node = GATE0 + self.gates.len() as u32;
+        self.inputs.extend_from_slice(key);
+        let i = self.gates.len() as u32;
         self.gates
-            .push((start, self.inputs.len() as u32, negate, mv));
-        let l = node << 1;
-        self.dedup.insert((negate, key), l);
-        Ok(l)
+            .push((start, self.inputs.len() as u32, false, mv));
+        let (gates, inputs) = (&self.gates, &self.inputs);
+        self.dedup.insert_unique(h, i, |&i| {
+            let (s, e, _, _) = gates[i as usize];
+            hash_lits(&inputs[s as usize..e as usize])
+        });
+        Ok((GATE0 + i) << 1)
     }
 
     /// Final gate numbering: state gates first, then move gates, each in creation order; also rewrites
@@ -1427,7 +1521,7 @@ fn one_mover(
     prop_of: &HashMap<TermId, u32>,
 ) -> Vec<Option<u32>> {
     let none = vec![None; roles.len()];
-    let atom = |r: RelId, args: &[TermId]| g.atom_of.get(&(r, SmallVec::from_slice(args))).copied();
+    let atom = |r: RelId, args: &[TermId]| g.find_atom(r, args);
     // The turn of each role that has inputs, as the atom of `true(turn)`.
     let mut turn: Vec<Option<u32>> = vec![None; roles.len()];
     for (ri, &role) in roles.iter().enumerate() {

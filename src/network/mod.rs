@@ -496,7 +496,7 @@ impl NetGame {
     }
 
     /// Times both playout methods on the same random playouts from the initial state (at most 1000
-    /// moves a playout) and returns the faster: change propagation wins when a move changes a small part
+    /// moves a playout, fewer in a large network: see `probe_steps`) and returns the faster: change propagation wins when a move changes a small part
     /// of the network, a full pass when a move changes much of it.
     ///
     /// The timing is made robust against a busy machine: the methods alternate in short rounds on the
@@ -509,6 +509,9 @@ impl NetGame {
         let mut best = [f64::INFINITY; 2];
         let methods = [PlayoutMethod::FullPass, PlayoutMethod::Propagate];
         let began = Instant::now();
+        // A playout of a network with half a million gates (chess) takes most of a second: probe the
+        // first moves only, about as many gate evaluations as 1000 moves of a small game.
+        let probe_steps = (5_000_000 / self.net.gates.len().max(1)).clamp(4, 1000) as u32;
         let mut seed = 0u64;
         for _ in 0..ROUNDS {
             // One round: the same playouts by each method, for about 1.5 ms of propagation.
@@ -518,7 +521,7 @@ impl NetGame {
                 for (k, &m) in methods.iter().enumerate() {
                     let mut rng = SmallRng::seed_from_u64(seed);
                     let t = Instant::now();
-                    self.random_playout_with(m, &start, &mut rng, 1000);
+                    self.random_playout_with(m, &start, &mut rng, probe_steps);
                     spent[k] += t.elapsed();
                 }
                 seed += 1;
