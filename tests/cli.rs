@@ -363,7 +363,7 @@ fn check_summarises_a_valid_game() {
     let out = stdout(&o);
     assert!(o.status.success(), "{out}");
     assert!(out.contains("network: not built"), "{out}");
-    assert!(out.contains("`--grounding-seconds`"), "{out}");
+    assert!(out.contains("`--grounding-seconds S`"), "{out}");
 }
 
 #[test]

@@ -75,7 +75,9 @@ pub fn check_file(path: &Path, budget: Budget, out: &mut impl Write) -> Result<b
         )?,
         Err(e) => {
             let hint = match e {
-                NetworkError::Budget(_) => " (`--grounding-seconds` gives the network more time)",
+                NetworkError::Budget(_) => {
+                    " (`--grounding-seconds S` gives the network S seconds and limits scaled alike)"
+                }
                 _ => "",
             };
             writeln!(
