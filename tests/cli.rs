@@ -455,3 +455,29 @@ fn replay_reports_passes_and_the_first_difference() {
     assert!(out.starts_with("0 passed, "), "{out}");
     assert!(out.contains("playout 0 step 0"), "{out}");
 }
+
+#[test]
+fn a_forced_network_gets_time_to_build_and_a_short_budget_names_the_flag() {
+    // chess.kif's network needs more room than the default budget gives (about 15 s and 4M facts of
+    // analysis on the development machine); `--engine network` waits for it instead of failing.
+    let chess = shared("games/kif/chess.kif");
+    let o = run(
+        &["bench", &chess, "--engine", "network", "--seconds", "1"],
+        "",
+    );
+    let out = stdout(&o);
+    assert!(o.status.success(), "{out}{}", stderr(&o));
+    assert!(out.contains("engine=network"), "{out}");
+    assert!(out.contains("gates="), "{out}");
+    check_error(
+        &[
+            "bench",
+            &chess,
+            "--engine",
+            "network",
+            "--grounding-seconds",
+            "1",
+        ],
+        "`--grounding-seconds S` gives it S seconds",
+    );
+}

@@ -109,9 +109,9 @@ struct ReplayArgs {
     #[arg(long, value_enum, default_value = "auto")]
     engine: EngineChoice,
     /// Seconds the network may take to build before the Datalog evaluator takes over; its size limits
-    /// scale with it.
-    #[arg(long, value_name = "SECONDS", default_value_t = spec::DEFAULT_GROUNDING_SECONDS)]
-    grounding_seconds: u32,
+    /// scale with it [default: 10, or 120 with `--engine network`].
+    #[arg(long, value_name = "SECONDS")]
+    grounding_seconds: Option<u32>,
 }
 
 /// Options shared by the commands that build players.
@@ -327,7 +327,11 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
                 ));
             }
             let out = std::io::stdout();
-            let budget = Budget::for_seconds(f64::from(a.grounding_seconds));
+            let seconds = a.grounding_seconds.unwrap_or(match a.engine {
+                EngineChoice::Network => spec::FORCED_GROUNDING_SECONDS,
+                _ => spec::DEFAULT_GROUNDING_SECONDS,
+            });
+            let budget = Budget::for_seconds(f64::from(seconds));
             if rules::replay_file(&a.game, &a.trace, a.engine, budget, &mut out.lock())? {
                 Ok(())
             } else {

@@ -19,7 +19,7 @@ use ggp::games::connect4::Connect4;
 use ggp::games::nim::Nim;
 use ggp::games::tictactoe::TicTacToe;
 use ggp::games::tree::TreeGame;
-use ggp::network::{Budget, NetGame};
+use ggp::network::{Budget, NetGame, NetworkError};
 use ggp::players::PlayoutEstimate;
 
 use super::CliError;
@@ -30,6 +30,10 @@ pub const DEFAULT_ESTIMATE_PLAYOUTS: u32 = 8;
 
 /// Seconds a rule file's network may take to build by default (the default [`Budget`]).
 pub const DEFAULT_GROUNDING_SECONDS: u32 = 10;
+
+/// Seconds the network may take when `--engine network` asks for it: a user who forces the network
+/// would rather wait for it than get an error (chess's takes about 15 s).
+pub const FORCED_GROUNDING_SECONDS: u32 = 120;
 
 /// Which engine plays a game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -149,7 +153,15 @@ pub fn load_rules(
                 return Ok((RuleEngine::Network(Box::new(g)), loaded));
             }
             Err(e) if choice == EngineChoice::Network => {
-                return Err(engine_error(format!("the network cannot be built: {e}")))
+                let hint = match e {
+                    NetworkError::Budget(_) => {
+                        "; `--grounding-seconds S` gives it S seconds and limits scaled alike"
+                    }
+                    _ => "",
+                };
+                return Err(engine_error(format!(
+                    "the network cannot be built: {e}{hint}"
+                )));
             }
             Err(e) => fallback = Some(e.to_string()),
         }
@@ -199,7 +211,7 @@ pub struct GameArgs {
     #[arg(long)]
     pub playouts: Option<u32>,
     /// Rule files: seconds the network may take to build before the Datalog evaluator takes over; its
-    /// size limits scale with it [default: 10].
+    /// size limits scale with it [default: 10, or 120 with `--engine network`].
     #[arg(long, value_name = "SECONDS")]
     pub grounding_seconds: Option<u32>,
 }
@@ -266,12 +278,19 @@ impl GameSpec {
             },
             _ => match Path::new(name).extension().and_then(|e| e.to_str()) {
                 Some("tree") => GameSpec::Tree(PathBuf::from(name)),
-                Some("gdl" | "kif" | "hrf" | "epilog") => GameSpec::Rules(
-                    PathBuf::from(name),
-                    a.engine.unwrap_or(EngineChoice::Auto),
-                    a.playouts.unwrap_or(DEFAULT_ESTIMATE_PLAYOUTS),
-                    a.grounding_seconds.unwrap_or(DEFAULT_GROUNDING_SECONDS),
-                ),
+                Some("gdl" | "kif" | "hrf" | "epilog") => {
+                    let engine = a.engine.unwrap_or(EngineChoice::Auto);
+                    let seconds = match engine {
+                        EngineChoice::Network => FORCED_GROUNDING_SECONDS,
+                        _ => DEFAULT_GROUNDING_SECONDS,
+                    };
+                    GameSpec::Rules(
+                        PathBuf::from(name),
+                        engine,
+                        a.playouts.unwrap_or(DEFAULT_ESTIMATE_PLAYOUTS),
+                        a.grounding_seconds.unwrap_or(seconds),
+                    )
+                }
                 _ => {
                     return Err(CliError::Usage(format!(
                     "unknown game `{name}`: expected nim, tictactoe, connect4, a .tree file or a \

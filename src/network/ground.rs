@@ -1244,8 +1244,17 @@ impl<'a> Compiler<'a> {
                 stack.push((c, 0, 0));
                 continue;
             }
+            let lit = |x: u32| self.lit_of[(x >> 1) as usize] ^ (x & 1);
             let l = if def.always {
                 TRUE
+            } else if def.bodies.len() == 1 {
+                // One alternative (a projection, a single rule instance): its AND.
+                let t: Lits = def.bodies[0].iter().map(|&x| lit(x)).collect();
+                self.and(&t)?
+            } else if def.bodies.iter().all(|b| b.len() == 1) {
+                // Alternatives of one literal each: their OR, nothing to factor.
+                let t: Lits = def.bodies.iter().map(|b| lit(b[0])).collect();
+                self.or(&t)?
             } else {
                 let terms: Vec<Lits> = def
                     .bodies
@@ -1744,21 +1753,18 @@ fn drop_implied_turns(g: &mut Grounder, roles: &[TermId], turns: &[Option<u32>])
         })
         .collect();
     let turn_role = |atom: u32| turns.iter().position(|t| *t == Some(atom));
-    for a in 0..g.atoms.len() {
-        let bodies = std::mem::take(&mut g.atoms[a].bodies);
-        let mut kept = Vec::with_capacity(bodies.len());
-        for mut body in bodies {
+    for atom in &mut g.atoms {
+        atom.bodies.retain_mut(|body| {
             let movers: SmallVec<[usize; 2]> = body
                 .iter()
                 .filter(|&&x| x & 1 == 0)
                 .filter_map(|&x| mover_of[(x >> 1) as usize])
                 .collect();
             let Some(&r) = movers.first() else {
-                kept.push(body);
-                continue;
+                return true;
             };
             if movers.iter().any(|&m| m != r) {
-                continue; // two roles moving at once
+                return false; // two roles moving at once
             }
             let mut possible = true;
             body.retain(|x| match turn_role(*x >> 1) {
@@ -1769,11 +1775,8 @@ fn drop_implied_turns(g: &mut Grounder, roles: &[TermId], turns: &[Option<u32>])
                     false
                 }
             });
-            if possible {
-                kept.push(body);
-            }
-        }
-        g.atoms[a].bodies = kept;
+            possible
+        });
     }
 }
 
