@@ -18,10 +18,12 @@
 //! returns [`NetworkError::Cyclic`]; so do budgets exceeded, so that a caller can fall back to the
 //! Datalog evaluator with the reason.
 
-use std::rc::Rc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use hashbrown::{HashMap, HashTable};
+use rayon::prelude::*;
 use smallvec::SmallVec;
 
 use crate::engine::decompose::eliminate_variables;
@@ -222,6 +224,7 @@ struct AtomDef {
 }
 
 /// Where each relation's facts come from while grounding.
+#[derive(Clone, Copy)]
 struct Sources<'a> {
     relaxed: &'a Db,
     exact: &'a Db,
@@ -246,7 +249,7 @@ impl<'a> Sources<'a> {
 type Slot = (u8, SmallVec<[u8; 4]>);
 
 /// The rows of a relation by the values of some of its columns.
-type RowIndex = HashMap<SmallVec<[TermId; 4]>, Rc<[u32]>>;
+type RowIndex = HashMap<SmallVec<[TermId; 4]>, Arc<[u32]>>;
 
 /// One way of looking a relation's rows up.
 struct Lookup {
@@ -254,6 +257,13 @@ struct Lookup {
     rows: Option<RowIndex>,
 }
 
+/// A rule instance as a grounding worker finds it: the head's row and the body's literals, each a
+/// row of the relaxed fixpoint numbered across relations (see [`Grounder::row_id`]) and shifted left
+/// once, with the low bit set for a negation.
+type Instance = (u32, SmallVec<[u32; 4]>);
+
+/// One grounding worker: instantiates rules over the relaxed fixpoint and the load-time facts. Workers
+/// share nothing mutable but the instance count, so several ground rules side by side.
 struct Grounder<'a> {
     src: Sources<'a>,
     terms: TermStore,
@@ -264,18 +274,86 @@ struct Grounder<'a> {
     /// For each step of the rule being grounded, its lookup (`u32::MAX` not known yet): what is bound
     /// at a step does not change from one instance to the next.
     step_lookup: Vec<u32>,
-    atoms: Vec<AtomDef>,
-    /// Every atom is a row of the relaxed fixpoint: per relation, the atom of each row (`u32::MAX`
-    /// when not made yet), so that finding an atom costs no hashing of its own.
-    row_atom: Vec<Vec<u32>>,
+    /// Per relation, the number of its first relaxed row among all relations' rows.
+    row_base: &'a [u32],
+    /// The instances of the rule being grounded, in the order found.
+    out: Vec<Instance>,
+    /// Instances found by this worker since it last added them to `shared_instances`.
     instances: usize,
+    /// Instances found by all workers (added in batches).
+    shared_instances: &'a AtomicUsize,
     /// Candidate rows tried, for budget checks between instances.
     visits: u64,
     budget: Budget,
     started: Instant,
+}
+
+/// The ground atoms with their alternatives, ready to compile.
+struct Ground<'a> {
+    relaxed: &'a Db,
+    /// Per relation, whether it depends on the state.
+    dynamic: &'a [bool],
+    terms: TermStore,
+    atoms: Vec<AtomDef>,
+    /// Every atom is a row of the relaxed fixpoint: per row (numbered as [`Grounder::row_id`]), its
+    /// atom (`u32::MAX` when not made), so that finding an atom costs no hashing of its own.
+    row_atom: Vec<u32>,
+    row_base: Vec<u32>,
+    instances: usize,
+    started: Instant,
     true_: RelId,
     does: RelId,
     rel_names: Vec<String>,
+}
+
+impl Ground<'_> {
+    /// The atom of `rel(args)`, if it was made.
+    fn find_atom(&self, rel: RelId, args: &[TermId]) -> Option<u32> {
+        let i = self.relaxed.rel(rel).position(args)?;
+        let a = self.row_atom[self.row_base[rel.0 as usize] as usize + i];
+        (a != u32::MAX).then_some(a)
+    }
+
+    /// The atom of relaxed row `id`, made when new.
+    fn atom_of_row(&mut self, id: u32) -> u32 {
+        let a = self.row_atom[id as usize];
+        if a != u32::MAX {
+            return a;
+        }
+        // The relation whose rows include `id`: the last whose first row is at most `id`.
+        let rel = self.row_base.partition_point(|&b| b <= id) - 1;
+        let i = (id - self.row_base[rel]) as usize;
+        let a = self.atoms.len() as u32;
+        self.row_atom[id as usize] = a;
+        self.atoms.push(AtomDef {
+            rel: RelId(rel as u32),
+            args: SmallVec::from_slice(self.relaxed.rel(RelId(rel as u32)).row(i)),
+            bodies: Vec::new(),
+            always: false,
+        });
+        a
+    }
+
+    /// Adds one rule instance (see [`Instance`]), making its atoms in the order a single sequential
+    /// pass would: the body's first, then the head's.
+    fn add(&mut self, (head, body): Instance) {
+        let mut body = body;
+        for l in body.iter_mut() {
+            *l = self.atom_of_row(*l >> 1) << 1 | (*l & 1);
+        }
+        let at = self.atom_of_row(head) as usize;
+        self.instances += 1;
+        let def = &mut self.atoms[at];
+        if def.always {
+            return;
+        }
+        if body.is_empty() {
+            def.always = true;
+            def.bodies.clear();
+        } else {
+            def.bodies.push(body);
+        }
+    }
 }
 
 /// Grounds and compiles `p` within `budget` (see the module documentation): the rules as written
@@ -434,22 +512,41 @@ pub fn ground_as(
         .collect();
 
     let analysed = Instant::now();
-    let mut g = Grounder {
-        src: Sources {
-            relaxed: &rdb,
-            exact: &sdb,
-            dynamic: &dynamic,
-            demand: &demand_rel,
-        },
+    // Every relaxed row of a state-dependent relation may become an atom: number them across relations.
+    let mut row_base = Vec::with_capacity(prog.relations.len() + 1);
+    let mut rows_total: u64 = 0;
+    for (r, &d) in dynamic.iter().enumerate() {
+        row_base.push(rows_total as u32);
+        if d {
+            rows_total += rdb.rel(RelId(r as u32)).len() as u64;
+        }
+    }
+    if rows_total >= 1 << 31 {
+        return Err(NetworkError::Budget(
+            "more than 2^31 facts can hold in some state".into(),
+        ));
+    }
+    let src = Sources {
+        relaxed: &rdb,
+        exact: &sdb,
+        dynamic: &dynamic,
+        demand: &demand_rel,
+    };
+    let to_ground: Vec<usize> = (0..prog.rules.len())
+        .filter(|&i| {
+            let h = prog.rules[i].head.rel;
+            dynamic[h.0 as usize] && h != true_ && h != does
+        })
+        .collect();
+    let found = ground_rules(&prog, &to_ground, src, &terms, &row_base, budget, started)?;
+    let mut g = Ground {
+        relaxed: &rdb,
+        dynamic: &dynamic,
         terms,
-        index_of: HashMap::new(),
-        lookups: Vec::new(),
-        step_lookup: Vec::new(),
         atoms: Vec::new(),
-        row_atom: vec![Vec::new(); prog.relations.len()],
+        row_atom: vec![u32::MAX; rows_total as usize],
+        row_base,
         instances: 0,
-        visits: 0,
-        budget,
         started,
         true_,
         does,
@@ -459,16 +556,15 @@ pub fn ground_as(
             .map(|r| prog.terms.name(r.name).to_string())
             .collect(),
     };
-    for rule in &prog.rules {
-        let h = rule.head.rel;
-        if !dynamic[h.0 as usize] || h == true_ || h == does {
-            continue;
+    // In rule order, so that atoms and alternatives are numbered as one sequential pass would.
+    for instances in found {
+        for inst in instances {
+            g.add(inst);
         }
-        g.ground_rule(rule)?;
     }
 
     // The outputs, as atom literals (or constants).
-    let out_lit = |g: &Grounder, r: RelId, args: &[TermId]| -> Out {
+    let out_lit = |g: &Ground, r: RelId, args: &[TermId]| -> Out {
         if !dynamic[r.0 as usize] {
             return Out::Const(sdb.rel(r).contains(args));
         }
@@ -625,8 +721,66 @@ pub fn ground_as(
     })
 }
 
+/// Grounds rules `which` of `p` on as many workers as rayon has threads, each taking the next rule not
+/// yet taken (the rules differ in cost by orders of magnitude, so a fixed split would leave a worker
+/// idle). Returns each rule's instances, in the order of `which`.
+fn ground_rules(
+    p: &Program,
+    which: &[usize],
+    src: Sources,
+    terms: &TermStore,
+    row_base: &[u32],
+    budget: Budget,
+    started: Instant,
+) -> Result<Vec<Vec<Instance>>, NetworkError> {
+    let next = AtomicUsize::new(0);
+    let shared_instances = AtomicUsize::new(0);
+    let workers = rayon::current_num_threads().clamp(1, which.len().max(1));
+    // Per worker, the rules it grounded (by position in `which`) with their instances.
+    type Done = Vec<(usize, Vec<Instance>)>;
+    let found: Vec<Result<Done, NetworkError>> = (0..workers)
+        .into_par_iter()
+        .map(|_| {
+            let mut w = Grounder {
+                src,
+                terms: terms.clone(),
+                index_of: HashMap::new(),
+                lookups: Vec::new(),
+                step_lookup: Vec::new(),
+                row_base,
+                out: Vec::new(),
+                instances: 0,
+                shared_instances: &shared_instances,
+                visits: 0,
+                budget,
+                started,
+            };
+            let mut done = Vec::new();
+            loop {
+                let k = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&ri) = which.get(k) else {
+                    return Ok(done);
+                };
+                if let Err(e) = w.ground_rule(&p.rules[ri]) {
+                    // The others stop at their next rule.
+                    next.store(which.len(), Ordering::Relaxed);
+                    return Err(e);
+                }
+                done.push((k, std::mem::take(&mut w.out)));
+            }
+        })
+        .collect();
+    let mut by_rule: Vec<Vec<Instance>> = vec![Vec::new(); which.len()];
+    for f in found {
+        for (k, instances) in f? {
+            by_rule[k] = instances;
+        }
+    }
+    Ok(by_rule)
+}
+
 /// A ground atom as KIF, for messages.
-fn atom_name(g: &Grounder, a: u32) -> String {
+fn atom_name(g: &Ground, a: u32) -> String {
     let d = &g.atoms[a as usize];
     let mut s = format!("({}", g.rel_names[d.rel.0 as usize]);
     for t in &d.args {
@@ -652,7 +806,7 @@ fn bound(p: &Pat, b: &[Option<TermId>]) -> bool {
 
 impl Grounder<'_> {
     fn check_budget(&self) -> Result<(), NetworkError> {
-        if self.instances > self.budget.max_instances {
+        if self.shared_instances.load(Ordering::Relaxed) > self.budget.max_instances {
             return Err(NetworkError::Budget(format!(
                 "more than {} ground rule instances",
                 self.budget.max_instances
@@ -799,7 +953,7 @@ impl Grounder<'_> {
                     self.step_lookup[k] = id;
                     id
                 };
-                let rows: Option<Rc<[u32]>> = if key.is_empty() {
+                let rows: Option<Arc<[u32]>> = if key.is_empty() {
                     None
                 } else {
                     let terms = &self.terms;
@@ -825,7 +979,7 @@ impl Grounder<'_> {
                             }
                             m.entry(k).or_default().push(i as u32);
                         }
-                        m.into_iter().map(|(k, v)| (k, Rc::from(v))).collect()
+                        m.into_iter().map(|(k, v)| (k, Arc::from(v))).collect()
                     });
                     match ix.get(&key) {
                         Some(r) => Some(r.clone()),
@@ -847,7 +1001,7 @@ impl Grounder<'_> {
                         .all(|(p, t)| self.matches(p, *t, b))
                     {
                         if dynamic {
-                            let at = self.atom_at(a.rel, i);
+                            let at = self.row_id(a.rel, i);
                             body.push(at << 1);
                             self.step(rule, order, k + 1, b, body)?;
                             body.pop();
@@ -954,58 +1108,29 @@ impl Grounder<'_> {
         let Some(fact) = self.make_all(&rule.head, b) else {
             return Ok(());
         };
-        let Some(at) = self.atom(rule.head.rel, &fact) else {
+        let Some(head) = self.atom(rule.head.rel, &fact) else {
             return Ok(());
         };
-        let at = at as usize;
         self.instances += 1;
-        if self.instances.is_multiple_of(4096) {
+        if self.instances == 4096 {
+            self.shared_instances.fetch_add(4096, Ordering::Relaxed);
+            self.instances = 0;
             self.check_budget()?;
         }
-        if self.atoms[at].always {
-            return Ok(());
-        }
-        if body.is_empty() {
-            self.atoms[at].always = true;
-            self.atoms[at].bodies.clear();
-        } else {
-            self.atoms[at].bodies.push(body.clone());
-        }
+        self.out.push((head, body.clone()));
         Ok(())
     }
 
-    /// The atom of `rel(args)`, if it was made.
-    fn find_atom(&self, rel: RelId, args: &[TermId]) -> Option<u32> {
-        let i = self.src.relaxed.rel(rel).position(args)?;
-        let a = *self.row_atom[rel.0 as usize].get(i)?;
-        (a != u32::MAX).then_some(a)
+    /// The number of row `i` of the relaxed fixpoint's relation `rel` among all relations' rows.
+    fn row_id(&self, rel: RelId, i: usize) -> u32 {
+        self.row_base[rel.0 as usize] + i as u32
     }
 
-    /// The atom of `rel(args)`, made when new; `None` when the relaxed fixpoint does not have it
-    /// (it is never true).
-    fn atom(&mut self, rel: RelId, args: &[TermId]) -> Option<u32> {
+    /// The row number of `rel(args)` (see [`Grounder::row_id`]); `None` when the relaxed fixpoint
+    /// does not have it (it is never true).
+    fn atom(&self, rel: RelId, args: &[TermId]) -> Option<u32> {
         let i = self.src.relaxed.rel(rel).position(args)?;
-        Some(self.atom_at(rel, i))
-    }
-
-    /// The atom of row `i` of the relaxed fixpoint's relation `rel`, made when new.
-    fn atom_at(&mut self, rel: RelId, i: usize) -> u32 {
-        let rows = &mut self.row_atom[rel.0 as usize];
-        if rows.len() <= i {
-            rows.resize(self.src.relaxed.rel(rel).len().max(i + 1), u32::MAX);
-        }
-        if rows[i] != u32::MAX {
-            return rows[i];
-        }
-        let id = self.atoms.len() as u32;
-        rows[i] = id;
-        self.atoms.push(AtomDef {
-            rel,
-            args: SmallVec::from_slice(self.src.relaxed.rel(rel).row(i)),
-            bodies: Vec::new(),
-            always: false,
-        });
-        id
+        Some(self.row_id(rel, i))
     }
 
     /// Adds the known values of column `col`'s pattern `p` to a lookup: the whole term when it is
@@ -1126,7 +1251,7 @@ const GATE0: u32 = 1 << 28;
 
 impl<'a> Compiler<'a> {
     fn new(
-        g: &Grounder,
+        g: &Ground,
         num_props: usize,
         prop_of: &'a HashMap<TermId, u32>,
         roles: &'a [TermId],
@@ -1184,7 +1309,7 @@ impl<'a> Compiler<'a> {
     }
 
     /// The literal of an input atom (`true`/`does`), or `None` for a defined atom.
-    fn input_lit(&self, g: &Grounder, a: &AtomDef) -> Option<NetLit> {
+    fn input_lit(&self, g: &Ground, a: &AtomDef) -> Option<NetLit> {
         if a.rel == g.true_ {
             return Some(match self.prop_of.get(&a.args[0]) {
                 Some(&p) => (1 + p) << 1,
@@ -1203,7 +1328,7 @@ impl<'a> Compiler<'a> {
     }
 
     /// The literal computing atom `root`, compiling what it needs first (iterative depth-first search).
-    fn atom_lit(&mut self, g: &Grounder, root: u32) -> Result<NetLit, NetworkError> {
+    fn atom_lit(&mut self, g: &Ground, root: u32) -> Result<NetLit, NetworkError> {
         if self.lit_of[root as usize] < BUSY {
             return Ok(self.lit_of[root as usize]);
         }
@@ -1522,7 +1647,7 @@ impl<'a> Compiler<'a> {
 /// instances can hold together in a state where at most one turn holds (every pair of their
 /// conditions holds two different turns, or a condition and its negation).
 fn one_mover(
-    g: &Grounder,
+    g: &Ground,
     roles: &[TermId],
     legal: RelId,
     next: RelId,
@@ -1543,7 +1668,7 @@ fn one_mover(
         {
             any = true;
             let Some(l) = atom(legal, &[role, d.args[1]]) else {
-                if g.src.dynamic[legal.0 as usize] {
+                if g.dynamic[legal.0 as usize] {
                     continue; // never legal
                 }
                 return none;
@@ -1584,7 +1709,7 @@ fn one_mover(
     if initially > 1 {
         return none;
     }
-    if !g.src.dynamic[next.0 as usize] {
+    if !g.dynamic[next.0 as usize] {
         return none;
     }
     let next_of: Vec<Option<u32>> = turns
@@ -1607,7 +1732,7 @@ fn one_mover(
 /// them on every such assignment of the inputs they depend on. False when they depend on more than a
 /// few other propositions (or many atoms): that is not a proof.
 fn turns_stay_exclusive(
-    g: &Grounder,
+    g: &Ground,
     roles: &[TermId],
     turn_role: &[(usize, u32)],
     next_of: &[Option<u32>],
@@ -1736,7 +1861,7 @@ fn turns_stay_exclusive(
 /// the negation of every other turn. The turn conditions go, and an instance that needs another role's
 /// turn (or the negation of its own) goes: the turn then no longer feeds the `next` of every cell
 /// (`next(cell(C,R,P)) :- does(P2, drop(C)) & true(control(P)) & ..` keeps only `P2 = P`).
-fn drop_implied_turns(g: &mut Grounder, roles: &[TermId], turns: &[Option<u32>]) {
+fn drop_implied_turns(g: &mut Ground, roles: &[TermId], turns: &[Option<u32>]) {
     if turns.iter().all(|t| t.is_none()) {
         return;
     }
