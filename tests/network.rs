@@ -119,3 +119,31 @@ fn random_playout_reaches_a_terminal_state() {
         assert!((7..=48).contains(&steps), "{steps}");
     }
 }
+
+#[test]
+fn the_network_does_not_depend_on_how_many_threads_ground_it() {
+    // Grounding workers take rules as they come, so which worker grounds which rule varies; the
+    // instances are added in rule order, so the network must not.
+    let ground_on = |threads: usize, program: &ggp::syntax::ast::Program| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .expect("a thread pool")
+            .install(|| ggp::network::ground(program))
+            .expect("grounds")
+    };
+    // As written (checkers) and decomposed (merrills).
+    for name in ["ticTacToe", "checkers", "merrills"] {
+        let (program, _) = load(name);
+        let one = ground_on(1, &program);
+        let three = ground_on(3, &program);
+        assert_eq!(one.load.strategy, three.load.strategy, "{name}");
+        assert_eq!(one.props, three.props, "{name}: propositions");
+        assert_eq!(one.gates, three.gates, "{name}: gates");
+        assert_eq!(one.inputs, three.inputs, "{name}: gate inputs");
+        assert_eq!(one.legal, three.legal, "{name}: legal outputs");
+        assert_eq!(one.goals, three.goals, "{name}: goal outputs");
+        assert_eq!(one.next, three.next, "{name}: next outputs");
+        assert_eq!(one.terminal, three.terminal, "{name}: terminal");
+    }
+}
