@@ -5,7 +5,9 @@
 //!    the engine's evaluator: an over-approximation of every fact that can ever hold;
 //! 2. evaluates the relations that do not depend on `true`/`does` exactly, once (they become constants);
 //! 3. instantiates every rule of a state-dependent relation by joining its body against those fact sets,
-//!    keeping only instances whose positive conditions can hold; static conditions are decided on the spot;
+//!    keeping only instances whose positive conditions can hold; static conditions are decided on the spot.
+//!    The rules are shared among rayon's threads, and their instances added in rule order, so the
+//!    network is the same on any number of threads;
 //! 4. compiles the ground atoms reachable from the outputs (`legal`, `goal`, `terminal`, `next`) into gates,
 //!    depth first, so that creation order is a topological order; constants fold away, identical gates are
 //!    shared, a NOT costs nothing (it is a flag on a gate input).
