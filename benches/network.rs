@@ -1,23 +1,52 @@
 //! Random playouts on the grounded network (single thread): one playout per iteration by each
 //! [`PlayoutMethod`] (full levelised pass per step, or change propagation), and 64 playouts per iteration
 //! through `NetGame::batch_playouts`. Playouts per second = iterations per second (× 64 for the batch).
+//!
+//! `network_load/*`: building the network from parsed rules (grounding, compiling, choosing the playout
+//! method), on rayon's threads. chess.kif's target is 3 s; it is measured with the budget
+//! `--engine network` allows (120 s), since the default one is too small for it.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use ggp::game::Game;
-use ggp::network::{NetGame, PlayoutMethod};
+use ggp::network::{Budget, NetGame, PlayoutMethod};
+use ggp::syntax::ast::Program;
 use ggp::syntax::parse_file;
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 
-fn game(path: &str) -> NetGame {
+fn rules(path: &str) -> Program {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let path = [root.join(path), root.join("..").join(path)]
         .into_iter()
         .chain([std::path::PathBuf::from("/work").join(path)])
         .find(|p| p.exists())
         .expect("game exists");
-    let (program, _) = parse_file(&path).expect("parses");
-    NetGame::from_program(&program, path.to_string_lossy().as_ref()).expect("grounds")
+    parse_file(&path).expect("parses").0
+}
+
+fn game(path: &str) -> NetGame {
+    NetGame::from_program(&rules(path), path).expect("grounds")
+}
+
+fn load(c: &mut Criterion) {
+    let mut group = c.benchmark_group("network_load");
+    group.sample_size(10);
+    for (name, path) in [
+        ("breakthrough", "shared/games/kif/breakthrough.kif"),
+        ("checkers", "shared/games/kif/checkers.kif"),
+        ("skirmish", "shared/games/kif/skirmish.kif"),
+        ("chess", "shared/games/kif/chess.kif"),
+    ] {
+        let program = rules(path);
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                NetGame::from_program_within(&program, name, Budget::for_seconds(120.0))
+                    .expect("grounds")
+                    .num_gates()
+            })
+        });
+    }
+    group.finish();
 }
 
 fn playouts(c: &mut Criterion) {
@@ -48,5 +77,5 @@ fn playouts(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, playouts);
+criterion_group!(benches, playouts, load);
 criterion_main!(benches);
