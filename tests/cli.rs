@@ -476,6 +476,6 @@ fn a_forced_network_gets_time_to_build_and_a_short_budget_names_the_flag() {
             "--grounding-seconds",
             "1",
         ],
-        "`--grounding-seconds S` gives it S seconds",
+        "`--grounding-seconds S` gives the network S seconds",
     );
 }

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use ggp::check::{check, Semantics};
 use ggp::diagnostics::render;
-use ggp::network::{Budget, NetGame, NetworkError};
+use ggp::network::{Budget, NetGame};
 use ggp::print::{convert, to_infix, to_kif};
 use ggp::syntax::ast::Syntax;
 
@@ -73,18 +73,11 @@ pub fn check_file(path: &Path, budget: Budget, out: &mut impl Write) -> Result<b
             started.elapsed().as_secs_f64() * 1e3,
             g.network().load
         )?,
-        Err(e) => {
-            let hint = match e {
-                NetworkError::Budget(_) => {
-                    " (`--grounding-seconds S` gives the network S seconds and limits scaled alike)"
-                }
-                _ => "",
-            };
-            writeln!(
-                out,
-                "  network: not built ({e}); the Datalog evaluator plays this game{hint}"
-            )?
-        }
+        Err(e) => writeln!(
+            out,
+            "  network: not built ({e}); the Datalog evaluator plays this game{}",
+            super::spec::budget_hint(&e)
+        )?,
     }
     Ok(true)
 }

@@ -123,6 +123,16 @@ pub enum RuleEngine {
     Datalog(Box<RuleGame>),
 }
 
+/// What to add to a network error that ran out of budget: the flag that gives it more.
+pub fn budget_hint(e: &NetworkError) -> &'static str {
+    match e {
+        NetworkError::Budget(_) => {
+            " (`--grounding-seconds S` gives the network S seconds and limits scaled alike)"
+        }
+        _ => "",
+    }
+}
+
 /// Loads a rule file on the engine `choice` asks for (see the module documentation).
 pub fn load_rules(
     path: &Path,
@@ -153,14 +163,9 @@ pub fn load_rules(
                 return Ok((RuleEngine::Network(Box::new(g)), loaded));
             }
             Err(e) if choice == EngineChoice::Network => {
-                let hint = match e {
-                    NetworkError::Budget(_) => {
-                        "; `--grounding-seconds S` gives it S seconds and limits scaled alike"
-                    }
-                    _ => "",
-                };
                 return Err(engine_error(format!(
-                    "the network cannot be built: {e}{hint}"
+                    "the network cannot be built: {e}{}",
+                    budget_hint(&e)
                 )));
             }
             Err(e) => fallback = Some(e.to_string()),

@@ -82,21 +82,6 @@ pub(crate) fn eliminate_variables(p: &mut Program, eligible: &[bool]) -> usize {
     made.len()
 }
 
-fn lit_vars(l: &Lit, f: &mut impl FnMut(u32)) {
-    match l {
-        Lit::Pos(a) | Lit::Neg(a) => a.args.iter().for_each(|x| x.each_var(f)),
-        Lit::Cmp(_, x, y) => {
-            x.each_var(f);
-            y.each_var(f);
-        }
-        Lit::Arith(_, x, y, z) => {
-            x.each_var(f);
-            y.each_var(f);
-            z.each_var(f);
-        }
-    }
-}
-
 /// The group of conditions to project next (indexes into the body) and the variables the projection
 /// keeps (sorted), or `None` when no group is worth it: the one keeping the fewest variables.
 fn best_group(rule: &Rule) -> Option<(Vec<usize>, Vec<u32>)> {
@@ -109,7 +94,7 @@ fn best_group(rule: &Rule) -> Option<(Vec<usize>, Vec<u32>)> {
     // Which conditions read each variable.
     let mut readers: Vec<Vec<usize>> = vec![Vec::new(); nv];
     for (i, l) in rule.body.iter().enumerate() {
-        lit_vars(l, &mut |v| {
+        l.each_var(&mut |v| {
             let r = &mut readers[v as usize];
             if r.last() != Some(&i) {
                 r.push(i);
@@ -137,7 +122,7 @@ fn best_group(rule: &Rule) -> Option<(Vec<usize>, Vec<u32>)> {
         let mut missing = Vec::new();
         for &i in &group {
             if !matches!(&rule.body[i], Lit::Pos(_)) {
-                lit_vars(&rule.body[i], &mut |w| {
+                rule.body[i].each_var(&mut |w| {
                     if !bound[w as usize] && !missing.contains(&w) {
                         missing.push(w);
                     }
@@ -149,7 +134,7 @@ fn best_group(rule: &Rule) -> Option<(Vec<usize>, Vec<u32>)> {
             let binder = rule.body.iter().enumerate().position(|(i, l)| {
                 let (mut only_w, mut reads_w) =
                     (matches!(l, Lit::Pos(_)) && !group.contains(&i), false);
-                lit_vars(l, &mut |x| {
+                l.each_var(&mut |x| {
                     only_w &= x == w;
                     reads_w |= x == w;
                 });
@@ -167,7 +152,7 @@ fn best_group(rule: &Rule) -> Option<(Vec<usize>, Vec<u32>)> {
         // What the projection keeps: the group's variables that something outside it reads.
         let mut keep: Vec<u32> = Vec::new();
         for &i in &group {
-            lit_vars(&rule.body[i], &mut |w| {
+            rule.body[i].each_var(&mut |w| {
                 let outside =
                     in_head[w as usize] || readers[w as usize].iter().any(|j| !group.contains(j));
                 if outside && !keep.contains(&w) {

@@ -6,8 +6,8 @@
 //! [`Slot`]); an index maps a key to the most recent row with that key, and each row links to the
 //! previous one with the same key, so inserting allocates nothing once the vectors have grown. A row
 //! whose term lacks a keyed part (a constant where the key wants an argument) is left out of that
-//! index: no lookup through it could match the row. Clearing a phase keeps all capacity, so evaluating a state allocates
-//! nothing in the steady state.
+//! index: no lookup through it could match the row. Clearing a phase keeps all capacity, so evaluating
+//! a state allocates nothing in the steady state.
 //!
 //! Recursive strata are evaluated semi-naively: after a first full pass, every pass evaluates each rule
 //! once per recursive body literal, with that literal scanned first and restricted to the rows added by
@@ -42,17 +42,19 @@ struct Index {
 }
 
 impl Index {
-    /// The key value of `slot` in `row`, if the row's term has that part.
+    /// `row`'s key, or `None` when its terms lack a keyed part.
     #[inline]
-    fn part(terms: &TermStore, row: &[TermId], slot: &Slot) -> Option<TermId> {
-        let mut t = row[slot.col];
-        for &i in &slot.path {
-            if terms.is_const(t) {
-                return None;
-            }
-            t = *terms.args(t).get(usize::from(i))?;
+    fn key(
+        slots: &[Slot],
+        whole: bool,
+        terms: &TermStore,
+        row: &[TermId],
+    ) -> Option<SmallVec<[TermId; 8]>> {
+        if whole {
+            Some(slots.iter().map(|s| row[s.col]).collect())
+        } else {
+            slots.iter().map(|s| s.value(terms, row)).collect()
         }
-        Some(t)
     }
 
     /// Whether `row`'s key equals `key` (a row without every keyed part never does).
@@ -70,7 +72,7 @@ impl Index {
             slots
                 .iter()
                 .zip(key)
-                .all(|(s, k)| Index::part(terms, row, s) == Some(*k))
+                .all(|(s, k)| s.value(terms, row) == Some(*k))
         }
     }
 }
@@ -183,22 +185,6 @@ impl RelStore {
             dedup.insert_unique(h, r, |&x| hash_ids(row_of(x).iter().copied()));
         }
         for ix in indexes.iter_mut() {
-            let mut key: SmallVec<[TermId; 8]> = SmallVec::new();
-            if ix.whole {
-                key.extend(ix.slots.iter().map(|s| fact[s.col]));
-            } else {
-                for s in ix.slots.iter() {
-                    match Index::part(terms, fact, s) {
-                        Some(t) => key.push(t),
-                        None => break,
-                    }
-                }
-                if key.len() < ix.slots.len() {
-                    ix.next.push(NONE);
-                    continue;
-                }
-            }
-            let kh = hash_ids(key.iter().copied());
             let Index {
                 slots,
                 whole,
@@ -206,17 +192,13 @@ impl RelStore {
                 next,
             } = ix;
             let (slots, whole) = (&**slots, *whole);
-            let key_of = |x: u32| -> SmallVec<[TermId; 8]> {
-                let row = row_of(x);
-                if whole {
-                    slots.iter().map(|s| row[s.col]).collect()
-                } else {
-                    slots
-                        .iter()
-                        .map(|s| Index::part(terms, row, s).unwrap_or(UNBOUND))
-                        .collect()
-                }
+            let Some(key) = Index::key(slots, whole, terms, fact) else {
+                next.push(NONE);
+                continue;
             };
+            let kh = hash_ids(key.iter().copied());
+            // Every row already in the index has its key.
+            let key_of = |x: u32| Index::key(slots, whole, terms, row_of(x)).unwrap_or_default();
             let same_key = |&x: &u32| Index::row_has_key(slots, whole, terms, row_of(x), &key);
             match heads.find_mut(kh, same_key) {
                 Some(head) => {
@@ -609,17 +591,7 @@ pub fn compile(steps: &[Step], num_vars: usize) -> Vec<Instr> {
                 let mut local = bound.clone();
                 let by_index = index.is_some();
                 let keyv: Box<[Key]> = if by_index {
-                    key.iter()
-                        .map(|s| {
-                            let mut p = &atom.args[s.col];
-                            for &i in &s.path {
-                                if let Pat::Func(_, args) = p {
-                                    p = &args[usize::from(i)];
-                                }
-                            }
-                            key_of(p)
-                        })
-                        .collect()
+                    key.iter().map(|s| key_of(s.pattern(&atom.args))).collect()
                 } else {
                     Box::new([])
                 };

@@ -128,6 +128,22 @@ impl Lit {
         }
     }
 
+    /// Calls `f` on every variable of the condition.
+    pub(crate) fn each_var(&self, f: &mut impl FnMut(u32)) {
+        match self {
+            Lit::Pos(a) | Lit::Neg(a) => a.args.iter().for_each(|x| x.each_var(f)),
+            Lit::Cmp(_, x, y) => {
+                x.each_var(f);
+                y.each_var(f);
+            }
+            Lit::Arith(_, x, y, z) => {
+                x.each_var(f);
+                y.each_var(f);
+                z.each_var(f);
+            }
+        }
+    }
+
     /// Marks the variables the condition binds once evaluated: an atom's arguments, both sides of a
     /// comparison (`=` binds its variable side), an arithmetic result; a negation binds nothing.
     pub(crate) fn bind_vars(&self, bound: &mut [bool]) {

@@ -17,6 +17,7 @@ use smallvec::SmallVec;
 
 use super::eval::{compile, Instr};
 use super::ir::{Arith, Cmp, IrAtom, Lit, Pat, Program, RelId};
+use super::terms::{TermId, TermStore};
 use super::EngineError;
 
 /// When a relation is computed.
@@ -48,6 +49,30 @@ impl Slot {
             path: SmallVec::new(),
         }
     }
+
+    /// The part of an atom's arguments `args` that the slot names (made by [`key_slots`] over them).
+    pub(crate) fn pattern<'a>(&self, args: &'a [Pat]) -> &'a Pat {
+        let mut p = &args[self.col];
+        for &i in &self.path {
+            if let Pat::Func(_, sub) = p {
+                p = &sub[usize::from(i)];
+            }
+        }
+        p
+    }
+
+    /// The slot's value in a fact, if the fact's terms have that part.
+    #[inline]
+    pub(crate) fn value(&self, terms: &TermStore, fact: &[TermId]) -> Option<TermId> {
+        let mut t = fact[self.col];
+        for &i in &self.path {
+            if terms.is_const(t) {
+                return None;
+            }
+            t = *terms.args(t).get(usize::from(i))?;
+        }
+        Some(t)
+    }
 }
 
 /// `2` for a whole column, `1.0.3` for argument 3 of argument 0 of column 1's term.
@@ -63,7 +88,7 @@ impl fmt::Debug for Slot {
 
 /// The key slots of a scan of `a` given what is bound: every bound column, and in a column whose
 /// function term is only partly bound, each bound part (a function term's arguments, in order).
-fn key_slots(a: &IrAtom, bound: &[bool]) -> Vec<Slot> {
+pub(crate) fn key_slots(a: &IrAtom, bound: &[bool]) -> Vec<Slot> {
     fn parts(p: &Pat, bound: &[bool], slot: &mut Slot, out: &mut Vec<Slot>) {
         if p.is_bound(bound) {
             out.push(slot.clone());

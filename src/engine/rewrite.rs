@@ -292,7 +292,7 @@ fn pick_view(p: &Program, keep: &[RelId], dynamic: &[bool]) -> Option<usize> {
         }
         let mut closed = true;
         for l in &vr.body {
-            lit_each_var(l, &mut |x| closed &= head_vars.contains(&x));
+            l.each_var(&mut |x| closed &= head_vars.contains(&x));
         }
         let negatable = closed
             && vr.body.iter().all(|l| {
@@ -332,21 +332,6 @@ fn pick_view(p: &Program, keep: &[RelId], dynamic: &[bool]) -> Option<usize> {
         return Some(def_rule[v]);
     }
     None
-}
-
-fn lit_each_var(l: &Lit, f: &mut impl FnMut(u32)) {
-    match l {
-        Lit::Pos(a) | Lit::Neg(a) => a.args.iter().for_each(|x| x.each_var(f)),
-        Lit::Cmp(_, x, y) => {
-            x.each_var(f);
-            y.each_var(f);
-        }
-        Lit::Arith(_, x, y, z) => {
-            x.each_var(f);
-            y.each_var(f);
-            z.each_var(f);
-        }
-    }
 }
 
 /// Rewrites every reading of the view defined by rule `vi` (see [`unfold_views`]) and drops the rule.

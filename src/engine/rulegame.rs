@@ -943,7 +943,7 @@ fn relax(
                     let (mut in_pos, mut in_head, mut binds) = (false, false, false);
                     let mut filters = Vec::new();
                     for (j, l) in r.body.iter().enumerate().filter(|(j, _)| *j != i) {
-                        lit_vars(l, &mut |w| {
+                        l.each_var(&mut |w| {
                             if w == v {
                                 match l {
                                     Lit::Pos(_) => in_pos = true,
@@ -1185,22 +1185,6 @@ pub(crate) fn dynamic_relations(p: &Program, inputs: &[RelId], props: &[RelId]) 
         }
         if !changed {
             return dynamic;
-        }
-    }
-}
-
-/// Calls `f` on every variable of a body condition.
-fn lit_vars(l: &Lit, f: &mut impl FnMut(u32)) {
-    match l {
-        Lit::Pos(a) | Lit::Neg(a) => a.args.iter().for_each(|x| x.each_var(f)),
-        Lit::Cmp(_, x, y) => {
-            x.each_var(f);
-            y.each_var(f);
-        }
-        Lit::Arith(_, x, y, z) => {
-            x.each_var(f);
-            y.each_var(f);
-            z.each_var(f);
         }
     }
 }

@@ -33,7 +33,7 @@ use crate::engine::demand::{demand, is_demand_relation, Lean};
 use crate::engine::eval::Db;
 use crate::engine::ir::{Arith, Cmp, IrAtom, Lit, Pat, Program, RelId, Rule};
 use crate::engine::ops::to_classic;
-use crate::engine::plan::{plan, Phase};
+use crate::engine::plan::{key_slots, plan, Phase, Slot};
 use crate::engine::rewrite::unfold_tables;
 use crate::engine::rulegame::dynamic_relations;
 use crate::engine::terms::{hash_ids, TermId, TermStore};
@@ -245,10 +245,6 @@ impl<'a> Sources<'a> {
         }
     }
 }
-
-/// Where a lookup key's value sits in a row: a column, and the argument path inside its term (empty:
-/// the whole column).
-type Slot = (u8, SmallVec<[u8; 4]>);
 
 /// The rows of a relation by the values of some of its columns.
 type RowIndex = HashMap<SmallVec<[TermId; 4]>, Arc<[u32]>>;
@@ -930,20 +926,12 @@ impl Grounder<'_> {
                 }
                 // Otherwise look the rows up by every bound value, a whole column or a part of a
                 // column's term (`legal2(?p, (move ?piece ?u ?v ?x ?y))` with the squares known).
-                let mut slots: Vec<Slot> = Vec::new();
-                let mut key: SmallVec<[TermId; 4]> = SmallVec::new();
-                let mut path: SmallVec<[u8; 4]> = SmallVec::new();
                 let known = self.step_lookup[k];
-                let mut record = (known == u32::MAX).then_some(&mut slots);
-                for (c, p) in a.args.iter().enumerate().take(256) {
-                    if !self.bound_parts(p, b, c as u8, &mut path, record.as_deref_mut(), &mut key)
-                    {
-                        return Ok(());
-                    }
-                }
                 let lookup = if known != u32::MAX {
                     known
                 } else {
+                    let bound: Vec<bool> = b.iter().map(Option::is_some).collect();
+                    let slots = key_slots(a, &bound);
                     let next = self.lookups.len() as u32;
                     let id = *self
                         .index_of
@@ -955,6 +943,14 @@ impl Grounder<'_> {
                     self.step_lookup[k] = id;
                     id
                 };
+                let mut key: SmallVec<[TermId; 4]> = SmallVec::new();
+                for s in &self.lookups[lookup as usize].slots {
+                    // A bound part that was never built is in no row.
+                    let Some(t) = self.make(s.pattern(&a.args), b) else {
+                        return Ok(());
+                    };
+                    key.push(t);
+                }
                 let rows: Option<Arc<[u32]>> = if key.is_empty() {
                     None
                 } else {
@@ -966,18 +962,11 @@ impl Grounder<'_> {
                         'rows: for i in 0..rel.len() {
                             let row = rel.row(i);
                             let mut k: SmallVec<[TermId; 4]> = SmallVec::new();
-                            for (c, path) in slots.iter() {
-                                let mut t = row[*c as usize];
-                                for &j in path {
-                                    if terms.is_const(t) {
-                                        continue 'rows;
-                                    }
-                                    match terms.args(t).get(j as usize) {
-                                        Some(&u) => t = u,
-                                        None => continue 'rows,
-                                    }
+                            for s in slots.iter() {
+                                match s.value(terms, row) {
+                                    Some(t) => k.push(t),
+                                    None => continue 'rows,
                                 }
-                                k.push(t);
                             }
                             m.entry(k).or_default().push(i as u32);
                         }
@@ -1133,41 +1122,6 @@ impl Grounder<'_> {
     fn atom(&self, rel: RelId, args: &[TermId]) -> Option<u32> {
         let i = self.src.relaxed.rel(rel).position(args)?;
         Some(self.row_id(rel, i))
-    }
-
-    /// Adds the known values of column `col`'s pattern `p` to a lookup: the whole term when it is
-    /// bound, else each bound part of a function term, with its path. False when a bound part is a
-    /// term never built (no row can match).
-    fn bound_parts(
-        &self,
-        p: &Pat,
-        b: &[Option<TermId>],
-        col: u8,
-        path: &mut SmallVec<[u8; 4]>,
-        mut slots: Option<&mut Vec<Slot>>,
-        key: &mut SmallVec<[TermId; 4]>,
-    ) -> bool {
-        if bound(p, b) {
-            let Some(t) = self.make(p, b) else {
-                return false;
-            };
-            if let Some(slots) = slots {
-                slots.push((col, path.clone()));
-            }
-            key.push(t);
-            return true;
-        }
-        if let Pat::Func(_, args) = p {
-            for (i, q) in args.iter().enumerate().take(256) {
-                path.push(i as u8);
-                let ok = self.bound_parts(q, b, col, path, slots.as_deref_mut(), key);
-                path.pop();
-                if !ok {
-                    return false;
-                }
-            }
-        }
-        true
     }
 
     fn matches(&self, p: &Pat, t: TermId, b: &mut [Option<TermId>]) -> bool {
