@@ -272,6 +272,18 @@ impl Db {
         self.rels[r.0 as usize].insert(fact, &self.terms)
     }
 
+    /// Adds a fact unless present; either way, its row number.
+    pub fn insert_or_find(&mut self, r: RelId, fact: &[TermId]) -> usize {
+        let rel = &mut self.rels[r.0 as usize];
+        match rel.position(fact) {
+            Some(i) => i,
+            None => {
+                rel.insert_row(fact, true, &self.terms);
+                rel.len() - 1
+            }
+        }
+    }
+
     /// Adds a fact known to be new to a relation that no rule derives (a state's facts, filled from a
     /// set): no duplicate check.
     pub fn insert_new(&mut self, r: RelId, fact: &[TermId]) {

@@ -33,7 +33,7 @@ use crate::engine::demand::{demand, is_demand_relation, Lean};
 use crate::engine::eval::Db;
 use crate::engine::ir::{Arith, Cmp, IrAtom, Lit, Pat, Program, RelId, Rule};
 use crate::engine::ops::to_classic;
-use crate::engine::plan::{key_slots, plan, Phase, Slot};
+use crate::engine::plan::{key_slots, plan, Phase, Plan, Slot};
 use crate::engine::rewrite::unfold_tables;
 use crate::engine::rulegame::dynamic_relations;
 use crate::engine::terms::{hash_ids, TermId, TermStore};
@@ -215,16 +215,6 @@ pub fn ground(p: &ast::Program) -> Result<Grounded, NetworkError> {
     ground_with(p, Budget::default())
 }
 
-/// A ground atom of a state-dependent relation and its definition.
-struct AtomDef {
-    rel: RelId,
-    args: SmallVec<[TermId; 4]>,
-    /// Alternatives (rule instances), each a conjunction of atom literals (`atom << 1 | negated`).
-    bodies: Vec<SmallVec<[u32; 4]>>,
-    /// A rule instance with no state-dependent condition makes the atom always true.
-    always: bool,
-}
-
 /// Where each relation's facts come from while grounding.
 #[derive(Clone, Copy)]
 struct Sources<'a> {
@@ -234,6 +224,9 @@ struct Sources<'a> {
     /// The demand relations of the rewrite: what is asked, read from the relaxed fixpoint as
     /// constant filters (an instance nobody can ask for is never needed).
     demand: &'a [bool],
+    /// The relations left out of the relaxed fixpoint (see [`late_relations`]): the heads of their
+    /// rules' instances are recorded as the values of the head's variables.
+    late: &'a [bool],
 }
 
 impl<'a> Sources<'a> {
@@ -255,10 +248,14 @@ struct Lookup {
     rows: Option<RowIndex>,
 }
 
-/// A rule instance as a grounding worker finds it: the head's row and the body's literals, each a
-/// row of the relaxed fixpoint numbered across relations (see [`Grounder::row_id`]) and shifted left
-/// once, with the low bit set for a negation.
-type Instance = (u32, SmallVec<[u32; 4]>);
+/// The rule instances of one rule as a grounding worker records them, one after the other in a flat
+/// buffer (no allocation per instance): the head's atom, the number of body literals, then the
+/// literals (`atom << 1 | negated`). An atom is a row of the relaxed fixpoint, numbered across
+/// relations (see [`Grounder::row_id`]).
+type Instances = Vec<u32>;
+
+/// The length of an instance that [`drop_implied_turns`] removed.
+const DROPPED: u32 = u32::MAX;
 
 /// One grounding worker: instantiates rules over the relaxed fixpoint and the load-time facts. Workers
 /// share nothing mutable but the instance count, so several ground rules side by side.
@@ -275,7 +272,9 @@ struct Grounder<'a> {
     /// Per relation, the number of its first relaxed row among all relations' rows.
     row_base: &'a [u32],
     /// The instances of the rule being grounded, in the order found.
-    out: Vec<Instance>,
+    out: Instances,
+    /// The variables of the head of the rule being grounded, in order of first occurrence.
+    head_vars: Vec<u32>,
     /// Instances found by this worker since it last added them to `shared_instances`.
     instances: usize,
     /// Instances found by all workers (added in batches).
@@ -286,17 +285,29 @@ struct Grounder<'a> {
     started: Instant,
 }
 
-/// The ground atoms with their alternatives, ready to compile.
+/// The ground atoms with their alternatives, ready to compile. An atom is a row of the relaxed
+/// fixpoint of a state-dependent relation, numbered across relations (see [`Grounder::row_id`]), so
+/// that finding an atom costs no hashing of its own and numbering them costs nothing.
 struct Ground<'a> {
     relaxed: &'a Db,
     /// Per relation, whether it depends on the state.
     dynamic: &'a [bool],
     terms: TermStore,
-    atoms: Vec<AtomDef>,
-    /// Every atom is a row of the relaxed fixpoint: per row (numbered as [`Grounder::row_id`]), its
-    /// atom (`u32::MAX` when not made), so that finding an atom costs no hashing of its own.
-    row_atom: Vec<u32>,
+    /// Per rule grounded, its instances as the worker recorded them.
+    found: Vec<Instances>,
+    /// The alternatives of atom `a` are `alts[first[a]..first[a + 1]]`, in rule order, each the
+    /// position of an instance in `found`: (rule, position of its literal count).
+    first: Vec<u32>,
+    alts: Vec<(u32, u32)>,
+    /// Atoms with an instance of no state-dependent condition: always true.
+    always: Vec<bool>,
+    /// Atoms that some instance mentions.
+    used: Vec<bool>,
+    /// Per relation, its first atom and its number of atoms.
     row_base: Vec<u32>,
+    row_len: Vec<u32>,
+    /// (first atom, relation) of every relation with atoms, by first atom.
+    by_base: Vec<(u32, u32)>,
     instances: usize,
     started: Instant,
     true_: RelId,
@@ -304,53 +315,127 @@ struct Ground<'a> {
     rel_names: Vec<String>,
 }
 
-impl Ground<'_> {
-    /// The atom of `rel(args)`, if it was made.
+impl<'a> Ground<'a> {
+    /// Indexes the instances by head atom, in rule order, and notes which atoms are used. Relation
+    /// `r`'s atoms are `row_base[r]..row_base[r] + row_len[r]`.
+    fn new(
+        relaxed: &'a Db,
+        dynamic: &'a [bool],
+        found: Vec<Instances>,
+        (row_base, row_len): (Vec<u32>, Vec<u32>),
+        started: Instant,
+        (true_, does): (RelId, RelId),
+        rel_names: Vec<String>,
+    ) -> Self {
+        let terms = relaxed.terms.clone();
+        let atoms = row_len.iter().map(|&n| n as usize).sum();
+        let mut by_base: Vec<(u32, u32)> = (0..row_base.len())
+            .filter(|&r| row_len[r] > 0)
+            .map(|r| (row_base[r], r as u32))
+            .collect();
+        by_base.sort_unstable();
+        let mut first = vec![0u32; atoms + 1];
+        let mut used = vec![false; atoms];
+        let mut always = vec![false; atoms];
+        let mut instances = 0;
+        for buf in &found {
+            let mut at = 0;
+            while at < buf.len() {
+                let (head, n) = (buf[at] as usize, buf[at + 1] as usize);
+                used[head] = true;
+                for &l in &buf[at + 2..at + 2 + n] {
+                    used[(l >> 1) as usize] = true;
+                }
+                always[head] |= n == 0;
+                first[head + 1] += 1;
+                instances += 1;
+                at += 2 + n;
+            }
+        }
+        for a in 0..atoms {
+            first[a + 1] += first[a];
+        }
+        let mut fill: Vec<u32> = first[..atoms].to_vec();
+        let mut alts = vec![(0, 0); instances];
+        for (k, buf) in found.iter().enumerate() {
+            let mut at = 0;
+            while at < buf.len() {
+                let head = buf[at] as usize;
+                alts[fill[head] as usize] = (k as u32, at as u32 + 1);
+                fill[head] += 1;
+                at += 2 + buf[at + 1] as usize;
+            }
+        }
+        Ground {
+            relaxed,
+            dynamic,
+            terms,
+            found,
+            first,
+            alts,
+            always,
+            used,
+            row_base,
+            row_len,
+            by_base,
+            instances,
+            started,
+            true_,
+            does,
+            rel_names,
+        }
+    }
+
+    /// The atom of `rel(args)`, if the relaxed fixpoint has it.
     fn find_atom(&self, rel: RelId, args: &[TermId]) -> Option<u32> {
         let i = self.relaxed.rel(rel).position(args)?;
-        let a = self.row_atom[self.row_base[rel.0 as usize] as usize + i];
-        (a != u32::MAX).then_some(a)
+        Some(self.row_base[rel.0 as usize] + i as u32)
     }
 
-    /// The atom of relaxed row `id`, made when new.
-    fn atom_of_row(&mut self, id: u32) -> u32 {
-        let a = self.row_atom[id as usize];
-        if a != u32::MAX {
-            return a;
-        }
-        // The relation whose rows include `id`: the last whose first row is at most `id`.
-        let rel = self.row_base.partition_point(|&b| b <= id) - 1;
-        let i = (id - self.row_base[rel]) as usize;
-        let a = self.atoms.len() as u32;
-        self.row_atom[id as usize] = a;
-        self.atoms.push(AtomDef {
-            rel: RelId(rel as u32),
-            args: SmallVec::from_slice(self.relaxed.rel(RelId(rel as u32)).row(i)),
-            bodies: Vec::new(),
-            always: false,
-        });
-        a
+    /// The relation of atom `a`: the last whose first atom is at most `a`.
+    fn rel_of(&self, a: u32) -> RelId {
+        RelId(self.by_base[self.by_base.partition_point(|&(b, _)| b <= a) - 1].1)
     }
 
-    /// Adds one rule instance (see [`Instance`]), making its atoms in the order a single sequential
-    /// pass would: the body's first, then the head's.
-    fn add(&mut self, (head, body): Instance) {
-        let mut body = body;
-        for l in body.iter_mut() {
-            *l = self.atom_of_row(*l >> 1) << 1 | (*l & 1);
-        }
-        let at = self.atom_of_row(head) as usize;
-        self.instances += 1;
-        let def = &mut self.atoms[at];
-        if def.always {
-            return;
-        }
-        if body.is_empty() {
-            def.always = true;
-            def.bodies.clear();
-        } else {
-            def.bodies.push(body);
-        }
+    /// Whether atom `a` is a fact of `rel`.
+    fn is(&self, a: u32, rel: RelId) -> bool {
+        a.wrapping_sub(self.row_base[rel.0 as usize]) < self.row_len[rel.0 as usize]
+    }
+
+    /// The atoms of `rel`.
+    fn atoms_of(&self, rel: RelId) -> std::ops::Range<u32> {
+        let b = self.row_base[rel.0 as usize];
+        b..b + self.row_len[rel.0 as usize]
+    }
+
+    /// The arguments of atom `a`.
+    fn args(&self, a: u32) -> &[TermId] {
+        let rel = self.rel_of(a);
+        self.relaxed
+            .rel(rel)
+            .row((a - self.row_base[rel.0 as usize]) as usize)
+    }
+
+    /// The atoms of `rel` that some instance mentions.
+    fn used_atoms(&self, rel: RelId) -> impl Iterator<Item = u32> + '_ {
+        self.atoms_of(rel).filter(|&a| self.used[a as usize])
+    }
+
+    /// The body of alternative `(rule, at)`, `None` when it was dropped.
+    fn body(&self, (rule, at): (u32, u32)) -> Option<&[u32]> {
+        let buf = &self.found[rule as usize];
+        let n = buf[at as usize];
+        (n != DROPPED).then(|| &buf[at as usize + 1..(at + 1 + n) as usize])
+    }
+
+    /// The alternatives of atom `a`, as positions for [`Ground::body`].
+    fn alts_of(&self, a: u32) -> &[(u32, u32)] {
+        &self.alts[self.first[a as usize] as usize..self.first[a as usize + 1] as usize]
+    }
+
+    /// The bodies of atom `a`'s alternatives.
+    fn bodies(&self, a: u32) -> impl Iterator<Item = &[u32]> + '_ {
+        self.alts_of(a).iter().filter_map(|&p| self.body(p))
     }
 }
 
@@ -465,19 +550,27 @@ pub fn ground_as(
 
     let relaxed = relax(&prog, init, true_, next, legal, does);
     let rplan = plan(&relaxed, &[])?;
-    let mut rdb = Db::new(&rplan, &arities, relaxed.terms.clone(), limits);
-    rdb.run(&rplan, Phase::Static).map_err(over_budget)?;
     let gplan = plan(&prog, &[(true_, Phase::State), (does, Phase::Move)])?;
-    let mut sdb = Db::new(&gplan, &arities, rdb.terms.clone(), limits);
-    sdb.run(&gplan, Phase::Static).map_err(over_budget)?;
     let dynamic: Vec<bool> = gplan
         .phases
         .iter()
         .zip(&demand_rel)
         .map(|(p, &d)| *p != Phase::Static && !d)
         .collect();
+    let late = late_relations(&relaxed, &rplan, &dynamic, &[true_, does]);
+    let early: Vec<bool> = rplan
+        .strata
+        .iter()
+        .map(|s| !s.rels.iter().all(|r| late[r.0 as usize]))
+        .collect();
+    let mut rdb = Db::new(&rplan, &arities, relaxed.terms.clone(), limits);
+    rdb.run_only(&rplan, Phase::Static, &early)
+        .map_err(over_budget)?;
+    let mut sdb = Db::new(&gplan, &arities, rdb.terms.clone(), limits);
+    sdb.run(&gplan, Phase::Static).map_err(over_budget)?;
+    // One term store from here on: the exact evaluation's extends the relaxed one's.
+    rdb.terms = sdb.terms.clone();
 
-    let terms = sdb.terms.clone();
     let rows = |db: &Db, r: RelId| -> Vec<Vec<TermId>> {
         (0..db.rel(r).len())
             .map(|i| db.rel(r).row(i).to_vec())
@@ -488,7 +581,7 @@ pub fn ground_as(
         return Err(EngineError::Invalid("the game has no roles".into()).into());
     }
     let mut props: Vec<TermId> = rows(&rdb, true_).into_iter().map(|r| r[0]).collect();
-    props.sort_by_cached_key(|t| terms.kif(*t));
+    props.sort_by_cached_key(|t| rdb.terms.kif(*t));
     props.dedup();
     let prop_of: HashMap<TermId, u32> = props
         .iter()
@@ -497,7 +590,7 @@ pub fn ground_as(
         .collect();
     let legal_rows = rows(&rdb, legal);
     let mut moves: Vec<TermId> = legal_rows.iter().map(|r| r[1]).collect();
-    moves.sort_by_cached_key(|t| terms.kif(*t));
+    moves.sort_by_cached_key(|t| rdb.terms.kif(*t));
     moves.dedup();
     let move_of: HashMap<TermId, u32> = moves
         .iter()
@@ -510,57 +603,101 @@ pub fn ground_as(
         .collect();
 
     let analysed = Instant::now();
-    // Every relaxed row of a state-dependent relation may become an atom: number them across relations.
-    let mut row_base = Vec::with_capacity(prog.relations.len() + 1);
+    // Every relaxed row of a state-dependent relation may become an atom: number them across relations,
+    // the late ones as they are completed.
+    let nrel = prog.relations.len();
+    let mut row_base = vec![0u32; nrel];
+    let mut row_len = vec![0u32; nrel];
     let mut rows_total: u64 = 0;
-    for (r, &d) in dynamic.iter().enumerate() {
-        row_base.push(rows_total as u32);
-        if d {
-            rows_total += rdb.rel(RelId(r as u32)).len() as u64;
+    // Numbers relation `r`'s `len` rows next; true when there are too many.
+    fn number(
+        r: usize,
+        len: usize,
+        total: &mut u64,
+        row_base: &mut [u32],
+        row_len: &mut [u32],
+    ) -> bool {
+        row_base[r] = (*total).min(u32::MAX as u64) as u32;
+        row_len[r] = len.min(u32::MAX as usize) as u32;
+        *total += len as u64;
+        *total >= 1 << 31
+    }
+    let too_many = || NetworkError::Budget("more than 2^31 facts can hold in some state".into());
+    for r in 0..nrel {
+        if dynamic[r]
+            && !late[r]
+            && number(
+                r,
+                rdb.rel(RelId(r as u32)).len(),
+                &mut rows_total,
+                &mut row_base,
+                &mut row_len,
+            )
+        {
+            return Err(too_many());
         }
     }
-    if rows_total >= 1 << 31 {
-        return Err(NetworkError::Budget(
-            "more than 2^31 facts can hold in some state".into(),
-        ));
-    }
-    let src = Sources {
-        relaxed: &rdb,
-        exact: &sdb,
-        dynamic: &dynamic,
-        demand: &demand_rel,
-    };
     let to_ground: Vec<usize> = (0..prog.rules.len())
         .filter(|&i| {
             let h = prog.rules[i].head.rel;
             dynamic[h.0 as usize] && h != true_ && h != does
         })
         .collect();
-    let found = ground_rules(&prog, &to_ground, src, &terms, &row_base, budget, started)?;
-    let mut g = Ground {
-        relaxed: &rdb,
-        dynamic: &dynamic,
-        terms,
-        atoms: Vec::new(),
-        row_atom: vec![u32::MAX; rows_total as usize],
-        row_base,
-        instances: 0,
-        started,
-        true_,
-        does,
-        rel_names: prog
-            .relations
-            .iter()
-            .map(|r| prog.terms.name(r.name).to_string())
-            .collect(),
-    };
-    // In rule order, so that atoms and alternatives are numbered as one sequential pass would.
-    for instances in found {
-        for inst in instances {
-            g.add(inst);
+    let (phase_of, level) = grounding_phases(&prog, &to_ground, &late)?;
+    let mut found: Vec<Instances> = vec![Vec::new(); to_ground.len()];
+    for phase in 0..=phase_of.iter().copied().max().unwrap_or(0) {
+        let which: Vec<usize> = (0..to_ground.len())
+            .filter(|&k| phase_of[k] == phase)
+            .collect();
+        let src = Sources {
+            relaxed: &rdb,
+            exact: &sdb,
+            dynamic: &dynamic,
+            demand: &demand_rel,
+            late: &late,
+        };
+        let rules: Vec<usize> = which.iter().map(|&k| to_ground[k]).collect();
+        let out = ground_rules(&prog, &rules, src, &rdb.terms, &row_base, budget, started)?;
+        for (k, buf) in which.into_iter().zip(out) {
+            found[k] = buf;
+        }
+        // The late relations complete now: their rows, then their instances' heads as atoms.
+        for r in 0..nrel {
+            if !late[r] || level[r] != phase {
+                continue;
+            }
+            let base = rows_total as u32;
+            for k in 0..to_ground.len() {
+                let rule = &prog.rules[to_ground[k]];
+                if rule.head.rel.0 as usize == r {
+                    found[k] = atoms_of_heads(rule, &found[k], &mut rdb, base);
+                }
+            }
+            if number(
+                r,
+                rdb.rel(RelId(r as u32)).len(),
+                &mut rows_total,
+                &mut row_base,
+                &mut row_len,
+            ) {
+                return Err(too_many());
+            }
         }
     }
-
+    let rel_names = prog
+        .relations
+        .iter()
+        .map(|r| prog.terms.name(r.name).to_string())
+        .collect();
+    let mut g = Ground::new(
+        &rdb,
+        &dynamic,
+        found,
+        (row_base, row_len),
+        started,
+        (true_, does),
+        rel_names,
+    );
     // The outputs, as atom literals (or constants).
     let out_lit = |g: &Ground, r: RelId, args: &[TermId]| -> Out {
         if !dynamic[r.0 as usize] {
@@ -730,12 +867,12 @@ fn ground_rules(
     row_base: &[u32],
     budget: Budget,
     started: Instant,
-) -> Result<Vec<Vec<Instance>>, NetworkError> {
+) -> Result<Vec<Instances>, NetworkError> {
     let next = AtomicUsize::new(0);
     let shared_instances = AtomicUsize::new(0);
     let workers = rayon::current_num_threads().clamp(1, which.len().max(1));
     // Per worker, the rules it grounded (by position in `which`) with their instances.
-    type Done = Vec<(usize, Vec<Instance>)>;
+    type Done = Vec<(usize, Instances)>;
     let found: Vec<Result<Done, NetworkError>> = (0..workers)
         .into_par_iter()
         .map(|_| {
@@ -747,6 +884,7 @@ fn ground_rules(
                 step_lookup: Vec::new(),
                 row_base,
                 out: Vec::new(),
+                head_vars: Vec::new(),
                 instances: 0,
                 shared_instances: &shared_instances,
                 visits: 0,
@@ -768,7 +906,7 @@ fn ground_rules(
             }
         })
         .collect();
-    let mut by_rule: Vec<Vec<Instance>> = vec![Vec::new(); which.len()];
+    let mut by_rule: Vec<Instances> = vec![Vec::new(); which.len()];
     for f in found {
         for (k, instances) in f? {
             by_rule[k] = instances;
@@ -779,9 +917,8 @@ fn ground_rules(
 
 /// A ground atom as KIF, for messages.
 fn atom_name(g: &Ground, a: u32) -> String {
-    let d = &g.atoms[a as usize];
-    let mut s = format!("({}", g.rel_names[d.rel.0 as usize]);
-    for t in &d.args {
+    let mut s = format!("({}", g.rel_names[g.rel_of(a).0 as usize]);
+    for t in g.args(a) {
         s.push(' ');
         s.push_str(&g.terms.kif(*t));
     }
@@ -883,6 +1020,14 @@ impl Grounder<'_> {
 
     fn ground_rule(&mut self, rule: &Rule) -> Result<(), NetworkError> {
         let order = self.order(rule)?;
+        self.head_vars.clear();
+        for p in &rule.head.args {
+            p.each_var(&mut |v| {
+                if !self.head_vars.contains(&v) {
+                    self.head_vars.push(v);
+                }
+            });
+        }
         self.step_lookup.clear();
         self.step_lookup.resize(order.len(), u32::MAX);
         let mut b: Vec<Option<TermId>> = vec![None; rule.var_names.len()];
@@ -1096,19 +1241,31 @@ impl Grounder<'_> {
         b: &[Option<TermId>],
         body: &SmallVec<[u32; 4]>,
     ) -> Result<(), NetworkError> {
-        let Some(fact) = self.make_all(&rule.head, b) else {
-            return Ok(());
-        };
-        let Some(head) = self.atom(rule.head.rel, &fact) else {
-            return Ok(());
-        };
+        if self.src.late[rule.head.rel.0 as usize] {
+            // The head's atom is known once its relation is complete (see `atoms_of_heads`).
+            for &v in &self.head_vars {
+                let Some(t) = b[v as usize] else {
+                    return Ok(());
+                };
+                self.out.push(t.0);
+            }
+        } else {
+            let Some(fact) = self.make_all(&rule.head, b) else {
+                return Ok(());
+            };
+            let Some(head) = self.atom(rule.head.rel, &fact) else {
+                return Ok(());
+            };
+            self.out.push(head);
+        }
         self.instances += 1;
         if self.instances == 4096 {
             self.shared_instances.fetch_add(4096, Ordering::Relaxed);
             self.instances = 0;
             self.check_budget()?;
         }
-        self.out.push((head, body.clone()));
+        self.out.push(body.len() as u32);
+        self.out.extend_from_slice(body);
         Ok(())
     }
 
@@ -1217,17 +1374,16 @@ impl<'a> Compiler<'a> {
         // `does` inputs get nodes in the order of their atoms.
         let mut does_node = HashMap::new();
         let mut num_does = 0;
-        for a in &g.atoms {
-            if a.rel == g.does {
-                let (Some(r), Some(&m)) = (
-                    roles.iter().position(|r| *r == a.args[0]),
-                    move_of.get(&a.args[1]),
-                ) else {
-                    continue;
-                };
-                does_node.insert((r as u32, m), (1 + num_props + num_does) as u32);
-                num_does += 1;
-            }
+        for a in g.used_atoms(g.does) {
+            let args = g.args(a);
+            let (Some(r), Some(&m)) = (
+                roles.iter().position(|r| *r == args[0]),
+                move_of.get(&args[1]),
+            ) else {
+                continue;
+            };
+            does_node.insert((r as u32, m), (1 + num_props + num_does) as u32);
+            num_does += 1;
         }
         let mut does_by_role = vec![Vec::new(); roles.len()];
         for (&(r, _), &node) in &does_node {
@@ -1239,7 +1395,7 @@ impl<'a> Compiler<'a> {
         Compiler {
             one_mover: vec![false; does_by_role.len()],
             does_by_role,
-            lit_of: vec![UNSEEN; g.atoms.len()],
+            lit_of: vec![UNSEEN; g.used.len()],
             gates: Vec::new(),
             inputs: Vec::new(),
             dedup: HashTable::new(),
@@ -1265,16 +1421,17 @@ impl<'a> Compiler<'a> {
     }
 
     /// The literal of an input atom (`true`/`does`), or `None` for a defined atom.
-    fn input_lit(&self, g: &Ground, a: &AtomDef) -> Option<NetLit> {
-        if a.rel == g.true_ {
-            return Some(match self.prop_of.get(&a.args[0]) {
+    fn input_lit(&self, g: &Ground, a: u32) -> Option<NetLit> {
+        if g.is(a, g.true_) {
+            return Some(match self.prop_of.get(&g.args(a)[0]) {
                 Some(&p) => (1 + p) << 1,
                 None => FALSE,
             });
         }
-        if a.rel == g.does {
-            let r = self.roles.iter().position(|r| *r == a.args[0]);
-            let m = self.move_of.get(&a.args[1]);
+        if g.is(a, g.does) {
+            let args = g.args(a);
+            let r = self.roles.iter().position(|r| *r == args[0]);
+            let m = self.move_of.get(&args[1]);
             return Some(match (r, m) {
                 (Some(r), Some(&m)) => self.does_node[&(r as u32, m)] << 1,
                 _ => FALSE,
@@ -1292,17 +1449,21 @@ impl<'a> Compiler<'a> {
         let mut stack: Vec<(u32, usize, usize)> = vec![(root, 0, 0)];
         self.lit_of[root as usize] = BUSY;
         while let Some(&mut (a, ref mut bi, ref mut li)) = stack.last_mut() {
-            let def = &g.atoms[a as usize];
-            if let Some(l) = self.input_lit(g, def) {
+            if let Some(l) = self.input_lit(g, a) {
                 self.lit_of[a as usize] = l;
                 stack.pop();
                 continue;
             }
             // Find the next child not yet compiled.
             let mut child = None;
-            if !def.always {
-                while *bi < def.bodies.len() {
-                    let body = &def.bodies[*bi];
+            let always = g.always[a as usize];
+            let alts = g.alts_of(a);
+            if !always {
+                while *bi < alts.len() {
+                    let Some(body) = g.body(alts[*bi]) else {
+                        *bi += 1;
+                        continue;
+                    };
                     if *li < body.len() {
                         let c = body[*li] >> 1;
                         *li += 1;
@@ -1326,20 +1487,24 @@ impl<'a> Compiler<'a> {
                 continue;
             }
             let lit = |x: u32| self.lit_of[(x >> 1) as usize] ^ (x & 1);
-            let l = if def.always {
+            let l = if always {
                 TRUE
-            } else if def.bodies.len() == 1 {
-                // One alternative (a projection, a single rule instance): its AND.
-                let t: Lits = def.bodies[0].iter().map(|&x| lit(x)).collect();
-                self.and(&t)?
-            } else if def.bodies.iter().all(|b| b.len() == 1) {
+            } else if g.bodies(a).nth(1).is_none() {
+                // At most one alternative (a projection, a single rule instance): its AND.
+                match g.bodies(a).next() {
+                    Some(body) => {
+                        let t: Lits = body.iter().map(|&x| lit(x)).collect();
+                        self.and(&t)?
+                    }
+                    None => FALSE,
+                }
+            } else if g.bodies(a).all(|b| b.len() == 1) {
                 // Alternatives of one literal each: their OR, nothing to factor.
-                let t: Lits = def.bodies.iter().map(|b| lit(b[0])).collect();
+                let t: Lits = g.bodies(a).map(|b| lit(b[0])).collect();
                 self.or(&t)?
             } else {
-                let terms: Vec<Lits> = def
-                    .bodies
-                    .iter()
+                let terms: Vec<Lits> = g
+                    .bodies(a)
                     .map(|body| {
                         body.iter()
                             .map(|&x| self.lit_of[(x >> 1) as usize] ^ (x & 1))
@@ -1617,26 +1782,21 @@ fn one_mover(
     for (ri, &role) in roles.iter().enumerate() {
         let mut common: Option<Vec<u32>> = None;
         let mut any = false;
-        for d in g
-            .atoms
-            .iter()
-            .filter(|a| a.rel == g.does && a.args[0] == role)
-        {
+        for d in g.used_atoms(g.does).filter(|&a| g.args(a)[0] == role) {
             any = true;
-            let Some(l) = atom(legal, &[role, d.args[1]]) else {
+            let Some(l) = atom(legal, &[role, g.args(d)[1]]) else {
                 if g.dynamic[legal.0 as usize] {
                     continue; // never legal
                 }
                 return none;
             };
-            let def = &g.atoms[l as usize];
-            if def.always {
+            if g.always[l as usize] {
                 return none;
             }
-            for body in &def.bodies {
+            for body in g.bodies(l) {
                 let trues: Vec<u32> = body
                     .iter()
-                    .filter(|&&x| x & 1 == 0 && g.atoms[(x >> 1) as usize].rel == g.true_)
+                    .filter(|&&x| x & 1 == 0 && g.is(x >> 1, g.true_))
                     .map(|&x| x >> 1)
                     .collect();
                 common = Some(match common {
@@ -1657,7 +1817,7 @@ fn one_mover(
     if turns.len() < 2 {
         return none;
     }
-    let prop = |t: u32| prop_of.get(&g.atoms[t as usize].args[0]).copied();
+    let prop = |t: u32| prop_of.get(&g.args(t)[0]).copied();
     let initially = turns
         .iter()
         .filter(|&&t| prop(t).is_some_and(|p| initial.contains(&p)))
@@ -1668,10 +1828,7 @@ fn one_mover(
     if !g.dynamic[next.0 as usize] {
         return none;
     }
-    let next_of: Vec<Option<u32>> = turns
-        .iter()
-        .map(|&t| atom(next, &[g.atoms[t as usize].args[0]]))
-        .collect();
+    let next_of: Vec<Option<u32>> = turns.iter().map(|&t| atom(next, &[g.args(t)[0]])).collect();
     let turn_role: Vec<(usize, u32)> = turn
         .iter()
         .enumerate()
@@ -1707,12 +1864,15 @@ fn turns_stay_exclusive(
         }
         stack.push((root, 0, 0));
         while let Some(&mut (a, ref mut bi, ref mut li)) = stack.last_mut() {
-            let def = &g.atoms[a as usize];
-            let input = def.rel == g.true_ || def.rel == g.does;
+            let input = g.is(a, g.true_) || g.is(a, g.does);
+            let alts = g.alts_of(a);
             let mut child = None;
-            if !input && !def.always {
-                while *bi < def.bodies.len() {
-                    let body = &def.bodies[*bi];
+            if !input && !g.always[a as usize] {
+                while *bi < alts.len() {
+                    let Some(body) = g.body(alts[*bi]) else {
+                        *bi += 1;
+                        continue;
+                    };
                     if *li < body.len() {
                         let c = body[*li] >> 1;
                         *li += 1;
@@ -1740,20 +1900,16 @@ fn turns_stay_exclusive(
         }
     }
     let turn_of = |a: u32| turn_role.iter().find(|x| x.1 == a).map(|x| x.0);
-    let role_of = |a: u32| roles.iter().position(|r| *r == g.atoms[a as usize].args[0]);
+    let role_of = |a: u32| roles.iter().position(|r| *r == g.args(a)[0]);
     let free: Vec<u32> = order
         .iter()
         .copied()
-        .filter(|&a| g.atoms[a as usize].rel == g.true_ && turn_of(a).is_none())
+        .filter(|&a| g.is(a, g.true_) && turn_of(a).is_none())
         .collect();
     if free.len() > MAX_FREE {
         return false;
     }
-    let moves: Vec<u32> = order
-        .iter()
-        .copied()
-        .filter(|&a| g.atoms[a as usize].rel == g.does)
-        .collect();
+    let moves: Vec<u32> = order.iter().copied().filter(|&a| g.is(a, g.does)).collect();
     // Bound the work: assignments times atoms evaluated.
     let assignments: usize = turn_role
         .iter()
@@ -1776,8 +1932,7 @@ fn turns_stay_exclusive(
         for mv in played {
             for bits in 0..1u32 << free.len() {
                 for (k, &a) in order.iter().enumerate() {
-                    let def = &g.atoms[a as usize];
-                    val[k] = if def.rel == g.true_ {
+                    val[k] = if g.is(a, g.true_) {
                         match turn_of(a) {
                             Some(r) => holder == Some(r),
                             None => free
@@ -1785,11 +1940,11 @@ fn turns_stay_exclusive(
                                 .position(|&f| f == a)
                                 .is_some_and(|i| bits >> i & 1 == 1),
                         }
-                    } else if def.rel == g.does {
+                    } else if g.is(a, g.does) {
                         mv == Some(a)
                     } else {
-                        def.always
-                            || def.bodies.iter().any(|body| {
+                        g.always[a as usize]
+                            || g.bodies(a).any(|body| {
                                 body.iter().all(|&x| {
                                     index
                                         .get(&(x >> 1))
@@ -1821,43 +1976,175 @@ fn drop_implied_turns(g: &mut Ground, roles: &[TermId], turns: &[Option<u32>]) {
     if turns.iter().all(|t| t.is_none()) {
         return;
     }
-    let role_of = |a: &AtomDef| roles.iter().position(|r| *r == a.args[0]);
-    let mover_of: Vec<Option<usize>> = g
-        .atoms
-        .iter()
-        .map(|a| {
-            if a.rel == g.does {
-                role_of(a).filter(|&r| turns[r].is_some())
-            } else {
-                None
-            }
-        })
-        .collect();
+    let mut found = std::mem::take(&mut g.found);
+    let mover_of = |x: u32| -> Option<usize> {
+        if !g.is(x, g.does) {
+            return None;
+        }
+        let r = roles.iter().position(|r| *r == g.args(x)[0])?;
+        turns[r].map(|_| r)
+    };
     let turn_role = |atom: u32| turns.iter().position(|t| *t == Some(atom));
-    for atom in &mut g.atoms {
-        atom.bodies.retain_mut(|body| {
+    for buf in &mut found {
+        let mut at = 0;
+        while at < buf.len() {
+            let n = buf[at + 1] as usize;
+            let body = &mut buf[at + 2..at + 2 + n];
             let movers: SmallVec<[usize; 2]> = body
                 .iter()
                 .filter(|&&x| x & 1 == 0)
-                .filter_map(|&x| mover_of[(x >> 1) as usize])
+                .filter_map(|&x| mover_of(x >> 1))
                 .collect();
-            let Some(&r) = movers.first() else {
-                return true;
-            };
-            if movers.iter().any(|&m| m != r) {
-                return false; // two roles moving at once
-            }
-            let mut possible = true;
-            body.retain(|x| match turn_role(*x >> 1) {
-                None => true,
-                Some(t) => {
-                    // Holds exactly when it is `r`'s turn; that is implied.
-                    possible &= (t == r) == (*x & 1 == 0);
-                    false
+            if let Some(&r) = movers.first() {
+                // Two roles moving at once, or a turn that cannot hold: the instance goes.
+                let mut possible = movers.iter().all(|&m| m == r);
+                let mut kept = 0;
+                for i in 0..n {
+                    let x = body[i];
+                    match turn_role(x >> 1) {
+                        None => {
+                            body[kept] = x;
+                            kept += 1;
+                        }
+                        // Holds exactly when it is `r`'s turn; that is implied.
+                        Some(t) => possible &= (t == r) == (x & 1 == 0),
+                    }
                 }
-            });
-            possible
+                buf[at + 1] = if possible { kept as u32 } else { DROPPED };
+            }
+            at += 2 + n;
+        }
+    }
+    g.found = found;
+}
+
+/// The state-dependent relations the relaxed fixpoint can leave out: those that neither the inputs
+/// (`roots`) nor a load-time or demand relation depend on, outside recursive strata. Grounding their
+/// rules in dependency order (see [`grounding_phases`]) finds their facts as it goes; the relaxed
+/// fixpoint would only have derived them by the same joins, once more (chess's
+/// `threatened_with_capture`, `goal`, `terminal`).
+fn late_relations(relaxed: &Program, rplan: &Plan, dynamic: &[bool], roots: &[RelId]) -> Vec<bool> {
+    let n = relaxed.relations.len();
+    // The relaxed program has no negation: every dependency is positive.
+    let mut deps: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for r in &relaxed.rules {
+        for l in &r.body {
+            if let Lit::Pos(a) = l {
+                deps[r.head.rel.0 as usize].push(a.rel.0 as usize);
+            }
+        }
+    }
+    let mut needed = vec![false; n];
+    let mut stack: Vec<usize> = roots.iter().map(|r| r.0 as usize).collect();
+    stack.extend((0..n).filter(|&r| !dynamic[r]));
+    for s in rplan.strata.iter().filter(|s| s.recursive) {
+        stack.extend(s.rels.iter().map(|r| r.0 as usize));
+    }
+    while !stack.is_empty() {
+        while let Some(r) = stack.pop() {
+            if !needed[r] {
+                needed[r] = true;
+                stack.extend_from_slice(&deps[r]);
+            }
+        }
+        // A stratum is evaluated whole.
+        for s in &rplan.strata {
+            let any = s.rels.iter().any(|r| needed[r.0 as usize]);
+            if any {
+                stack.extend(s.rels.iter().map(|r| r.0 as usize).filter(|&r| !needed[r]));
+            }
+        }
+    }
+    (0..n).map(|r| dynamic[r] && !needed[r]).collect()
+}
+
+/// When each rule of `which` (rule numbers) is grounded: phase 0 for those that read no late
+/// relation, else the phase after every late relation they read (positively or not) is complete.
+/// Returns each rule's phase and, per relation, the phase after which a late one is complete.
+fn grounding_phases(
+    p: &Program,
+    which: &[usize],
+    late: &[bool],
+) -> Result<(Vec<usize>, Vec<usize>), NetworkError> {
+    let mut level = vec![0usize; p.relations.len()];
+    let mut phase = vec![0usize; which.len()];
+    // Late relations are outside recursive strata, so this settles within one round per relation.
+    for _ in 0..=p.relations.len() {
+        let mut changed = false;
+        for (k, &ri) in which.iter().enumerate() {
+            let rule = &p.rules[ri];
+            let after = rule
+                .body
+                .iter()
+                .filter_map(|l| match l {
+                    Lit::Pos(a) | Lit::Neg(a) if late[a.rel.0 as usize] => {
+                        Some(level[a.rel.0 as usize] + 1)
+                    }
+                    _ => None,
+                })
+                .max()
+                .unwrap_or(0);
+            let h = rule.head.rel.0 as usize;
+            if after != phase[k] || (late[h] && level[h] < after) {
+                changed = true;
+                phase[k] = after;
+                if late[h] {
+                    level[h] = level[h].max(after);
+                }
+            }
+        }
+        if !changed {
+            return Ok((phase, level));
+        }
+    }
+    Err(NetworkError::Unsupported(
+        "the rules' dependencies have no order to ground them in".into(),
+    ))
+}
+
+/// Rewrites the instances of `rule` (of a late relation, see [`late_relations`]) with their heads
+/// as atoms: each head is built from its variables' values and added to the relation in `db`; the
+/// relation's rows are numbered from `base`.
+fn atoms_of_heads(rule: &Rule, found: &[u32], db: &mut Db, base: u32) -> Instances {
+    let mut vars: Vec<u32> = Vec::new();
+    for p in &rule.head.args {
+        p.each_var(&mut |v| {
+            if !vars.contains(&v) {
+                vars.push(v);
+            }
         });
+    }
+    let mut b: Vec<Option<TermId>> = vec![None; rule.var_names.len()];
+    let mut fact: SmallVec<[TermId; 8]> = SmallVec::new();
+    let mut out = Vec::with_capacity(found.len());
+    let mut at = 0;
+    while at < found.len() {
+        for (i, &v) in vars.iter().enumerate() {
+            b[v as usize] = Some(TermId(found[at + i]));
+        }
+        at += vars.len();
+        fact.clear();
+        for p in &rule.head.args {
+            fact.push(build(p, &b, &mut db.terms));
+        }
+        let row = db.insert_or_find(rule.head.rel, &fact);
+        let n = found[at] as usize;
+        out.push(base + row as u32);
+        out.extend_from_slice(&found[at..at + 1 + n]);
+        at += 1 + n;
+    }
+    out
+}
+
+/// The ground term of a pattern whose variables are all bound, made in `terms` when new.
+fn build(p: &Pat, b: &[Option<TermId>], terms: &mut TermStore) -> TermId {
+    match p {
+        Pat::Var(v) => b[*v as usize].unwrap_or(TermId(0)),
+        Pat::Term(t) => *t,
+        Pat::Func(s, args) => {
+            let ids: SmallVec<[TermId; 4]> = args.iter().map(|a| build(a, b, terms)).collect();
+            terms.func(*s, &ids)
+        }
     }
 }
 
