@@ -35,6 +35,11 @@ const PREFIX: &str = "elim#";
 /// of variables that not all conditions read (see the module documentation). Returns the number of
 /// relations made.
 pub(crate) fn eliminate_variables(p: &mut Program, eligible: &[bool]) -> usize {
+    eliminate_variables_as(p, eligible, PREFIX)
+}
+
+/// [`eliminate_variables`] naming the relations it makes `{prefix}{n}`.
+pub(crate) fn eliminate_variables_as(p: &mut Program, eligible: &[bool], prefix: &str) -> usize {
     let mut made: HashMap<String, RelId> = HashMap::new();
     let mut rules = std::mem::take(&mut p.rules);
     let mut extra = Vec::new();
@@ -51,7 +56,7 @@ pub(crate) fn eliminate_variables(p: &mut Program, eligible: &[bool]) -> usize {
             let rel = match made.get(&key) {
                 Some(&r) => r,
                 None => {
-                    let name = format!("{PREFIX}{}", made.len() + 1);
+                    let name = format!("{prefix}{}", made.len() + 1);
                     let r = p.add_relation(&name, args.len());
                     made.insert(key, r);
                     let mut aux_rule = aux_rule;

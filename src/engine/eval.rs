@@ -603,7 +603,12 @@ pub fn compile(steps: &[Step], num_vars: usize) -> Vec<Instr> {
                 let mut local = bound.clone();
                 let by_index = index.is_some();
                 let keyv: Box<[Key]> = if by_index {
-                    key.iter().map(|s| key_of(s.pattern(&atom.args))).collect()
+                    key.iter()
+                        .map(|s| match s.key_pattern(&atom.args) {
+                            Ok(p) => key_of(p),
+                            Err(functor) => Key::Const(functor),
+                        })
+                        .collect()
                 } else {
                     Box::new([])
                 };
@@ -946,6 +951,20 @@ mod tests {
         );
         // `plain` has no arguments to key, and `(g 2)` and `(h 2 z w)` are other symbols.
         assert_eq!(facts, ["b 2 y", "f 3 v"]);
+    }
+
+    #[test]
+    fn a_scan_with_nothing_bound_is_looked_up_by_its_function_symbol() {
+        let src = "(role r) (item (f 1)) (item (g 2)) (item (f 3)) (item plain)
+            (<= (found ?x) (item (f ?x)))
+            (<= terminal (found ?x))";
+        let (plan, facts) = run(src, "found");
+        assert!(
+            plan.contains("item((f ?x))@[0.f]"),
+            "the column is keyed by its function symbol: {plan}"
+        );
+        // `plain` and `(g 2)` are not `f` terms.
+        assert_eq!(facts, ["1", "3"]);
     }
 
     #[test]

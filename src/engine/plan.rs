@@ -19,6 +19,7 @@ use super::eval::{compile, Instr};
 use super::ir::{Arith, Cmp, IrAtom, Lit, Pat, Program, RelId};
 use super::terms::{TermId, TermStore};
 use super::EngineError;
+use crate::syntax::ast::Sym;
 
 /// When a relation is computed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -32,13 +33,23 @@ pub enum Phase {
 }
 
 /// Where one key value sits in a fact: a column, and the argument path inside that column's term
-/// (empty: the whole column).
+/// (empty: the whole column), or the function symbol of a column's term ([`Slot::functor`]).
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Slot {
     /// The column.
     pub col: usize,
-    /// The argument positions leading from the column's term to the value.
+    /// The argument positions leading from the column's term to the value; [`FUNCTOR`] alone: the
+    /// column's function symbol.
     pub path: SmallVec<[u8; 2]>,
+}
+
+/// The path of a [`Slot::functor`] slot.
+pub const FUNCTOR: u8 = u8::MAX;
+
+/// The key value of function symbol `s` in a functor slot: above every term number, so that it is
+/// never a term's.
+pub(crate) fn functor_key(s: Sym) -> TermId {
+    TermId(0x8000_0000 | s.0)
 }
 
 impl Slot {
@@ -50,15 +61,41 @@ impl Slot {
         }
     }
 
-    /// The part of an atom's arguments `args` that the slot names (made by [`key_slots`] over them).
+    /// The function symbol of column `col`'s term: a key for a column whose function term has
+    /// nothing bound (`true((control ?p))` looks up the `control` facts, not every `true` fact).
+    pub fn functor(col: usize) -> Slot {
+        Slot {
+            col,
+            path: SmallVec::from_slice(&[FUNCTOR]),
+        }
+    }
+
+    /// Whether the slot is a [`Slot::functor`] one.
+    pub fn is_functor(&self) -> bool {
+        self.path.last() == Some(&FUNCTOR)
+    }
+
+    /// The part of an atom's arguments `args` that the slot names (made by [`key_slots`] over them);
+    /// for a functor slot, the column's function term.
     pub(crate) fn pattern<'a>(&self, args: &'a [Pat]) -> &'a Pat {
         let mut p = &args[self.col];
         for &i in &self.path {
             if let Pat::Func(_, sub) = p {
-                p = &sub[usize::from(i)];
+                if let Some(q) = sub.get(usize::from(i)) {
+                    p = q;
+                }
             }
         }
         p
+    }
+
+    /// The key value of the slot in a bound pattern: the pattern itself, or for a functor slot the
+    /// [`functor_key`] of its symbol.
+    pub(crate) fn key_pattern<'a>(&self, args: &'a [Pat]) -> Result<&'a Pat, TermId> {
+        match self.pattern(args) {
+            Pat::Func(s, _) if self.is_functor() => Err(functor_key(*s)),
+            p => Ok(p),
+        }
     }
 
     /// The slot's value in a fact, if the fact's terms have that part.
@@ -68,6 +105,9 @@ impl Slot {
         for &i in &self.path {
             if terms.is_const(t) {
                 return None;
+            }
+            if i == FUNCTOR {
+                return Some(functor_key(terms.sym(t)));
             }
             t = *terms.args(t).get(usize::from(i))?;
         }
@@ -79,8 +119,12 @@ impl Slot {
 impl fmt::Debug for Slot {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.col)?;
-        for i in &self.path {
-            write!(f, ".{i}")?;
+        for &i in &self.path {
+            if i == FUNCTOR {
+                write!(f, ".f")?;
+            } else {
+                write!(f, ".{i}")?;
+            }
         }
         Ok(())
     }
@@ -103,6 +147,14 @@ pub(crate) fn key_slots(a: &IrAtom, bound: &[bool]) -> Vec<Slot> {
     let mut out = Vec::new();
     for (c, p) in a.args.iter().enumerate() {
         parts(p, bound, &mut Slot::column(c), &mut out);
+    }
+    if out.is_empty() {
+        // Nothing bound: the function symbols of its columns' terms still narrow a scan.
+        for (c, p) in a.args.iter().enumerate() {
+            if matches!(p, Pat::Func(..)) {
+                out.push(Slot::functor(c));
+            }
+        }
     }
     out
 }

@@ -28,7 +28,7 @@ use hashbrown::{HashMap, HashTable};
 use rayon::prelude::*;
 use smallvec::SmallVec;
 
-use crate::engine::decompose::eliminate_variables;
+use crate::engine::decompose::{eliminate_variables, eliminate_variables_as};
 use crate::engine::demand::{demand, is_demand_relation, Lean};
 use crate::engine::eval::Db;
 use crate::engine::ir::{Arith, Cmp, IrAtom, Lit, Pat, Program, RelId, Rule};
@@ -542,14 +542,19 @@ pub fn ground_as(
             &per_move,
             &Lean::Binding(sizes),
         );
+        // The demand rules read the conditions before the asked relation, with variables the demand
+        // does not keep: project those away too (they only make the relaxed fixpoint slower).
+        let asking: Vec<bool> = (0..prog.relations.len())
+            .map(|r| is_demand_relation(&prog, RelId(r as u32)))
+            .collect();
+        eliminate_variables_as(&mut prog, &asking, "demand#proj#");
     }
     let demand_rel: Vec<bool> = (0..prog.relations.len())
         .map(|r| is_demand_relation(&prog, RelId(r as u32)))
         .collect();
     let arities: Vec<usize> = prog.relations.iter().map(|r| r.arity).collect();
 
-    let relaxed = relax(&prog, init, true_, next, legal, does);
-    let rplan = plan(&relaxed, &[])?;
+    let mut relaxed = relax(&prog, init, true_, next, legal, does);
     let gplan = plan(&prog, &[(true_, Phase::State), (does, Phase::Move)])?;
     let dynamic: Vec<bool> = gplan
         .phases
@@ -557,13 +562,21 @@ pub fn ground_as(
         .zip(&demand_rel)
         .map(|(p, &d)| *p != Phase::Static && !d)
         .collect();
-    let late = late_relations(&relaxed, &rplan, &dynamic, &[true_, does]);
+    let mut late = late_relations(&relaxed, &plan(&relaxed, &[])?, &dynamic, &[true_, does]);
+    // Without its negations, a rule of the relaxed program often has variables only one condition
+    // reads (chess's `legal` keeps the king's square for `not threatened`): projected away, the
+    // fixpoint derives each fact far fewer times. The projections are the relaxed program's own.
+    let eligible: Vec<bool> = late.iter().map(|l| !l).collect();
+    eliminate_variables_as(&mut relaxed, &eligible, "relaxed#elim#");
+    late.resize(relaxed.relations.len(), false);
+    let rplan = plan(&relaxed, &[])?;
     let early: Vec<bool> = rplan
         .strata
         .iter()
         .map(|s| !s.rels.iter().all(|r| late[r.0 as usize]))
         .collect();
-    let mut rdb = Db::new(&rplan, &arities, relaxed.terms.clone(), limits);
+    let relaxed_arities: Vec<usize> = relaxed.relations.iter().map(|r| r.arity).collect();
+    let mut rdb = Db::new(&rplan, &relaxed_arities, relaxed.terms.clone(), limits);
     rdb.run_only(&rplan, Phase::Static, &early)
         .map_err(over_budget)?;
     let mut sdb = Db::new(&gplan, &arities, rdb.terms.clone(), limits);
@@ -1090,8 +1103,12 @@ impl Grounder<'_> {
                 };
                 let mut key: SmallVec<[TermId; 4]> = SmallVec::new();
                 for s in &self.lookups[lookup as usize].slots {
+                    let t = match s.key_pattern(&a.args) {
+                        Ok(p) => self.make(p, b),
+                        Err(functor) => Some(functor),
+                    };
                     // A bound part that was never built is in no row.
-                    let Some(t) = self.make(s.pattern(&a.args), b) else {
+                    let Some(t) = t else {
                         return Ok(());
                     };
                     key.push(t);
