@@ -293,12 +293,12 @@ struct Ground<'a> {
     /// Per relation, whether it depends on the state.
     dynamic: &'a [bool],
     terms: TermStore,
-    /// Per rule grounded, its instances as the worker recorded them.
-    found: Vec<Instances>,
     /// The alternatives of atom `a` are `alts[first[a]..first[a + 1]]`, in rule order, each the
-    /// position of an instance in `found`: (rule, position of its literal count).
+    /// (start, length) of its body in `lits`; an atom's bodies are side by side there, so that
+    /// compiling an atom reads one stretch of memory. A length of [`DROPPED`]: no alternative.
     first: Vec<u32>,
     alts: Vec<(u32, u32)>,
+    lits: Vec<u32>,
     /// Atoms with an instance of no state-dependent condition: always true.
     always: Vec<bool>,
     /// Atoms that some instance mentions.
@@ -335,6 +335,7 @@ impl<'a> Ground<'a> {
             .collect();
         by_base.sort_unstable();
         let mut first = vec![0u32; atoms + 1];
+        let mut lit_first = vec![0u32; atoms + 1];
         let mut used = vec![false; atoms];
         let mut always = vec![false; atoms];
         let mut instances = 0;
@@ -348,31 +349,37 @@ impl<'a> Ground<'a> {
                 }
                 always[head] |= n == 0;
                 first[head + 1] += 1;
+                lit_first[head + 1] += n as u32;
                 instances += 1;
                 at += 2 + n;
             }
         }
         for a in 0..atoms {
             first[a + 1] += first[a];
+            lit_first[a + 1] += lit_first[a];
         }
         let mut fill: Vec<u32> = first[..atoms].to_vec();
         let mut alts = vec![(0, 0); instances];
-        for (k, buf) in found.iter().enumerate() {
+        let mut lits = vec![0; lit_first[atoms] as usize];
+        for buf in found {
             let mut at = 0;
             while at < buf.len() {
-                let head = buf[at] as usize;
-                alts[fill[head] as usize] = (k as u32, at as u32 + 1);
+                let (head, n) = (buf[at] as usize, buf[at + 1] as usize);
+                let start = lit_first[head];
+                lits[start as usize..start as usize + n].copy_from_slice(&buf[at + 2..at + 2 + n]);
+                lit_first[head] += n as u32;
+                alts[fill[head] as usize] = (start, n as u32);
                 fill[head] += 1;
-                at += 2 + buf[at + 1] as usize;
+                at += 2 + n;
             }
         }
         Ground {
             relaxed,
             dynamic,
             terms,
-            found,
             first,
             alts,
+            lits,
             always,
             used,
             row_base,
@@ -421,11 +428,9 @@ impl<'a> Ground<'a> {
         self.atoms_of(rel).filter(|&a| self.used[a as usize])
     }
 
-    /// The body of alternative `(rule, at)`, `None` when it was dropped.
-    fn body(&self, (rule, at): (u32, u32)) -> Option<&[u32]> {
-        let buf = &self.found[rule as usize];
-        let n = buf[at as usize];
-        (n != DROPPED).then(|| &buf[at as usize + 1..(at + 1 + n) as usize])
+    /// The body of alternative `(start, length)`, `None` when it was dropped.
+    fn body(&self, (start, n): (u32, u32)) -> Option<&[u32]> {
+        (n != DROPPED).then(|| &self.lits[start as usize..(start + n) as usize])
     }
 
     /// The alternatives of atom `a`, as positions for [`Ground::body`].
@@ -1993,7 +1998,8 @@ fn drop_implied_turns(g: &mut Ground, roles: &[TermId], turns: &[Option<u32>]) {
     if turns.iter().all(|t| t.is_none()) {
         return;
     }
-    let mut found = std::mem::take(&mut g.found);
+    let mut alts = std::mem::take(&mut g.alts);
+    let mut lits = std::mem::take(&mut g.lits);
     let mover_of = |x: u32| -> Option<usize> {
         if !g.is(x, g.does) {
             return None;
@@ -2002,11 +2008,13 @@ fn drop_implied_turns(g: &mut Ground, roles: &[TermId], turns: &[Option<u32>]) {
         turns[r].map(|_| r)
     };
     let turn_role = |atom: u32| turns.iter().position(|t| *t == Some(atom));
-    for buf in &mut found {
-        let mut at = 0;
-        while at < buf.len() {
-            let n = buf[at + 1] as usize;
-            let body = &mut buf[at + 2..at + 2 + n];
+    for (start, len) in &mut alts {
+        let n = *len as usize;
+        if *len == DROPPED {
+            continue;
+        }
+        let body = &mut lits[*start as usize..*start as usize + n];
+        {
             let movers: SmallVec<[usize; 2]> = body
                 .iter()
                 .filter(|&&x| x & 1 == 0)
@@ -2027,12 +2035,12 @@ fn drop_implied_turns(g: &mut Ground, roles: &[TermId], turns: &[Option<u32>]) {
                         Some(t) => possible &= (t == r) == (x & 1 == 0),
                     }
                 }
-                buf[at + 1] = if possible { kept as u32 } else { DROPPED };
+                *len = if possible { kept as u32 } else { DROPPED };
             }
-            at += 2 + n;
         }
     }
-    g.found = found;
+    g.alts = alts;
+    g.lits = lits;
 }
 
 /// The state-dependent relations the relaxed fixpoint can leave out: those that neither the inputs
