@@ -8,7 +8,7 @@
 //!    keeping only instances whose positive conditions can hold; static conditions are decided on the spot.
 //!    The rules are shared among rayon's threads, and their instances added in rule order, so the
 //!    network is the same on any number of threads. Relations that `true` and `does` do not depend on
-//!    are left out of step 1 and found here, grounded in dependency order (see [`late_relations`]);
+//!    are left out of step 1 and found here, grounded in dependency order (`late_relations`);
 //! 4. compiles the ground atoms reachable from the outputs (`legal`, `goal`, `terminal`, `next`) into gates,
 //!    depth first, so that creation order is a topological order; constants fold away, identical gates are
 //!    shared, a NOT costs nothing (it is a flag on a gate input).
