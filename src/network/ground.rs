@@ -39,7 +39,7 @@ use crate::engine::rewrite::unfold_tables;
 use crate::engine::rulegame::dynamic_relations;
 use crate::engine::terms::{hash_ids, TermId, TermStore};
 use crate::engine::{lower, EngineError, Limits};
-use crate::syntax::ast::{self, Syntax};
+use crate::syntax::ast::{self, Sym, Syntax};
 
 /// Why a program has no network.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -286,6 +286,29 @@ struct Grounder<'a> {
     started: Instant,
 }
 
+/// How the relaxed rows of the state-dependent relations are numbered as atoms: relation `r`'s are
+/// `base[r]..base[r] + len[r]`, relations numbered one after the other (the late ones when complete).
+struct Numbering {
+    base: Vec<u32>,
+    len: Vec<u32>,
+    total: u64,
+}
+
+impl Numbering {
+    /// Numbers relation `r`'s `len` rows next.
+    fn number(&mut self, r: usize, len: usize) -> Result<(), NetworkError> {
+        self.total += len as u64;
+        if self.total >= 1 << 31 {
+            return Err(NetworkError::Budget(
+                "more than 2^31 facts can hold in some state".into(),
+            ));
+        }
+        self.base[r] = (self.total - len as u64) as u32;
+        self.len[r] = len as u32;
+        Ok(())
+    }
+}
+
 /// The ground atoms with their alternatives, ready to compile. An atom is a row of the relaxed
 /// fixpoint of a state-dependent relation, numbered across relations (see [`Grounder::row_id`]), so
 /// that finding an atom costs no hashing of its own and numbering them costs nothing.
@@ -317,13 +340,16 @@ struct Ground<'a> {
 }
 
 impl<'a> Ground<'a> {
-    /// Indexes the instances by head atom, in rule order, and notes which atoms are used. Relation
-    /// `r`'s atoms are `row_base[r]..row_base[r] + row_len[r]`.
+    /// Indexes the instances by head atom, in rule order, and notes which atoms are used.
     fn new(
         relaxed: &'a Db,
         dynamic: &'a [bool],
         found: Vec<Instances>,
-        (row_base, row_len): (Vec<u32>, Vec<u32>),
+        Numbering {
+            base: row_base,
+            len: row_len,
+            ..
+        }: Numbering,
         started: Instant,
         (true_, does): (RelId, RelId),
         rel_names: Vec<String>,
@@ -442,6 +468,25 @@ impl<'a> Ground<'a> {
     /// The bodies of atom `a`'s alternatives.
     fn bodies(&self, a: u32) -> impl Iterator<Item = &[u32]> + '_ {
         self.alts_of(a).iter().filter_map(|&p| self.body(p))
+    }
+
+    /// The literal of atom `a`'s bodies at position (body `bi`, literal `li`), moving the position on:
+    /// a depth-first walk keeps its place in each atom on its stack. `None` after the last.
+    fn next_lit(&self, a: u32, bi: &mut usize, li: &mut usize) -> Option<u32> {
+        let alts = self.alts_of(a);
+        while *bi < alts.len() {
+            match self.body(alts[*bi]) {
+                Some(body) if *li < body.len() => {
+                    *li += 1;
+                    return Some(body[*li - 1]);
+                }
+                _ => {
+                    *bi += 1;
+                    *li = 0;
+                }
+            }
+        }
+        None
     }
 }
 
@@ -625,36 +670,13 @@ pub fn ground_as(
     // Every relaxed row of a state-dependent relation may become an atom: number them across relations,
     // the late ones as they are completed.
     let nrel = prog.relations.len();
-    let mut row_base = vec![0u32; nrel];
-    let mut row_len = vec![0u32; nrel];
-    let mut rows_total: u64 = 0;
-    // Numbers relation `r`'s `len` rows next; true when there are too many.
-    fn number(
-        r: usize,
-        len: usize,
-        total: &mut u64,
-        row_base: &mut [u32],
-        row_len: &mut [u32],
-    ) -> bool {
-        row_base[r] = (*total).min(u32::MAX as u64) as u32;
-        row_len[r] = len.min(u32::MAX as usize) as u32;
-        *total += len as u64;
-        *total >= 1 << 31
-    }
-    let too_many = || NetworkError::Budget("more than 2^31 facts can hold in some state".into());
-    for r in 0..nrel {
-        if dynamic[r]
-            && !late[r]
-            && number(
-                r,
-                rdb.rel(RelId(r as u32)).len(),
-                &mut rows_total,
-                &mut row_base,
-                &mut row_len,
-            )
-        {
-            return Err(too_many());
-        }
+    let mut atoms = Numbering {
+        base: vec![0; nrel],
+        len: vec![0; nrel],
+        total: 0,
+    };
+    for r in (0..nrel).filter(|&r| dynamic[r] && !late[r]) {
+        atoms.number(r, rdb.rel(RelId(r as u32)).len())?;
     }
     let to_ground: Vec<usize> = (0..prog.rules.len())
         .filter(|&i| {
@@ -676,7 +698,7 @@ pub fn ground_as(
             late: &late,
         };
         let rules: Vec<usize> = which.iter().map(|&k| to_ground[k]).collect();
-        let out = ground_rules(&prog, &rules, src, &rdb.terms, &row_base, budget, started)?;
+        let out = ground_rules(&prog, &rules, src, &rdb.terms, &atoms.base, budget, started)?;
         for (k, buf) in which.into_iter().zip(out) {
             found[k] = buf;
         }
@@ -685,22 +707,14 @@ pub fn ground_as(
             if !late[r] || level[r] != phase {
                 continue;
             }
-            let base = rows_total as u32;
+            let base = atoms.total as u32;
             for k in 0..to_ground.len() {
                 let rule = &prog.rules[to_ground[k]];
                 if rule.head.rel.0 as usize == r {
                     found[k] = atoms_of_heads(rule, &found[k], &mut rdb, base);
                 }
             }
-            if number(
-                r,
-                rdb.rel(RelId(r as u32)).len(),
-                &mut rows_total,
-                &mut row_base,
-                &mut row_len,
-            ) {
-                return Err(too_many());
-            }
+            atoms.number(r, rdb.rel(RelId(r as u32)).len())?;
         }
     }
     let rel_names = prog
@@ -712,7 +726,7 @@ pub fn ground_as(
         &rdb,
         &dynamic,
         found,
-        (row_base, row_len),
+        atoms,
         started,
         (true_, does),
         rel_names,
@@ -1039,14 +1053,7 @@ impl Grounder<'_> {
 
     fn ground_rule(&mut self, rule: &Rule) -> Result<(), NetworkError> {
         let order = self.order(rule)?;
-        self.head_vars.clear();
-        for p in &rule.head.args {
-            p.each_var(&mut |v| {
-                if !self.head_vars.contains(&v) {
-                    self.head_vars.push(v);
-                }
-            });
-        }
+        self.head_vars = head_vars(rule);
         self.step_lookup.clear();
         self.step_lookup.resize(order.len(), u32::MAX);
         let mut b: Vec<Option<TermId>> = vec![None; rule.var_names.len()];
@@ -1328,17 +1335,7 @@ impl Grounder<'_> {
     /// The ground term of a bound pattern, when it exists in the store (a term never built is in no
     /// relation).
     fn make(&self, p: &Pat, b: &[Option<TermId>]) -> Option<TermId> {
-        match p {
-            Pat::Var(v) => b[*v as usize],
-            Pat::Term(t) => Some(*t),
-            Pat::Func(s, args) => {
-                let ids: SmallVec<[TermId; 4]> = args
-                    .iter()
-                    .map(|a| self.make(a, b))
-                    .collect::<Option<_>>()?;
-                self.terms.find_func(*s, &ids)
-            }
-        }
+        instantiate(p, b, &mut |s, ids| self.terms.find_func(s, ids))
     }
 
     fn make_all(&self, a: &IrAtom, b: &[Option<TermId>]) -> Option<SmallVec<[TermId; 8]>> {
@@ -1480,28 +1477,15 @@ impl<'a> Compiler<'a> {
             // Find the next child not yet compiled.
             let mut child = None;
             let always = g.always[a as usize];
-            let alts = g.alts_of(a);
-            if !always {
-                while *bi < alts.len() {
-                    let Some(body) = g.body(alts[*bi]) else {
-                        *bi += 1;
-                        continue;
-                    };
-                    if *li < body.len() {
-                        let c = body[*li] >> 1;
-                        *li += 1;
-                        match self.lit_of[c as usize] {
-                            UNSEEN => {
-                                child = Some(c);
-                                break;
-                            }
-                            BUSY => return Err(NetworkError::Cyclic(atom_name(g, c))),
-                            _ => {}
-                        }
-                    } else {
-                        *bi += 1;
-                        *li = 0;
+            while let Some(x) = g.next_lit(a, bi, li).filter(|_| !always) {
+                let c = x >> 1;
+                match self.lit_of[c as usize] {
+                    UNSEEN => {
+                        child = Some(c);
+                        break;
                     }
+                    BUSY => return Err(NetworkError::Cyclic(atom_name(g, c))),
+                    _ => {}
                 }
             }
             if let Some(c) = child {
@@ -1887,26 +1871,12 @@ fn turns_stay_exclusive(
         }
         stack.push((root, 0, 0));
         while let Some(&mut (a, ref mut bi, ref mut li)) = stack.last_mut() {
-            let input = g.is(a, g.true_) || g.is(a, g.does);
-            let alts = g.alts_of(a);
+            let leaf = g.is(a, g.true_) || g.is(a, g.does) || g.always[a as usize];
             let mut child = None;
-            if !input && !g.always[a as usize] {
-                while *bi < alts.len() {
-                    let Some(body) = g.body(alts[*bi]) else {
-                        *bi += 1;
-                        continue;
-                    };
-                    if *li < body.len() {
-                        let c = body[*li] >> 1;
-                        *li += 1;
-                        if seen.insert(c, ()).is_none() {
-                            child = Some(c);
-                            break;
-                        }
-                    } else {
-                        *bi += 1;
-                        *li = 0;
-                    }
+            while let Some(x) = g.next_lit(a, bi, li).filter(|_| !leaf) {
+                if seen.insert(x >> 1, ()).is_none() {
+                    child = Some(x >> 1);
+                    break;
                 }
             }
             match child {
@@ -2009,36 +1979,31 @@ fn drop_implied_turns(g: &mut Ground, roles: &[TermId], turns: &[Option<u32>]) {
         turns[r].map(|_| r)
     };
     let turn_role = |atom: u32| turns.iter().position(|t| *t == Some(atom));
-    for (start, len) in &mut alts {
-        let n = *len as usize;
-        if *len == DROPPED {
+    for (start, len) in alts.iter_mut().filter(|(_, len)| *len != DROPPED) {
+        let body = &mut lits[*start as usize..(*start + *len) as usize];
+        let movers: SmallVec<[usize; 2]> = body
+            .iter()
+            .filter(|&&x| x & 1 == 0)
+            .filter_map(|&x| mover_of(x >> 1))
+            .collect();
+        let Some(&r) = movers.first() else {
             continue;
-        }
-        let body = &mut lits[*start as usize..*start as usize + n];
-        {
-            let movers: SmallVec<[usize; 2]> = body
-                .iter()
-                .filter(|&&x| x & 1 == 0)
-                .filter_map(|&x| mover_of(x >> 1))
-                .collect();
-            if let Some(&r) = movers.first() {
-                // Two roles moving at once, or a turn that cannot hold: the instance goes.
-                let mut possible = movers.iter().all(|&m| m == r);
-                let mut kept = 0;
-                for i in 0..n {
-                    let x = body[i];
-                    match turn_role(x >> 1) {
-                        None => {
-                            body[kept] = x;
-                            kept += 1;
-                        }
-                        // Holds exactly when it is `r`'s turn; that is implied.
-                        Some(t) => possible &= (t == r) == (x & 1 == 0),
-                    }
+        };
+        // Two roles moving at once, or a turn that cannot hold: the instance goes.
+        let mut possible = movers.iter().all(|&m| m == r);
+        let mut kept = 0;
+        for i in 0..body.len() {
+            let x = body[i];
+            match turn_role(x >> 1) {
+                None => {
+                    body[kept] = x;
+                    kept += 1;
                 }
-                *len = if possible { kept as u32 } else { DROPPED };
+                // Holds exactly when it is `r`'s turn; that is implied.
+                Some(t) => possible &= (t == r) == (x & 1 == 0),
             }
         }
+        *len = if possible { kept as u32 } else { DROPPED };
     }
     g.alts = alts;
     g.lits = lits;
@@ -2132,14 +2097,7 @@ fn grounding_phases(
 /// as atoms: each head is built from its variables' values and added to the relation in `db`; the
 /// relation's rows are numbered from `base`.
 fn atoms_of_heads(rule: &Rule, found: &[u32], db: &mut Db, base: u32) -> Instances {
-    let mut vars: Vec<u32> = Vec::new();
-    for p in &rule.head.args {
-        p.each_var(&mut |v| {
-            if !vars.contains(&v) {
-                vars.push(v);
-            }
-        });
-    }
+    let vars = head_vars(rule);
     let mut b: Vec<Option<TermId>> = vec![None; rule.var_names.len()];
     let mut fact: SmallVec<[TermId; 8]> = SmallVec::new();
     let mut out = Vec::with_capacity(found.len());
@@ -2149,29 +2107,56 @@ fn atoms_of_heads(rule: &Rule, found: &[u32], db: &mut Db, base: u32) -> Instanc
             b[v as usize] = Some(TermId(found[at + i]));
         }
         at += vars.len();
+        let n = found[at] as usize;
         fact.clear();
         for p in &rule.head.args {
-            fact.push(build(p, &b, &mut db.terms));
+            // Every head variable was recorded, so every head term can be made.
+            let terms = &mut db.terms;
+            if let Some(t) = instantiate(p, &b, &mut |s, ids| Some(terms.func(s, ids))) {
+                fact.push(t);
+            }
         }
-        let row = db.insert_or_find(rule.head.rel, &fact);
-        let n = found[at] as usize;
-        out.push(base + row as u32);
-        out.extend_from_slice(&found[at..at + 1 + n]);
+        if fact.len() == rule.head.args.len() {
+            let row = db.insert_or_find(rule.head.rel, &fact);
+            out.push(base + row as u32);
+            out.extend_from_slice(&found[at..at + 1 + n]);
+        }
         at += 1 + n;
     }
     out
 }
 
-/// The ground term of a pattern whose variables are all bound, made in `terms` when new.
-fn build(p: &Pat, b: &[Option<TermId>], terms: &mut TermStore) -> TermId {
+/// The ground term of pattern `p` under bindings `b`, its function terms given by `func` (which finds
+/// or makes them); `None` when a variable is unbound or `func` has no term.
+fn instantiate(
+    p: &Pat,
+    b: &[Option<TermId>],
+    func: &mut impl FnMut(Sym, &[TermId]) -> Option<TermId>,
+) -> Option<TermId> {
     match p {
-        Pat::Var(v) => b[*v as usize].unwrap_or(TermId(0)),
-        Pat::Term(t) => *t,
+        Pat::Var(v) => b[*v as usize],
+        Pat::Term(t) => Some(*t),
         Pat::Func(s, args) => {
-            let ids: SmallVec<[TermId; 4]> = args.iter().map(|a| build(a, b, terms)).collect();
-            terms.func(*s, &ids)
+            let ids: SmallVec<[TermId; 4]> = args
+                .iter()
+                .map(|a| instantiate(a, b, func))
+                .collect::<Option<_>>()?;
+            func(*s, &ids)
         }
     }
+}
+
+/// The variables of a rule's head, in order of first occurrence.
+fn head_vars(rule: &Rule) -> Vec<u32> {
+    let mut vars = Vec::new();
+    for p in &rule.head.args {
+        p.each_var(&mut |v| {
+            if !vars.contains(&v) {
+                vars.push(v);
+            }
+        });
+    }
+    vars
 }
 
 /// Adds `true :- init`, `true :- next`, `does :- legal` and drops negations: the relaxed program.
