@@ -134,10 +134,8 @@ impl RelStore {
         if self.dedup.len() != self.len as usize {
             return (0..self.len()).position(|i| self.row(i) == fact);
         }
-        let h = hash_ids(fact.iter().copied());
-        self.dedup
-            .find(h, |&r| self.row(r as usize) == fact)
-            .map(|&r| r as usize)
+        self.find_hashed(fact, hash_ids(fact.iter().copied()))
+            .map(|r| r as usize)
     }
 
     fn clear(&mut self) {
@@ -158,6 +156,37 @@ impl RelStore {
     /// Adds a fact, first checking that it is new when `check` (else the caller knows it is, and the
     /// deduplication table is left out: [`RelStore::contains`] then scans).
     fn insert_row(&mut self, fact: &[TermId], check: bool, terms: &TermStore) -> bool {
+        if !check {
+            self.push_row(fact, None, terms);
+            return true;
+        }
+        let h = hash_ids(fact.iter().copied());
+        if self.find_hashed(fact, h).is_some() {
+            return false;
+        }
+        self.push_row(fact, Some(h), terms);
+        true
+    }
+
+    /// The row of a fact whose hash is `h`, if present.
+    fn find_hashed(&self, fact: &[TermId], h: u64) -> Option<u32> {
+        self.dedup
+            .find(h, |&r| self.row(r as usize) == fact)
+            .copied()
+    }
+
+    /// The fact's row number, the fact added first when new (one hash either way).
+    fn find_or_insert(&mut self, fact: &[TermId], terms: &TermStore) -> usize {
+        let h = hash_ids(fact.iter().copied());
+        match self.find_hashed(fact, h) {
+            Some(r) => r as usize,
+            None => self.push_row(fact, Some(h), terms) as usize,
+        }
+    }
+
+    /// Appends a fact (known to be new), in the deduplication table when its hash `h` is given, and
+    /// in every index; returns its row.
+    fn push_row(&mut self, fact: &[TermId], h: Option<u64>, terms: &TermStore) -> u32 {
         let RelStore {
             arity,
             rows,
@@ -166,22 +195,12 @@ impl RelStore {
             indexes,
         } = self;
         let a = *arity;
-        let row_of = |r: u32| &rows[r as usize * a..(r as usize + 1) * a];
-        let h = if check {
-            let h = hash_ids(fact.iter().copied());
-            if dedup.find(h, |&r| row_of(r) == fact).is_some() {
-                return false;
-            }
-            h
-        } else {
-            0
-        };
         let r = *len;
         rows.extend_from_slice(fact);
         *len += 1;
         let rows = &*rows;
         let row_of = |r: u32| &rows[r as usize * a..(r as usize + 1) * a];
-        if check {
+        if let Some(h) = h {
             dedup.insert_unique(h, r, |&x| hash_ids(row_of(x).iter().copied()));
         }
         for ix in indexes.iter_mut() {
@@ -211,7 +230,7 @@ impl RelStore {
                 }
             }
         }
-        true
+        r
     }
 
     /// The most recent row whose key in index `index` equals `key`, or `NONE`.
@@ -274,14 +293,7 @@ impl Db {
 
     /// Adds a fact unless present; either way, its row number.
     pub fn insert_or_find(&mut self, r: RelId, fact: &[TermId]) -> usize {
-        let rel = &mut self.rels[r.0 as usize];
-        match rel.position(fact) {
-            Some(i) => i,
-            None => {
-                rel.insert_row(fact, true, &self.terms);
-                rel.len() - 1
-            }
-        }
+        self.rels[r.0 as usize].find_or_insert(fact, &self.terms)
     }
 
     /// Adds a fact known to be new to a relation that no rule derives (a state's facts, filled from a

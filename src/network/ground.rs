@@ -620,7 +620,11 @@ pub fn ground_as(
     let eligible: Vec<bool> = late.iter().map(|l| !l).collect();
     eliminate_variables_as(&mut relaxed, &eligible, "relaxed#elim#");
     late.resize(relaxed.relations.len(), false);
-    let rplan = plan(&relaxed, &[])?;
+    let mut rplan = plan(&relaxed, &[])?;
+    // The late relations' rows are added by the grounder, which looks them up its own way.
+    for (ix, _) in rplan.indexes.iter_mut().zip(&late).filter(|(_, l)| **l) {
+        ix.clear();
+    }
     let early: Vec<bool> = rplan
         .strata
         .iter()
