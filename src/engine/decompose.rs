@@ -23,6 +23,15 @@
 //! The facts are the same; the ground instances (and the network's gates) are a few hundred thousand.
 //! A negation or a built-in goes into a projection only with every variable it reads bound there, and
 //! identical projections from different rules are one relation.
+//!
+//! A negation that reads the rule's own variables as well stops that: chess's `legal` reads the king's
+//! square `?kx ?ky` only in `piece_owner_type`/`cell` and in `not threatened(?player, ?kx, ?ky, ?u, ?v)`,
+//! which also needs the move's source. The network's grounding runs a second, copying pass
+//! ([`eliminate_variables_as`] with `copying`): the projection reads a copy of the condition binding
+//! `?u ?v` (itself projected onto what the group reads, a "domain" relation, see
+//! [`is_domain_relation`]), so each legal move no longer has one instance per square of the king.
+//! [`merge_alternatives`] first undoes what an `or` became, two rules alike but for one condition,
+//! so that what they share is projected once.
 
 use hashbrown::HashMap;
 
@@ -31,18 +40,60 @@ use super::ir::{IrAtom, Lit, Pat, Program, RelId, Rule};
 /// How the name of a projection relation starts.
 const PREFIX: &str = "elim#";
 
+/// How the name of a copy's relation starts (see [`Group::copies`]).
+const DOMAIN_PREFIX: &str = "domain#";
+
+/// Whether `rel` is the relation of a copied condition: read only by projections, and only to bind
+/// their variables. Every rule reading such a projection (directly or through further projections of
+/// the same body) reads the copied condition itself, so a network may leave the copy out of the
+/// projection's instances: the rule's result is the same.
+pub(crate) fn is_domain_relation(p: &Program, rel: RelId) -> bool {
+    p.terms
+        .name(p.relations[rel.0 as usize].name)
+        .starts_with(DOMAIN_PREFIX)
+}
+
 /// Projects, in the rules whose head relation is marked in `eligible` (by [`RelId`] index), every group
 /// of variables that not all conditions read (see the module documentation). Returns the number of
 /// relations made.
 pub(crate) fn eliminate_variables(p: &mut Program, eligible: &[bool]) -> usize {
-    eliminate_variables_as(p, eligible, PREFIX)
+    eliminate_variables_as(p, eligible, PREFIX, false)
 }
 
-/// [`eliminate_variables`] naming the relations it makes `{prefix}{n}`.
-pub(crate) fn eliminate_variables_as(p: &mut Program, eligible: &[bool], prefix: &str) -> usize {
+/// [`eliminate_variables`] naming the relations it makes `{prefix}{n}`; with `copying`, a group whose
+/// negation reads variables bound only outside it reads copies of the conditions binding them (see
+/// [`Group::copies`]).
+pub(crate) fn eliminate_variables_as(
+    p: &mut Program,
+    eligible: &[bool],
+    prefix: &str,
+    copying: bool,
+) -> usize {
     let mut made: HashMap<String, RelId> = HashMap::new();
     let mut rules = std::mem::take(&mut p.rules);
     let mut extra = Vec::new();
+    // The relation a projection rule defines: an identical one made before, or a new one. A copy's
+    // is named (and keyed) apart: it is read for its domain only (see `is_domain_relation`).
+    let mut relation_of =
+        |(mut aux, key): (Rule, String), copy: bool, p: &mut Program, extra: &mut Vec<Rule>| {
+            let n = made.len() + 1;
+            let (prefix, key) = match copy {
+                true => (DOMAIN_PREFIX, format!("{DOMAIN_PREFIX}{key}")),
+                false => (prefix, key),
+            };
+            *made.entry(key).or_insert_with(|| {
+                let r = p.add_relation(&format!("{prefix}{n}"), aux.head.args.len());
+                aux.head.rel = r;
+                extra.push(aux);
+                r
+            })
+        };
+    let reading = |rel: RelId, args: &[u32]| {
+        Lit::Pos(IrAtom {
+            rel,
+            args: args.iter().map(|&v| Pat::Var(v)).collect(),
+        })
+    };
     for rule in &mut rules {
         if !eligible
             .get(rule.head.rel.0 as usize)
@@ -51,32 +102,37 @@ pub(crate) fn eliminate_variables_as(p: &mut Program, eligible: &[bool], prefix:
         {
             continue;
         }
-        while let Some((group, args)) = best_group(rule) {
-            let (aux_rule, key) = projection(rule, &group, &args);
-            let rel = match made.get(&key) {
-                Some(&r) => r,
-                None => {
-                    let name = format!("{prefix}{}", made.len() + 1);
-                    let r = p.add_relation(&name, args.len());
-                    made.insert(key, r);
-                    let mut aux_rule = aux_rule;
-                    aux_rule.head.rel = r;
-                    extra.push(aux_rule);
-                    r
-                }
-            };
-            let reading = Lit::Pos(IrAtom {
-                rel,
-                args: args.iter().map(|&v| Pat::Var(v)).collect(),
-            });
-            let first = group[0];
-            let mut body = Vec::with_capacity(rule.body.len() - group.len() + 1);
+        // The copying pass starts only where a negation stopped the plain one.
+        let mut plain = !copying;
+        while let Some(Group {
+            conds,
+            copies,
+            keep,
+        }) = best_group(rule, copying, plain)
+        {
+            plain = true;
+            let mut body: Vec<Lit> = conds.iter().map(|&i| rule.body[i].clone()).collect();
+            for (j, args) in &copies {
+                let copy = projection(rule, &rule.body[*j..=*j], args);
+                let rel = relation_of(copy, true, p, &mut extra);
+                body.push(reading(rel, args));
+            }
+            let rel = relation_of(projection(rule, &body, &keep), false, p, &mut extra);
+            // The reading takes the place of the group's first condition, or comes after the
+            // conditions it copies: a demand for what they bind must not wait for the projection's
+            // negations.
+            let at = copies
+                .iter()
+                .map(|c| c.0)
+                .max()
+                .map_or(conds[0], |c| c.max(conds[0]));
+            let mut body = Vec::with_capacity(rule.body.len() - conds.len() + 1);
             for (i, l) in rule.body.iter().enumerate() {
-                if i == first {
-                    body.push(reading.clone());
-                }
-                if !group.contains(&i) {
+                if !conds.contains(&i) {
                     body.push(l.clone());
+                }
+                if i == at {
+                    body.push(reading(rel, &keep));
                 }
             }
             rule.body = body;
@@ -87,9 +143,103 @@ pub(crate) fn eliminate_variables_as(p: &mut Program, eligible: &[bool], prefix:
     made.len()
 }
 
-/// The group of conditions to project next (indexes into the body) and the variables the projection
-/// keeps (sorted), or `None` when no group is worth it: the one keeping the fewest variables.
-fn best_group(rule: &Rule) -> Option<(Vec<usize>, Vec<u32>)> {
+/// How the name of a relation made by [`merge_alternatives`] starts.
+const EITHER_PREFIX: &str = "either#";
+
+/// Merges rules of an `eligible` head that are the same but for one positive condition reading the
+/// same variables (what an `or` in one rule becomes: chess's `legal` blocking a check by a rook or by a
+/// queen) into one rule reading a relation with one rule per alternative condition. The conditions
+/// they share are then grounded and compiled once, not once per alternative. Returns the number of
+/// relations made.
+pub(crate) fn merge_alternatives(p: &mut Program, eligible: &[bool]) -> usize {
+    let vars_of = |l: &Lit| {
+        let mut v = Vec::new();
+        l.each_var(&mut |x| {
+            if !v.contains(&x) {
+                v.push(x);
+            }
+        });
+        v.sort_unstable();
+        v
+    };
+    // The one condition two rules differ in, when it is positive in both and reads the same variables.
+    let differ = |a: &Rule, b: &Rule| -> Option<usize> {
+        if a.head != b.head || a.body.len() != b.body.len() || a.var_names != b.var_names {
+            return None;
+        }
+        let mut at = None;
+        for (i, (x, y)) in a.body.iter().zip(&b.body).enumerate() {
+            if x != y {
+                if at.is_some() || !matches!((x, y), (Lit::Pos(_), Lit::Pos(_))) {
+                    return None;
+                }
+                at = Some(i);
+            }
+        }
+        at.filter(|&i| vars_of(&a.body[i]) == vars_of(&b.body[i]))
+    };
+    let mut rules = std::mem::take(&mut p.rules);
+    let mut merged = vec![false; rules.len()];
+    let mut extra = Vec::new();
+    let mut made = 0;
+    for i in 0..rules.len() {
+        let head = rules[i].head.rel.0 as usize;
+        if merged[i] || !eligible.get(head).copied().unwrap_or(false) {
+            continue;
+        }
+        let Some(at) = (i + 1..rules.len())
+            .filter(|&j| !merged[j])
+            .find_map(|j| differ(&rules[i], &rules[j]))
+        else {
+            continue;
+        };
+        let alike: Vec<usize> = (i + 1..rules.len())
+            .filter(|&j| !merged[j] && differ(&rules[i], &rules[j]) == Some(at))
+            .collect();
+        made += 1;
+        let args = vars_of(&rules[i].body[at]);
+        let rel = p.add_relation(&format!("{EITHER_PREFIX}{made}"), args.len());
+        let either = IrAtom {
+            rel,
+            args: args.iter().map(|&v| Pat::Var(v)).collect(),
+        };
+        for &k in std::iter::once(&i).chain(&alike) {
+            extra.push(Rule {
+                head: either.clone(),
+                body: vec![rules[k].body[at].clone()],
+                var_names: rules[k].var_names.clone(),
+            });
+            merged[k] = k != i;
+        }
+        rules[i].body[at] = Lit::Pos(either);
+    }
+    let mut kept: Vec<Rule> = rules
+        .into_iter()
+        .zip(merged)
+        .filter(|(_, m)| !m)
+        .map(|(r, _)| r)
+        .collect();
+    kept.extend(extra);
+    p.rules = kept;
+    made
+}
+
+/// Conditions of a rule to project together.
+struct Group {
+    /// The conditions that move into the projection (indexes into the body, ascending).
+    conds: Vec<usize>,
+    /// Positive conditions that stay in the rule and are also read by the projection, each through
+    /// its own projection onto the variables listed: they bind what a negation or a built-in of the
+    /// group reads and nothing of the group binds (chess's `legal` asks `not threatened(?player, ?kx,
+    /// ?ky, ?u, ?v)` for the king's square, and `?u ?v` come from the move).
+    copies: Vec<(usize, Vec<u32>)>,
+    /// The variables the projection keeps (sorted).
+    keep: Vec<u32>,
+}
+
+/// The group of conditions to project next, or `None` when no group is worth it: the one keeping
+/// the fewest variables.
+fn best_group(rule: &Rule, copying: bool, plain: bool) -> Option<Group> {
     let nv = rule.var_names.len();
     let mut in_head = vec![false; nv];
     rule.head
@@ -106,15 +256,42 @@ fn best_group(rule: &Rule) -> Option<(Vec<usize>, Vec<u32>)> {
             }
         });
     }
-    let mut best: Option<(Vec<usize>, Vec<u32>)> = None;
-    for v in 0..nv {
-        let group = &readers[v];
-        if in_head[v] || group.is_empty() || group.len() == rule.body.len() {
+    let mut best: Option<Group> = None;
+    // The conditions reading one variable; with `copying`, also those linked to them through
+    // variables the head does not read (chess's `legal` blocking a check reads the threat's square
+    // and the king's with the same conditions: projected together, one relation keeps the move only).
+    let mut candidates: Vec<Vec<usize>> = Vec::new();
+    for v in (0..nv).filter(|&v| !in_head[v] && !readers[v].is_empty()) {
+        candidates.push(readers[v].clone());
+        if copying {
+            let mut linked = readers[v].clone();
+            let mut k = 0;
+            while k < linked.len() {
+                rule.body[linked[k]].each_var(&mut |w| {
+                    if !in_head[w as usize] {
+                        for &j in &readers[w as usize] {
+                            if !linked.contains(&j) {
+                                linked.push(j);
+                            }
+                        }
+                    }
+                });
+                k += 1;
+            }
+            linked.sort_unstable();
+            if !candidates.contains(&linked) {
+                candidates.push(linked);
+            }
+        }
+    }
+    for group in &candidates {
+        if group.len() == rule.body.len() {
             continue;
         }
         // The projection must be a safe rule: every variable of a negation or a built-in in the
         // group is bound by a positive condition of the group, or by one that reads nothing else
-        // (chess's `?cx != ?u` takes `coordinate(?cx)` along).
+        // (chess's `?cx != ?u` takes `coordinate(?cx)` along), or by a copy of a positive condition
+        // outside the group.
         let mut group = group.clone();
         let mut bound = vec![false; nv];
         let mut any_positive = false;
@@ -134,7 +311,7 @@ fn best_group(rule: &Rule) -> Option<(Vec<usize>, Vec<u32>)> {
                 });
             }
         }
-        let mut safe = any_positive;
+        let mut unbound = Vec::new();
         for w in missing {
             let binder = rule.body.iter().enumerate().position(|(i, l)| {
                 let (mut only_w, mut reads_w) =
@@ -147,13 +324,17 @@ fn best_group(rule: &Rule) -> Option<(Vec<usize>, Vec<u32>)> {
             });
             match binder {
                 Some(i) => group.push(i),
-                None => safe = false,
+                None => unbound.push(w),
             }
         }
         group.sort_unstable();
-        if !safe || group.len() == rule.body.len() {
+        if !any_positive || group.len() == rule.body.len() {
             continue;
         }
+        let copies = match copies_binding(rule, &group, &unbound) {
+            Some(c) if (copying || c.is_empty()) && (plain || !c.is_empty()) => c,
+            _ => continue,
+        };
         // What the projection keeps: the group's variables that something outside it reads.
         let mut keep: Vec<u32> = Vec::new();
         for &i in &group {
@@ -166,16 +347,63 @@ fn best_group(rule: &Rule) -> Option<(Vec<usize>, Vec<u32>)> {
             });
         }
         keep.sort_unstable();
-        if best.as_ref().is_none_or(|(_, k)| keep.len() < k.len()) {
-            best = Some((group, keep));
+        if best.as_ref().is_none_or(|b| keep.len() < b.keep.len()) {
+            best = Some(Group {
+                conds: group,
+                copies,
+                keep,
+            });
         }
     }
     best
 }
 
-/// The projection rule of `group` keeping `args` (variables renumbered from 0 in order of first
-/// appearance, so that the same projection in two rules is the same rule), and that rule as a key.
-fn projection(rule: &Rule, group: &[usize], args: &[u32]) -> (Rule, String) {
+/// Positive conditions outside `group` that together read every variable of `unbound`, each with the
+/// variables its copy keeps (those the group reads, or unbound ones), the ones reading the most
+/// unbound variables first; `None` when no such conditions exist.
+fn copies_binding(rule: &Rule, group: &[usize], unbound: &[u32]) -> Option<Vec<(usize, Vec<u32>)>> {
+    let mut wanted = vec![false; rule.var_names.len()];
+    for &i in group {
+        rule.body[i].each_var(&mut |w| wanted[w as usize] = true);
+    }
+    let mut left: Vec<u32> = unbound.to_vec();
+    let mut copies = Vec::new();
+    while !left.is_empty() {
+        let (j, _) = rule
+            .body
+            .iter()
+            .enumerate()
+            .filter(|(j, l)| matches!(l, Lit::Pos(_)) && !group.contains(j))
+            .map(|(j, l)| {
+                let (mut covers, mut others) = (0usize, 0usize);
+                l.each_var(&mut |x| {
+                    if left.contains(&x) {
+                        covers += 1;
+                    } else {
+                        others += 1;
+                    }
+                });
+                (j, (covers, std::cmp::Reverse(others)))
+            })
+            .filter(|(_, (covers, _))| *covers > 0)
+            .max_by_key(|(_, score)| *score)?;
+        let mut args = Vec::new();
+        rule.body[j].each_var(&mut |x| {
+            if (wanted[x as usize] || left.contains(&x)) && !args.contains(&x) {
+                args.push(x);
+            }
+        });
+        left.retain(|x| !args.contains(x));
+        args.sort_unstable();
+        copies.push((j, args));
+    }
+    Some(copies)
+}
+
+/// The projection rule of the conditions `body` of `rule` keeping `args` (variables renumbered from 0
+/// in order of first appearance, so that the same projection in two rules is the same rule), and that
+/// rule as a key.
+fn projection(rule: &Rule, body: &[Lit], args: &[u32]) -> (Rule, String) {
     let mut map: Vec<Option<u32>> = vec![None; rule.var_names.len()];
     let mut names = Vec::new();
     let mut next = 0u32;
@@ -186,9 +414,9 @@ fn projection(rule: &Rule, group: &[usize], args: &[u32]) -> (Rule, String) {
             next - 1
         })
     };
-    let body: Vec<Lit> = group
+    let body: Vec<Lit> = body
         .iter()
-        .map(|&i| renumber_lit(&rule.body[i], &mut |v| number(v, &mut names)))
+        .map(|l| renumber_lit(l, &mut |v| number(v, &mut names)))
         .collect();
     let head_args: Vec<Pat> = args
         .iter()
@@ -240,10 +468,88 @@ mod tests {
 
     /// The program after [`eliminate_variables`] on every rule.
     fn check(src: &str, expected: &str) {
+        check_with(
+            src,
+            |p, all| {
+                eliminate_variables(p, all);
+            },
+            expected,
+        );
+    }
+
+    /// The program after `rewrite` with every relation eligible.
+    fn check_with(src: &str, rewrite: impl Fn(&mut Program, &[bool]), expected: &str) {
         let mut p = lower(&parse_kif(src).expect("parses")).expect("lowers");
         let all = vec![true; p.relations.len()];
-        eliminate_variables(&mut p, &all);
+        rewrite(&mut p, &all);
         assert_eq!(p.to_string().trim(), expected.trim(), "for\n{src}");
+    }
+
+    /// The program after the copying pass (see [`Group::copies`]).
+    fn check_copying(src: &str, expected: &str) {
+        check_with(
+            src,
+            |p, all| {
+                eliminate_variables_as(p, all, "guard#", true);
+            },
+            expected,
+        );
+    }
+
+    #[test]
+    fn a_negation_with_the_rules_own_variables_reads_a_copy_of_what_binds_them() {
+        // Chess's `legal` in small: the king's square `?k` only matters to the king and the negation,
+        // but the negation also reads the move's source `?u`, which the move binds. The projection
+        // keeps `?p ?u` and reads the move projected onto them (a domain relation).
+        let src = "(<= (legal ?p ?pc ?u ?x) (control ?p) (mv ?p ?pc ?u ?x) (king ?p ?k) \
+                   (not (threatened ?p ?k ?u)))";
+        // Without copies nothing can move: every group with `?k` holds the negation, which needs `?u`.
+        check(
+            src,
+            "legal(?p, ?pc, ?u, ?x) :- control(?p), mv(?p, ?pc, ?u, ?x), king(?p, ?k), \
+             ~threatened(?p, ?k, ?u).",
+        );
+        check_copying(
+            src,
+            "legal(?p, ?pc, ?u, ?x) :- control(?p), mv(?p, ?pc, ?u, ?x), guard#2(?p, ?u).\n\
+             domain#1(?p, ?u) :- mv(?p, ?pc, ?u, ?x).\n\
+             guard#2(?p, ?u) :- king(?p, ?k), ~threatened(?p, ?k, ?u), domain#1(?p, ?u).",
+        );
+    }
+
+    #[test]
+    fn variables_linked_through_conditions_are_projected_together_when_copying() {
+        // Blocking a check: the threat's square `?t` and the king's `?k` are read by the same
+        // conditions; projected together, one relation keeps the move only.
+        check_copying(
+            "(<= (legal ?p ?u ?x) (mv ?p ?u ?x) (check ?p ?t) (line ?x ?t ?k) (king ?p ?k) \
+                 (not (threat ?p ?t ?k ?u)))",
+            "legal(?p, ?u, ?x) :- mv(?p, ?u, ?x), guard#2(?p, ?u, ?x).\n\
+             domain#1(?p, ?u, ?x) :- mv(?p, ?u, ?x).\n\
+             guard#2(?p, ?u, ?x) :- check(?p, ?t), line(?x, ?t, ?k), king(?p, ?k), ~threat(?p, ?t, ?k, ?u), domain#1(?p, ?u, ?x).",
+        );
+    }
+
+    #[test]
+    fn rules_that_differ_in_one_condition_become_one() {
+        // An `or` of two conditions over the same variables is two rules after lowering; merged,
+        // what they share is read once. Rules that differ in more, or in a negation, stay apart.
+        check_with(
+            "(<= (l ?p ?x) (c ?p) (or (a ?p ?t) (b ?p ?t)) (d ?t ?x)) \
+             (<= (m ?x) (or (a ?x ?y) (b ?y ?x))) \
+             (<= (n ?x) (c ?x) (or (a ?x ?x) (not (b ?x ?x))))",
+            |p, all| {
+                merge_alternatives(p, all);
+            },
+            "l(?p, ?x) :- c(?p), either#1(?p, ?t), d(?t, ?x).\n\
+             m(?x) :- either#2(?x, ?y).\n\
+             n(?x) :- c(?x), a(?x, ?x).\n\
+             n(?x) :- c(?x), ~b(?x, ?x).\n\
+             either#1(?p, ?t) :- a(?p, ?t).\n\
+             either#1(?p, ?t) :- b(?p, ?t).\n\
+             either#2(?x, ?y) :- a(?x, ?y).\n\
+             either#2(?x, ?y) :- b(?y, ?x).",
+        );
     }
 
     #[test]

@@ -29,7 +29,9 @@ use hashbrown::{HashMap, HashTable};
 use rayon::prelude::*;
 use smallvec::SmallVec;
 
-use crate::engine::decompose::{eliminate_variables, eliminate_variables_as};
+use crate::engine::decompose::{
+    eliminate_variables, eliminate_variables_as, is_domain_relation, merge_alternatives,
+};
 use crate::engine::demand::{demand, is_demand_relation, Lean};
 use crate::engine::eval::Db;
 use crate::engine::ir::{Arith, Cmp, IrAtom, Lit, Pat, Program, RelId, Rule};
@@ -228,6 +230,9 @@ struct Sources<'a> {
     /// The relations left out of the relaxed fixpoint (see [`late_relations`]): the heads of their
     /// rules' instances are recorded as the values of the head's variables.
     late: &'a [bool],
+    /// The relations read only for their values (see [`is_domain_relation`]): looked up like the
+    /// others, left out of the instances.
+    domain: &'a [bool],
 }
 
 impl<'a> Sources<'a> {
@@ -598,10 +603,21 @@ pub fn ground_as(
         let asking: Vec<bool> = (0..prog.relations.len())
             .map(|r| is_demand_relation(&prog, RelId(r as u32)))
             .collect();
-        eliminate_variables_as(&mut prog, &asking, "demand#proj#");
+        eliminate_variables_as(&mut prog, &asking, "demand#proj#", false);
+        // With the demands made, the rules no demand restricts get two more rewrites: rules that differ
+        // in one condition (an `or`) become one, and variables a negation reads along with the rule's
+        // own (chess's `legal` and the king's square) are projected too, the projection reading a copy
+        // of what binds the rest (a projection out of a restricted rule would leave its demand behind).
+        let mut guarded = unrestricted(&prog, dynamic_relations(&prog, &[true_, does], &[]));
+        merge_alternatives(&mut prog, &guarded);
+        guarded.resize(prog.relations.len(), false);
+        eliminate_variables_as(&mut prog, &guarded, "guard#", true);
     }
     let demand_rel: Vec<bool> = (0..prog.relations.len())
         .map(|r| is_demand_relation(&prog, RelId(r as u32)))
+        .collect();
+    let domain_rel: Vec<bool> = (0..prog.relations.len())
+        .map(|r| is_domain_relation(&prog, RelId(r as u32)))
         .collect();
     let arities: Vec<usize> = prog.relations.iter().map(|r| r.arity).collect();
 
@@ -616,9 +632,13 @@ pub fn ground_as(
     let mut late = late_relations(&relaxed, &plan(&relaxed, &[])?, &dynamic, &[true_, does]);
     // Without its negations, a rule of the relaxed program often has variables only one condition
     // reads (chess's `legal` keeps the king's square for `not threatened`): projected away, the
-    // fixpoint derives each fact far fewer times. The projections are the relaxed program's own.
-    let eligible: Vec<bool> = late.iter().map(|l| !l).collect();
-    eliminate_variables_as(&mut relaxed, &eligible, "relaxed#elim#");
+    // fixpoint derives each fact far fewer times. The projections are the relaxed program's own, of
+    // state-dependent relations no demand restricts.
+    let eligible = (0..relaxed.relations.len())
+        .map(|r| dynamic.get(r).copied().unwrap_or(false) && !late[r])
+        .collect();
+    let eligible = unrestricted(&relaxed, eligible);
+    eliminate_variables_as(&mut relaxed, &eligible, "relaxed#elim#", false);
     late.resize(relaxed.relations.len(), false);
     let mut rplan = plan(&relaxed, &[])?;
     // The late relations' rows are added by the grounder, which looks them up its own way.
@@ -700,6 +720,7 @@ pub fn ground_as(
             dynamic: &dynamic,
             demand: &demand_rel,
             late: &late,
+            domain: &domain_rel,
         };
         let rules: Vec<usize> = which.iter().map(|&k| to_ground[k]).collect();
         let out = ground_rules(&prog, &rules, src, &rdb.terms, &atoms.base, budget, started)?;
@@ -952,6 +973,23 @@ fn ground_rules(
     Ok(by_rule)
 }
 
+/// `eligible` (by [`RelId`] index) without the relations a demand restricts, or that are demands: a
+/// projection out of such a rule would leave the demand behind and hold for every value, asked or not.
+fn unrestricted(p: &Program, mut eligible: Vec<bool>) -> Vec<bool> {
+    for r in &p.rules {
+        let restricted = r.body.iter().any(|l| match l {
+            Lit::Pos(a) => is_demand_relation(p, a.rel),
+            _ => false,
+        });
+        if restricted || is_demand_relation(p, r.head.rel) {
+            if let Some(e) = eligible.get_mut(r.head.rel.0 as usize) {
+                *e = false;
+            }
+        }
+    }
+    eligible
+}
+
 /// A ground atom as KIF, for messages.
 fn atom_name(g: &Ground, a: u32) -> String {
     let mut s = format!("({}", g.rel_names[g.rel_of(a).0 as usize]);
@@ -1079,6 +1117,7 @@ impl Grounder<'_> {
         match &rule.body[order[k]] {
             Lit::Pos(a) => {
                 let dynamic = self.src.dynamic[a.rel.0 as usize];
+                let recorded = dynamic && !self.src.domain[a.rel.0 as usize];
                 let db = self.src.db(a.rel);
                 // A ground atom: one lookup, nothing to bind.
                 if a.args.iter().all(|p| bound(p, b)) {
@@ -1089,6 +1128,9 @@ impl Grounder<'_> {
                         let Some(at) = self.atom(a.rel, &fact) else {
                             return Ok(());
                         };
+                        if !recorded {
+                            return self.step(rule, order, k + 1, b, body);
+                        }
                         body.push(at << 1);
                         self.step(rule, order, k + 1, b, body)?;
                         body.pop();
@@ -1170,7 +1212,7 @@ impl Grounder<'_> {
                         .zip(row.iter())
                         .all(|(p, t)| self.matches(p, *t, b))
                     {
-                        if dynamic {
+                        if recorded {
                             let at = self.row_id(a.rel, i);
                             body.push(at << 1);
                             self.step(rule, order, k + 1, b, body)?;
