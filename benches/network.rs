@@ -4,7 +4,7 @@
 //!
 //! `network_load/*`: building the network from parsed rules (grounding, compiling, choosing the playout
 //! method), on rayon's threads. chess.kif's target is 3 s; it is measured with the budget
-//! `--engine network` allows (120 s), since the default one is too small for it.
+//! `--engine network` allows (120 s), so that a slower machine than the default budget's measures it too.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use ggp::game::Game;

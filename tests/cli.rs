@@ -458,9 +458,9 @@ fn replay_reports_passes_and_the_first_difference() {
 
 #[test]
 fn a_forced_network_gets_time_to_build_and_a_short_budget_names_the_flag() {
-    // chess.kif's network needs more room than the default budget gives (about 13 s and 4M facts of
-    // analysis on the development machine); `--engine network` waits for it instead of failing, and
-    // the network replays chess's reference playouts.
+    // chess.kif's network takes about 5 s on the development machine, half the default budget;
+    // `--engine network` waits for it however long it takes on a slower one, the network replays
+    // chess's reference playouts, and a budget too short for it names the flag that gives more.
     let chess = shared("games/kif/chess.kif");
     let trace = shared("conformance/chess.trace");
     let o = run(&["replay", &chess, &trace, "--engine", "network"], "");

@@ -69,26 +69,27 @@ pub struct Budget {
     pub max_gates: usize,
     /// Wall-clock time for grounding and compiling.
     pub max_time: Duration,
-    /// The most facts the load-time analysis may derive (the largest corpus game that grounds, `battle`,
-    /// needs about 110,000; unbounded arithmetic such as `games/nim.gdl`'s pile needs infinitely many).
+    /// The most facts the load-time analysis may derive (chess's decomposed rules need between 2 and 3
+    /// million, `battle` as written about 110,000; unbounded arithmetic such as `games/nim.gdl`'s pile
+    /// needs infinitely many).
     pub max_analysis_facts: usize,
 }
 
 impl Default for Budget {
     fn default() -> Self {
         Budget {
-            max_instances: 3_000_000,
+            max_instances: 12_000_000,
             max_gates: 2_000_000,
             max_time: Duration::from_secs(10),
-            max_analysis_facts: 1_000_000,
+            max_analysis_facts: 3_000_000,
         }
     }
 }
 
 impl Budget {
-    /// A budget of `seconds`, its size limits scaled from the default's (1M analysis facts, 3M
-    /// instances and 2M gates per 10 s): chess's network, for one, needs about two minutes
-    /// (`ggp-run ... --grounding-seconds 300`).
+    /// A budget of `seconds`, its size limits scaled from the default's (3M analysis facts, 12M
+    /// instances and 2M gates per 10 s; the default is what chess's network needs, about 10M
+    /// instances, with some room).
     pub fn for_seconds(seconds: f64) -> Budget {
         let d = Budget::default();
         let scale = (seconds / d.max_time.as_secs_f64()).max(0.0);
@@ -504,9 +505,9 @@ pub fn ground_with(p: &ast::Program, budget: Budget) -> Result<Grounded, Network
     let default = Budget::default();
     let plain = Budget {
         max_time: budget.max_time.min(default.max_time).mul_f64(PLAIN_SHARE),
-        max_instances: budget.max_instances.min(default.max_instances),
+        max_instances: budget.max_instances.min(PLAIN_SIZE.0),
         max_gates: budget.max_gates.min(default.max_gates),
-        max_analysis_facts: budget.max_analysis_facts.min(default.max_analysis_facts),
+        max_analysis_facts: budget.max_analysis_facts.min(PLAIN_SIZE.1),
     };
     match ground_as(p, plain, started, Strategy::AsWritten) {
         Err(NetworkError::Budget(first)) => {
@@ -523,6 +524,11 @@ pub fn ground_with(p: &ast::Program, budget: Budget) -> Result<Grounded, Network
 
 /// The part of the time budget the rules as written get before the decomposed form is tried.
 pub const PLAIN_SHARE: f64 = 0.3;
+
+/// The most instances and analysis facts the rules as written get, whatever the budget: a game that
+/// needs more is one whose decomposed form is far smaller (chess's relaxed fixpoint as written passes a
+/// million facts within a quarter of a second, and its decomposed network loads in about five).
+pub const PLAIN_SIZE: (usize, usize) = (3_000_000, 1_000_000);
 
 /// How the rules are prepared for grounding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
