@@ -88,6 +88,17 @@ pub struct RelStore {
 }
 
 impl RelStore {
+    /// The same rows (same row numbers) with no index: a copy nothing evaluates, only looks up.
+    pub(crate) fn copy_rows(&self) -> RelStore {
+        RelStore {
+            arity: self.arity,
+            rows: self.rows.clone(),
+            len: self.len,
+            dedup: self.dedup.clone(),
+            indexes: Vec::new(),
+        }
+    }
+
     fn new(arity: usize, index_slots: &[Vec<Slot>]) -> RelStore {
         RelStore {
             arity,

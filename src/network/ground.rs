@@ -660,6 +660,14 @@ pub fn ground_as(
     let mut rdb = Db::new(&rplan, &relaxed_arities, relaxed.terms.clone(), limits);
     rdb.run_only(&rplan, Phase::Static, &early)
         .map_err(over_budget)?;
+    // A late relation whose every rule reads its own demand with the head's arguments (an all-bound
+    // demand copy: chess's `threatened_with_capture#bbbbbbb`) has no fact the demand lacks: its atoms
+    // are the demand's rows, known now. Numbered with the others, its readers need not wait for its
+    // instances and its heads are found as any other's, by the grounding workers.
+    for (r, d) in demand_shaped(&prog, &late, &demand_rel) {
+        rdb.rels[r.0 as usize] = rdb.rel(d).copy_rows();
+        late[r.0 as usize] = false;
+    }
     let mut sdb = Db::new(&gplan, &arities, rdb.terms.clone(), limits);
     sdb.run(&gplan, Phase::Static).map_err(over_budget)?;
     // One term store from here on: the exact evaluation's extends the relaxed one's.
@@ -994,6 +1002,31 @@ fn unrestricted(p: &Program, mut eligible: Vec<bool>) -> Vec<bool> {
         }
     }
     eligible
+}
+
+/// The late relations (by [`RelId`] index) whose every rule reads one demand relation with exactly the
+/// head's arguments, with that demand relation: their facts are among the demand's rows.
+fn demand_shaped(p: &Program, late: &[bool], demand: &[bool]) -> Vec<(RelId, RelId)> {
+    let mut of: Vec<Option<Option<RelId>>> = vec![None; p.relations.len()];
+    for rule in &p.rules {
+        let h = rule.head.rel.0 as usize;
+        if !late.get(h).copied().unwrap_or(false) {
+            continue;
+        }
+        let asked = rule.body.iter().find_map(|l| match l {
+            Lit::Pos(a) if demand[a.rel.0 as usize] && a.args == rule.head.args => Some(a.rel),
+            _ => None,
+        });
+        of[h] = match of[h] {
+            None => Some(asked),
+            Some(d) if d == asked => Some(d),
+            Some(_) => Some(None),
+        };
+    }
+    of.iter()
+        .enumerate()
+        .filter_map(|(r, d)| Some((RelId(r as u32), (*d)??)))
+        .collect()
 }
 
 /// A ground atom as KIF, for messages.
