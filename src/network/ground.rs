@@ -36,6 +36,7 @@ use crate::engine::demand::{demand, is_demand_relation, Lean};
 use crate::engine::eval::Db;
 use crate::engine::ir::{Arith, Cmp, IrAtom, Lit, Pat, Program, RelId, Rule};
 use crate::engine::ops::to_classic;
+use crate::engine::plan::tarjan;
 use crate::engine::plan::{key_slots, plan, Phase, Plan, Slot};
 use crate::engine::rewrite::unfold_tables;
 use crate::engine::rulegame::dynamic_relations;
@@ -813,6 +814,25 @@ pub fn ground_as(
     drop_implied_turns(&mut g, &roles, &turns);
     let mut c = Compiler::new(&g, props.len(), &prop_of, &roles, &move_of, budget);
     c.one_mover = turns.iter().map(|t| t.is_some()).collect();
+    // Atoms compile bottom-up, relation by relation and each relation's atoms in order, so that an
+    // atom's bodies are read in memory order and its children are (nearly always) compiled already;
+    // the depth-first walk of `atom_lit` only takes over inside recursive relations.
+    let mut deps: Vec<Vec<(usize, bool)>> = vec![Vec::new(); prog.relations.len()];
+    for &ri in &to_ground {
+        let rule = &prog.rules[ri];
+        for l in &rule.body {
+            if let Lit::Pos(a) | Lit::Neg(a) = l {
+                deps[rule.head.rel.0 as usize].push((a.rel.0 as usize, false));
+            }
+        }
+    }
+    for scc in tarjan(prog.relations.len(), &deps) {
+        for r in scc {
+            for a in g.used_atoms(RelId(r as u32)) {
+                c.atom_lit(&g, a)?;
+            }
+        }
+    }
     let lit = |c: &mut Compiler, o: &Out| -> Result<NetLit, NetworkError> {
         match o {
             Out::Const(b) => Ok(*b as NetLit),
@@ -853,7 +873,9 @@ pub fn ground_as(
         ));
     }
     let first_gate = 1 + props.len() + c.num_does;
-    let remap = c.finish_order(first_gate);
+    // Gates of atoms no output reads (the compiler walks every atom an instance mentions) go.
+    let live = c.live_gates(state_lits.iter().chain(&next_lits).copied());
+    let remap = c.finish_order(first_gate, &live);
     let map = |l: NetLit| -> NetLit {
         let n = l >> 1;
         if n < GATE0 {
@@ -864,9 +886,9 @@ pub fn ground_as(
     };
     let mut gates = Vec::with_capacity(c.gates.len());
     let mut inputs = Vec::with_capacity(c.inputs.len());
-    let mut order: Vec<usize> = (0..c.gates.len()).collect();
+    let mut order: Vec<usize> = (0..c.gates.len()).filter(|&i| live[i]).collect();
     order.sort_by_key(|&i| remap[i]);
-    debug_assert!(remap.iter().all(|&n| (n as usize) < GATE0 as usize));
+    debug_assert!(order.iter().all(|&i| (remap[i] as usize) < GATE0 as usize));
     let mut state_gates = 0;
     for &i in &order {
         let (s, e, neg, mv) = c.gates[i];
@@ -1828,27 +1850,62 @@ impl<'a> Compiler<'a> {
         Ok((GATE0 + i) << 1)
     }
 
-    /// Final gate numbering: state gates first, then move gates, each in creation order; also rewrites
-    /// provisional gate nodes in the inputs. Returns, per gate, its final node.
-    fn finish_order(&mut self, first_gate: usize) -> Vec<u32> {
-        let n_state = self.gates.iter().filter(|g| !g.3).count();
+    /// Final gate numbering of the `live` gates: state gates first, then move gates, each in creation
+    /// order; also rewrites provisional gate nodes in their inputs. Returns, per gate, its final node
+    /// (`u32::MAX` for a gate no output reads).
+    fn finish_order(&mut self, first_gate: usize, live: &[bool]) -> Vec<u32> {
+        let n_state = self
+            .gates
+            .iter()
+            .zip(live)
+            .filter(|(g, l)| **l && !g.3)
+            .count();
         let (mut s, mut m) = (0u32, n_state as u32);
         let remap: Vec<u32> = self
             .gates
             .iter()
-            .map(|g| {
+            .zip(live)
+            .map(|(g, &l)| {
+                if !l {
+                    return u32::MAX;
+                }
                 let k = if g.3 { &mut m } else { &mut s };
                 *k += 1;
                 first_gate as u32 + *k - 1
             })
             .collect();
-        for l in &mut self.inputs {
-            let n = *l >> 1;
-            if n >= GATE0 {
-                *l = (remap[(n - GATE0) as usize] << 1) | (*l & 1);
+        for (g, _) in self.gates.iter().zip(live).filter(|(_, l)| **l) {
+            for l in &mut self.inputs[g.0 as usize..g.1 as usize] {
+                let n = *l >> 1;
+                if n >= GATE0 {
+                    *l = (remap[(n - GATE0) as usize] << 1) | (*l & 1);
+                }
             }
         }
         remap
+    }
+
+    /// Which gates an output reads, directly or through other gates. A gate reads only gates made
+    /// before it, so one sweep from the last gate back settles it.
+    fn live_gates(&self, outputs: impl Iterator<Item = NetLit>) -> Vec<bool> {
+        let mut live = vec![false; self.gates.len()];
+        let mark = |l: NetLit, live: &mut [bool]| {
+            if l >> 1 >= GATE0 {
+                live[((l >> 1) - GATE0) as usize] = true;
+            }
+        };
+        for l in outputs {
+            mark(l, &mut live);
+        }
+        for i in (0..self.gates.len()).rev() {
+            if live[i] {
+                let (s, e, _, _) = self.gates[i];
+                for &l in &self.inputs[s as usize..e as usize] {
+                    mark(l, &mut live);
+                }
+            }
+        }
+        live
     }
 }
 
