@@ -235,6 +235,9 @@ struct Sources<'a> {
     /// The relations read only for their values (see [`is_domain_relation`]): looked up like the
     /// others, left out of the instances.
     domain: &'a [bool],
+    /// Per relation, the demand relation whose rows its rows are, in the same order (see
+    /// [`demand_shaped`]): an instance's head is then the row of its demand.
+    copy_of: &'a [Option<RelId>],
 }
 
 impl<'a> Sources<'a> {
@@ -283,6 +286,10 @@ struct Grounder<'a> {
     out: Instances,
     /// The variables of the head of the rule being grounded, in order of first occurrence.
     head_vars: Vec<u32>,
+    /// The step (into the join order) reading the demand whose row is the head's, when the head's
+    /// relation copies a demand's rows (`usize::MAX` otherwise), and the row it is at.
+    head_step: usize,
+    head_row: u32,
     /// Instances found by this worker since it last added them to `shared_instances`.
     instances: usize,
     /// Instances found by all workers (added in batches).
@@ -666,9 +673,11 @@ pub fn ground_as(
     // demand copy: chess's `threatened_with_capture#bbbbbbb`) has no fact the demand lacks: its atoms
     // are the demand's rows, known now. Numbered with the others, its readers need not wait for its
     // instances and its heads are found as any other's, by the grounding workers.
+    let mut copy_of: Vec<Option<RelId>> = vec![None; prog.relations.len()];
     for (r, d) in demand_shaped(&prog, &late, &demand_rel) {
         rdb.rels[r.0 as usize] = rdb.rel(d).copy_rows();
         late[r.0 as usize] = false;
+        copy_of[r.0 as usize] = Some(d);
     }
     let mut sdb = Db::new(&gplan, &arities, rdb.terms.clone(), limits);
     sdb.run(&gplan, Phase::Static).map_err(over_budget)?;
@@ -737,6 +746,7 @@ pub fn ground_as(
             demand: &demand_rel,
             late: &late,
             domain: &domain_rel,
+            copy_of: &copy_of,
         };
         let rules: Vec<usize> = which.iter().map(|&k| to_ground[k]).collect();
         let out = ground_rules(&prog, &rules, src, &rdb.terms, &atoms.base, budget, started)?;
@@ -980,6 +990,8 @@ fn ground_rules(
                 row_base,
                 out: Vec::new(),
                 head_vars: Vec::new(),
+                head_step: usize::MAX,
+                head_row: 0,
                 instances: 0,
                 shared_instances: &shared_instances,
                 visits: 0,
@@ -1158,6 +1170,14 @@ impl Grounder<'_> {
     fn ground_rule(&mut self, rule: &Rule) -> Result<(), NetworkError> {
         let order = self.order(rule)?;
         self.head_vars = head_vars(rule);
+        let demand = self.src.copy_of[rule.head.rel.0 as usize];
+        self.head_step = order
+            .iter()
+            .position(|&i| match &rule.body[i] {
+                Lit::Pos(a) => Some(a.rel) == demand && a.args == rule.head.args,
+                _ => false,
+            })
+            .unwrap_or(usize::MAX);
         self.step_lookup.clear();
         self.step_lookup.resize(order.len(), u32::MAX);
         let mut b: Vec<Option<TermId>> = vec![None; rule.var_names.len()];
@@ -1198,7 +1218,12 @@ impl Grounder<'_> {
                         body.pop();
                         return Ok(());
                     }
-                    if !db.rel(a.rel).contains(&fact) {
+                    if k == self.head_step {
+                        let Some(i) = db.rel(a.rel).position(&fact) else {
+                            return Ok(());
+                        };
+                        self.head_row = i as u32;
+                    } else if !db.rel(a.rel).contains(&fact) {
                         return Ok(());
                     }
                     return self.step(rule, order, k + 1, b, body);
@@ -1280,6 +1305,9 @@ impl Grounder<'_> {
                             self.step(rule, order, k + 1, b, body)?;
                             body.pop();
                         } else {
+                            if k == self.head_step {
+                                self.head_row = i as u32;
+                            }
                             self.step(rule, order, k + 1, b, body)?;
                         }
                     }
@@ -1387,6 +1415,9 @@ impl Grounder<'_> {
                 };
                 self.out.push(t.0);
             }
+        } else if self.head_step != usize::MAX {
+            self.out
+                .push(self.row_id(rule.head.rel, self.head_row as usize));
         } else {
             let Some(fact) = self.make_all(&rule.head, b) else {
                 return Ok(());
