@@ -224,6 +224,76 @@ pub(crate) fn merge_alternatives(p: &mut Program, eligible: &[bool]) -> usize {
     made
 }
 
+/// Makes every `eligible` relation (by [`RelId`] index) whose rules are those of another eligible
+/// relation, but for the head's name and the variables' names, that relation: its readers read the
+/// other, and its own rules go. The demand rewrite makes such twins (chess's `threatened_with_capture`
+/// asks three of its projections about the same squares). Returns the number of relations merged.
+pub(crate) fn merge_twins(p: &mut Program, eligible: &[bool]) -> usize {
+    let mut merged = 0;
+    loop {
+        // Each relation's rules, written with its head's name left out and the variables numbered in
+        // order of appearance.
+        let mut text: Vec<Vec<String>> = vec![Vec::new(); p.relations.len()];
+        for rule in &p.rules {
+            let h = rule.head.rel.0 as usize;
+            if !eligible.get(h).copied().unwrap_or(false) {
+                continue;
+            }
+            let mut map: Vec<Option<u32>> = vec![None; rule.var_names.len()];
+            let mut next = 0u32;
+            let mut number = |v: u32| {
+                *map[v as usize].get_or_insert_with(|| {
+                    next += 1;
+                    next - 1
+                })
+            };
+            let head: Vec<Pat> = rule
+                .head
+                .args
+                .iter()
+                .map(|a| renumber(a, &mut number))
+                .collect();
+            let body: Vec<Lit> = rule
+                .body
+                .iter()
+                .map(|l| renumber_lit(l, &mut number))
+                .collect();
+            text[h].push(format!("{head:?}{body:?}"));
+        }
+        let mut first_of: HashMap<Vec<String>, usize> = HashMap::new();
+        let mut twin_of: Vec<Option<RelId>> = vec![None; p.relations.len()];
+        for (r, t) in text.iter_mut().enumerate() {
+            if t.is_empty() {
+                continue;
+            }
+            t.sort_unstable();
+            t.push(p.relations[r].arity.to_string());
+            match first_of.get(t) {
+                Some(&k) => twin_of[r] = Some(RelId(k as u32)),
+                None => {
+                    first_of.insert(t.clone(), r);
+                }
+            }
+        }
+        let round = twin_of.iter().filter(|t| t.is_some()).count();
+        if round == 0 {
+            return merged;
+        }
+        merged += round;
+        p.rules
+            .retain(|rule| twin_of[rule.head.rel.0 as usize].is_none());
+        for rule in &mut p.rules {
+            for l in &mut rule.body {
+                if let Lit::Pos(a) | Lit::Neg(a) = l {
+                    if let Some(t) = twin_of[a.rel.0 as usize] {
+                        a.rel = t;
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// Conditions of a rule to project together.
 struct Group {
     /// The conditions that move into the projection (indexes into the body, ascending).
@@ -527,6 +597,22 @@ mod tests {
             "legal(?p, ?u, ?x) :- mv(?p, ?u, ?x), guard#2(?p, ?u, ?x).\n\
              domain#1(?p, ?u, ?x) :- mv(?p, ?u, ?x).\n\
              guard#2(?p, ?u, ?x) :- check(?p, ?t), line(?x, ?t, ?k), king(?p, ?k), ~threat(?p, ?t, ?k, ?u), domain#1(?p, ?u, ?x).",
+        );
+    }
+
+    #[test]
+    fn twin_relations_become_one() {
+        // `a` and `b` are the same relation under two names (and other variable names); `c` differs in
+        // one argument and stays. Readers of `b` read `a`.
+        check_with(
+            "(<= (a ?x ?y) (q ?x ?z ?y)) (<= (b ?u ?v) (q ?u ?w ?v)) (<= (c ?u ?v) (q ?v ?w ?u)) \
+             (<= (r ?x) (a ?x ?x) (b ?x ?y) (not (c ?y ?y)))",
+            |p, all| {
+                assert_eq!(merge_twins(p, all), 1);
+            },
+            "a(?x, ?y) :- q(?x, ?z, ?y).\n\
+             c(?u, ?v) :- q(?v, ?w, ?u).\n\
+             r(?x) :- a(?x, ?x), a(?x, ?y), ~c(?y, ?y).",
         );
     }
 

@@ -31,6 +31,7 @@ use smallvec::SmallVec;
 
 use crate::engine::decompose::{
     eliminate_variables, eliminate_variables_as, is_domain_relation, merge_alternatives,
+    merge_twins,
 };
 use crate::engine::demand::{demand, is_demand_relation, Lean};
 use crate::engine::eval::Db;
@@ -627,6 +628,10 @@ pub fn ground_as(
         merge_alternatives(&mut prog, &guarded);
         guarded.resize(prog.relations.len(), false);
         eliminate_variables_as(&mut prog, &guarded, "guard#", true);
+        let asking: Vec<bool> = (0..prog.relations.len())
+            .map(|r| is_demand_relation(&prog, RelId(r as u32)))
+            .collect();
+        merge_twins(&mut prog, &asking);
     }
     let demand_rel: Vec<bool> = (0..prog.relations.len())
         .map(|r| is_demand_relation(&prog, RelId(r as u32)))
