@@ -21,8 +21,8 @@
 //! returns [`NetworkError::Cyclic`]; so do budgets exceeded, so that a caller can fall back to the
 //! Datalog evaluator with the reason.
 
+use std::rc::Rc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use hashbrown::{HashMap, HashTable};
@@ -239,6 +239,9 @@ struct Sources<'a> {
     /// Per relation, the demand relation whose rows its rows are, in the same order (see
     /// [`demand_shaped`]): an instance's head is then the row of its demand.
     copy_of: &'a [Option<RelId>],
+    /// Per load-time relation of one column, its facts as a bitset by term number: the commonest
+    /// check (`coordinate(?x)` with `?x` known) without hashing.
+    unary: &'a [Option<Vec<u64>>],
 }
 
 impl<'a> Sources<'a> {
@@ -252,7 +255,7 @@ impl<'a> Sources<'a> {
 }
 
 /// The rows of a relation by the values of some of its columns.
-type RowIndex = HashMap<SmallVec<[TermId; 4]>, Arc<[u32]>>;
+type RowIndex = HashMap<SmallVec<[TermId; 4]>, Rc<[u32]>>;
 
 /// One way of looking a relation's rows up.
 struct Lookup {
@@ -281,6 +284,9 @@ struct Grounder<'a> {
     /// For each step of the rule being grounded, its lookup (`u32::MAX` not known yet): what is bound
     /// at a step does not change from one instance to the next.
     step_lookup: Vec<u32>,
+    /// For each step of the rule being grounded, whether its literal is ground when reached (the
+    /// join order fixes what each step has bound).
+    step_ground: Vec<bool>,
     /// Per relation, the number of its first relaxed row among all relations' rows.
     row_base: &'a [u32],
     /// The instances of the rule being grounded, in the order found.
@@ -686,6 +692,20 @@ pub fn ground_as(
     }
     let mut sdb = Db::new(&gplan, &arities, rdb.terms.clone(), limits);
     sdb.run(&gplan, Phase::Static).map_err(over_budget)?;
+    let unary: Vec<Option<Vec<u64>>> = (0..prog.relations.len())
+        .map(|r| {
+            let rel = sdb.rel(RelId(r as u32));
+            if dynamic[r] || demand_rel[r] || arities[r] != 1 {
+                return None;
+            }
+            let mut bits = vec![0u64; sdb.terms.len().div_ceil(64)];
+            for i in 0..rel.len() {
+                let t = rel.row(i)[0].0 as usize;
+                bits[t / 64] |= 1 << (t % 64);
+            }
+            Some(bits)
+        })
+        .collect();
     // One term store from here on: the exact evaluation's extends the relaxed one's.
     rdb.terms = sdb.terms.clone();
 
@@ -752,6 +772,7 @@ pub fn ground_as(
             late: &late,
             domain: &domain_rel,
             copy_of: &copy_of,
+            unary: &unary,
         };
         let rules: Vec<usize> = which.iter().map(|&k| to_ground[k]).collect();
         let out = ground_rules(&prog, &rules, src, &rdb.terms, &atoms.base, budget, started)?;
@@ -992,6 +1013,7 @@ fn ground_rules(
                 index_of: HashMap::new(),
                 lookups: Vec::new(),
                 step_lookup: Vec::new(),
+                step_ground: Vec::new(),
                 row_base,
                 out: Vec::new(),
                 head_vars: Vec::new(),
@@ -1185,6 +1207,17 @@ impl Grounder<'_> {
             .unwrap_or(usize::MAX);
         self.step_lookup.clear();
         self.step_lookup.resize(order.len(), u32::MAX);
+        let mut bound_here = vec![false; rule.var_names.len()];
+        self.step_ground.clear();
+        for &i in &order {
+            let l = &rule.body[i];
+            let ground = match l {
+                Lit::Pos(a) | Lit::Neg(a) => a.args.iter().all(|p| p.is_bound(&bound_here)),
+                _ => false,
+            };
+            self.step_ground.push(ground);
+            l.bind_vars(&mut bound_here);
+        }
         let mut b: Vec<Option<TermId>> = vec![None; rule.var_names.len()];
         let mut body: SmallVec<[u32; 4]> = SmallVec::new();
         self.step(rule, &order, 0, &mut b, &mut body)
@@ -1207,7 +1240,7 @@ impl Grounder<'_> {
                 let recorded = dynamic && !self.src.domain[a.rel.0 as usize];
                 let db = self.src.db(a.rel);
                 // A ground atom: one lookup, nothing to bind.
-                if a.args.iter().all(|p| bound(p, b)) {
+                if self.step_ground[k] {
                     let Some(fact) = self.make_all(a, b) else {
                         return Ok(());
                     };
@@ -1228,7 +1261,7 @@ impl Grounder<'_> {
                             return Ok(());
                         };
                         self.head_row = i as u32;
-                    } else if !db.rel(a.rel).contains(&fact) {
+                    } else if !self.holds(a.rel, &fact) {
                         return Ok(());
                     }
                     return self.step(rule, order, k + 1, b, body);
@@ -1264,7 +1297,7 @@ impl Grounder<'_> {
                     };
                     key.push(t);
                 }
-                let rows: Option<Arc<[u32]>> = if key.is_empty() {
+                let rows: Option<Rc<[u32]>> = if key.is_empty() {
                     None
                 } else {
                     let terms = &self.terms;
@@ -1283,7 +1316,7 @@ impl Grounder<'_> {
                             }
                             m.entry(k).or_default().push(i as u32);
                         }
-                        m.into_iter().map(|(k, v)| (k, Arc::from(v))).collect()
+                        m.into_iter().map(|(k, v)| (k, Rc::from(v))).collect()
                     });
                     match ix.get(&key) {
                         Some(r) => Some(r.clone()),
@@ -1333,7 +1366,7 @@ impl Grounder<'_> {
                     self.step(rule, order, k + 1, b, body)?;
                     body.pop();
                     Ok(())
-                } else if self.src.exact.rel(a.rel).contains(&fact) {
+                } else if self.holds(a.rel, &fact) {
                     Ok(())
                 } else {
                     self.step(rule, order, k + 1, b, body)
@@ -1480,6 +1513,17 @@ impl Grounder<'_> {
     /// relation).
     fn make(&self, p: &Pat, b: &[Option<TermId>]) -> Option<TermId> {
         instantiate(p, b, &mut |s, ids| self.terms.find_func(s, ids))
+    }
+
+    /// Whether `rel(fact)` holds, for a relation that does not depend on the state.
+    fn holds(&self, rel: RelId, fact: &[TermId]) -> bool {
+        match (&self.src.unary[rel.0 as usize], fact) {
+            (Some(bits), [t]) => {
+                let i = t.0 as usize;
+                bits.get(i / 64).is_some_and(|w| w >> (i % 64) & 1 == 1)
+            }
+            _ => self.src.db(rel).rel(rel).contains(fact),
+        }
     }
 
     fn make_all(&self, a: &IrAtom, b: &[Option<TermId>]) -> Option<SmallVec<[TermId; 8]>> {
