@@ -597,6 +597,10 @@ pub fn ground_as(
         let dynamic = dynamic_relations(&prog, &[true_, does], &[]);
         let fixed: Vec<bool> = dynamic.iter().map(|d| !d).collect();
         unfold_tables(&mut prog, &dynamic, &fixed);
+        // Rules alike but for one condition (an `or`) become one first, so that what they share is
+        // projected, asked about and grounded once.
+        merge_alternatives(&mut prog, &dynamic);
+        let dynamic = dynamic_relations(&prog, &[true_, does], &[]);
         eliminate_variables(&mut prog, &dynamic);
         let mut roots = vec![true_, does, next, legal, init, goal, terminal, role];
         let k = prog.keywords;
@@ -626,13 +630,11 @@ pub fn ground_as(
             .map(|r| is_demand_relation(&prog, RelId(r as u32)))
             .collect();
         eliminate_variables_as(&mut prog, &asking, "demand#proj#", false);
-        // With the demands made, the rules no demand restricts get two more rewrites: rules that differ
-        // in one condition (an `or`) become one, and variables a negation reads along with the rule's
-        // own (chess's `legal` and the king's square) are projected too, the projection reading a copy
-        // of what binds the rest (a projection out of a restricted rule would leave its demand behind).
-        let mut guarded = unrestricted(&prog, dynamic_relations(&prog, &[true_, does], &[]));
-        merge_alternatives(&mut prog, &guarded);
-        guarded.resize(prog.relations.len(), false);
+        // With the demands made, the rules no demand restricts get one more: variables a negation reads
+        // along with the rule's own (chess's `legal` and the king's square) are projected too, the
+        // projection reading a copy of what binds the rest (a projection out of a restricted rule
+        // would leave its demand behind).
+        let guarded = unrestricted(&prog, dynamic_relations(&prog, &[true_, does], &[]));
         eliminate_variables_as(&mut prog, &guarded, "guard#", true);
         let asking: Vec<bool> = (0..prog.relations.len())
             .map(|r| is_demand_relation(&prog, RelId(r as u32)))
