@@ -181,7 +181,7 @@ pub(crate) fn merge_alternatives(p: &mut Program, eligible: &[bool]) -> usize {
     let mut rules = std::mem::take(&mut p.rules);
     let mut merged = vec![false; rules.len()];
     let mut extra = Vec::new();
-    let mut made = 0;
+    let mut made: HashMap<Vec<String>, RelId> = HashMap::new();
     for i in 0..rules.len() {
         let head = rules[i].head.rel.0 as usize;
         if merged[i] || !eligible.get(head).copied().unwrap_or(false) {
@@ -196,22 +196,43 @@ pub(crate) fn merge_alternatives(p: &mut Program, eligible: &[bool]) -> usize {
         let alike: Vec<usize> = (i + 1..rules.len())
             .filter(|&j| !merged[j] && differ(&rules[i], &rules[j]) == Some(at))
             .collect();
-        made += 1;
         let args = vars_of(&rules[i].body[at]);
-        let rel = p.add_relation(&format!("{EITHER_PREFIX}{made}"), args.len());
-        let either = IrAtom {
+        // The alternatives with their variables numbered as the relation's columns: the same
+        // alternatives in another rule make the same relation.
+        let mut key: Vec<String> = std::iter::once(&i)
+            .chain(&alike)
+            .map(|&k| {
+                let column = |v: u32| args.iter().position(|&a| a == v).unwrap_or(0) as u32;
+                format!("{:?}", renumber_lit(&rules[k].body[at], &mut { column }))
+            })
+            .collect();
+        key.sort_unstable();
+        let rel = match made.get(&key) {
+            Some(&r) => r,
+            None => {
+                let r = p.add_relation(&format!("{EITHER_PREFIX}{}", made.len() + 1), args.len());
+                let head = IrAtom {
+                    rel: r,
+                    args: args.iter().map(|&v| Pat::Var(v)).collect(),
+                };
+                for &k in std::iter::once(&i).chain(&alike) {
+                    extra.push(Rule {
+                        head: head.clone(),
+                        body: vec![rules[k].body[at].clone()],
+                        var_names: rules[k].var_names.clone(),
+                    });
+                }
+                made.insert(key, r);
+                r
+            }
+        };
+        for &k in &alike {
+            merged[k] = true;
+        }
+        rules[i].body[at] = Lit::Pos(IrAtom {
             rel,
             args: args.iter().map(|&v| Pat::Var(v)).collect(),
-        };
-        for &k in std::iter::once(&i).chain(&alike) {
-            extra.push(Rule {
-                head: either.clone(),
-                body: vec![rules[k].body[at].clone()],
-                var_names: rules[k].var_names.clone(),
-            });
-            merged[k] = k != i;
-        }
-        rules[i].body[at] = Lit::Pos(either);
+        });
     }
     let mut kept: Vec<Rule> = rules
         .into_iter()
@@ -221,7 +242,7 @@ pub(crate) fn merge_alternatives(p: &mut Program, eligible: &[bool]) -> usize {
         .collect();
     kept.extend(extra);
     p.rules = kept;
-    made
+    made.len()
 }
 
 /// Makes every `eligible` relation (by [`RelId`] index) whose rules are those of another eligible
@@ -619,15 +640,18 @@ mod tests {
     #[test]
     fn rules_that_differ_in_one_condition_become_one() {
         // An `or` of two conditions over the same variables is two rules after lowering; merged,
-        // what they share is read once. Rules that differ in more, or in a negation, stay apart.
+        // what they share is read once, and the same `or` elsewhere reads the same relation. Rules
+        // that differ in more, or in a negation, stay apart.
         check_with(
             "(<= (l ?p ?x) (c ?p) (or (a ?p ?t) (b ?p ?t)) (d ?t ?x)) \
+             (<= (k ?s) (or (b ?s ?u) (a ?s ?u)) (d ?u ?u)) \
              (<= (m ?x) (or (a ?x ?y) (b ?y ?x))) \
              (<= (n ?x) (c ?x) (or (a ?x ?x) (not (b ?x ?x))))",
             |p, all| {
                 merge_alternatives(p, all);
             },
             "l(?p, ?x) :- c(?p), either#1(?p, ?t), d(?t, ?x).\n\
+             k(?s) :- either#1(?s, ?u), d(?u, ?u).\n\
              m(?x) :- either#2(?x, ?y).\n\
              n(?x) :- c(?x), a(?x, ?x).\n\
              n(?x) :- c(?x), ~b(?x, ?x).\n\
