@@ -510,8 +510,10 @@ impl NetGame {
         let methods = [PlayoutMethod::FullPass, PlayoutMethod::Propagate];
         let began = Instant::now();
         // A playout of a network with half a million gates (chess) takes most of a second: probe the
-        // first moves only, about as many gate evaluations as 1000 moves of a small game.
-        let probe_steps = (5_000_000 / self.net.gates.len().max(1)).clamp(4, 1000) as u32;
+        // first moves only, about as many gate evaluations as 1000 moves of a 2,000-gate game (four
+        // moves of chess: a full pass then does four times the work of the first step, which both
+        // methods share).
+        let probe_steps = (2_000_000 / self.net.gates.len().max(1)).clamp(4, 1000) as u32;
         let mut seed = 0u64;
         for _ in 0..ROUNDS {
             // One round: the same playouts by each method, for about 1.5 ms of propagation.
