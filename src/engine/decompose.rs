@@ -30,8 +30,8 @@
 //! ([`eliminate_variables_as`] with `copying`): the projection reads a copy of the condition binding
 //! `?u ?v` (itself projected onto what the group reads, a "domain" relation, see
 //! [`is_domain_relation`]), so each legal move no longer has one instance per square of the king.
-//! [`merge_alternatives`] first undoes what an `or` became, two rules alike but for one condition,
-//! so that what they share is projected once.
+//! Before any projection, [`merge_alternatives`] undoes what an `or` became, two rules alike but for
+//! one condition, so that what they share is projected (and asked about, and grounded) once.
 
 use hashbrown::HashMap;
 
