@@ -187,7 +187,7 @@ impl RelStore {
     }
 
     /// The fact's row number, the fact added first when new (one hash either way).
-    fn find_or_insert(&mut self, fact: &[TermId], terms: &TermStore) -> usize {
+    pub(crate) fn find_or_insert(&mut self, fact: &[TermId], terms: &TermStore) -> usize {
         let h = hash_ids(fact.iter().copied());
         match self.find_hashed(fact, h) {
             Some(r) => r as usize,

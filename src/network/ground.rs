@@ -34,7 +34,7 @@ use crate::engine::decompose::{
     merge_twins,
 };
 use crate::engine::demand::{demand, is_demand_relation, Lean};
-use crate::engine::eval::Db;
+use crate::engine::eval::{Db, RelStore};
 use crate::engine::ir::{Arith, Cmp, IrAtom, Lit, Pat, Program, RelId, Rule};
 use crate::engine::ops::to_classic;
 use crate::engine::plan::tarjan;
@@ -781,16 +781,21 @@ pub fn ground_as(
         for (k, buf) in which.into_iter().zip(out) {
             found[k] = buf;
         }
-        // The late relations complete now: their rows, then their instances' heads as atoms.
-        for r in 0..nrel {
-            if !late[r] || level[r] != phase {
-                continue;
-            }
+        // The late relations complete now: their rows, then their instances' heads as atoms (row
+        // numbers first, numbered across relations once every relation's rows are known).
+        let completed: Vec<usize> = (0..nrel)
+            .filter(|&r| late[r] && level[r] == phase)
+            .collect();
+        complete_late(&prog, &to_ground, &completed, &mut found, &mut rdb);
+        for &r in &completed {
             let base = atoms.total as u32;
-            for k in 0..to_ground.len() {
-                let rule = &prog.rules[to_ground[k]];
-                if rule.head.rel.0 as usize == r {
-                    found[k] = atoms_of_heads(rule, &found[k], &mut rdb, base);
+            for (k, buf) in found.iter_mut().enumerate() {
+                if prog.rules[to_ground[k]].head.rel.0 as usize == r {
+                    let mut at = 0;
+                    while at < buf.len() {
+                        buf[at] += base;
+                        at += 2 + buf[at + 1] as usize;
+                    }
                 }
             }
             atoms.number(r, rdb.rel(RelId(r as u32)).len())?;
@@ -1091,6 +1096,61 @@ fn demand_shaped(p: &Program, late: &[bool], demand: &[bool]) -> Vec<(RelId, Rel
         .enumerate()
         .filter_map(|(r, d)| Some((RelId(r as u32), (*d)??)))
         .collect()
+}
+
+/// Adds the heads of the instances of the `completed` late relations' rules (`found`, by position in
+/// `to_ground`) to the relations' rows, and turns each instance's head into its row number. Relations
+/// whose heads hold no compound term (no term to make) are completed side by side, one per worker.
+fn complete_late(
+    p: &Program,
+    to_ground: &[usize],
+    completed: &[usize],
+    found: &mut [Instances],
+    db: &mut Db,
+) {
+    let flat = |r: usize| {
+        to_ground.iter().all(|&ri| {
+            let h = &p.rules[ri].head;
+            h.rel.0 as usize != r || h.args.iter().all(|a| !matches!(a, Pat::Func(..)))
+        })
+    };
+    // One job per relation: its store and its rules' instance buffers.
+    let mut job_of: HashMap<usize, usize> = HashMap::new();
+    let mut jobs: Vec<(&mut RelStore, Vec<(&Rule, &mut Instances)>)> = Vec::new();
+    let Db { rels, terms, .. } = db;
+    for (r, store) in rels.iter_mut().enumerate() {
+        if completed.contains(&r) && flat(r) {
+            job_of.insert(r, jobs.len());
+            jobs.push((store, Vec::new()));
+        }
+    }
+    let mut rest: Vec<(usize, &Rule, &mut Instances)> = Vec::new();
+    for (k, buf) in found.iter_mut().enumerate() {
+        let rule = &p.rules[to_ground[k]];
+        let r = rule.head.rel.0 as usize;
+        match job_of.get(&r) {
+            Some(&j) => jobs[j].1.push((rule, buf)),
+            None if completed.contains(&r) => rest.push((r, rule, buf)),
+            None => {}
+        }
+    }
+    let shared: &TermStore = terms;
+    jobs.par_iter_mut().for_each(|(store, bufs)| {
+        for (rule, buf) in bufs.iter_mut() {
+            // A flat head makes no term: every variable was recorded.
+            **buf = atoms_of_heads(rule, buf, |b| {
+                let fact = head_fact(&rule.head, b, &mut |_, _| None)?;
+                Some(store.find_or_insert(&fact, shared) as u32)
+            });
+        }
+    });
+    // Heads with compound terms may make new terms: one relation after the other.
+    for (r, rule, buf) in rest {
+        *buf = atoms_of_heads(rule, buf, |b| {
+            let fact = head_fact(&rule.head, b, &mut |s, ids| Some(terms.func(s, ids)))?;
+            Some(rels[r].find_or_insert(&fact, terms) as u32)
+        });
+    }
 }
 
 /// A ground atom as KIF, for messages.
@@ -2318,13 +2378,16 @@ fn grounding_phases(
     ))
 }
 
-/// Rewrites the instances of `rule` (of a late relation, see [`late_relations`]) with their heads
-/// as atoms: each head is built from its variables' values and added to the relation in `db`; the
-/// relation's rows are numbered from `base`.
-fn atoms_of_heads(rule: &Rule, found: &[u32], db: &mut Db, base: u32) -> Instances {
+/// Rewrites the instances of `rule` (of a late relation, see [`late_relations`]) with their heads as
+/// the row numbers `row_of` gives for the values of the head's variables (it makes the head and adds it
+/// to the relation); an instance whose head cannot be made goes.
+fn atoms_of_heads(
+    rule: &Rule,
+    found: &[u32],
+    mut row_of: impl FnMut(&[Option<TermId>]) -> Option<u32>,
+) -> Instances {
     let vars = head_vars(rule);
     let mut b: Vec<Option<TermId>> = vec![None; rule.var_names.len()];
-    let mut fact: SmallVec<[TermId; 8]> = SmallVec::new();
     let mut out = Vec::with_capacity(found.len());
     let mut at = 0;
     while at < found.len() {
@@ -2333,22 +2396,23 @@ fn atoms_of_heads(rule: &Rule, found: &[u32], db: &mut Db, base: u32) -> Instanc
         }
         at += vars.len();
         let n = found[at] as usize;
-        fact.clear();
-        for p in &rule.head.args {
-            // Every head variable was recorded, so every head term can be made.
-            let terms = &mut db.terms;
-            if let Some(t) = instantiate(p, &b, &mut |s, ids| Some(terms.func(s, ids))) {
-                fact.push(t);
-            }
-        }
-        if fact.len() == rule.head.args.len() {
-            let row = db.insert_or_find(rule.head.rel, &fact);
-            out.push(base + row as u32);
+        if let Some(row) = row_of(&b) {
+            out.push(row);
             out.extend_from_slice(&found[at..at + 1 + n]);
         }
         at += 1 + n;
     }
     out
+}
+
+/// The fact `head` makes with the values `b`, `func` making its compound terms; `None` when a term
+/// cannot be made.
+fn head_fact(
+    head: &IrAtom,
+    b: &[Option<TermId>],
+    func: &mut impl FnMut(Sym, &[TermId]) -> Option<TermId>,
+) -> Option<SmallVec<[TermId; 8]>> {
+    head.args.iter().map(|p| instantiate(p, b, func)).collect()
 }
 
 /// The ground term of pattern `p` under bindings `b`, its function terms given by `func` (which finds
