@@ -88,12 +88,6 @@ pub(crate) fn eliminate_variables_as(
                 r
             })
         };
-    let reading = |rel: RelId, args: &[u32]| {
-        Lit::Pos(IrAtom {
-            rel,
-            args: args.iter().map(|&v| Pat::Var(v)).collect(),
-        })
-    };
     for rule in &mut rules {
         if !eligible
             .get(rule.head.rel.0 as usize)
@@ -115,7 +109,7 @@ pub(crate) fn eliminate_variables_as(
             for (j, args) in &copies {
                 let copy = projection(rule, &rule.body[*j..=*j], args);
                 let rel = relation_of(copy, true, p, &mut extra);
-                body.push(reading(rel, args));
+                body.push(Lit::Pos(var_atom(rel, args)));
             }
             let rel = relation_of(projection(rule, &body, &keep), false, p, &mut extra);
             // The reading takes the place of the group's first condition, or comes after the
@@ -132,7 +126,7 @@ pub(crate) fn eliminate_variables_as(
                     body.push(l.clone());
                 }
                 if i == at {
-                    body.push(reading(rel, &keep));
+                    body.push(Lit::Pos(var_atom(rel, &keep)));
                 }
             }
             rule.body = body;
@@ -141,6 +135,14 @@ pub(crate) fn eliminate_variables_as(
     rules.extend(extra);
     p.rules = rules;
     made.len()
+}
+
+/// The atom of `rel` over the variables `args`: how a projection is read.
+fn var_atom(rel: RelId, args: &[u32]) -> IrAtom {
+    IrAtom {
+        rel,
+        args: args.iter().map(|&v| Pat::Var(v)).collect(),
+    }
 }
 
 /// How the name of a relation made by [`merge_alternatives`] starts.
@@ -211,10 +213,7 @@ pub(crate) fn merge_alternatives(p: &mut Program, eligible: &[bool]) -> usize {
             Some(&r) => r,
             None => {
                 let r = p.add_relation(&format!("{EITHER_PREFIX}{}", made.len() + 1), args.len());
-                let head = IrAtom {
-                    rel: r,
-                    args: args.iter().map(|&v| Pat::Var(v)).collect(),
-                };
+                let head = var_atom(r, &args);
                 for &k in std::iter::once(&i).chain(&alike) {
                     extra.push(Rule {
                         head: head.clone(),
@@ -229,10 +228,7 @@ pub(crate) fn merge_alternatives(p: &mut Program, eligible: &[bool]) -> usize {
         for &k in &alike {
             merged[k] = true;
         }
-        rules[i].body[at] = Lit::Pos(IrAtom {
-            rel,
-            args: args.iter().map(|&v| Pat::Var(v)).collect(),
-        });
+        rules[i].body[at] = Lit::Pos(var_atom(rel, &args));
     }
     let mut kept: Vec<Rule> = rules
         .into_iter()
@@ -423,7 +419,9 @@ fn best_group(rule: &Rule, copying: bool, plain: bool) -> Option<Group> {
             continue;
         }
         let copies = match copies_binding(rule, &group, &unbound) {
-            Some(c) if (copying || c.is_empty()) && (plain || !c.is_empty()) => c,
+            // Groups needing copies belong to the copying pass, the others to the plain one (and to
+            // the copying pass once it has changed the rule).
+            Some(c) if if c.is_empty() { plain } else { copying } => c,
             _ => continue,
         };
         // What the projection keeps: the group's variables that something outside it reads.

@@ -1139,7 +1139,7 @@ fn complete_late(
         for (rule, buf) in bufs.iter_mut() {
             // A flat head makes no term: every variable was recorded.
             **buf = atoms_of_heads(rule, buf, |b| {
-                let fact = head_fact(&rule.head, b, &mut |_, _| None)?;
+                let fact = instantiate_atom(&rule.head, b, &mut |_, _| None)?;
                 Some(store.find_or_insert(&fact, shared) as u32)
             });
         }
@@ -1147,7 +1147,7 @@ fn complete_late(
     // Heads with compound terms may make new terms: one relation after the other.
     for (r, rule, buf) in rest {
         *buf = atoms_of_heads(rule, buf, |b| {
-            let fact = head_fact(&rule.head, b, &mut |s, ids| Some(terms.func(s, ids)))?;
+            let fact = instantiate_atom(&rule.head, b, &mut |s, ids| Some(terms.func(s, ids)))?;
             Some(rels[r].find_or_insert(&fact, terms) as u32)
         });
     }
@@ -1589,7 +1589,7 @@ impl Grounder<'_> {
     }
 
     fn make_all(&self, a: &IrAtom, b: &[Option<TermId>]) -> Option<SmallVec<[TermId; 8]>> {
-        a.args.iter().map(|p| self.make(p, b)).collect()
+        instantiate_atom(a, b, &mut |s, ids| self.terms.find_func(s, ids))
     }
 }
 
@@ -2405,14 +2405,14 @@ fn atoms_of_heads(
     out
 }
 
-/// The fact `head` makes with the values `b`, `func` making its compound terms; `None` when a term
-/// cannot be made.
-fn head_fact(
-    head: &IrAtom,
+/// The fact atom `a` makes with the values `b`, `func` making (or finding) its compound terms; `None`
+/// when a term cannot be made.
+fn instantiate_atom(
+    a: &IrAtom,
     b: &[Option<TermId>],
     func: &mut impl FnMut(Sym, &[TermId]) -> Option<TermId>,
 ) -> Option<SmallVec<[TermId; 8]>> {
-    head.args.iter().map(|p| instantiate(p, b, func)).collect()
+    a.args.iter().map(|p| instantiate(p, b, func)).collect()
 }
 
 /// The ground term of pattern `p` under bindings `b`, its function terms given by `func` (which finds
