@@ -14,6 +14,12 @@
 //! the previous pass (the delta), and the others seeing every row. Rows only ever grow during a stratum, so a delta is a
 //! range of row numbers.
 //!
+//! The load-time analyses evaluate a few large recursive strata once: [`Db::run_only_parallel`] joins
+//! each pass's rules (and slices of each delta) side by side on rayon's threads against the facts of
+//! the previous passes, the workers sharing the term store read-only (a join that must make a new
+//! term is run again by the evaluator itself), then inserts relation by relation and index by index,
+//! also side by side. Row order depends on the passes alone, never on the number of threads.
+//!
 //! Rule bodies run as [`Instr`]uctions ([`compile`]): the body order is fixed, so where each variable
 //! gets bound is known in advance, and matching a row binds or compares without a trail to undo; key
 //! columns found through an index are not compared again. In a per-state rule, the leading steps that
@@ -21,10 +27,11 @@
 //! first evaluation keeps them (up to a bound) and later ones replay them.
 
 use hashbrown::HashTable;
+use rayon::prelude::*;
 use smallvec::SmallVec;
 
 use super::ir::{Arith, Cmp, Pat, RelId};
-use super::plan::{CompiledRule, Phase, Plan, Slot, Step};
+use super::plan::{CompiledRule, Phase, Plan, Slot, Step, Stratum};
 use super::terms::{hash_ids, TermId, TermStore};
 use super::{EngineError, Limits};
 use crate::syntax::ast::Sym;
@@ -32,16 +39,70 @@ use crate::syntax::ast::Sym;
 const NONE: u32 = u32::MAX;
 const UNBOUND: TermId = TermId(u32::MAX);
 
+/// A row filed in a hash table, with the high half of the hash it is filed under: growing the table
+/// reads no row, and a probe compares a row only when the halves agree.
+#[derive(Clone, Copy, Debug)]
+struct Filed {
+    row: u32,
+    hash: u32,
+}
+
+impl Filed {
+    /// The half of `h` a table files by.
+    #[inline]
+    fn half(h: u64) -> u32 {
+        (h >> 32) as u32
+    }
+
+    /// The hash the table sees for a half: spread so that the bucket (low bits) and the tag (high
+    /// bits) both depend on it.
+    #[inline]
+    fn spread(half: u32) -> u64 {
+        u64::from(half).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+    }
+}
+
 #[derive(Clone, Debug)]
 struct Index {
     slots: Box<[Slot]>,
     /// Every slot is a whole column (no term to look into).
     whole: bool,
-    heads: HashTable<u32>,
+    heads: HashTable<Filed>,
     next: Vec<u32>,
 }
 
 impl Index {
+    /// Adds row `r` of `rows` (rows of `a` columns), the rows before it being in the index already.
+    fn add(&mut self, rows: &[TermId], a: usize, r: u32, terms: &TermStore) {
+        let Index {
+            slots,
+            whole,
+            heads,
+            next,
+        } = self;
+        let (slots, whole) = (&**slots, *whole);
+        let row_of = |r: u32| &rows[r as usize * a..(r as usize + 1) * a];
+        let Some(key) = Index::key(slots, whole, terms, row_of(r)) else {
+            next.push(NONE);
+            return;
+        };
+        let half = Filed::half(hash_ids(key.iter().copied()));
+        let same_key = |f: &Filed| {
+            f.hash == half && Index::row_has_key(slots, whole, terms, row_of(f.row), &key)
+        };
+        match heads.find_mut(Filed::spread(half), same_key) {
+            Some(head) => {
+                next.push(head.row);
+                head.row = r;
+            }
+            None => {
+                next.push(NONE);
+                let f = Filed { row: r, hash: half };
+                heads.insert_unique(Filed::spread(half), f, |f| Filed::spread(f.hash));
+            }
+        }
+    }
+
     /// `row`'s key, or `None` when its terms lack a keyed part.
     #[inline]
     fn key(
@@ -83,7 +144,7 @@ pub struct RelStore {
     arity: usize,
     rows: Vec<TermId>,
     len: u32,
-    dedup: HashTable<u32>,
+    dedup: HashTable<Filed>,
     indexes: Vec<Index>,
 }
 
@@ -181,9 +242,12 @@ impl RelStore {
 
     /// The row of a fact whose hash is `h`, if present.
     fn find_hashed(&self, fact: &[TermId], h: u64) -> Option<u32> {
+        let half = Filed::half(h);
         self.dedup
-            .find(h, |&r| self.row(r as usize) == fact)
-            .copied()
+            .find(Filed::spread(half), |f| {
+                f.hash == half && self.row(f.row as usize) == fact
+            })
+            .map(|f| f.row)
     }
 
     /// The fact's row number, the fact added first when new (one hash either way).
@@ -198,48 +262,26 @@ impl RelStore {
     /// Appends a fact (known to be new), in the deduplication table when its hash `h` is given, and
     /// in every index; returns its row.
     fn push_row(&mut self, fact: &[TermId], h: Option<u64>, terms: &TermStore) -> u32 {
-        let RelStore {
-            arity,
-            rows,
-            len,
-            dedup,
-            indexes,
-        } = self;
-        let a = *arity;
-        let r = *len;
-        rows.extend_from_slice(fact);
-        *len += 1;
-        let rows = &*rows;
-        let row_of = |r: u32| &rows[r as usize * a..(r as usize + 1) * a];
-        if let Some(h) = h {
-            dedup.insert_unique(h, r, |&x| hash_ids(row_of(x).iter().copied()));
+        let r = self.push_unindexed(fact, h);
+        for ix in &mut self.indexes {
+            ix.add(&self.rows, self.arity, r, terms);
         }
-        for ix in indexes.iter_mut() {
-            let Index {
-                slots,
-                whole,
-                heads,
-                next,
-            } = ix;
-            let (slots, whole) = (&**slots, *whole);
-            let Some(key) = Index::key(slots, whole, terms, fact) else {
-                next.push(NONE);
-                continue;
+        r
+    }
+
+    /// Appends a fact (known to be new), in the deduplication table when its hash `h` is given but in
+    /// no index yet; returns its row.
+    fn push_unindexed(&mut self, fact: &[TermId], h: Option<u64>) -> u32 {
+        let r = self.len;
+        self.rows.extend_from_slice(fact);
+        self.len += 1;
+        if let Some(h) = h {
+            let f = Filed {
+                row: r,
+                hash: Filed::half(h),
             };
-            let kh = hash_ids(key.iter().copied());
-            // Every row already in the index has its key.
-            let key_of = |x: u32| Index::key(slots, whole, terms, row_of(x)).unwrap_or_default();
-            let same_key = |&x: &u32| Index::row_has_key(slots, whole, terms, row_of(x), &key);
-            match heads.find_mut(kh, same_key) {
-                Some(head) => {
-                    next.push(*head);
-                    *head = r;
-                }
-                None => {
-                    next.push(NONE);
-                    heads.insert_unique(kh, r, |&x| hash_ids(key_of(x).iter().copied()));
-                }
-            }
+            self.dedup
+                .insert_unique(Filed::spread(f.hash), f, |f| Filed::spread(f.hash));
         }
         r
     }
@@ -248,13 +290,13 @@ impl RelStore {
     #[inline]
     fn lookup(&self, index: usize, key: &[TermId], terms: &TermStore) -> u32 {
         let ix = &self.indexes[index];
-        let kh = hash_ids(key.iter().copied());
+        let half = Filed::half(hash_ids(key.iter().copied()));
         ix.heads
-            .find(kh, |&x| {
-                Index::row_has_key(&ix.slots, ix.whole, terms, self.row(x as usize), key)
+            .find(Filed::spread(half), |f| {
+                f.hash == half
+                    && Index::row_has_key(&ix.slots, ix.whole, terms, self.row(f.row as usize), key)
             })
-            .copied()
-            .unwrap_or(NONE)
+            .map_or(NONE, |f| f.row)
     }
 }
 
@@ -383,6 +425,202 @@ impl Db {
                 }
                 marks = now;
             }
+        }
+        Ok(())
+    }
+
+    /// [`Db::run_only`] with each pass of a stratum spread over rayon's threads: the rules (and
+    /// slices of each semi-naive variant's new rows) are joined side by side against the facts of the
+    /// previous passes, then each relation takes its new facts, relations side by side. For the
+    /// load-time analysis, whose passes are few and large. The facts are those of [`Db::run_only`]
+    /// (a least fixpoint); their row order depends only on the passes, never on the threads.
+    pub fn run_only_parallel(
+        &mut self,
+        plan: &Plan,
+        phase: Phase,
+        select: &[bool],
+    ) -> Result<(), EngineError> {
+        self.derived = 0;
+        for (si, s) in plan.strata.iter().enumerate() {
+            if s.phase != phase || !select.get(si).copied().unwrap_or(true) || s.rules.is_empty() {
+                continue;
+            }
+            let lens = |db: &Db| -> SmallVec<[u32; 4]> {
+                s.rels.iter().map(|r| db.rels[r.0 as usize].len).collect()
+            };
+            let mut marks = lens(self);
+            // A rule whose first step scans a relation is split among its rows.
+            let mut whole = Vec::new();
+            for (rule, r) in s.rules.iter().enumerate() {
+                match r.code.first() {
+                    Some(Instr::Scan {
+                        rel,
+                        positive: true,
+                        ..
+                    }) => Task::split(rule, None, 0, self.rels[*rel as usize].len, &mut whole),
+                    _ => whole.push(Task {
+                        rule,
+                        variant: None,
+                        rows: None,
+                    }),
+                }
+            }
+            self.run_pass(s, &whole)?;
+            if !s.recursive {
+                continue;
+            }
+            loop {
+                let now = lens(self);
+                if now == marks {
+                    break;
+                }
+                let mut tasks = Vec::new();
+                for (rule, r) in s.rules.iter().enumerate() {
+                    for (variant, d) in r.deltas.iter().enumerate() {
+                        let k = s.rels.iter().position(|x| *x == d.rel).unwrap_or(0);
+                        Task::split(rule, Some(variant), marks[k], now[k], &mut tasks);
+                    }
+                }
+                self.run_pass(s, &tasks)?;
+                marks = now;
+            }
+        }
+        Ok(())
+    }
+
+    /// One parallel pass of stratum `s` (see [`Db::run_only_parallel`]). A join that needs a term not
+    /// yet made (the workers share the term store read-only) is evaluated again by the evaluator
+    /// itself once the others' facts are in.
+    fn run_pass(&mut self, s: &Stratum, tasks: &[Task]) -> Result<(), EngineError> {
+        let (rels, terms, limits) = (&self.rels, &self.terms, self.limits);
+        let joined: Vec<Result<Option<Found>, EngineError>> = tasks
+            .par_iter()
+            .map(|t| {
+                let r = &s.rules[t.rule];
+                let (code, exists_from, delta) = t.code(r);
+                let mut binds = vec![UNBOUND; r.num_vars];
+                let mut pending = Vec::new();
+                let mut sc = Scratch {
+                    binds: &mut binds,
+                    pending: &mut pending,
+                    hits: 0,
+                    terms,
+                    max_depth: limits.max_depth,
+                    deadline: limits.deadline,
+                    rows_visited: 0,
+                };
+                match join(rels, &r.head.args, (code, exists_from), 0, delta, &mut sc) {
+                    Ok(_) => {
+                        let hits = sc.hits;
+                        if limits.deadline.is_some() {
+                            sc.check_deadline()?;
+                        }
+                        // Most solutions repeat known facts: they are dropped here, side by side,
+                        // while the relation is read-only.
+                        let rel = &rels[r.head.rel.0 as usize];
+                        let a = r.head.args.len();
+                        let mut facts = Vec::new();
+                        let mut hashes = Vec::new();
+                        if a > 0 {
+                            for fact in pending.chunks_exact(a) {
+                                let h = hash_ids(fact.iter().copied());
+                                if rel.find_hashed(fact, h).is_none() {
+                                    facts.extend_from_slice(fact);
+                                    hashes.push(h);
+                                }
+                            }
+                        }
+                        Ok(Some(Found {
+                            facts,
+                            hashes,
+                            hits,
+                        }))
+                    }
+                    Err(Stop::NewTerm) => Ok(None),
+                    Err(Stop::Engine(e)) => Err(e),
+                }
+            })
+            .collect();
+        let mut found: Vec<(u32, usize)> = Vec::new();
+        let mut again = Vec::new();
+        for (k, j) in joined.iter().enumerate() {
+            match j {
+                Err(e) => return Err(e.clone()),
+                Ok(Some(_)) => found.push((s.rules[tasks[k].rule].head.rel.0, k)),
+                Ok(None) => again.push(k),
+            }
+        }
+        // Each relation takes its facts in task order, relations side by side.
+        found.sort_by_key(|&(rel, k)| (rel, k));
+        let room = self.limits.max_facts.saturating_sub(self.derived);
+        let terms = &self.terms;
+        let mut targets: Vec<(&mut RelStore, &[(u32, usize)])> = Vec::new();
+        let mut rest = &found[..];
+        for (i, rel) in self.rels.iter_mut().enumerate() {
+            let n = rest.iter().take_while(|x| x.0 as usize == i).count();
+            if n > 0 {
+                targets.push((rel, &rest[..n]));
+                rest = &rest[n..];
+            }
+        }
+        let added: usize = targets
+            .into_par_iter()
+            .map(|(rel, from)| {
+                let mut added = 0;
+                for &(_, k) in from {
+                    let Ok(Some(found)) = &joined[k] else {
+                        continue;
+                    };
+                    if rel.arity == 0 {
+                        if found.hits > 0 && rel.len == 0 {
+                            rel.push_unindexed(&[], Some(hash_ids([].into_iter())));
+                            added += 1;
+                        }
+                        continue;
+                    }
+                    for (fact, &h) in found.facts.chunks_exact(rel.arity).zip(&found.hashes) {
+                        if rel.find_hashed(fact, h).is_none() {
+                            rel.push_unindexed(fact, Some(h));
+                            added += 1;
+                            if added > room {
+                                return added;
+                            }
+                        }
+                    }
+                }
+                added
+            })
+            .sum();
+        // Then every index of every relation that grew takes the new rows, side by side.
+        let mut indexes: Vec<(&mut Index, &[TermId], usize, std::ops::Range<u32>)> = Vec::new();
+        for rel in &mut self.rels {
+            let indexed = rel
+                .indexes
+                .first()
+                .map_or(rel.len, |ix| ix.next.len() as u32);
+            if indexed < rel.len {
+                for ix in &mut rel.indexes {
+                    indexes.push((ix, &rel.rows, rel.arity, indexed..rel.len));
+                }
+            }
+        }
+        indexes.into_par_iter().for_each(|(ix, rows, a, new)| {
+            for r in new {
+                ix.add(rows, a, r, terms);
+            }
+        });
+        self.derived += added;
+        if self.derived > self.limits.max_facts {
+            return Err(EngineError::Runaway(format!(
+                "more than {} facts derived in one evaluation",
+                self.limits.max_facts
+            )));
+        }
+        for k in again {
+            let r = &s.rules[tasks[k].rule];
+            let (code, exists_from, delta) = tasks[k].code(r);
+            let delta = tasks[k].rows.map(|_| delta);
+            self.fire(r, code, exists_from, delta)?;
         }
         Ok(())
     }
@@ -669,6 +907,55 @@ pub fn compile(steps: &[Step], num_vars: usize) -> Vec<Instr> {
     out
 }
 
+/// The most new rows one task of a parallel pass joins (see [`Db::run_only_parallel`]): enough to
+/// outweigh the task's cost, few enough that one large delta is shared among the threads.
+const TASK_ROWS: u32 = 2048;
+
+/// One join of a parallel pass: a rule of the stratum, in full or as one semi-naive variant over a
+/// slice of its delta's rows.
+struct Task {
+    /// The rule's index in its stratum.
+    rule: usize,
+    /// The semi-naive variant's index in [`CompiledRule::deltas`]; none for the rule as planned.
+    variant: Option<usize>,
+    /// The rows the first scan reads, when not all of them.
+    rows: Option<(u32, u32)>,
+}
+
+impl Task {
+    /// The code to run, its first existence-only step and the restriction [`join`] takes.
+    fn code<'r>(&self, r: &'r CompiledRule) -> (&'r [Instr], usize, (usize, u32, u32)) {
+        let (code, exists_from) = match self.variant {
+            None => (&r.code, r.exists_from),
+            Some(v) => (&r.deltas[v].code, r.deltas[v].exists_from),
+        };
+        let rows = self.rows.map_or((usize::MAX, 0, 0), |(lo, hi)| (0, lo, hi));
+        (code, exists_from, rows)
+    }
+
+    /// Tasks for the rows `lo..hi` of the first scan, [`TASK_ROWS`] at a time.
+    fn split(rule: usize, variant: Option<usize>, lo: u32, hi: u32, out: &mut Vec<Task>) {
+        let mut at = lo;
+        while at < hi {
+            let end = hi.min(at + TASK_ROWS);
+            out.push(Task {
+                rule,
+                variant,
+                rows: Some((at, end)),
+            });
+            at = end;
+        }
+    }
+}
+
+/// What one task of a parallel pass found: the facts its relation did not have before the pass
+/// (with their hashes), and how many solutions the join had.
+struct Found {
+    facts: Vec<TermId>,
+    hashes: Vec<u64>,
+    hits: usize,
+}
+
 /// The most terms a rule's static prefix answers may take to be kept (see [`Db::fire`]).
 const MAX_PREFIX_TERMS: usize = 1 << 16;
 
@@ -685,11 +972,73 @@ enum Prefix {
     TooMany,
 }
 
-struct Scratch<'a> {
+/// Where a join's terms come from: the evaluator's own store, which makes the terms a rule builds, or
+/// a store the workers of a parallel pass share, which can only find them.
+trait Terms {
+    /// The store, to read.
+    fn store(&self) -> &TermStore;
+    /// The function term `sym(args)`, made when new; `None` when this source makes no terms.
+    fn func(&mut self, sym: Sym, args: &[TermId]) -> Option<TermId>;
+    /// The integer constant `n`, made when new; `None` when this source makes no terms.
+    fn int(&mut self, n: i64) -> Option<TermId>;
+}
+
+impl Terms for &mut TermStore {
+    #[inline]
+    fn store(&self) -> &TermStore {
+        self
+    }
+    fn func(&mut self, sym: Sym, args: &[TermId]) -> Option<TermId> {
+        Some(TermStore::func(self, sym, args))
+    }
+    fn int(&mut self, n: i64) -> Option<TermId> {
+        Some(TermStore::int(self, n))
+    }
+}
+
+impl Terms for &TermStore {
+    #[inline]
+    fn store(&self) -> &TermStore {
+        self
+    }
+    fn func(&mut self, sym: Sym, args: &[TermId]) -> Option<TermId> {
+        self.find_func(sym, args)
+    }
+    fn int(&mut self, _: i64) -> Option<TermId> {
+        None
+    }
+}
+
+/// Why a join stopped early.
+enum Stop {
+    /// An error of the evaluation.
+    Engine(EngineError),
+    /// It needed a term its store cannot make (a worker of a parallel pass): the rule is evaluated
+    /// again afterwards by the evaluator itself.
+    NewTerm,
+}
+
+impl From<EngineError> for Stop {
+    fn from(e: EngineError) -> Stop {
+        Stop::Engine(e)
+    }
+}
+
+impl From<Stop> for EngineError {
+    fn from(s: Stop) -> EngineError {
+        match s {
+            Stop::Engine(e) => e,
+            // The evaluator's own store makes every term, so its joins never stop for one.
+            Stop::NewTerm => EngineError::Invalid("a term could not be made".into()),
+        }
+    }
+}
+
+struct Scratch<'a, T: Terms> {
     binds: &'a mut Vec<TermId>,
     pending: &'a mut Vec<TermId>,
     hits: usize,
-    terms: &'a mut TermStore,
+    terms: T,
     max_depth: u32,
     deadline: Option<std::time::Instant>,
     /// Rows looked at, so that the deadline is read only once every `DEADLINE_STRIDE` rows.
@@ -699,7 +1048,7 @@ struct Scratch<'a> {
 /// How many joined rows pass between two looks at the clock.
 const DEADLINE_STRIDE: u32 = 1 << 14;
 
-impl Scratch<'_> {
+impl<T: Terms> Scratch<'_, T> {
     fn check_deadline(&self) -> Result<(), EngineError> {
         match self.deadline {
             Some(d) if std::time::Instant::now() > d => Err(EngineError::Runaway(
@@ -719,14 +1068,15 @@ impl Scratch<'_> {
             Match::Var(v) => self.binds[*v as usize] == t,
             Match::Const(c) => *c == t,
             Match::Func(s, subs) => {
-                if self.terms.is_const(t) || self.terms.sym(t) != *s {
+                let terms = self.terms.store();
+                if terms.is_const(t) || terms.sym(t) != *s {
                     return false;
                 }
-                if self.terms.args(t).len() != subs.len() {
+                if terms.args(t).len() != subs.len() {
                     return false;
                 }
                 for (k, sub) in subs.iter().enumerate() {
-                    let a = self.terms.args(t)[k];
+                    let a = self.terms.store().args(t)[k];
                     if !self.matches(sub, a) {
                         return false;
                     }
@@ -746,13 +1096,13 @@ impl Scratch<'_> {
                 for a in args {
                     ids.push(self.find(a)?);
                 }
-                self.terms.find_func(*s, &ids)
+                self.terms.store().find_func(*s, &ids)
             }
         }
     }
 
     /// The term a bound pattern denotes, created when new.
-    fn make(&mut self, p: &Pat) -> Result<TermId, EngineError> {
+    fn make(&mut self, p: &Pat) -> Result<TermId, Stop> {
         Ok(match p {
             Pat::Var(v) => self.binds[*v as usize],
             Pat::Term(t) => *t,
@@ -761,16 +1111,18 @@ impl Scratch<'_> {
                 for a in args {
                     ids.push(self.make(a)?);
                 }
-                if let Some(t) = self.terms.find_func(*s, &ids) {
+                if let Some(t) = self.terms.store().find_func(*s, &ids) {
                     return Ok(t);
                 }
-                let t = self.terms.func(*s, &ids);
-                if self.terms.depth(t) > self.max_depth {
+                let t = self.terms.func(*s, &ids).ok_or(Stop::NewTerm)?;
+                let terms = self.terms.store();
+                if terms.depth(t) > self.max_depth {
                     return Err(EngineError::Runaway(format!(
                         "a derived term is nested more than {} deep: {}",
                         self.max_depth,
-                        self.terms.kif(t)
-                    )));
+                        terms.kif(t)
+                    ))
+                    .into());
                 }
                 t
             }
@@ -781,14 +1133,14 @@ impl Scratch<'_> {
 /// Evaluates instructions `i..` of a rule body under the current bindings, pushing every head it
 /// derives; true when at least one solution was found. From instruction `body.1` on the steps only
 /// check that something exists, so they stop at their first solution.
-fn join(
+fn join<T: Terms>(
     rels: &[RelStore],
     head: &[Pat],
     body: (&[Instr], usize),
     i: usize,
     delta: (usize, u32, u32),
-    sc: &mut Scratch,
-) -> Result<bool, EngineError> {
+    sc: &mut Scratch<T>,
+) -> Result<bool, Stop> {
     let (code, exists_from) = body;
     let Some(instr) = code.get(i) else {
         for a in head {
@@ -818,7 +1170,7 @@ fn join(
             // was found below this step.
             let mut matched = false;
             let mut solved = false;
-            let mut visit = |row: u32, sc: &mut Scratch| -> Result<bool, EngineError> {
+            let mut visit = |row: u32, sc: &mut Scratch<T>| -> Result<bool, Stop> {
                 sc.rows_visited = sc.rows_visited.wrapping_add(1);
                 if sc.rows_visited.is_multiple_of(DEADLINE_STRIDE) {
                     sc.check_deadline()?;
@@ -856,7 +1208,7 @@ fn join(
                         keyv.push(t);
                     }
                     let next = &rel.indexes[*ix].next;
-                    let mut x = rel.lookup(*ix, &keyv, sc.terms);
+                    let mut x = rel.lookup(*ix, &keyv, sc.terms.store());
                     while x != NONE {
                         if x < lo {
                             break;
@@ -889,7 +1241,8 @@ fn join(
         Instr::Less(x, y, strict) => {
             let a = sc.make(x)?;
             let b = sc.make(y)?;
-            let ok = match (sc.terms.as_int(a), sc.terms.as_int(b)) {
+            let terms = sc.terms.store();
+            let ok = match (terms.as_int(a), terms.as_int(b)) {
                 (Some(a), Some(b)) => {
                     if *strict {
                         a < b
@@ -907,7 +1260,8 @@ fn join(
         Instr::Arith(op, x, y, z) => {
             let a = sc.make(x)?;
             let b = sc.make(y)?;
-            let (Some(a), Some(b)) = (sc.terms.as_int(a), sc.terms.as_int(b)) else {
+            let terms = sc.terms.store();
+            let (Some(a), Some(b)) = (terms.as_int(a), terms.as_int(b)) else {
                 return Ok(false);
             };
             let v = match op {
@@ -916,7 +1270,7 @@ fn join(
                 Arith::Times => a.checked_mul(b),
             };
             let Some(v) = v else { return Ok(false) };
-            let t = sc.terms.int(v);
+            let t = sc.terms.int(v).ok_or(Stop::NewTerm)?;
             if sc.matches(z, t) {
                 return join(rels, head, body, i + 1, delta, sc);
             }

@@ -309,7 +309,7 @@ impl RuleGame {
         );
         let rplan = plan(&relaxed, &[])?;
         let mut rdb = Db::new(&rplan, &arities, relaxed.terms.clone(), limits);
-        rdb.run(&rplan, Phase::Static)?;
+        rdb.run_only_parallel(&rplan, Phase::Static, &[])?;
         let terms = rdb.terms.clone();
 
         let roles: Vec<TermId> = (0..rdb.rel(role).len())

@@ -680,7 +680,7 @@ pub fn ground_as(
         .collect();
     let relaxed_arities: Vec<usize> = relaxed.relations.iter().map(|r| r.arity).collect();
     let mut rdb = Db::new(&rplan, &relaxed_arities, relaxed.terms.clone(), limits);
-    rdb.run_only(&rplan, Phase::Static, &early)
+    rdb.run_only_parallel(&rplan, Phase::Static, &early)
         .map_err(over_budget)?;
     // A late relation whose every rule reads its own demand with the head's arguments (an all-bound
     // demand copy: chess's `threatened_with_capture#bbbbbbb`) has no fact the demand lacks: its atoms
