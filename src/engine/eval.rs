@@ -32,35 +32,12 @@ use smallvec::SmallVec;
 
 use super::ir::{Arith, Cmp, Pat, RelId};
 use super::plan::{CompiledRule, Phase, Plan, Slot, Step, Stratum};
-use super::terms::{hash_ids, TermId, TermStore};
+use super::terms::{hash_ids, Filed, TermId, TermStore};
 use super::{EngineError, Limits};
 use crate::syntax::ast::Sym;
 
 const NONE: u32 = u32::MAX;
 const UNBOUND: TermId = TermId(u32::MAX);
-
-/// A row filed in a hash table, with the high half of the hash it is filed under: growing the table
-/// reads no row, and a probe compares a row only when the halves agree.
-#[derive(Clone, Copy, Debug)]
-struct Filed {
-    row: u32,
-    hash: u32,
-}
-
-impl Filed {
-    /// The half of `h` a table files by.
-    #[inline]
-    fn half(h: u64) -> u32 {
-        (h >> 32) as u32
-    }
-
-    /// The hash the table sees for a half: spread so that the bucket (low bits) and the tag (high
-    /// bits) both depend on it.
-    #[inline]
-    fn spread(half: u32) -> u64 {
-        u64::from(half).wrapping_mul(0x9e37_79b9_7f4a_7c15)
-    }
-}
 
 #[derive(Clone, Debug)]
 struct Index {

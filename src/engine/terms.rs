@@ -74,6 +74,31 @@ pub fn hash_ids(ids: impl Iterator<Item = TermId>) -> u64 {
     h.finish()
 }
 
+/// A row (or any numbered item) filed in a hash table, with the high half of the hash it is filed
+/// under: growing the table reads no row, and a probe compares a row only when the halves agree.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Filed {
+    /// The row.
+    pub row: u32,
+    /// The high half of its hash.
+    pub hash: u32,
+}
+
+impl Filed {
+    /// The half of `h` a table files by.
+    #[inline]
+    pub(crate) fn half(h: u64) -> u32 {
+        (h >> 32) as u32
+    }
+
+    /// The hash the table sees for a half: spread so that the bucket (low bits) and the tag (high
+    /// bits) both depend on it.
+    #[inline]
+    pub(crate) fn spread(half: u32) -> u64 {
+        u64::from(half).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 struct Node {
     sym: Sym,

@@ -41,7 +41,7 @@ use crate::engine::plan::tarjan;
 use crate::engine::plan::{key_slots, plan, Phase, Plan, Slot};
 use crate::engine::rewrite::unfold_tables;
 use crate::engine::rulegame::dynamic_relations;
-use crate::engine::terms::{hash_ids, TermId, TermStore};
+use crate::engine::terms::{hash_ids, Filed, TermId, TermStore};
 use crate::engine::{lower, EngineError, Limits};
 use crate::syntax::ast::{self, Sym, Syntax};
 
@@ -1602,7 +1602,7 @@ struct Compiler<'a> {
     inputs: Vec<NetLit>,
     /// The AND gates made so far, by their inputs (hashed with [`hash_lits`]): a gate asked for again
     /// is shared.
-    dedup: HashTable<u32>,
+    dedup: HashTable<Filed>,
     num_props: usize,
     num_does: usize,
     does_node: HashMap<(u32, u32), u32>,
@@ -1896,6 +1896,10 @@ impl<'a> Compiler<'a> {
     /// the OR of most of a role's `does` inputs is cheaper as "the role moved, and not one of the few
     /// others": `OR(S) = OR(D) & !OR(D \ S)` for the role's inputs `D`. The `OR(D)` gate is shared.
     fn or(&mut self, lits: &[NetLit]) -> Result<NetLit, NetworkError> {
+        let does_nodes = (1 + self.num_props) as u32..(1 + self.num_props + self.num_does) as u32;
+        if !lits.iter().any(|l| does_nodes.contains(&(l >> 1))) {
+            return self.or_plain(lits);
+        }
         let mut lits: SmallVec<[NetLit; 8]> = SmallVec::from_slice(lits);
         // Per rewritten role: all its inputs, and those not in the OR.
         let mut parts: SmallVec<[(usize, Lits, Lits); 2]> = SmallVec::new();
@@ -1957,14 +1961,14 @@ impl<'a> Compiler<'a> {
 
     /// The AND gate of `key` (sorted, at least two literals), made when new.
     fn gate(&mut self, key: &[NetLit]) -> Result<NetLit, NetworkError> {
-        let h = hash_lits(key);
+        let half = Filed::half(hash_lits(key));
         let (gates, inputs) = (&self.gates, &self.inputs);
-        let same = |&i: &u32| {
-            let (s, e, _, _) = gates[i as usize];
-            inputs[s as usize..e as usize] == *key
+        let same = |f: &Filed| {
+            let (s, e, _, _) = gates[f.row as usize];
+            f.hash == half && inputs[s as usize..e as usize] == *key
         };
-        if let Some(&i) = self.dedup.find(h, same) {
-            return Ok((GATE0 + i) << 1);
+        if let Some(f) = self.dedup.find(Filed::spread(half), same) {
+            return Ok((GATE0 + f.row) << 1);
         }
         if self.gates.len().is_multiple_of(4096) && self.started.elapsed() > self.budget.max_time {
             return Err(NetworkError::Budget(format!(
@@ -1984,11 +1988,9 @@ impl<'a> Compiler<'a> {
         let i = self.gates.len() as u32;
         self.gates
             .push((start, self.inputs.len() as u32, false, mv));
-        let (gates, inputs) = (&self.gates, &self.inputs);
-        self.dedup.insert_unique(h, i, |&i| {
-            let (s, e, _, _) = gates[i as usize];
-            hash_lits(&inputs[s as usize..e as usize])
-        });
+        let f = Filed { row: i, hash: half };
+        self.dedup
+            .insert_unique(Filed::spread(half), f, |f| Filed::spread(f.hash));
         Ok((GATE0 + i) << 1)
     }
 
