@@ -1324,6 +1324,19 @@ impl Grounder<'_> {
                 let db = self.src.db(a.rel);
                 // A ground atom: one lookup, nothing to bind.
                 if self.step_ground[k] {
+                    // A one-column load-time relation (`coordinate(?x)`): one bit.
+                    if let (Some(bits), [p]) = (&self.src.unary[a.rel.0 as usize], &a.args[..]) {
+                        if k != self.head_step {
+                            let held = self.make(p, b).is_some_and(|t| {
+                                let i = t.0 as usize;
+                                bits.get(i / 64).is_some_and(|w| w >> (i % 64) & 1 == 1)
+                            });
+                            return match held {
+                                true => self.step(rule, order, k + 1, b, body),
+                                false => Ok(()),
+                            };
+                        }
+                    }
                     let Some(fact) = self.make_all(a, b) else {
                         return Ok(());
                     };
@@ -2645,7 +2658,11 @@ fn instantiate_atom(
     b: &[Option<TermId>],
     func: &mut impl FnMut(Sym, &[TermId]) -> Option<TermId>,
 ) -> Option<SmallVec<[TermId; 8]>> {
-    a.args.iter().map(|p| instantiate(p, b, func)).collect()
+    let mut fact = SmallVec::new();
+    for p in &a.args {
+        fact.push(instantiate(p, b, func)?);
+    }
+    Some(fact)
 }
 
 /// The ground term of pattern `p` under bindings `b`, its function terms given by `func` (which finds
