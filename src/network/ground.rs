@@ -1690,18 +1690,7 @@ impl GateStore for Global<'_> {
             return Ok((GATE0 + i) << 1);
         }
         let made = self.table.gates.len();
-        if made.is_multiple_of(4096) && self.started.elapsed() > self.budget.max_time {
-            return Err(NetworkError::Budget(format!(
-                "compiling took longer than {} s",
-                self.budget.max_time.as_secs_f64()
-            )));
-        }
-        if made >= self.budget.max_gates {
-            return Err(NetworkError::Budget(format!(
-                "more than {} gates",
-                self.budget.max_gates
-            )));
-        }
+        check_gate_budget(made, made, self.budget, self.started)?;
         let mv = key.iter().any(|&l| self.move_dep(l));
         Ok((GATE0 + self.table.push(key, half, mv)) << 1)
     }
@@ -1714,6 +1703,29 @@ impl GateStore for Global<'_> {
             n as usize > self.num_props
         }
     }
+}
+
+/// Whether one more gate fits the budget, `made` gates made by this store and `total` in all (the
+/// clock is read every 4,096 gates).
+fn check_gate_budget(
+    made: usize,
+    total: usize,
+    budget: Budget,
+    started: Instant,
+) -> Result<(), NetworkError> {
+    if made.is_multiple_of(4096) && started.elapsed() > budget.max_time {
+        return Err(NetworkError::Budget(format!(
+            "compiling took longer than {} s",
+            budget.max_time.as_secs_f64()
+        )));
+    }
+    if total >= budget.max_gates {
+        return Err(NetworkError::Budget(format!(
+            "more than {} gates",
+            budget.max_gates
+        )));
+    }
+    Ok(())
 }
 
 /// Provisional nodes of the gates one worker of a parallel compile makes: above every compiler gate.
@@ -1744,18 +1756,8 @@ impl GateStore for Local<'_> {
             return Ok((LOCAL0 + j) << 1);
         }
         let made = self.local.gates.len();
-        if made.is_multiple_of(4096) && self.started.elapsed() > self.budget.max_time {
-            return Err(NetworkError::Budget(format!(
-                "compiling took longer than {} s",
-                self.budget.max_time.as_secs_f64()
-            )));
-        }
-        if made + self.global.gates.len() >= self.budget.max_gates {
-            return Err(NetworkError::Budget(format!(
-                "more than {} gates",
-                self.budget.max_gates
-            )));
-        }
+        let total = made + self.global.gates.len();
+        check_gate_budget(made, total, self.budget, self.started)?;
         let mv = key.iter().any(|&l| self.move_dep(l));
         Ok((LOCAL0 + self.local.push(key, half, mv)) << 1)
     }
