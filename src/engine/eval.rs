@@ -370,13 +370,7 @@ impl Db {
         select: &[bool],
     ) -> Result<(), EngineError> {
         self.derived = 0;
-        for (si, s) in plan.strata.iter().enumerate() {
-            if s.phase != phase || !select.get(si).copied().unwrap_or(true) {
-                continue;
-            }
-            if s.rules.is_empty() {
-                continue;
-            }
+        for s in selected(plan, phase, select) {
             let lens = |db: &Db| -> SmallVec<[u32; 4]> {
                 s.rels.iter().map(|r| db.rels[r.0 as usize].len).collect()
             };
@@ -418,10 +412,7 @@ impl Db {
         select: &[bool],
     ) -> Result<(), EngineError> {
         self.derived = 0;
-        for (si, s) in plan.strata.iter().enumerate() {
-            if s.phase != phase || !select.get(si).copied().unwrap_or(true) || s.rules.is_empty() {
-                continue;
-            }
+        for s in selected(plan, phase, select) {
             let lens = |db: &Db| -> SmallVec<[u32; 4]> {
                 s.rels.iter().map(|r| db.rels[r.0 as usize].len).collect()
             };
@@ -882,6 +873,19 @@ pub fn compile(steps: &[Step], num_vars: usize) -> Vec<Instr> {
         });
     }
     out
+}
+
+/// The strata of `phase` with rules that `select` (indexed by stratum; missing means yes) selects, in
+/// plan order.
+fn selected<'p>(
+    plan: &'p Plan,
+    phase: Phase,
+    select: &'p [bool],
+) -> impl Iterator<Item = &'p Stratum> {
+    plan.strata.iter().enumerate().filter_map(move |(si, s)| {
+        let wanted = s.phase == phase && select.get(si).copied().unwrap_or(true);
+        (wanted && !s.rules.is_empty()).then_some(s)
+    })
 }
 
 /// The most new rows one task of a parallel pass joins (see [`Db::run_only_parallel`]): enough to

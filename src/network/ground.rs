@@ -1660,6 +1660,16 @@ impl GateTable {
         i
     }
 
+    /// Whether literal `l` (of an input, or of one of these gates) depends on a `does` input.
+    fn move_dep(&self, l: NetLit, num_props: usize) -> bool {
+        let n = l >> 1;
+        if n >= GATE0 {
+            self.gates[(n - GATE0) as usize].3
+        } else {
+            n as usize > num_props
+        }
+    }
+
     /// Gate `i`'s inputs.
     fn key(&self, i: u32) -> &[NetLit] {
         let (s, e, _, _) = self.gates[i as usize];
@@ -1696,12 +1706,7 @@ impl GateStore for Global<'_> {
     }
 
     fn move_dep(&self, l: NetLit) -> bool {
-        let n = l >> 1;
-        if n >= GATE0 {
-            self.table.gates[(n - GATE0) as usize].3
-        } else {
-            n as usize > self.num_props
-        }
+        self.table.move_dep(l, self.num_props)
     }
 }
 
@@ -1766,10 +1771,8 @@ impl GateStore for Local<'_> {
         let n = l >> 1;
         if n >= LOCAL0 {
             self.local.gates[(n - LOCAL0) as usize].3
-        } else if n >= GATE0 {
-            self.global.gates[(n - GATE0) as usize].3
         } else {
-            n as usize > self.num_props
+            self.global.move_dep(l, self.num_props)
         }
     }
 }
@@ -2093,12 +2096,7 @@ impl<'a> Compiler<'a> {
     }
 
     fn move_dep(&self, l: NetLit) -> bool {
-        let n = l >> 1;
-        if n >= GATE0 {
-            self.table.gates[(n - GATE0) as usize].3
-        } else {
-            n as usize > self.logic.num_props
-        }
+        self.table.move_dep(l, self.logic.num_props)
     }
 
     /// The literal of an input atom (`true`/`does`), or `None` for a defined atom.
