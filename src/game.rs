@@ -156,6 +156,10 @@ pub enum GameError {
     /// The rules misbehave in a reachable state (no legal move, no goal value, a runaway derivation, ...).
     #[error("the rules misbehave: {0}")]
     Rules(String),
+    /// A search reached its deadline before it finished (players turn this into the best move found so
+    /// far; the `search` command reports it).
+    #[error("the search did not finish before its deadline")]
+    OutOfTime,
 }
 
 /// A game. See the module documentation.
@@ -164,9 +168,9 @@ pub enum GameError {
 /// nothing.
 pub trait Game: Send + Sync {
     /// A game state. Cheap to clone, hash and compare.
-    type State: Clone + Eq + Hash + Debug + Send + Sync;
+    type State: Clone + Eq + Hash + Debug + Send + Sync + 'static;
     /// A move of one role.
-    type Move: Clone + Eq + Hash + Debug + Send + Sync;
+    type Move: Clone + Eq + Hash + Debug + Send + Sync + 'static;
 
     /// Static facts about the game.
     fn info(&self) -> &GameInfo;
@@ -207,6 +211,17 @@ pub trait Game: Send + Sync {
     /// instead of inventing a number.
     fn try_estimate(&self, state: &Self::State) -> Result<Estimate, GameError> {
         Ok(self.estimate(state))
+    }
+
+    /// A 64-bit key of `state` for transposition tables: equal states have equal keys, and different
+    /// states collide about as rarely as random numbers do. The default feeds the state's `Hash` to a
+    /// multiply-rotate hasher (no strings, no allocation); bitset states override it with a Zobrist-style
+    /// XOR of their mixed words.
+    fn state_key(&self, state: &Self::State) -> u64 {
+        use std::hash::Hasher as _;
+        let mut h = StateHasher::default();
+        state.hash(&mut h);
+        h.finish()
     }
 
     /// A short name for `state` in search traces. Games with natural names (tree nodes) override this;
@@ -306,6 +321,59 @@ pub trait Game: Send + Sync {
         }
         self.next_state(state, &joint)
     }
+}
+
+/// The hasher behind [`Game::state_key`]'s default: one rotate, XOR and multiply per word written, with a
+/// final avalanche so that low bits (a table's index) depend on every input bit.
+#[derive(Default)]
+pub struct StateHasher(u64);
+
+impl std::hash::Hasher for StateHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(word));
+        }
+    }
+
+    #[inline]
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    #[inline]
+    fn write_u32(&mut self, n: u32) {
+        self.write_u64(u64::from(n));
+    }
+
+    #[inline]
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        mix64(self.0)
+    }
+}
+
+/// A bijective avalanche of a 64-bit word (the finaliser of splitmix64).
+#[inline]
+pub fn mix64(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// The Zobrist-style key of a bitset state: the XOR of every word mixed with its position, so a state
+/// hashes in a few operations a word and no word's contribution depends on another's.
+#[inline]
+pub fn bitset_key(words: &[u64]) -> u64 {
+    words.iter().enumerate().fold(0, |key, (i, &w)| {
+        key ^ mix64(w ^ (i as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15))
+    })
 }
 
 /// Folds case and white space so that `(mark 1 1)`, `( MARK 1 1 )` and `mark(1,1)` compare equal.

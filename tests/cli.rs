@@ -55,7 +55,7 @@ fn a_whole_match_between_two_searchers() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(out.contains("red plays drop("), "{out}");
     assert!(out.contains("black plays drop("), "{out}");
-    assert!(out.contains("nodes/s"), "{out}");
+    assert!(out.contains(" nodes ("), "the effort of each move: {out}");
     let goals = out.lines().last().unwrap_or_default();
     assert!(
         [

@@ -4,8 +4,10 @@ use std::io::Write;
 use std::time::Instant;
 
 use ggp::bench::measure_playouts_parallel;
-use ggp::game::{perft, Game, RoleIndex};
-use ggp::players::{make_player, run_search, PlayerConfig, PlayerError, PlayerKind};
+use ggp::game::{perft, Game, GameError, RoleIndex};
+use ggp::players::{
+    make_player, run_seed_search, Clock, Deadline, PlayerConfig, PlayerError, PlayerKind,
+};
 
 use super::{CliError, GameVisitor, Loaded};
 
@@ -13,6 +15,7 @@ use super::{CliError, GameVisitor, Loaded};
 pub struct Play {
     pub players: Vec<String>,
     pub config: PlayerConfig,
+    pub clock: Clock,
     pub quiet: bool,
 }
 
@@ -28,7 +31,7 @@ fn default_depth(loaded: &Loaded) -> u32 {
 
 /// The configuration with the depth filled in for this game (0 stands for "not given").
 fn with_depth(config: &PlayerConfig, loaded: &Loaded) -> PlayerConfig {
-    let mut c = *config;
+    let mut c = config.clone();
     if c.depth == 0 {
         c.depth = default_depth(loaded);
     }
@@ -80,13 +83,13 @@ impl GameVisitor for Play {
         let info = game.info();
         let kinds = assign_players(&self.players, &info.roles)?;
         for k in &kinds {
-            if k.searches() {
-                info.require_two_player_zero_sum(k.as_str())?;
-            }
+            k.supports(info)?;
         }
+        let config = with_depth(&self.config, loaded);
         let mut players: Vec<_> = kinds
             .iter()
-            .map(|&k| make_player::<G>(k, &with_depth(&self.config, loaded)))
+            .enumerate()
+            .map(|(role, &k)| make_player::<G>(k, role, &config))
             .collect();
         let out = std::io::stdout();
         let mut out = out.lock();
@@ -99,11 +102,17 @@ impl GameVisitor for Play {
                 .collect();
             writeln!(
                 out,
-                "Game {} ({}): {}",
+                "Game {} ({}): {}; play clock {}",
                 info.name,
                 loaded.engine,
-                names.join(" ")
+                names.join(" "),
+                seconds(self.clock.play)
             )?;
+        }
+        let clock = self.clock;
+        for (role, player) in players.iter_mut().enumerate() {
+            let started = Instant::now();
+            player.prepare(game, role, clock.start_deadline(started))?;
         }
         let mut state = game.initial_state();
         let mut joint = Vec::with_capacity(info.num_roles());
@@ -121,7 +130,8 @@ impl GameVisitor for Play {
             let mover = game.mover(&state);
             joint.clear();
             for (role, player) in players.iter_mut().enumerate() {
-                let choice = match player.choose(game, &state, role) {
+                let started = Instant::now();
+                let choice = match player.choose(game, &state, role, clock.move_deadline(started)) {
                     Ok(c) => c,
                     Err(PlayerError::EndOfInput) => {
                         writeln!(out, "Input ended: the match stops here.")?;
@@ -129,8 +139,18 @@ impl GameVisitor for Play {
                     }
                     Err(e) => return Err(e.into()),
                 };
+                let took = started.elapsed();
+                let human = kinds[role] == PlayerKind::Human;
                 if !self.quiet && mover.is_none_or(|m| m == role) {
-                    report_move(&mut out, game, role, &choice)?;
+                    report_move(&mut out, game, role, &choice, took)?;
+                }
+                if took > clock.play && !human {
+                    eprintln!(
+                        "warning: {} took {} for its move, past its {} play clock",
+                        info.roles[role],
+                        seconds(took),
+                        seconds(clock.play)
+                    );
                 }
                 joint.push(choice.mv);
             }
@@ -151,27 +171,28 @@ impl GameVisitor for Play {
     }
 }
 
+/// A duration as `1.25 s`.
+fn seconds(d: std::time::Duration) -> String {
+    format!("{:.2} s", d.as_secs_f64())
+}
+
 fn report_move<G: Game>(
     out: &mut impl Write,
     game: &G,
     role: RoleIndex,
     choice: &ggp::players::Choice<G::Move>,
+    took: std::time::Duration,
 ) -> std::io::Result<()> {
-    let s = &choice.stats;
     write!(
         out,
         "{} plays {} in {:.3}s",
         game.info().roles[role],
         game.show_move(&choice.mv),
-        s.elapsed.as_secs_f64()
+        took.as_secs_f64()
     )?;
-    if s.nodes > 0 {
-        let rate = s.nodes as f64 / s.elapsed.as_secs_f64().max(1e-9);
-        write!(
-            out,
-            " ({} nodes, {} leaves, {rate:.0} nodes/s)",
-            s.nodes, s.leaves
-        )?;
+    let effort = choice.stats.effort();
+    if !effort.is_empty() {
+        write!(out, " ({effort})")?;
     }
     writeln!(out)
 }
@@ -180,6 +201,7 @@ fn report_move<G: Game>(
 pub struct Search {
     pub kind: PlayerKind,
     pub config: PlayerConfig,
+    pub clock: Clock,
     pub trace: bool,
 }
 
@@ -189,7 +211,22 @@ impl GameVisitor for Search {
     fn visit<G: Game>(self, game: &G, loaded: &Loaded) -> Result<(), CliError> {
         let state = game.initial_state();
         let config = with_depth(&self.config, loaded);
-        let report = run_search(self.kind, game, &state, &config, self.trace)?;
+        let deadline = self.clock.move_deadline(Instant::now());
+        if !self.kind.is_seed_search() {
+            return self.play_one(game, &state, &config, deadline);
+        }
+        let report = match run_seed_search(self.kind, game, &state, &config, self.trace, deadline) {
+            Err(GameError::OutOfTime) => {
+                return Err(CliError::Failed(format!(
+                    "{} did not finish depth {} within the {} play clock; give it longer with \
+                     --playclock S, or ask for less with --depth",
+                    self.kind,
+                    config.depth,
+                    seconds(self.clock.play)
+                )))
+            }
+            other => other?,
+        };
         let role = game.mover(&state).unwrap_or(0);
         let mut moves = Vec::new();
         game.legal_moves(&state, role, &mut moves);
@@ -226,6 +263,56 @@ impl GameVisitor for Search {
     }
 }
 
+impl Search {
+    /// A clocked player's move from `state`, with its effort.
+    fn play_one<G: Game>(
+        &self,
+        game: &G,
+        state: &G::State,
+        config: &PlayerConfig,
+        deadline: ggp::players::Deadline,
+    ) -> Result<(), CliError> {
+        if matches!(
+            self.kind,
+            PlayerKind::Human | PlayerKind::Legal | PlayerKind::Random
+        ) {
+            return Err(CliError::Usage(format!(
+                "`{}` does not search; use minimax, alphabeta or jamboree (to a fixed depth), or id, \
+                 mcs, mcts, onestep, twostep, greedy or minimaxdepth (within the play clock)",
+                self.kind
+            )));
+        }
+        self.kind.supports(game.info())?;
+        if game.is_terminal(state) {
+            return Err(CliError::Usage(
+                "the game is over in its initial state".into(),
+            ));
+        }
+        let role = game.mover(state).unwrap_or(0);
+        let mut player = make_player::<G>(self.kind, role, config);
+        player.prepare(game, role, deadline)?;
+        let choice = player.choose(game, state, role, deadline)?;
+        let mut moves = Vec::new();
+        game.legal_moves(state, role, &mut moves);
+        let index = moves.iter().position(|m| *m == choice.mv).unwrap_or(0);
+        let out = std::io::stdout();
+        let mut out = out.lock();
+        writeln!(
+            out,
+            "Overall choice: move {index}[{}] for {}",
+            game.show_move(&choice.mv),
+            game.info().roles[role]
+        )?;
+        writeln!(
+            out,
+            "Effort: {}; time: {:.3}s",
+            choice.stats.effort(),
+            choice.stats.elapsed.as_secs_f64()
+        )?;
+        Ok(())
+    }
+}
+
 /// Counts move sequences.
 pub struct Perft {
     pub depth: u32,
@@ -247,21 +334,60 @@ impl GameVisitor for Perft {
     }
 }
 
-/// Random playouts.
+/// Random playouts, or a player's search.
 pub struct Bench {
     pub seconds: f64,
     pub seed: u64,
     pub threads: usize,
+    pub player: Option<PlayerKind>,
 }
 
 impl GameVisitor for Bench {
     type Output = ();
 
     fn visit<G: Game>(self, game: &G, loaded: &Loaded) -> Result<(), CliError> {
+        if let Some(kind) = self.player {
+            return self.search(kind, game, loaded);
+        }
         let stats = measure_playouts_parallel(game, self.seconds, self.seed, self.threads);
         println!(
             "game={} {stats} threads={} {}",
             game.info().name,
+            self.threads,
+            loaded.fields()
+        );
+        Ok(())
+    }
+}
+
+impl Bench {
+    /// One search of `kind` from the initial state for the whole time: its effort per second.
+    fn search<G: Game>(self, kind: PlayerKind, game: &G, loaded: &Loaded) -> Result<(), CliError> {
+        if !matches!(kind, PlayerKind::Mcts | PlayerKind::Mcs | PlayerKind::Id) {
+            return Err(CliError::Usage(format!(
+                "bench measures the searches of mcts, mcs and id, not `{kind}`"
+            )));
+        }
+        let state = game.initial_state();
+        let role = game.mover(&state).unwrap_or(0);
+        let config = PlayerConfig {
+            seed: self.seed,
+            threads: self.threads,
+            ..PlayerConfig::default()
+        };
+        let mut player = make_player::<G>(kind, role, &config);
+        let deadline = Deadline::after(std::time::Duration::from_secs_f64(self.seconds));
+        let choice = player.choose(game, &state, role, deadline)?;
+        let s = choice.stats;
+        let secs = s.elapsed.as_secs_f64().max(1e-9);
+        println!(
+            "game={} player={kind} simulations_per_sec={:.0} nodes_per_sec={:.0} simulations={} \
+             nodes={} seconds={secs:.2} threads={} {}",
+            game.info().name,
+            s.simulations as f64 / secs,
+            s.nodes as f64 / secs,
+            s.simulations,
+            s.nodes,
             self.threads,
             loaded.fields()
         );

@@ -11,7 +11,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use ggp::game::GameError;
 use ggp::network::Budget;
-use ggp::players::{PlayerConfig, PlayerError, UnknownPlayer};
+use ggp::players::{Clock, PlayerConfig, PlayerError, Progress, UnknownPlayer};
 
 pub use spec::{EngineChoice, GameArgs, GameSpec, GameVisitor, Loaded};
 
@@ -117,19 +117,44 @@ struct ReplayArgs {
 /// Options shared by the commands that build players.
 #[derive(Args, Debug, Clone)]
 struct SearchOptions {
-    /// Search depth in plies [default: 8 for native games, 4 for rule files, whose positions cost more].
+    /// Search depth in plies of minimax, alphabeta, jamboree and minimaxdepth, and the deepest
+    /// iteration of id when given [default: 8 for native games, 4 for rule files, whose positions cost
+    /// more].
     #[arg(long)]
     depth: Option<u32>,
-    /// Seed for random players.
+    /// Seed for random choices; each role's player gets its own seed derived from it.
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Jamboree: share of each node's children searched sequentially (0..=1).
     #[arg(long, default_value_t = ggp::players::jamboree::DEFAULT_FRACTION)]
     fraction: f64,
+    /// Seconds each player has for a move; a search plays the best move it found when they run out
+    /// (a tenth of it, at most 1 s, is kept as a margin).
+    #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
+    playclock: f64,
+    /// Seconds each player has to prepare before the first move.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    startclock: f64,
+    /// Threads of each mcts player (one search tree each).
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+}
+
+/// The longest clock the command line accepts: a day.
+const MAX_CLOCK_SECONDS: f64 = 86_400.0;
+
+fn clock_seconds(flag: &str, seconds: f64) -> Result<std::time::Duration, CliError> {
+    if seconds.is_finite() && seconds > 0.0 && seconds <= MAX_CLOCK_SECONDS {
+        Ok(std::time::Duration::from_secs_f64(seconds))
+    } else {
+        Err(CliError::Usage(format!(
+            "{flag} must be a number of seconds above 0 and at most {MAX_CLOCK_SECONDS}, not {seconds}"
+        )))
+    }
 }
 
 impl SearchOptions {
-    fn config(&self) -> Result<PlayerConfig, CliError> {
+    fn config(&self, progress: bool) -> Result<(PlayerConfig, Clock), CliError> {
         if !(0.0..=1.0).contains(&self.fraction) {
             return Err(CliError::Usage(format!(
                 "--fraction must be between 0 and 1, not {}",
@@ -141,12 +166,28 @@ impl SearchOptions {
                 "--depth must be at least 1 (leave it out for the game's default)".into(),
             ));
         }
-        Ok(PlayerConfig {
+        if !(1..=256).contains(&self.threads) {
+            return Err(CliError::Usage(format!(
+                "--threads must be between 1 and 256, not {}",
+                self.threads
+            )));
+        }
+        let clock = Clock::new(
+            clock_seconds("--startclock", self.startclock)?,
+            clock_seconds("--playclock", self.playclock)?,
+        );
+        let progress: Option<Progress> =
+            progress.then(|| std::sync::Arc::new(|line: &str| eprintln!("  {line}")) as Progress);
+        let config = PlayerConfig {
             // 0 until the game is known: the commands fill in the game's default.
             depth: self.depth.unwrap_or(0),
+            id_depth: self.depth,
             seed: self.seed,
             fraction: self.fraction,
-        })
+            threads: self.threads,
+            progress,
+        };
+        Ok((config, clock))
     }
 }
 
@@ -155,7 +196,8 @@ struct PlayArgs {
     #[command(flatten)]
     game: GameArgs,
     /// KIND for every role, or ROLE=KIND (repeatable). Kinds: human, legal, random, minimax,
-    /// alphabeta, jamboree. Default: human for the first role, alphabeta for the others.
+    /// alphabeta, jamboree, id, mcs, mcts, onestep, twostep, greedy, minimaxdepth. Default: human for
+    /// the first role, alphabeta for the others.
     #[arg(long = "player", value_name = "KIND|ROLE=KIND")]
     players: Vec<String>,
     #[command(flatten)]
@@ -169,7 +211,8 @@ struct PlayArgs {
 struct SearchArgs {
     #[command(flatten)]
     game: GameArgs,
-    /// minimax | alphabeta | jamboree
+    /// minimax | alphabeta | jamboree (the seeds' searches, to exactly --depth), or id | mcs | mcts |
+    /// onestep | twostep | greedy | minimaxdepth (a move within --playclock)
     #[arg(long = "player", default_value = "alphabeta")]
     player: String,
     #[command(flatten)]
@@ -200,6 +243,10 @@ struct BenchArgs {
     /// Independent playouts on this many threads at once.
     #[arg(long, default_value_t = 1)]
     threads: usize,
+    /// Measure this player's search from the initial state instead of bare playouts (`mcts`: its
+    /// simulations per second).
+    #[arg(long)]
+    player: Option<String>,
 }
 
 /// Everything that can make `ggp-run` fail.
@@ -253,9 +300,11 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         (Some(Command::Search(a)), _) => {
             let spec = GameSpec::from_args(&a.game)?;
             let kind = a.player.parse()?;
+            let (config, clock) = a.search.config(!a.trace)?;
             spec.visit(commands::Search {
                 kind,
-                config: a.search.config()?,
+                config,
+                clock,
                 trace: a.trace,
             })
         }
@@ -277,10 +326,12 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
                     a.threads
                 )));
             }
+            let player = a.player.as_deref().map(str::parse).transpose()?;
             spec.visit(commands::Bench {
                 seconds: a.seconds,
                 seed: a.seed,
                 threads: a.threads,
+                player,
             })
         }
         (Some(Command::Check(a)), _) => {
@@ -347,9 +398,11 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
 
 fn play(a: PlayArgs) -> Result<(), CliError> {
     let spec = GameSpec::from_args(&a.game)?;
+    let (config, clock) = a.search.config(!a.quiet)?;
     spec.visit(commands::Play {
         players: a.players,
-        config: a.search.config()?,
+        config,
+        clock,
         quiet: a.quiet,
     })
 }

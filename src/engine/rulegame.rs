@@ -1244,6 +1244,10 @@ impl Game for RuleGame {
         self.try_terminal(state).unwrap_or(true)
     }
 
+    fn state_key(&self, state: &RuleState) -> u64 {
+        crate::game::bitset_key(&state.0)
+    }
+
     fn legal_moves(&self, state: &RuleState, role: RoleIndex, out: &mut Vec<RuleMove>) {
         if self.try_legal(state, role, out).is_err() {
             out.clear();

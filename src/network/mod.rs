@@ -1035,6 +1035,10 @@ impl Game for NetGame {
         self.with_state(state, |s| lit_val(&s.vals, self.net.terminal) & 1 != 0)
     }
 
+    fn state_key(&self, state: &NetState) -> u64 {
+        crate::game::bitset_key(&state.0)
+    }
+
     fn legal_moves(&self, state: &NetState, role: RoleIndex, out: &mut Vec<NetMove>) {
         out.clear();
         self.with_state(state, |s| {
@@ -1087,19 +1091,21 @@ impl Game for NetGame {
                 return None;
             }
             let mut buf = std::mem::take(&mut s.moves);
-            let (mut many, mut not_noop) = (Vec::new(), Vec::new());
+            // (how many roles, the last such role): with several moves, and with one move that is not
+            // the no-op. Counted, not collected: a tree search asks this at every node it adds.
+            let (mut many, mut not_noop) = ((0, 0), (0, 0));
             for r in 0..self.net.roles.len() {
                 self.legal_into(&s.vals, r, &mut buf);
                 if buf.len() > 1 {
-                    many.push(r);
+                    many = (many.0 + 1, r);
                 } else if buf.len() == 1 && !self.is_noop(buf[0]) {
-                    not_noop.push(r);
+                    not_noop = (not_noop.0 + 1, r);
                 }
             }
             s.moves = buf;
-            match (many.len(), not_noop.len()) {
-                (1, _) => Some(many[0]),
-                (0, 1) => Some(not_noop[0]),
+            match (many.0, not_noop.0) {
+                (1, _) => Some(many.1),
+                (0, 1) => Some(not_noop.1),
                 _ => None,
             }
         })

@@ -7,7 +7,7 @@ use std::time::Instant;
 use crate::game::{Game, GameError, RoleIndex};
 use crate::players::bounds::{AlphaBeta, SearchResult, Value};
 use crate::players::search::{buffers, close_trace, prepare, Ctx, SearchReport};
-use crate::players::{Choice, Player, PlayerError};
+use crate::players::{deepening_choice, Choice, Deadline, Player, PlayerError};
 
 /// How a node's scan over its children ended.
 pub(crate) enum Scan {
@@ -37,7 +37,7 @@ impl<G: Game> Ctx<'_, G> {
         parent_role: RoleIndex,
         bufs: &mut [Vec<G::Move>],
     ) -> Result<SearchResult, GameError> {
-        self.nodes += 1;
+        self.tick()?;
         let role = self.game.mover(state).unwrap_or(1 - parent_role);
         let maxie = role == 0;
         let label = self.tracing().then(|| self.label(role, state));
@@ -93,9 +93,20 @@ pub fn alphabeta<G: Game>(
     depth: u32,
     trace: bool,
 ) -> Result<SearchReport, GameError> {
+    alphabeta_until(game, state, depth, trace, None)
+}
+
+/// [`alphabeta`] that gives up with [`GameError::OutOfTime`] at `deadline`.
+pub fn alphabeta_until<G: Game>(
+    game: &G,
+    state: &G::State,
+    depth: u32,
+    trace: bool,
+    deadline: Option<Deadline>,
+) -> Result<SearchReport, GameError> {
     let started = Instant::now();
     let role = prepare(game, state, depth, "alpha-beta")?;
-    let mut ctx = Ctx::new(game, trace);
+    let mut ctx = Ctx::new(game, trace, deadline);
     ctx.nodes += 1;
     let root = if ctx.tracing() {
         ctx.label(role, state)
@@ -151,7 +162,10 @@ impl<G: Game> Player<G> for AlphaBetaPlayer {
         game: &G,
         state: &G::State,
         role: RoleIndex,
+        deadline: Deadline,
     ) -> Result<Choice<G::Move>, PlayerError> {
-        crate::players::search_choice(game, state, role, |g, s| alphabeta(g, s, self.depth, false))
+        deepening_choice(game, state, role, self.depth, deadline, |g, s, d, t| {
+            alphabeta_until(g, s, d, false, Some(t))
+        })
     }
 }

@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use crate::game::{Game, RoleIndex};
 use crate::players::search::no_effort;
-use crate::players::{Choice, Player, PlayerError};
+use crate::players::{Choice, Deadline, Player, PlayerError};
 
 /// Reads moves from `input` and prompts on `output`.
 pub struct HumanPlayer {
@@ -38,6 +38,7 @@ impl<G: Game> Player<G> for HumanPlayer {
         game: &G,
         state: &G::State,
         role: RoleIndex,
+        _deadline: Deadline,
     ) -> Result<Choice<G::Move>, PlayerError> {
         let started = Instant::now();
         let mut moves = Vec::new();

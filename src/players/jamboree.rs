@@ -19,7 +19,7 @@ use crate::game::{Game, GameError, RoleIndex};
 use crate::players::alphabeta::{finish, Scan};
 use crate::players::bounds::{AlphaBeta, SearchResult};
 use crate::players::search::{buffers, prepare, Ctx, SearchReport};
-use crate::players::{Choice, Player, PlayerError};
+use crate::players::{deepening_choice, Choice, Deadline, Player, PlayerError};
 
 /// The default share of children searched sequentially.
 pub const DEFAULT_FRACTION: f64 = 0.5;
@@ -29,6 +29,7 @@ const PARALLEL_MIN_DEPTH: u32 = 3;
 
 struct Jamboree {
     fraction: f64,
+    deadline: Option<Deadline>,
 }
 
 /// Whether the subtree being searched is no longer needed: set on a group of parallel siblings when one of
@@ -70,7 +71,7 @@ impl Jamboree {
             // An ancestor's parallel sibling already cut it: nothing computed here would be used.
             return Ok(SearchResult::ParentPrune);
         }
-        ctx.nodes += 1;
+        ctx.tick()?;
         let role = ctx.game.mover(state).unwrap_or(1 - parent_role);
         let maxie = role == 0;
         let label = ctx.tracing().then(|| ctx.label(role, state));
@@ -133,7 +134,7 @@ impl Jamboree {
                 .par_iter()
                 .enumerate()
                 .map(|(j, mv)| {
-                    let mut sub = Ctx::new(game, tracing);
+                    let mut sub = Ctx::new(game, tracing, self.deadline);
                     let mut sub_bufs = buffers(depth - 1);
                     let child = game.play(state, role, mv);
                     let r = self.evaluate(
@@ -186,6 +187,18 @@ pub fn jamboree<G: Game>(
     fraction: f64,
     trace: bool,
 ) -> Result<SearchReport, GameError> {
+    jamboree_until(game, state, depth, fraction, trace, None)
+}
+
+/// [`jamboree`] that gives up with [`GameError::OutOfTime`] at `deadline`.
+pub fn jamboree_until<G: Game>(
+    game: &G,
+    state: &G::State,
+    depth: u32,
+    fraction: f64,
+    trace: bool,
+    deadline: Option<Deadline>,
+) -> Result<SearchReport, GameError> {
     let started = Instant::now();
     let role = prepare(game, state, depth, "jamboree")?;
     if !(0.0..=1.0).contains(&fraction) {
@@ -193,8 +206,8 @@ pub fn jamboree<G: Game>(
             "jamboree's fraction must be between 0 and 1, not {fraction}"
         )));
     }
-    let jb = Jamboree { fraction };
-    let mut ctx = Ctx::new(game, trace);
+    let jb = Jamboree { fraction, deadline };
+    let mut ctx = Ctx::new(game, trace, deadline);
     ctx.nodes += 1;
     let root = if ctx.tracing() {
         ctx.label(role, state)
@@ -240,9 +253,10 @@ impl<G: Game> Player<G> for JamboreePlayer {
         game: &G,
         state: &G::State,
         role: RoleIndex,
+        deadline: Deadline,
     ) -> Result<Choice<G::Move>, PlayerError> {
-        crate::players::search_choice(game, state, role, |g, s| {
-            jamboree(g, s, self.depth, self.fraction, false)
+        deepening_choice(game, state, role, self.depth, deadline, |g, s, d, t| {
+            jamboree_until(g, s, d, self.fraction, false, Some(t))
         })
     }
 }

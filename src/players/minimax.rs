@@ -4,7 +4,7 @@ use std::time::Instant;
 
 use crate::game::{Estimate, Game, GameError, RoleIndex};
 use crate::players::search::{buffers, close_trace, prepare, Ctx, SearchReport};
-use crate::players::{Choice, Player, PlayerError};
+use crate::players::{deepening_choice, Choice, Deadline, Player, PlayerError};
 
 impl<G: Game> Ctx<'_, G> {
     fn mm_evaluate(
@@ -14,7 +14,7 @@ impl<G: Game> Ctx<'_, G> {
         parent_role: RoleIndex,
         bufs: &mut [Vec<G::Move>],
     ) -> Result<Estimate, GameError> {
-        self.nodes += 1;
+        self.tick()?;
         let role = self.game.mover(state).unwrap_or(1 - parent_role);
         let label = self.tracing().then(|| self.label(role, state));
         if let Some(l) = &label {
@@ -70,9 +70,20 @@ pub fn minimax<G: Game>(
     depth: u32,
     trace: bool,
 ) -> Result<SearchReport, GameError> {
+    minimax_until(game, state, depth, trace, None)
+}
+
+/// [`minimax`] that gives up with [`GameError::OutOfTime`] at `deadline`.
+pub fn minimax_until<G: Game>(
+    game: &G,
+    state: &G::State,
+    depth: u32,
+    trace: bool,
+    deadline: Option<Deadline>,
+) -> Result<SearchReport, GameError> {
     let started = Instant::now();
     let role = prepare(game, state, depth, "minimax")?;
-    let mut ctx = Ctx::new(game, trace);
+    let mut ctx = Ctx::new(game, trace, deadline);
     ctx.nodes += 1;
     let root = if ctx.tracing() {
         ctx.label(role, state)
@@ -110,7 +121,10 @@ impl<G: Game> Player<G> for MinimaxPlayer {
         game: &G,
         state: &G::State,
         role: RoleIndex,
+        deadline: Deadline,
     ) -> Result<Choice<G::Move>, PlayerError> {
-        crate::players::search_choice(game, state, role, |g, s| minimax(g, s, self.depth, false))
+        deepening_choice(game, state, role, self.depth, deadline, |g, s, d, t| {
+            minimax_until(g, s, d, false, Some(t))
+        })
     }
 }

@@ -7,27 +7,37 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::{Duration, Instant};
 
-use crate::game::{Game, GameError, RoleIndex};
+use crate::game::{Game, GameError, GameInfo, RoleIndex};
 
 pub mod alphabeta;
 pub mod bounds;
+pub mod clock;
+pub mod greedy;
 pub mod human;
+pub mod id;
 pub mod jamboree;
+pub mod mcs;
+pub mod mcts;
 pub mod minimax;
 pub mod playout_estimate;
 pub mod search;
 pub mod simple;
 
 pub use alphabeta::{alphabeta, AlphaBetaPlayer};
+pub use clock::{role_seed, Clock, Deadline, Progress, Ticker};
+pub use greedy::GreedyPlayer;
 pub use human::HumanPlayer;
+pub use id::IdPlayer;
 pub use jamboree::{jamboree, JamboreePlayer};
+pub use mcs::McsPlayer;
+pub use mcts::MctsPlayer;
 pub use minimax::{minimax, MinimaxPlayer};
 pub use playout_estimate::PlayoutEstimate;
 pub use search::SearchReport;
 pub use simple::{LegalPlayer, RandomPlayer};
 
 /// How much work a player did to choose one move.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct SearchStats {
     /// Search-tree nodes visited (states expanded or estimated).
     pub nodes: u64,
@@ -35,6 +45,55 @@ pub struct SearchStats {
     pub leaves: u64,
     /// Wall-clock time spent.
     pub elapsed: Duration,
+    /// The deepest search that finished (iterative deepening), 0 when the player does not deepen.
+    pub depth: u32,
+    /// Monte Carlo simulations (playouts) run, 0 for players that run none.
+    pub simulations: u64,
+    /// The goal value (0..=100) the player expects from its move, when it has an estimate.
+    pub expected: Option<f64>,
+}
+
+impl SearchStats {
+    /// One line of effort, such as `depth 7, 120,000 nodes (250,000/s), expects 62` or
+    /// `40,000 simulations (45,000/s), expects 58`; empty for a player that did not search.
+    pub fn effort(&self) -> String {
+        let secs = self.elapsed.as_secs_f64().max(1e-9);
+        let mut parts = Vec::new();
+        if self.depth > 0 {
+            parts.push(format!("depth {}", self.depth));
+        }
+        if self.nodes > 0 {
+            parts.push(format!(
+                "{} nodes ({}/s)",
+                thousands(self.nodes),
+                thousands((self.nodes as f64 / secs) as u64)
+            ));
+        }
+        if self.simulations > 0 {
+            parts.push(format!(
+                "{} simulations ({}/s)",
+                thousands(self.simulations),
+                thousands((self.simulations as f64 / secs) as u64)
+            ));
+        }
+        if let Some(e) = self.expected {
+            parts.push(format!("expects {e:.0}"));
+        }
+        parts.join(", ")
+    }
+}
+
+/// `1234567` as `1,234,567`.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// A move chosen by a player, with the effort it took.
@@ -61,26 +120,53 @@ pub enum PlayerError {
 }
 
 /// A player for games of type `G`.
+///
+/// Players obey a clock: [`Player::choose`] is given a [`Deadline`] (the play clock less a margin) and
+/// returns the best move it knows by then. A player may prepare once per match ([`Player::prepare`],
+/// within the start clock), and keeps whatever it likes between moves (a search tree, a table).
 pub trait Player<G: Game>: Send {
     /// A short name for reports (`alphabeta(depth 6)`).
     fn name(&self) -> String;
 
-    /// Chooses a move for `role` in the non-terminal `state`.
+    /// Gets ready to play `role` in a new match of `game`, returning before `deadline`. The default does
+    /// nothing; searchers forget what they knew of an earlier match.
+    fn prepare(
+        &mut self,
+        game: &G,
+        role: RoleIndex,
+        deadline: Deadline,
+    ) -> Result<(), PlayerError> {
+        let _ = (game, role, deadline);
+        Ok(())
+    }
+
+    /// Chooses a move for `role` in the non-terminal `state`, returning before `deadline`.
     fn choose(
         &mut self,
         game: &G,
         state: &G::State,
         role: RoleIndex,
+        deadline: Deadline,
     ) -> Result<Choice<G::Move>, PlayerError>;
 }
 
-/// Runs a search for `role` in `state` and turns its report into a [`Choice`]. A role that is not in
-/// control plays its only legal move (the no-op) without searching.
-pub(crate) fn search_choice<G: Game>(
+/// The only legal move of `role` when it has exactly one (a waiting role's no-op): nothing to decide.
+pub(crate) fn forced_move<G: Game>(game: &G, state: &G::State, role: RoleIndex) -> Option<G::Move> {
+    let mut moves = Vec::new();
+    game.legal_moves(state, role, &mut moves);
+    (moves.len() == 1).then(|| moves.swap_remove(0))
+}
+
+/// Plays a fixed-depth search of the seeds as a clocked player: searches depth 1, 2, ... up to
+/// `max_depth` and plays the best move of the deepest search that finished before `deadline`. A role that
+/// is not in control plays its only legal move (the no-op) without searching.
+pub(crate) fn deepening_choice<G: Game>(
     game: &G,
     state: &G::State,
     role: RoleIndex,
-    search: impl FnOnce(&G, &G::State) -> Result<SearchReport, GameError>,
+    max_depth: u32,
+    deadline: Deadline,
+    mut search: impl FnMut(&G, &G::State, u32, Deadline) -> Result<SearchReport, GameError>,
 ) -> Result<Choice<G::Move>, PlayerError> {
     let started = Instant::now();
     let mut moves = Vec::new();
@@ -94,22 +180,41 @@ pub(crate) fn search_choice<G: Game>(
             None => Err(GameError::Rules("a waiting role has no no-op".to_string()).into()),
         };
     }
-    let report = search(game, state)?;
-    let mv = moves.get(report.best).cloned().ok_or_else(|| {
-        GameError::Rules(format!(
-            "the search chose move {} of {}",
-            report.best,
-            moves.len()
-        ))
+    let mut best: Option<(u32, SearchReport)> = None;
+    let (mut nodes, mut leaves) = (0, 0);
+    for depth in 1..=max_depth {
+        match search(game, state, depth, deadline) {
+            Ok(report) => {
+                nodes += report.stats.nodes;
+                leaves += report.stats.leaves;
+                best = Some((depth, report));
+            }
+            Err(GameError::OutOfTime) => break,
+            Err(e) => return Err(e.into()),
+        }
+    }
+    let (depth, best) = match best {
+        Some((depth, report)) => (depth, report.best),
+        // Not even depth 1 finished: any legal move beats a late one.
+        None => (0, 0),
+    };
+    let mv = moves.get(best).cloned().ok_or_else(|| {
+        GameError::Rules(format!("the search chose move {best} of {}", moves.len()))
     })?;
     Ok(Choice {
         mv,
-        stats: report.stats,
+        stats: SearchStats {
+            nodes,
+            leaves,
+            elapsed: started.elapsed(),
+            depth,
+            ..SearchStats::default()
+        },
     })
 }
 
 /// The kinds of player the command line and the factory know.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum PlayerKind {
     /// Reads moves from standard input.
     Human,
@@ -117,23 +222,44 @@ pub enum PlayerKind {
     Legal,
     /// A seeded random legal move.
     Random,
-    /// Depth-limited minimax.
+    /// Depth-limited minimax (seed 1), deepened until the clock runs out.
     Minimax,
-    /// Seed 3's alpha-beta.
+    /// Seed 3's alpha-beta, deepened until the clock runs out.
     AlphaBeta,
-    /// Seed 3's Jamboree.
+    /// Seed 3's Jamboree, deepened until the clock runs out.
     Jamboree,
+    /// Iterative-deepening alpha-beta with a transposition table, for any game.
+    Id,
+    /// Monte Carlo search: random playouts after each move, best average.
+    Mcs,
+    /// Monte Carlo tree search (decoupled UCT with a solver).
+    Mcts,
+    /// Gamemaster's one-step lookahead: `id` limited to one move.
+    OneStep,
+    /// Gamemaster's two-step lookahead: `id` limited to two moves.
+    TwoStep,
+    /// Gamemaster's greedy player: the move whose next state has the best goal value.
+    Greedy,
+    /// Gamemaster's fixed-depth minimax: `id` limited to `--depth`.
+    MinimaxDepth,
 }
 
 impl PlayerKind {
     /// Every kind, in the order the help text lists them.
-    pub const ALL: [PlayerKind; 6] = [
+    pub const ALL: [PlayerKind; 13] = [
         PlayerKind::Human,
         PlayerKind::Legal,
         PlayerKind::Random,
         PlayerKind::Minimax,
         PlayerKind::AlphaBeta,
         PlayerKind::Jamboree,
+        PlayerKind::Id,
+        PlayerKind::Mcs,
+        PlayerKind::Mcts,
+        PlayerKind::OneStep,
+        PlayerKind::TwoStep,
+        PlayerKind::Greedy,
+        PlayerKind::MinimaxDepth,
     ];
 
     /// The kind's name on the command line.
@@ -145,15 +271,55 @@ impl PlayerKind {
             PlayerKind::Minimax => "minimax",
             PlayerKind::AlphaBeta => "alphabeta",
             PlayerKind::Jamboree => "jamboree",
+            PlayerKind::Id => "id",
+            PlayerKind::Mcs => "mcs",
+            PlayerKind::Mcts => "mcts",
+            PlayerKind::OneStep => "onestep",
+            PlayerKind::TwoStep => "twostep",
+            PlayerKind::Greedy => "greedy",
+            PlayerKind::MinimaxDepth => "minimaxdepth",
         }
     }
 
-    /// Whether this kind searches (and so takes a depth).
+    /// Whether this kind takes `--depth`.
     pub fn searches(self) -> bool {
+        matches!(
+            self,
+            PlayerKind::Minimax
+                | PlayerKind::AlphaBeta
+                | PlayerKind::Jamboree
+                | PlayerKind::Id
+                | PlayerKind::MinimaxDepth
+        )
+    }
+
+    /// Whether this kind is one of the seeds' two-player searches (minimax, alpha-beta, Jamboree), which
+    /// reproduce the seeds' traces.
+    pub fn is_seed_search(self) -> bool {
         matches!(
             self,
             PlayerKind::Minimax | PlayerKind::AlphaBeta | PlayerKind::Jamboree
         )
+    }
+
+    /// Checks, before a match starts, that this kind can play `info`'s game; the error names the kinds
+    /// that can.
+    pub fn supports(self, info: &GameInfo) -> Result<(), GameError> {
+        if !self.is_seed_search() {
+            return Ok(());
+        }
+        info.require_two_player_zero_sum(self.as_str())
+            .map_err(|e| {
+                let able: Vec<&str> = PlayerKind::ALL
+                    .into_iter()
+                    .filter(|k| k.supports(info).is_ok())
+                    .map(PlayerKind::as_str)
+                    .collect();
+                GameError::Unsupported(format!(
+                    "{e}. Players that can play it: {}",
+                    able.join(", ")
+                ))
+            })
     }
 }
 
@@ -165,8 +331,12 @@ impl fmt::Display for PlayerKind {
 
 /// A player kind that does not exist.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown player `{0}`; known players: human, legal, random, minimax, alphabeta, jamboree")]
+#[error("unknown player `{0}`; known players: {known}", known = known_players())]
 pub struct UnknownPlayer(pub String);
+
+fn known_players() -> String {
+    PlayerKind::ALL.map(PlayerKind::as_str).join(", ")
+}
 
 impl FromStr for PlayerKind {
     type Err = UnknownPlayer;
@@ -176,6 +346,9 @@ impl FromStr for PlayerKind {
         let wanted = match wanted.as_str() {
             "ab" | "alpha-beta" => "alphabeta",
             "mm" => "minimax",
+            // Gamemaster's iterative-deepening minimax is our `id`.
+            "minimaxid" | "iterative-deepening" => "id",
+            "uct" => "mcts",
             other => other,
         };
         PlayerKind::ALL
@@ -186,52 +359,109 @@ impl FromStr for PlayerKind {
 }
 
 /// The settings a player is built with.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone)]
 pub struct PlayerConfig {
-    /// Search depth in plies.
+    /// Search depth in plies (the seeds' searches and `minimaxdepth`: the deepest iteration).
     pub depth: u32,
-    /// Seed for random players.
+    /// The deepest iteration of `id`, when it is limited.
+    pub id_depth: Option<u32>,
+    /// Seed for random choices; each role's player gets its own seed derived from it ([`role_seed`]).
     pub seed: u64,
     /// Jamboree's sequential fraction.
     pub fraction: f64,
+    /// Threads a Monte Carlo tree search runs on.
+    pub threads: usize,
+    /// Where a long search reports what it is doing, about once a second.
+    pub progress: Option<Progress>,
+}
+
+impl fmt::Debug for PlayerConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PlayerConfig")
+            .field("depth", &self.depth)
+            .field("id_depth", &self.id_depth)
+            .field("seed", &self.seed)
+            .field("fraction", &self.fraction)
+            .field("threads", &self.threads)
+            .field("progress", &self.progress.is_some())
+            .finish()
+    }
 }
 
 impl Default for PlayerConfig {
     fn default() -> Self {
         PlayerConfig {
             depth: 4,
+            id_depth: None,
             seed: 1,
             fraction: jamboree::DEFAULT_FRACTION,
+            threads: 1,
+            progress: None,
         }
     }
 }
 
-/// Builds a player of `kind` for games of type `G`; a human player uses standard input and output.
-pub fn make_player<G: Game>(kind: PlayerKind, config: &PlayerConfig) -> Box<dyn Player<G>> {
+/// Builds a player of `kind` for `role` in games of type `G`; a human player uses standard input and
+/// output.
+pub fn make_player<G: Game>(
+    kind: PlayerKind,
+    role: RoleIndex,
+    config: &PlayerConfig,
+) -> Box<dyn Player<G>> {
+    let seed = role_seed(config.seed, role);
+    let progress = config.progress.clone();
     match kind {
         PlayerKind::Human => Box::new(HumanPlayer::stdio()),
         PlayerKind::Legal => Box::new(LegalPlayer),
-        PlayerKind::Random => Box::new(RandomPlayer::new(config.seed)),
+        PlayerKind::Random => Box::new(RandomPlayer::new(seed)),
         PlayerKind::Minimax => Box::new(MinimaxPlayer::new(config.depth)),
         PlayerKind::AlphaBeta => Box::new(AlphaBetaPlayer::new(config.depth)),
         PlayerKind::Jamboree => Box::new(JamboreePlayer::new(config.depth, config.fraction)),
+        PlayerKind::Id => {
+            let id = IdPlayer::new(seed).with_progress(progress);
+            match config.id_depth {
+                Some(depth) => Box::new(id.with_max_depth(depth)),
+                None => Box::new(id),
+            }
+        }
+        PlayerKind::MinimaxDepth => Box::new(
+            IdPlayer::new(seed)
+                .limited("minimaxdepth", config.depth)
+                .with_progress(progress),
+        ),
+        PlayerKind::OneStep => Box::new(IdPlayer::new(seed).limited("onestep", 1).goals_only()),
+        PlayerKind::TwoStep => Box::new(IdPlayer::new(seed).limited("twostep", 2).goals_only()),
+        PlayerKind::Greedy => Box::new(GreedyPlayer::new(seed)),
+        PlayerKind::Mcs => Box::new(McsPlayer::new(seed).with_progress(progress)),
+        PlayerKind::Mcts => Box::new(
+            MctsPlayer::new(seed)
+                .with_threads(config.threads)
+                .with_progress(progress),
+        ),
     }
 }
 
-/// Runs the search of a searching `kind` from `state` (the `search` command); other kinds are refused.
-pub fn run_search<G: Game>(
+/// Runs one of the seeds' searches from `state` to exactly `config.depth` (the `search --trace`
+/// command), stopping with [`GameError::OutOfTime`] at `deadline`.
+pub fn run_seed_search<G: Game>(
     kind: PlayerKind,
     game: &G,
     state: &G::State,
     config: &PlayerConfig,
     trace: bool,
+    deadline: Deadline,
 ) -> Result<SearchReport, GameError> {
+    let deadline = Some(deadline);
     match kind {
-        PlayerKind::Minimax => minimax(game, state, config.depth, trace),
-        PlayerKind::AlphaBeta => alphabeta(game, state, config.depth, trace),
-        PlayerKind::Jamboree => jamboree(game, state, config.depth, config.fraction, trace),
+        PlayerKind::Minimax => minimax::minimax_until(game, state, config.depth, trace, deadline),
+        PlayerKind::AlphaBeta => {
+            alphabeta::alphabeta_until(game, state, config.depth, trace, deadline)
+        }
+        PlayerKind::Jamboree => {
+            jamboree::jamboree_until(game, state, config.depth, config.fraction, trace, deadline)
+        }
         other => Err(GameError::Unsupported(format!(
-            "`{other}` does not search; use minimax, alphabeta or jamboree"
+            "`{other}` is not one of the seeds' searches; use minimax, alphabeta or jamboree"
         ))),
     }
 }

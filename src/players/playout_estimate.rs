@@ -103,6 +103,10 @@ impl<G: Game> Game for PlayoutEstimate<'_, G> {
         Ok(self.estimate(state))
     }
 
+    fn state_key(&self, state: &G::State) -> u64 {
+        self.game.state_key(state)
+    }
+
     fn state_name(&self, state: &G::State) -> String {
         self.game.state_name(state)
     }

@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 
 use crate::game::{Estimate, Game, GameError, RoleIndex};
 use crate::players::bounds::role_label;
+use crate::players::clock::{Deadline, Ticker};
 use crate::players::SearchStats;
 
 /// The deepest search the players accept; deeper searches would only allocate move buffers.
@@ -29,15 +30,28 @@ pub(crate) struct Ctx<'g, G: Game> {
     pub trace: Option<Vec<String>>,
     pub nodes: u64,
     pub leaves: u64,
+    /// Stops the search at its deadline, if it has one.
+    pub ticker: Option<Ticker>,
 }
 
 impl<'g, G: Game> Ctx<'g, G> {
-    pub fn new(game: &'g G, trace: bool) -> Self {
+    pub fn new(game: &'g G, trace: bool, deadline: Option<Deadline>) -> Self {
         Ctx {
             game,
             trace: trace.then(Vec::new),
             nodes: 0,
             leaves: 0,
+            ticker: deadline.map(Ticker::new),
+        }
+    }
+
+    /// Counts a node; [`GameError::OutOfTime`] once the deadline is near.
+    #[inline]
+    pub fn tick(&mut self) -> Result<(), GameError> {
+        self.nodes += 1;
+        match self.ticker.as_mut().map(Ticker::tick) {
+            Some(true) => Err(GameError::OutOfTime),
+            _ => Ok(()),
         }
     }
 
@@ -88,6 +102,7 @@ impl<'g, G: Game> Ctx<'g, G> {
                 nodes: self.nodes,
                 leaves: self.leaves,
                 elapsed: started.elapsed(),
+                ..SearchStats::default()
             },
             trace: self.trace.unwrap_or_default(),
         }
@@ -145,8 +160,7 @@ pub(crate) fn close_trace<G: Game>(
 /// Zero duration, for players that do not search.
 pub(crate) fn no_effort(elapsed: Duration) -> SearchStats {
     SearchStats {
-        nodes: 0,
-        leaves: 0,
         elapsed,
+        ..SearchStats::default()
     }
 }

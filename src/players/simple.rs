@@ -7,7 +7,7 @@ use rand::{Rng, SeedableRng};
 
 use crate::game::{Game, GameError, RoleIndex};
 use crate::players::search::no_effort;
-use crate::players::{Choice, Player, PlayerError};
+use crate::players::{Choice, Deadline, Player, PlayerError};
 
 fn pick<G: Game>(
     game: &G,
@@ -45,6 +45,7 @@ impl<G: Game> Player<G> for LegalPlayer {
         game: &G,
         state: &G::State,
         role: RoleIndex,
+        _deadline: Deadline,
     ) -> Result<Choice<G::Move>, PlayerError> {
         pick(game, state, role, |_| 0)
     }
@@ -77,6 +78,7 @@ impl<G: Game> Player<G> for RandomPlayer {
         game: &G,
         state: &G::State,
         role: RoleIndex,
+        _deadline: Deadline,
     ) -> Result<Choice<G::Move>, PlayerError> {
         let rng = &mut self.rng;
         pick(game, state, role, |n| rng.gen_range(0..n))

@@ -1,0 +1,255 @@
+//! Time for players: the match clocks, the deadline a player is given, and the ticker that lets a search
+//! look at the time often enough to stop before its deadline without reading the clock at every node.
+//!
+//! GGP matches give every player a *start clock* (time to prepare once) and a *play clock* (time for
+//! each move). A player is handed a [`Deadline`]: the play clock less a safety margin. Every player is
+//! anytime: it returns the best move it knows when the deadline comes.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The default play clock of the command line: long enough to search well, short enough that no
+/// command waits long without saying why.
+pub const DEFAULT_PLAY_CLOCK: Duration = Duration::from_secs(5);
+
+/// The default start clock of the command line.
+pub const DEFAULT_START_CLOCK: Duration = Duration::from_secs(10);
+
+/// A match's clocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Clock {
+    /// Time to prepare, once per match, before the first move.
+    pub start: Duration,
+    /// Time for each move.
+    pub play: Duration,
+    /// What a player keeps in hand out of each clock: the time to return, send the reply and be read.
+    pub margin: Duration,
+}
+
+impl Clock {
+    /// Clocks of `start` and `play` with the default margin: a tenth of the play clock, at least 20 ms
+    /// and at most one second.
+    pub fn new(start: Duration, play: Duration) -> Clock {
+        Clock {
+            start,
+            play,
+            margin: (play / 10).clamp(Duration::from_millis(20), Duration::from_secs(1)),
+        }
+    }
+
+    /// The deadline of a move whose clock started at `started`.
+    pub fn move_deadline(&self, started: Instant) -> Deadline {
+        Deadline::at(started + self.play.saturating_sub(self.margin))
+    }
+
+    /// The deadline of the preparation whose clock started at `started`.
+    pub fn start_deadline(&self, started: Instant) -> Deadline {
+        Deadline::at(started + self.start.saturating_sub(self.margin))
+    }
+}
+
+impl Default for Clock {
+    fn default() -> Self {
+        Clock::new(DEFAULT_START_CLOCK, DEFAULT_PLAY_CLOCK)
+    }
+}
+
+/// The moment by which a player must have returned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Deadline(Instant);
+
+impl Deadline {
+    /// The deadline `at`.
+    pub fn at(at: Instant) -> Deadline {
+        Deadline(at)
+    }
+
+    /// The deadline `budget` from now.
+    pub fn after(budget: Duration) -> Deadline {
+        Deadline(Instant::now() + budget)
+    }
+
+    /// When it falls.
+    pub fn instant(self) -> Instant {
+        self.0
+    }
+
+    /// The time left (zero once it has passed).
+    pub fn remaining(self) -> Duration {
+        self.0.saturating_duration_since(Instant::now())
+    }
+
+    /// Whether it has passed.
+    pub fn passed(self) -> bool {
+        Instant::now() >= self.0
+    }
+}
+
+/// Decides cheaply, many times a second, whether a search must stop.
+///
+/// Reading the clock costs about as much as a node of a fast native game, so the ticker reads it every
+/// `interval` units of work (nodes, simulations) and tunes the interval so that about a millisecond passes
+/// between readings. It stops the search when the time left is less than the longest gap it has seen
+/// between two readings: the next stretch of work might take that long, and a move must never be late.
+/// A game whose single units are slow (a chess playout on the Datalog evaluator) is read at every unit,
+/// and stopped while the slowest unit still fits.
+#[derive(Clone, Debug)]
+pub struct Ticker {
+    deadline: Instant,
+    last: Instant,
+    interval: u32,
+    count: u32,
+    longest_gap: Duration,
+    stopped: bool,
+}
+
+/// The time a ticker aims to let pass between two readings of the clock.
+const TICK: Duration = Duration::from_millis(1);
+
+impl Ticker {
+    /// A ticker for `deadline`.
+    pub fn new(deadline: Deadline) -> Ticker {
+        Ticker {
+            deadline: deadline.instant(),
+            last: Instant::now(),
+            interval: 1,
+            count: 0,
+            longest_gap: Duration::ZERO,
+            stopped: false,
+        }
+    }
+
+    /// Counts one unit of work; true when the search must stop now.
+    #[inline]
+    pub fn tick(&mut self) -> bool {
+        if self.stopped {
+            return true;
+        }
+        self.count += 1;
+        if self.count < self.interval {
+            return false;
+        }
+        self.read()
+    }
+
+    #[cold]
+    fn read(&mut self) -> bool {
+        let now = Instant::now();
+        let gap = now - self.last;
+        self.last = now;
+        self.count = 0;
+        self.longest_gap = self.longest_gap.max(gap);
+        let before = self.interval;
+        if gap < TICK / 2 && self.interval < 1 << 20 {
+            self.interval *= 2;
+        } else if gap > TICK * 2 && self.interval > 1 {
+            self.interval /= 2;
+        }
+        // The next stretch takes about this one's time per unit times its units, and may be as slow as
+        // the slowest seen so far.
+        let next = gap * self.interval / before;
+        if now + self.longest_gap.max(next) >= self.deadline {
+            self.stopped = true;
+        }
+        self.stopped
+    }
+
+    /// Whether the ticker has stopped.
+    pub fn stopped(&self) -> bool {
+        self.stopped
+    }
+
+    /// Stops it (a search that finished early, or a sibling thread that saw the deadline).
+    pub fn stop(&mut self) {
+        self.stopped = true;
+    }
+}
+
+/// Where a long search reports what it is doing: called about once a second with a line such as
+/// `mcts: 120,000 simulations, best drop(4) 61%`. The command line prints it on standard error; a
+/// library user may log it or ignore it.
+pub type Progress = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// Calls a [`Progress`] hook at most once a second, starting one second into the search.
+pub(crate) struct ProgressTimer {
+    hook: Option<Progress>,
+    next: Instant,
+}
+
+impl ProgressTimer {
+    pub(crate) fn new(hook: Option<Progress>) -> ProgressTimer {
+        ProgressTimer {
+            hook,
+            next: Instant::now() + Duration::from_secs(1),
+        }
+    }
+
+    /// Calls the hook with `line()` if a second has passed since the last call.
+    pub(crate) fn maybe(&mut self, line: impl FnOnce() -> String) {
+        if let Some(hook) = &self.hook {
+            let now = Instant::now();
+            if now >= self.next {
+                self.next = now + Duration::from_secs(1);
+                hook(&line());
+            }
+        }
+    }
+}
+
+/// A seed of its own for each role, derived from the match's seed, so that random players on different
+/// sides do not mirror each other (splitmix64's finaliser over the seed and the role).
+pub fn role_seed(seed: u64, role: usize) -> u64 {
+    let mut z = seed ^ (role as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_ticker_stops_before_its_deadline() {
+        let deadline = Deadline::after(Duration::from_millis(30));
+        let mut t = Ticker::new(deadline);
+        let mut units = 0u64;
+        while !t.tick() {
+            units += 1;
+            std::hint::black_box(units);
+        }
+        assert!(Instant::now() <= deadline.instant() + Duration::from_millis(5));
+        assert!(units > 1000, "it let the search work: {units} units");
+        assert!(t.tick(), "once stopped it stays stopped");
+    }
+
+    #[test]
+    fn slow_units_are_read_one_by_one() {
+        let deadline = Deadline::after(Duration::from_millis(60));
+        let mut t = Ticker::new(deadline);
+        let mut units = 0;
+        while !t.tick() {
+            std::thread::sleep(Duration::from_millis(10));
+            units += 1;
+        }
+        assert!(Instant::now() <= deadline.instant(), "never late");
+        assert!(units >= 3, "{units}");
+    }
+
+    #[test]
+    fn role_seeds_differ_and_repeat() {
+        assert_ne!(role_seed(1, 0), role_seed(1, 1));
+        assert_eq!(role_seed(7, 2), role_seed(7, 2));
+        assert_ne!(role_seed(1, 0), role_seed(2, 0));
+    }
+
+    #[test]
+    fn the_margin_is_a_tenth_within_bounds() {
+        let c = Clock::new(Duration::from_secs(10), Duration::from_secs(2));
+        assert_eq!(c.margin, Duration::from_millis(200));
+        let c = Clock::new(Duration::from_secs(10), Duration::from_millis(100));
+        assert_eq!(c.margin, Duration::from_millis(20));
+        let c = Clock::new(Duration::from_secs(10), Duration::from_secs(60));
+        assert_eq!(c.margin, Duration::from_secs(1));
+    }
+}

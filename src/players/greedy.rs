@@ -1,0 +1,92 @@
+//! `greedy`, after Stanford's Gamemaster: plays the move whose next state gives this player the highest
+//! goal value (goal proximity: many GDL games score unfinished states too), ties broken at random. Where
+//! other roles move at the same time, each of this player's moves is scored against random replies.
+
+use std::time::Instant;
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+use crate::game::{random_index, Game, GameError, RoleIndex};
+use crate::players::{forced_move, Choice, Deadline, Player, PlayerError, SearchStats};
+
+/// The greedy player.
+pub struct GreedyPlayer {
+    rng: SmallRng,
+}
+
+impl GreedyPlayer {
+    /// A greedy player breaking ties with a generator seeded by `seed`.
+    pub fn new(seed: u64) -> Self {
+        GreedyPlayer {
+            rng: SmallRng::seed_from_u64(seed),
+        }
+    }
+}
+
+impl<G: Game> Player<G> for GreedyPlayer {
+    fn name(&self) -> String {
+        "greedy".to_string()
+    }
+
+    fn choose(
+        &mut self,
+        game: &G,
+        state: &G::State,
+        role: RoleIndex,
+        _deadline: Deadline,
+    ) -> Result<Choice<G::Move>, PlayerError> {
+        let started = Instant::now();
+        if let Some(mv) = forced_move(game, state, role) {
+            return Ok(Choice {
+                mv,
+                stats: SearchStats {
+                    elapsed: started.elapsed(),
+                    ..SearchStats::default()
+                },
+            });
+        }
+        let roles = game.info().num_roles();
+        let mut lists: Vec<Vec<G::Move>> = vec![Vec::new(); roles];
+        for (r, list) in lists.iter_mut().enumerate() {
+            game.legal_moves(state, r, list);
+            if list.is_empty() {
+                return Err(GameError::Rules(format!(
+                    "{} has no legal move",
+                    game.info().roles[r]
+                ))
+                .into());
+            }
+        }
+        let mut best = (i32::MIN, Vec::new());
+        let mut joint = Vec::with_capacity(roles);
+        for (i, mv) in lists[role].iter().enumerate() {
+            joint.clear();
+            for (r, list) in lists.iter().enumerate() {
+                joint.push(if r == role {
+                    mv.clone()
+                } else {
+                    list[random_index(&mut self.rng, list.len())].clone()
+                });
+            }
+            let next = game.next_state(state, &joint);
+            let value = game.goal(&next, role);
+            if value > best.0 {
+                best = (value, Vec::new());
+            }
+            if value == best.0 {
+                best.1.push(i);
+            }
+        }
+        let pick = best.1[self.rng.gen_range(0..best.1.len())];
+        Ok(Choice {
+            mv: lists[role][pick].clone(),
+            stats: SearchStats {
+                nodes: lists[role].len() as u64,
+                elapsed: started.elapsed(),
+                expected: Some(f64::from(best.0)),
+                ..SearchStats::default()
+            },
+        })
+    }
+}
