@@ -382,12 +382,13 @@ impl Bench {
         let secs = s.elapsed.as_secs_f64().max(1e-9);
         println!(
             "game={} player={kind} simulations_per_sec={:.0} nodes_per_sec={:.0} simulations={} \
-             nodes={} seconds={secs:.2} threads={} {}",
+             nodes={} tree={} seconds={secs:.2} threads={} {}",
             game.info().name,
             s.simulations as f64 / secs,
             s.nodes as f64 / secs,
             s.simulations,
             s.nodes,
+            s.tree,
             self.threads,
             loaded.fields()
         );

@@ -466,8 +466,8 @@ impl<G: Game> Player<G> for IdPlayer {
                 leaves: search.leaves,
                 elapsed: started.elapsed(),
                 depth,
-                simulations: 0,
                 expected: best.map(|_| as_goal(value).clamp(0.0, 100.0)),
+                ..SearchStats::default()
             },
         })
     }

@@ -3,7 +3,7 @@
 //! move with the best average goal is played. No tree is kept: it sees one move deep, and every playout
 //! costs the same.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
@@ -14,6 +14,61 @@ use crate::players::{forced_move, Choice, Player, PlayerError, SearchStats};
 
 /// The longest playout: games that can go on for ever are scored where the playout stops.
 pub(crate) const MAX_PLAYOUT_STEPS: u32 = 10_000;
+
+/// Steps a cautious playout plays between two readings of the clock.
+const STRETCH: u32 = 4;
+
+/// A playout that took longer than this is slow: the next ones read the clock as they go.
+const SLOW_PLAYOUT: Duration = Duration::from_millis(2);
+
+/// Random playouts that never make a move late.
+///
+/// A fast game's playout is one call of [`Game::random_playout`]. A slow one (chess on the Datalog
+/// evaluator: a quarter of a second a playout) could overrun the deadline by itself, so while playouts are
+/// slow, or before the first one has shown their cost, a playout goes in stretches of a few steps and
+/// gives up when the deadline passes. The stretches cost a state copy each, which is noise next to a slow
+/// step.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Playouts {
+    cautious: bool,
+}
+
+impl Playouts {
+    pub(crate) fn new() -> Self {
+        Playouts { cautious: true }
+    }
+
+    /// The end of a random playout from `from`, or `None` when `deadline` passed first.
+    pub(crate) fn run<G: Game>(
+        &mut self,
+        game: &G,
+        from: &G::State,
+        rng: &mut SmallRng,
+        buf: &mut Vec<G::Move>,
+        deadline: Instant,
+    ) -> Option<G::State> {
+        let started = Instant::now();
+        if !self.cautious {
+            let (end, _) = game.random_playout(from, rng, buf, MAX_PLAYOUT_STEPS);
+            self.cautious = started.elapsed() > SLOW_PLAYOUT;
+            return Some(end);
+        }
+        let mut state = from.clone();
+        let mut steps = 0;
+        loop {
+            if Instant::now() >= deadline {
+                return None;
+            }
+            let (next, n) = game.random_playout(&state, rng, buf, STRETCH);
+            state = next;
+            steps += n;
+            if n < STRETCH || steps >= MAX_PLAYOUT_STEPS {
+                self.cautious = started.elapsed() > SLOW_PLAYOUT;
+                return Some(state);
+            }
+        }
+    }
+}
 
 /// The Monte Carlo search player.
 pub struct McsPlayer {
@@ -79,6 +134,7 @@ impl<G: Game> Player<G> for McsPlayer {
         let mut joint = Vec::with_capacity(roles);
         let mut buf = Vec::new();
         let mut simulations = 0u64;
+        let mut playouts = Playouts::new();
         let mean = |(count, total): (u64, u64)| total as f64 / count.max(1) as f64;
         let best = |stats: &[(u64, u64)]| {
             (0..stats.len())
@@ -99,8 +155,11 @@ impl<G: Game> Player<G> for McsPlayer {
                     });
                 }
                 let next = game.next_state(state, &joint);
-                let (end, _) =
-                    game.random_playout(&next, &mut self.rng, &mut buf, MAX_PLAYOUT_STEPS);
+                let Some(end) =
+                    playouts.run(game, &next, &mut self.rng, &mut buf, deadline.instant())
+                else {
+                    break 'search;
+                };
                 slot.0 += 1;
                 slot.1 += game.goal(&end, role).clamp(0, 100) as u64;
                 simulations += 1;

@@ -29,7 +29,7 @@ use rand::SeedableRng;
 
 use crate::game::{random_index, Game, GameError, RoleIndex};
 use crate::players::clock::{role_seed, Deadline, Progress, ProgressTimer, Ticker};
-use crate::players::mcs::MAX_PLAYOUT_STEPS;
+use crate::players::mcs::Playouts;
 use crate::players::{forced_move, thousands, Choice, Player, PlayerError, SearchStats};
 
 /// UCB1's exploration constant for rewards in 0..=1 (CadiaPlayer's 40 on the 0..100 scale).
@@ -85,6 +85,7 @@ struct Tree<S, M> {
     sparse: Vec<Vec<(u32, u32)>>,
     exact: Vec<f64>,
     rng: SmallRng,
+    playouts: Playouts,
     /// Simulations run in the current search.
     simulations: u64,
     // Scratch of one simulation, kept to allocate nothing.
@@ -107,6 +108,7 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
             sparse: Vec::new(),
             exact: Vec::new(),
             rng: SmallRng::seed_from_u64(seed),
+            playouts: Playouts::new(),
             simulations: 0,
             path: Vec::new(),
             picks: Vec::new(),
@@ -269,7 +271,14 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
     }
 
     /// One simulation from the root; when the tree is `full` it adds no node (the playout still counts).
-    fn simulate<G: Game<State = S, Move = M>>(&mut self, game: &G, exploration: f64, full: bool) {
+    /// A playout cut by the deadline is not counted.
+    fn simulate<G: Game<State = S, Move = M>>(
+        &mut self,
+        game: &G,
+        exploration: f64,
+        full: bool,
+        deadline: Instant,
+    ) {
         self.path.clear();
         self.picks.clear();
         let roles = self.roles;
@@ -301,7 +310,16 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
             }
             let next = game.next_state(&self.nodes[node as usize].state, &self.joint);
             if full {
-                playout(game, &next, &mut self.rng, &mut self.buf, &mut self.rewards);
+                let Tree {
+                    rng,
+                    buf,
+                    rewards,
+                    playouts,
+                    ..
+                } = self;
+                if !playout(game, &next, rng, buf, rewards, playouts, deadline) {
+                    return;
+                }
                 break;
             }
             let child = self.add(game, next);
@@ -314,9 +332,13 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
                     rng,
                     buf,
                     rewards,
+                    playouts,
                     ..
                 } = self;
-                playout(game, &nodes[child as usize].state, rng, buf, rewards);
+                let from = &nodes[child as usize].state;
+                if !playout(game, from, rng, buf, rewards, playouts, deadline) {
+                    return;
+                }
             }
             break;
         }
@@ -511,18 +533,24 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
     }
 }
 
-/// A random playout from `from`; every role's goal at its end, scaled to 0..=1, into `rewards`.
+/// A random playout from `from`; every role's goal at its end, scaled to 0..=1, into `rewards`. False
+/// when the deadline cut it.
 fn playout<G: Game>(
     game: &G,
     from: &G::State,
     rng: &mut SmallRng,
     buf: &mut Vec<G::Move>,
     rewards: &mut [f64],
-) {
-    let (end, _) = game.random_playout(from, rng, buf, MAX_PLAYOUT_STEPS);
+    playouts: &mut Playouts,
+    deadline: Instant,
+) -> bool {
+    let Some(end) = playouts.run(game, from, rng, buf, deadline) else {
+        return false;
+    };
     for (r, reward) in rewards.iter_mut().enumerate() {
         *reward = goal_reward(game, &end, r);
     }
+    true
 }
 
 fn goal_reward<G: Game>(game: &G, state: &G::State, role: RoleIndex) -> f64 {
@@ -537,6 +565,7 @@ pub struct MctsPlayer<S, M> {
     progress: Option<Progress>,
     trees: Vec<Tree<S, M>>,
     moves_chosen: u64,
+    max_simulations: Option<u64>,
 }
 
 impl<S: Clone + PartialEq + Send, M: Clone + Send> MctsPlayer<S, M> {
@@ -549,7 +578,15 @@ impl<S: Clone + PartialEq + Send, M: Clone + Send> MctsPlayer<S, M> {
             progress: None,
             trees: Vec::new(),
             moves_chosen: 0,
+            max_simulations: None,
         }
+    }
+
+    /// Stops each search after `n` simulations (shared among the threads) even when time is left: for
+    /// benchmarks and repeatable tests.
+    pub fn with_simulation_limit(mut self, n: u64) -> Self {
+        self.max_simulations = Some(n.max(1));
+        self
     }
 
     /// Searches on `threads` threads (one tree each).
@@ -667,6 +704,9 @@ impl<G: Game> Player<G> for MctsPlayer<G::State, G::Move> {
         }
         let exploration = self.exploration;
         let node_cap = MAX_NODES / self.threads;
+        let limit = self
+            .max_simulations
+            .map_or(u64::MAX, |n| n.div_ceil(self.threads as u64));
         let progress = self.progress.clone();
         let moves_text = |tree: &Tree<G::State, G::Move>, i: usize| {
             let at = tree.stat_index(&tree.nodes[0], role, i as u32);
@@ -675,7 +715,9 @@ impl<G: Game> Player<G> for MctsPlayer<G::State, G::Move> {
         std::thread::scope(|scope| {
             let (first, rest) = self.trees.split_first_mut().expect("one tree a thread");
             for tree in rest {
-                scope.spawn(move || search(tree, game, deadline, exploration, node_cap, None));
+                scope.spawn(move || {
+                    search(tree, game, deadline, exploration, node_cap, limit, None)
+                });
             }
             let report = |tree: &Tree<G::State, G::Move>| {
                 let moves = root_moves(tree, role);
@@ -695,6 +737,7 @@ impl<G: Game> Player<G> for MctsPlayer<G::State, G::Move> {
                 deadline,
                 exploration,
                 node_cap,
+                limit,
                 Some(&mut |tree| timer.maybe(|| report(tree))),
             );
         });
@@ -713,7 +756,7 @@ impl<G: Game> Player<G> for MctsPlayer<G::State, G::Move> {
             stats: SearchStats {
                 elapsed: started.elapsed(),
                 simulations: self.trees.iter().map(|t| t.simulations).sum(),
-                nodes: self.trees.iter().map(|t| t.nodes.len() as u64).sum(),
+                tree: self.trees.iter().map(|t| t.nodes.len() as u64).sum(),
                 expected: Some(moves[best].mean() * 100.0),
                 ..SearchStats::default()
             },
@@ -724,18 +767,20 @@ impl<G: Game> Player<G> for MctsPlayer<G::State, G::Move> {
 /// A hook that sees the tree now and then during a search.
 type Reporter<'a, G> = dyn FnMut(&Tree<<G as Game>::State, <G as Game>::Move>) + 'a;
 
-/// Runs simulations on `tree` until the deadline or until its root is exact.
+/// Runs simulations on `tree` until the deadline, `limit` simulations, or until its root is exact.
 fn search<G: Game>(
     tree: &mut Tree<G::State, G::Move>,
     game: &G,
     deadline: Deadline,
     exploration: f64,
     node_cap: usize,
+    limit: u64,
     mut report: Option<&mut Reporter<'_, G>>,
 ) {
     let mut ticker = Ticker::new(deadline);
-    while !ticker.tick() && tree.nodes[0].exact == NONE {
-        tree.simulate(game, exploration, tree.nodes.len() >= node_cap);
+    while tree.simulations < limit && !ticker.tick() && tree.nodes[0].exact == NONE {
+        let full = tree.nodes.len() >= node_cap;
+        tree.simulate(game, exploration, full, deadline.instant());
         if let Some(r) = report.as_mut() {
             if tree.simulations.is_multiple_of(256) {
                 r(tree);

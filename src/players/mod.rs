@@ -49,6 +49,8 @@ pub struct SearchStats {
     pub depth: u32,
     /// Monte Carlo simulations (playouts) run, 0 for players that run none.
     pub simulations: u64,
+    /// Nodes of the search tree kept after the move (Monte Carlo tree search), 0 for players without one.
+    pub tree: u64,
     /// The goal value (0..=100) the player expects from its move, when it has an estimate.
     pub expected: Option<f64>,
 }
@@ -75,6 +77,9 @@ impl SearchStats {
                 thousands(self.simulations),
                 thousands((self.simulations as f64 / secs) as u64)
             ));
+        }
+        if self.tree > 0 {
+            parts.push(format!("tree of {} nodes", thousands(self.tree)));
         }
         if let Some(e) = self.expected {
             parts.push(format!("expects {e:.0}"));
@@ -312,7 +317,7 @@ impl PlayerKind {
             .map_err(|e| {
                 let able: Vec<&str> = PlayerKind::ALL
                     .into_iter()
-                    .filter(|k| k.supports(info).is_ok())
+                    .filter(|k| !k.is_seed_search())
                     .map(PlayerKind::as_str)
                     .collect();
                 GameError::Unsupported(format!(
