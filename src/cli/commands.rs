@@ -215,7 +215,13 @@ impl GameVisitor for Search {
         if !self.kind.is_seed_search() {
             return self.play_one(game, &state, &config, deadline);
         }
-        let report = match run_seed_search(self.kind, game, &state, &config, self.trace, deadline) {
+        let searched = with_heartbeat(
+            !self.trace,
+            &format!("{}: searching depth {}", self.kind, config.depth),
+            self.clock.play,
+            || run_seed_search(self.kind, game, &state, &config, self.trace, deadline),
+        );
+        let report = match searched {
             Err(GameError::OutOfTime) => {
                 return Err(CliError::Failed(format!(
                     "{} did not finish depth {} within the {} play clock; give it longer with \
@@ -261,6 +267,36 @@ impl GameVisitor for Search {
         )?;
         Ok(())
     }
+}
+
+/// Runs `work`, printing `what` with the time spent on standard error every second while it runs (when
+/// `on`): a search the seeds specify to a fixed depth has no progress of its own to tell.
+fn with_heartbeat<T: Send>(
+    on: bool,
+    what: &str,
+    clock: std::time::Duration,
+    work: impl FnOnce() -> T + Send,
+) -> T {
+    if !on {
+        return work();
+    }
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let started = Instant::now();
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            let mut next = std::time::Duration::from_secs(1);
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+                if started.elapsed() >= next {
+                    eprintln!("  {what}, {} of {}", seconds(next), seconds(clock));
+                    next += std::time::Duration::from_secs(1);
+                }
+            }
+        });
+        let out = work();
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        out
+    })
 }
 
 impl Search {
