@@ -37,8 +37,14 @@ fn mcts(c: &mut Criterion) {
         b.iter(|| {
             // A fresh tree each time: the first simulations of a search, which add a node each.
             let mut p = MctsPlayer::new(1).with_simulation_limit(SIMULATIONS);
-            let c = Player::<NetGame>::choose(&mut p, &g, &s, 0, Deadline::after(Duration::from_secs(60)))
-                .expect("a move");
+            let c = Player::<NetGame>::choose(
+                &mut p,
+                &g,
+                &s,
+                0,
+                Deadline::after(Duration::from_secs(60)),
+            )
+            .expect("a move");
             assert_eq!(c.stats.simulations, SIMULATIONS);
         })
     });

@@ -484,7 +484,14 @@ fn a_forced_network_gets_time_to_build_and_a_short_budget_names_the_flag() {
 fn players_obey_the_clock_and_say_what_they_cannot_play() {
     let started = std::time::Instant::now();
     let o = run(
-        &["search", "connect4", "--depth", "1000", "--playclock", "1.5"],
+        &[
+            "search",
+            "connect4",
+            "--depth",
+            "1000",
+            "--playclock",
+            "1.5",
+        ],
         "",
     );
     assert!(!o.status.success());
@@ -497,12 +504,21 @@ fn players_obey_the_clock_and_say_what_they_cannot_play() {
         err.contains("did not finish depth 1000 within the 1.50 s play clock"),
         "{err}"
     );
-    assert!(started.elapsed().as_secs_f64() < 10.0, "it stopped at the clock");
+    assert!(
+        started.elapsed().as_secs_f64() < 10.0,
+        "it stopped at the clock"
+    );
 
-    let o = run(&["search", "connect4", "--player", "id", "--playclock", "0.5"], "");
+    let o = run(
+        &["search", "connect4", "--player", "id", "--playclock", "0.5"],
+        "",
+    );
     let out = stdout(&o);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(out.contains("Overall choice: move 3[drop(4)] for red"), "{out}");
+    assert!(
+        out.contains("Overall choice: move 3[drop(4)] for red"),
+        "{out}"
+    );
     assert!(out.contains("Effort: depth "), "{out}");
 
     check_error(
@@ -511,18 +527,32 @@ fn players_obey_the_clock_and_say_what_they_cannot_play() {
     );
 
     let o = run(
-        &["connect4", "--player", "mcts", "--playclock", "0.1", "--quiet"],
+        &[
+            "connect4",
+            "--player",
+            "mcts",
+            "--playclock",
+            "0.1",
+            "--quiet",
+        ],
         "",
     );
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).starts_with("Goals: red="), "{}", stdout(&o));
-    assert!(!stderr(&o).contains("past its"), "no move was late: {}", stderr(&o));
+    assert!(
+        !stderr(&o).contains("past its"),
+        "no move was late: {}",
+        stderr(&o)
+    );
 }
 
 #[test]
 fn a_puzzle_is_solved_with_full_score_within_the_clock() {
     let hanoi = shared_game("hanoi.kif");
-    let o = run(&[&hanoi, "--player", "id", "--playclock", "5", "--quiet"], "");
+    let o = run(
+        &[&hanoi, "--player", "id", "--playclock", "5", "--quiet"],
+        "",
+    );
     assert_eq!(stdout(&o).trim(), "Goals: player=100", "{}", stderr(&o));
 }
 

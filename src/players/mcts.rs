@@ -151,6 +151,22 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
         })
     }
 
+    /// Makes room for `total` nodes in every arena, their moves, statistics and child slots in the
+    /// proportions the tree has so far.
+    fn reserve_nodes(&mut self, total: usize) {
+        let n = self.nodes.len().max(1);
+        if total <= self.nodes.capacity() {
+            return;
+        }
+        let more = total - n;
+        let per_node = |len: usize| len.div_ceil(n) + 1;
+        self.nodes.reserve(more);
+        self.stats.reserve(more * per_node(self.stats.len()));
+        self.moves.reserve(more * per_node(self.moves.len()));
+        self.starts.reserve(more * (self.roles + 1));
+        self.slots.reserve(more * per_node(self.slots.len()));
+    }
+
     /// Copies `node`'s exact values into the rewards, if it has them.
     fn load_exact(&mut self, node: u32) -> bool {
         let e = self.nodes[node as usize].exact;
@@ -778,7 +794,18 @@ fn search<G: Game>(
     mut report: Option<&mut Reporter<'_, G>>,
 ) {
     let mut ticker = Ticker::new(deadline);
+    let started = Instant::now();
+    let mut next_reserve = 256;
     while tree.simulations < limit && !ticker.tick() && tree.nodes[0].exact == NONE {
+        if tree.simulations == next_reserve {
+            // Growing an arena of a million nodes copies it, which takes longer than the clock's
+            // margin near the end of a move: make room now for the nodes the rest of the search will add.
+            next_reserve *= 4;
+            let rate = tree.simulations as f64 / started.elapsed().as_secs_f64().max(1e-6);
+            let more = rate * deadline.remaining().as_secs_f64() * 1.25;
+            let total = (tree.nodes.len() as f64 + more).min(node_cap as f64) as usize;
+            tree.reserve_nodes(total);
+        }
         let full = tree.nodes.len() >= node_cap;
         tree.simulate(game, exploration, full, deadline.instant());
         if let Some(r) = report.as_mut() {
