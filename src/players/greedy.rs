@@ -7,8 +7,10 @@ use std::time::Instant;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use crate::game::{random_index, Game, GameError, RoleIndex};
-use crate::players::{forced_move, Choice, Deadline, Player, PlayerError, SearchStats};
+use crate::game::{random_index, Game, RoleIndex};
+use crate::players::{
+    all_legal_moves, forced_choice, Choice, Deadline, Player, PlayerError, SearchStats,
+};
 
 /// The greedy player.
 pub struct GreedyPlayer {
@@ -37,27 +39,11 @@ impl<G: Game> Player<G> for GreedyPlayer {
         _deadline: Deadline,
     ) -> Result<Choice<G::Move>, PlayerError> {
         let started = Instant::now();
-        if let Some(mv) = forced_move(game, state, role) {
-            return Ok(Choice {
-                mv,
-                stats: SearchStats {
-                    elapsed: started.elapsed(),
-                    ..SearchStats::default()
-                },
-            });
+        if let Some(choice) = forced_choice(game, state, role, started) {
+            return Ok(choice);
         }
         let roles = game.info().num_roles();
-        let mut lists: Vec<Vec<G::Move>> = vec![Vec::new(); roles];
-        for (r, list) in lists.iter_mut().enumerate() {
-            game.legal_moves(state, r, list);
-            if list.is_empty() {
-                return Err(GameError::Rules(format!(
-                    "{} has no legal move",
-                    game.info().roles[r]
-                ))
-                .into());
-            }
-        }
+        let lists = all_legal_moves(game, state)?;
         let mut best = (i32::MIN, Vec::new());
         let mut joint = Vec::with_capacity(roles);
         for (i, mv) in lists[role].iter().enumerate() {

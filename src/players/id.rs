@@ -31,7 +31,7 @@ use smallvec::SmallVec;
 use crate::game::{Estimate, Game, GameError, Goal, Outcome, RoleIndex};
 use crate::players::clock::{Deadline, Progress, ProgressTimer, Ticker};
 use crate::players::search::MAX_DEPTH;
-use crate::players::{forced_move, Choice, Player, PlayerError, SearchStats};
+use crate::players::{forced_choice, Choice, Player, PlayerError, SearchStats};
 
 /// The value of one goal point.
 pub const GOAL: i32 = 1_000_000;
@@ -390,14 +390,8 @@ impl<G: Game> Player<G> for IdPlayer {
         deadline: Deadline,
     ) -> Result<Choice<G::Move>, PlayerError> {
         let started = Instant::now();
-        if let Some(mv) = forced_move(game, state, role) {
-            return Ok(Choice {
-                mv,
-                stats: SearchStats {
-                    elapsed: started.elapsed(),
-                    ..SearchStats::default()
-                },
-            });
+        if let Some(choice) = forced_choice(game, state, role, started) {
+            return Ok(choice);
         }
         if self.table.is_empty() {
             self.table = vec![EMPTY; 1 << TABLE_BITS];

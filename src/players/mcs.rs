@@ -8,9 +8,9 @@ use std::time::{Duration, Instant};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 
-use crate::game::{random_index, Game, GameError, RoleIndex};
+use crate::game::{random_index, Game, RoleIndex};
 use crate::players::clock::{Deadline, Progress, ProgressTimer, Ticker};
-use crate::players::{forced_move, Choice, Player, PlayerError, SearchStats};
+use crate::players::{all_legal_moves, forced_choice, Choice, Player, PlayerError, SearchStats};
 
 /// The longest playout: games that can go on for ever are scored where the playout stops.
 pub(crate) const MAX_PLAYOUT_STEPS: u32 = 10_000;
@@ -105,27 +105,11 @@ impl<G: Game> Player<G> for McsPlayer {
         deadline: Deadline,
     ) -> Result<Choice<G::Move>, PlayerError> {
         let started = Instant::now();
-        if let Some(mv) = forced_move(game, state, role) {
-            return Ok(Choice {
-                mv,
-                stats: SearchStats {
-                    elapsed: started.elapsed(),
-                    ..SearchStats::default()
-                },
-            });
+        if let Some(choice) = forced_choice(game, state, role, started) {
+            return Ok(choice);
         }
         let roles = game.info().num_roles();
-        let mut lists: Vec<Vec<G::Move>> = vec![Vec::new(); roles];
-        for (r, list) in lists.iter_mut().enumerate() {
-            game.legal_moves(state, r, list);
-            if list.is_empty() {
-                return Err(GameError::Rules(format!(
-                    "{} has no legal move",
-                    game.info().roles[r]
-                ))
-                .into());
-            }
-        }
+        let lists = all_legal_moves(game, state)?;
         let n = lists[role].len();
         // (playouts, total goal) per move.
         let mut stats = vec![(0u64, 0u64); n];

@@ -30,7 +30,7 @@ use rand::SeedableRng;
 use crate::game::{random_index, Game, GameError, RoleIndex};
 use crate::players::clock::{role_seed, Deadline, Progress, ProgressTimer, Ticker};
 use crate::players::mcs::Playouts;
-use crate::players::{forced_move, thousands, Choice, Player, PlayerError, SearchStats};
+use crate::players::{forced_choice, thousands, Choice, Player, PlayerError, SearchStats};
 
 /// UCB1's exploration constant for rewards in 0..=1 (CadiaPlayer's 40 on the 0..100 scale).
 pub const DEFAULT_EXPLORATION: f64 = 0.4;
@@ -700,14 +700,8 @@ impl<G: Game> Player<G> for MctsPlayer<G::State, G::Move> {
             let seed = role_seed(self.seed ^ self.moves_chosen.rotate_left(32), t);
             tree.reroot(game, state, seed);
         }
-        if let Some(mv) = forced_move(game, state, role) {
-            return Ok(Choice {
-                mv,
-                stats: SearchStats {
-                    elapsed: started.elapsed(),
-                    ..SearchStats::default()
-                },
-            });
+        if let Some(choice) = forced_choice(game, state, role, started) {
+            return Ok(choice);
         }
         if self.trees[0].exact_of(&self.trees[0].nodes[0]).is_some()
             && self.trees[0].count(&self.trees[0].nodes[0], role) == 0

@@ -155,11 +155,37 @@ pub trait Player<G: Game>: Send {
     ) -> Result<Choice<G::Move>, PlayerError>;
 }
 
-/// The only legal move of `role` when it has exactly one (a waiting role's no-op): nothing to decide.
-pub(crate) fn forced_move<G: Game>(game: &G, state: &G::State, role: RoleIndex) -> Option<G::Move> {
+/// The choice of a `role` with exactly one legal move (a waiting role's no-op): nothing to decide.
+pub(crate) fn forced_choice<G: Game>(
+    game: &G,
+    state: &G::State,
+    role: RoleIndex,
+    started: Instant,
+) -> Option<Choice<G::Move>> {
     let mut moves = Vec::new();
     game.legal_moves(state, role, &mut moves);
-    (moves.len() == 1).then(|| moves.swap_remove(0))
+    (moves.len() == 1).then(|| Choice {
+        mv: moves.swap_remove(0),
+        stats: search::no_effort(started.elapsed()),
+    })
+}
+
+/// Every role's legal moves in `state`; an error names a role that has none.
+pub(crate) fn all_legal_moves<G: Game>(
+    game: &G,
+    state: &G::State,
+) -> Result<Vec<Vec<G::Move>>, GameError> {
+    let mut lists: Vec<Vec<G::Move>> = vec![Vec::new(); game.info().num_roles()];
+    for (r, list) in lists.iter_mut().enumerate() {
+        game.legal_moves(state, r, list);
+        if list.is_empty() {
+            return Err(GameError::Rules(format!(
+                "{} has no legal move in a state that is not terminal",
+                game.info().roles[r]
+            )));
+        }
+    }
+    Ok(lists)
 }
 
 /// Plays a fixed-depth search of the seeds as a clocked player: searches depth 1, 2, ... up to
