@@ -472,12 +472,48 @@ pub fn router(server: Arc<PlayerServer>) -> Router {
     Router::new().fallback(handle).with_state(server)
 }
 
+/// Connections served at once; more are closed on arrival, so that a flood costs the server nothing
+/// but the refusals.
+pub const MAX_CONNECTIONS: usize = 512;
+
 /// Serves on `listener` until the process ends.
+///
+/// Each connection is served by hyper with a header read timeout (the configured read timeout), so a
+/// client that trickles its headers is cut off like one that trickles its body.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     server: Arc<PlayerServer>,
 ) -> std::io::Result<()> {
-    axum::serve(listener, router(server)).await
+    let read_timeout = server.config.read_timeout;
+    let log = Arc::clone(&server.log);
+    let router = router(server);
+    let open = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+    loop {
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
+            Err(e) => {
+                // Out of file descriptors, or a connection reset before it was accepted: wait a
+                // moment rather than spin, and keep serving.
+                log(&format!("{} - accept failed: {e}", time_of_day()));
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let Ok(permit) = Arc::clone(&open).try_acquire_owned() else {
+            drop(stream);
+            continue;
+        };
+        let service = hyper_util::service::TowerToHyperService::new(router.clone());
+        tokio::spawn(async move {
+            let _permit = permit;
+            let connection = hyper::server::conn::http1::Builder::new()
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(read_timeout)
+                .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+            // A connection that fails (a client that hung up, a timeout) concerns that client only.
+            let _ = connection.await;
+        });
+    }
 }
 
 /// Binds `addr` (port 0 picks a free port), calls `bound` with the address bound, and serves for ever
