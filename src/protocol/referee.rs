@@ -294,6 +294,11 @@ pub fn run_match<G: KifGame>(
                     SeatPlayer::Remote(remote) => {
                         let name = remote.name().unwrap_or_else(|| remote.receiver.clone());
                         match remote.send(&message, settings.start_clock + GRACE) {
+                            // A player in another match says so, and will not play this one.
+                            Ok(reply) if reply.trim().eq_ignore_ascii_case("busy") => (
+                                name,
+                                Some(("CE".to_string(), "it replied `busy`".to_string())),
+                            ),
                             Ok(_) => (name, None),
                             Err(problem) => (name, Some(problem)),
                         }

@@ -362,17 +362,12 @@ pub fn time_of_day() -> String {
     )
 }
 
-/// At most 80 characters of a reply, on one line, for the log.
-fn log_text(text: &str) -> String {
-    let one_line: String = text
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .take(80)
-        .collect();
-    if one_line.len() < text.len() {
-        format!("{one_line}…")
-    } else {
-        one_line
+/// A reply on one line for the log: at most `limit` characters.
+fn log_text(text: &str, limit: usize) -> String {
+    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match one_line.char_indices().nth(limit) {
+        Some((cut, _)) => format!("{}…", &one_line[..cut]),
+        None => one_line,
     }
 }
 
@@ -461,7 +456,11 @@ async fn handle(State(server): State<Arc<PlayerServer>>, req: Request) -> Respon
         "{} {id} {kind} -> {} {} ({:.1} ms)",
         time_of_day(),
         reply.status.as_u16(),
-        log_text(&reply.body),
+        // An error says where the rules or the message went wrong: worth a longer line.
+        log_text(
+            &reply.body,
+            if reply.status.is_success() { 80 } else { 400 }
+        ),
         arrived.elapsed().as_secs_f64() * 1e3
     ));
     respond(reply)
