@@ -315,14 +315,48 @@ impl PlayerServer {
                 _ => return Reply::ok("busy"),
             }
         };
-        let deadline = Deadline::at(arrived + play_clock.saturating_sub(self.margin(play_clock)));
-        let outcome = tokio::task::spawn_blocking(move || {
+        let margin = self.margin(play_clock);
+        let deadline = Deadline::at(arrived + play_clock.saturating_sub(margin));
+        // The last moment to answer with the fallback move if the search overruns its deadline: half
+        // the margin is still kept for the reply's way back.
+        let last_moment = arrived + play_clock.saturating_sub(margin / 2);
+        let (fallback_tx, fallback_rx) = tokio::sync::oneshot::channel();
+        let mut search = tokio::task::spawn_blocking(move || {
             let mut s = session.lock().unwrap_or_else(PoisonError::into_inner);
             let searching = Instant::now();
-            let reply = s.play(moves.as_deref(), deadline);
+            if let Some(moves) = &moves {
+                if let Err(e) = s.advance(moves) {
+                    return (Err(e), searching.elapsed());
+                }
+            }
+            let _ = fallback_tx.send(s.fallback_move());
+            let reply = s.choose(deadline);
             (reply, searching.elapsed())
-        })
-        .await;
+        });
+        let outcome =
+            match tokio::time::timeout_at(tokio::time::Instant::from_std(last_moment), &mut search)
+                .await
+            {
+                Ok(outcome) => outcome,
+                Err(_) => {
+                    // The player did not obey its deadline (or the previous step's search still
+                    // holds the match): a legal move now beats a good one too late.
+                    let mut fallback_rx = fallback_rx;
+                    return match fallback_rx.try_recv() {
+                        Ok(Ok(mv)) => {
+                            (self.log)(&format!(
+                                "{} {match_id} the search overran its deadline; fallback move",
+                                time_of_day()
+                            ));
+                            Reply::ok(mv)
+                        }
+                        _ => Reply::error(
+                            StatusCode::SERVICE_UNAVAILABLE,
+                            "the previous search has not finished",
+                        ),
+                    };
+                }
+            };
         match outcome {
             Ok((Ok(reply), searched)) => {
                 self.note_overhead(arrived.elapsed().saturating_sub(searched));
@@ -531,4 +565,84 @@ pub fn run(
         bound(listener.local_addr()?);
         serve(listener, PlayerServer::new(config, log)).await
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::session::{MoveReply, SessionError};
+    use super::*;
+    use crate::game::Goal;
+
+    /// A player that ignores its deadline.
+    struct Stubborn;
+
+    impl Session for Stubborn {
+        fn role(&self) -> &str {
+            "r"
+        }
+        fn engine(&self) -> &'static str {
+            "test"
+        }
+        fn prepare(&mut self, _: Deadline) -> Option<String> {
+            None
+        }
+        fn advance(&mut self, _: &[String]) -> Result<(), SessionError> {
+            Ok(())
+        }
+        fn fallback_move(&mut self) -> Result<String, SessionError> {
+            Ok("noop".into())
+        }
+        fn choose(&mut self, _: Deadline) -> Result<MoveReply, SessionError> {
+            std::thread::sleep(Duration::from_millis(1500));
+            Ok(MoveReply {
+                mv: "late".into(),
+                effort: String::new(),
+                fallback: None,
+            })
+        }
+        fn stop(&mut self, _: Option<&[String]>) -> Result<Option<Goal>, SessionError> {
+            Ok(None)
+        }
+    }
+
+    #[test]
+    fn a_search_that_overruns_is_answered_with_the_fallback_in_time() {
+        let config = ServerConfig {
+            margin: Duration::from_millis(200),
+            capacity: 1,
+            ..ServerConfig::default()
+        };
+        let server = PlayerServer::new(config, Arc::new(|_: &str| {}));
+        server.matches().insert(
+            "m".into(),
+            MatchEntry {
+                session: Some(Arc::new(Mutex::new(Box::new(Stubborn) as Box<dyn Session>))),
+                play_clock: Duration::from_secs(1),
+                last_seen: Instant::now(),
+                idle_limit: Duration::from_secs(60),
+            },
+        );
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            let info = server.answer(Message::Info, Instant::now()).await;
+            assert!(info.body.contains("(status busy)"), "{}", info.body);
+            let arrived = Instant::now();
+            let reply = server.play("m", None, arrived).await;
+            assert_eq!(
+                (reply.status, reply.body.as_str()),
+                (StatusCode::OK, "noop")
+            );
+            assert!(
+                arrived.elapsed() < Duration::from_secs(1),
+                "{:?}",
+                arrived.elapsed()
+            );
+            let reply = server.play("other", None, Instant::now()).await;
+            assert_eq!(reply.body, "busy");
+        });
+    }
 }

@@ -46,13 +46,24 @@ pub trait Session: Send {
     fn engine(&self) -> &'static str;
     /// Lets the player prepare; returns before `deadline` (a player that fails to prepare still plays).
     fn prepare(&mut self, deadline: Deadline) -> Option<String>;
-    /// Applies the last joint move (KIF text, one per role; `None` on the first step) and chooses this
-    /// role's move before `deadline`.
+    /// Applies the last joint move (KIF text, one per role, in role order).
+    fn advance(&mut self, moves: &[String]) -> Result<(), SessionError>;
+    /// A random legal move of this role, as KIF: what to answer if the player cannot answer in time.
+    fn fallback_move(&mut self) -> Result<String, SessionError>;
+    /// Chooses this role's move in the current state before `deadline`.
+    fn choose(&mut self, deadline: Deadline) -> Result<MoveReply, SessionError>;
+    /// Applies the last joint move (`None` on the first step) and chooses this role's move before
+    /// `deadline`.
     fn play(
         &mut self,
         moves: Option<&[String]>,
         deadline: Deadline,
-    ) -> Result<MoveReply, SessionError>;
+    ) -> Result<MoveReply, SessionError> {
+        if let Some(moves) = moves {
+            self.advance(moves)?;
+        }
+        self.choose(deadline)
+    }
     /// Applies the last joint move, if any, and returns this role's goal value in the final state when
     /// the game is over.
     fn stop(&mut self, moves: Option<&[String]>) -> Result<Option<Goal>, SessionError>;
@@ -165,14 +176,18 @@ impl<G: KifGame> Session for MatchSession<G> {
         }
     }
 
-    fn play(
-        &mut self,
-        moves: Option<&[String]>,
-        deadline: Deadline,
-    ) -> Result<MoveReply, SessionError> {
-        if let Some(moves) = moves {
-            self.apply(moves)?;
+    fn advance(&mut self, moves: &[String]) -> Result<(), SessionError> {
+        self.apply(moves)
+    }
+
+    fn fallback_move(&mut self) -> Result<String, SessionError> {
+        if self.game.is_terminal(&self.state) {
+            return Err(SessionError::Over);
         }
+        self.fallback(String::new()).map(|reply| reply.mv)
+    }
+
+    fn choose(&mut self, deadline: Deadline) -> Result<MoveReply, SessionError> {
         if self.game.is_terminal(&self.state) {
             return Err(SessionError::Over);
         }
