@@ -85,6 +85,8 @@ pub struct PlayerServer {
 struct Reply {
     status: StatusCode,
     body: String,
+    /// What the log line adds: the engine chosen, the search's effort, why a fallback move was sent.
+    note: Option<String>,
 }
 
 impl Reply {
@@ -92,13 +94,23 @@ impl Reply {
         Reply {
             status: StatusCode::OK,
             body: body.into(),
+            note: None,
         }
+    }
+
+    fn noted(mut self, note: impl Into<String>) -> Reply {
+        let note = note.into();
+        if !note.is_empty() {
+            self.note = Some(note);
+        }
+        self
     }
 
     fn error(status: StatusCode, why: impl std::fmt::Display) -> Reply {
         Reply {
             status,
             body: format!("error: {why}"),
+            note: None,
         }
     }
 }
@@ -183,26 +195,21 @@ impl PlayerServer {
                 let Some(entry) = self.matches().remove(&match_id) else {
                     return Reply::ok("busy");
                 };
-                if let Some(session) = entry.session {
-                    let outcome = tokio::task::spawn_blocking(move || {
-                        let mut s = session.lock().unwrap_or_else(PoisonError::into_inner);
-                        s.stop(moves.as_deref())
-                    })
-                    .await;
-                    match outcome {
-                        Ok(Ok(Some(goal))) => {
-                            (self.log)(&format!("{} {match_id} result: goal {goal}", time_of_day()))
-                        }
-                        Ok(Ok(None)) => {}
-                        Ok(Err(e)) => {
-                            (self.log)(&format!("{} {match_id} stop: {e}", time_of_day()))
-                        }
-                        Err(e) => {
-                            (self.log)(&format!("{} {match_id} stop failed: {e}", time_of_day()))
-                        }
-                    }
-                }
-                Reply::ok("done")
+                let Some(session) = entry.session else {
+                    return Reply::ok("done");
+                };
+                let outcome = tokio::task::spawn_blocking(move || {
+                    let mut s = session.lock().unwrap_or_else(PoisonError::into_inner);
+                    s.stop(moves.as_deref())
+                })
+                .await;
+                let note = match outcome {
+                    Ok(Ok(Some(goal))) => format!("goal {goal}"),
+                    Ok(Ok(None)) => "the game is not over".to_string(),
+                    Ok(Err(e)) => format!("the last moves do not apply: {e}"),
+                    Err(e) => format!("stopping failed: {e}"),
+                };
+                Reply::ok("done").noted(note)
             }
             Message::Abort { match_id } => match self.matches().remove(&match_id) {
                 Some(_) => Reply::ok("aborted"),
@@ -264,8 +271,7 @@ impl PlayerServer {
         match built {
             Ok((session, report, prepared)) => {
                 let mut note = format!(
-                    "{} {match_id} plays {} on the {} ({:.0} ms)",
-                    time_of_day(),
+                    "plays {} on the {} ({:.0} ms)",
                     session.role(),
                     report.engine,
                     report.took.as_secs_f64() * 1e3
@@ -276,15 +282,14 @@ impl PlayerServer {
                 if let Some(why) = prepared {
                     note.push_str(&format!("; {why}"));
                 }
-                (self.log)(&note);
                 match matches.get_mut(&match_id) {
                     Some(entry) => {
                         entry.session = Some(Arc::new(Mutex::new(session)));
                         entry.last_seen = Instant::now();
-                        Reply::ok("ready")
+                        Reply::ok("ready").noted(note)
                     }
                     // Aborted while it was being built.
-                    None => Reply::ok("busy"),
+                    None => Reply::ok("busy").noted("aborted while the game was built"),
                 }
             }
             Err(why) => {
@@ -343,13 +348,8 @@ impl PlayerServer {
                     // holds the match): a legal move now beats a good one too late.
                     let mut fallback_rx = fallback_rx;
                     return match fallback_rx.try_recv() {
-                        Ok(Ok(mv)) => {
-                            (self.log)(&format!(
-                                "{} {match_id} the search overran its deadline; fallback move",
-                                time_of_day()
-                            ));
-                            Reply::ok(mv)
-                        }
+                        Ok(Ok(mv)) => Reply::ok(mv)
+                            .noted("the search overran its deadline: random legal move"),
                         _ => Reply::error(
                             StatusCode::SERVICE_UNAVAILABLE,
                             "the previous search has not finished",
@@ -360,20 +360,11 @@ impl PlayerServer {
         match outcome {
             Ok((Ok(reply), searched)) => {
                 self.note_overhead(arrived.elapsed().saturating_sub(searched));
-                if let Some(why) = &reply.fallback {
-                    (self.log)(&format!(
-                        "{} {match_id} fallback move: {why}",
-                        time_of_day()
-                    ));
-                }
-                if !reply.effort.is_empty() {
-                    (self.log)(&format!(
-                        "{} {match_id} effort: {}",
-                        time_of_day(),
-                        reply.effort
-                    ));
-                }
-                Reply::ok(reply.mv)
+                let note = match &reply.fallback {
+                    Some(why) => format!("random legal move: {why}"),
+                    None => reply.effort,
+                };
+                Reply::ok(reply.mv).noted(note)
             }
             Ok((Err(e), _)) => Reply::error(StatusCode::BAD_REQUEST, e),
             Err(e) => Reply::error(StatusCode::INTERNAL_SERVER_ERROR, e),
@@ -487,7 +478,7 @@ async fn handle(State(server): State<Arc<PlayerServer>>, req: Request) -> Respon
         },
     };
     (server.log)(&format!(
-        "{} {id} {kind} -> {} {} ({:.1} ms)",
+        "{} {id} {kind} -> {} {} ({:.1} ms){}",
         time_of_day(),
         reply.status.as_u16(),
         // An error says where the rules or the message went wrong: worth a longer line.
@@ -495,7 +486,12 @@ async fn handle(State(server): State<Arc<PlayerServer>>, req: Request) -> Respon
             &reply.body,
             if reply.status.is_success() { 80 } else { 400 }
         ),
-        arrived.elapsed().as_secs_f64() * 1e3
+        arrived.elapsed().as_secs_f64() * 1e3,
+        reply
+            .note
+            .as_deref()
+            .map(|n| format!("; {n}"))
+            .unwrap_or_default()
     ));
     respond(reply)
 }
