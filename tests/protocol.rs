@@ -656,3 +656,37 @@ fn a_server_survives_hostile_clients_and_still_plays() {
     check_record("ticTacToe.kif", &record);
     assert!(record.errors.iter().flatten().all(String::is_empty));
 }
+
+#[test]
+fn the_referee_and_the_viewer_refuse_bad_input_clearly() {
+    let run = |args: &[&str]| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_ggp-run"));
+        cmd.args(args);
+        run_bounded(cmd, Duration::from_secs(20))
+    };
+    let game = game_file("ticTacToe.kif");
+    let game = game.to_str().unwrap();
+    let (ok, _, err) = run(&["match", game, "--player", "xplayer=random"]);
+    assert!(!ok && err.contains("nobody plays oplayer"), "{err}");
+    let (ok, _, err) = run(&["match", game, "--player", "zplayer=random"]);
+    assert!(!ok && err.contains("unknown role `zplayer`"), "{err}");
+    let (ok, _, err) = run(&["match", game, "--player", "wizard"]);
+    assert!(!ok && err.contains("unknown player"), "{err}");
+    let bad = tmp_file("not-a-record.json");
+    std::fs::write(&bad, "{\"matchId\": []}").unwrap();
+    let (ok, _, err) = run(&["view", bad.to_str().unwrap()]);
+    let _ = std::fs::remove_file(&bad);
+    assert!(!ok && err.contains("not a match record"), "{err}");
+    // A player that is not there at all: substituted throughout, and the match still ends.
+    let unused = TcpListener::bind("127.0.0.1:0").unwrap();
+    let dead = format!("oplayer={}", unused.local_addr().unwrap());
+    drop(unused);
+    let (_, record) = referee(
+        "ticTacToe.kif",
+        &["xplayer=random".to_string(), dead],
+        ("2", "0.5"),
+        &[],
+    );
+    check_record("ticTacToe.kif", &record);
+    assert!(errors_of(&record, 1).iter().all(|e| e == "CE"));
+}

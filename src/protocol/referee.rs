@@ -40,11 +40,16 @@ pub enum Seat {
 impl std::str::FromStr for Seat {
     type Err = crate::players::UnknownPlayer;
 
-    /// `http://...` (or `https://...`) is a remote player, anything else a player kind.
+    /// `http://...` (or `https://...`) or `host:port` is a remote player, anything else a player kind.
     fn from_str(s: &str) -> Result<Seat, Self::Err> {
         let t = s.trim();
+        let host_port = t
+            .rsplit_once(':')
+            .is_some_and(|(host, port)| !host.is_empty() && port.parse::<u16>().is_ok());
         if t.starts_with("http://") || t.starts_with("https://") {
             Ok(Seat::Remote(t.to_string()))
+        } else if host_port {
+            Ok(Seat::Remote(format!("http://{t}")))
         } else {
             t.parse().map(Seat::Local)
         }
@@ -566,5 +571,27 @@ impl KifVisitor for RunMatch<'_> {
             self.settings,
             self.observe,
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seats_are_kinds_urls_or_host_and_port() {
+        assert_eq!(
+            "mcts".parse::<Seat>().unwrap(),
+            Seat::Local(PlayerKind::Mcts)
+        );
+        assert_eq!(
+            "http://10.0.0.1:9147".parse::<Seat>().unwrap(),
+            Seat::Remote("http://10.0.0.1:9147".into())
+        );
+        assert_eq!(
+            "localhost:9147".parse::<Seat>().unwrap(),
+            Seat::Remote("http://localhost:9147".into())
+        );
+        assert!("nobody".parse::<Seat>().is_err());
     }
 }
