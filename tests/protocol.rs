@@ -546,6 +546,19 @@ fn a_server_survives_hostile_clients_and_still_plays() {
         limit,
     );
     assert_eq!(status_and_body(&reply).0, 200, "{reply}");
+    // HTTP/1.0 with bare LF line ends, from a client that shuts its side once the message is sent.
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream.set_read_timeout(Some(limit)).unwrap();
+    stream
+        .write_all(b"POST / HTTP/1.0\nContent-Type: text/acl\nContent-Length: 6\n\n(info)")
+        .unwrap();
+    stream.shutdown(std::net::Shutdown::Write).unwrap();
+    let mut reply = String::new();
+    let _ = stream.read_to_string(&mut reply);
+    assert!(
+        status_and_body(&reply).1.contains("(status available)"),
+        "{reply}"
+    );
 
     // A 5 MB body is refused (413) or the connection closed, and the server stays up.
     let huge = post(&format!("(info {})", "x".repeat(5 << 20)));

@@ -538,6 +538,9 @@ pub async fn serve(
             let connection = hyper::server::conn::http1::Builder::new()
                 .timer(hyper_util::rt::TokioTimer::new())
                 .header_read_timeout(read_timeout)
+                // A simple manager may shut its side of the connection once its message is sent; it
+                // still wants the reply.
+                .half_close(true)
                 .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
             // A connection that fails (a client that hung up, a timeout) concerns that client only.
             let _ = connection.await;
