@@ -277,7 +277,8 @@ fn a_simultaneous_game_between_a_server_and_a_local_player() {
 #[test]
 fn two_matches_on_one_server_finish_independently() {
     let shared_server = serve(&["--player", "random", "--capacity", "2"]);
-    let other = serve(&["--player", "mcts", "--margin", "0.2"]);
+    // `id` searches to a horizon judged by playouts: the estimate a served rule game needs.
+    let other = serve(&["--player", "id", "--margin", "0.2"]);
     let games = [
         ("ticTacToe.kif", "xplayer", "oplayer"),
         ("connectFour.kif", "red", "black"),

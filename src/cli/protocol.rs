@@ -46,6 +46,10 @@ pub struct ServeArgs {
     /// Threads of each mcts player.
     #[arg(long, default_value_t = 1)]
     threads: usize,
+    /// Search depth of minimax, alphabeta, jamboree and minimaxdepth, and the deepest iteration of id
+    /// when given [default: 4; id unlimited].
+    #[arg(long)]
+    depth: Option<u32>,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -106,6 +110,8 @@ pub fn serve(a: ServeArgs) -> Result<(), CliError> {
         player_config: PlayerConfig {
             seed: a.seed,
             threads: a.threads.clamp(1, 256),
+            depth: a.depth.unwrap_or(PlayerConfig::default().depth).max(1),
+            id_depth: a.depth.map(|d| d.max(1)),
             ..PlayerConfig::default()
         },
         margin,

@@ -7,10 +7,12 @@
 //! - [`server`]: the HTTP player server (axum on tokio).
 //! - [`referee`]: the game manager (ureq for the remote players).
 //! - [`record`]: ggp-base's match JSON.
+//! - [`estimated`]: a game that owns its rules and estimates positions by random playouts.
 //!
 //! Games arrive as KIF text; [`load_kif`] builds the grounded network when it fits the time given and
 //! the Datalog evaluator otherwise, and [`KifVisitor`] runs generic code on whichever was built.
 
+pub mod estimated;
 pub mod messages;
 pub mod record;
 pub mod referee;

@@ -15,6 +15,7 @@ use rand::{Rng, SeedableRng};
 use crate::game::{Game, GameError};
 use crate::players::{make_player, Clock, Player, PlayerConfig, PlayerKind};
 
+use super::estimated::{Estimated, ESTIMATE_PLAYOUTS};
 use super::messages::{ggp_base_spacing, parse_one, Message};
 use super::record::{state_text, MatchRecord};
 use super::{KifGame, KifVisitor};
@@ -564,13 +565,9 @@ impl KifVisitor for RunMatch<'_> {
     type Output = Result<MatchRecord, RefereeError>;
 
     fn visit<G: KifGame>(self, game: Box<G>) -> Self::Output {
-        run_match(
-            game.as_ref(),
-            self.rules,
-            self.seats,
-            self.settings,
-            self.observe,
-        )
+        // Rules bring no heuristic: depth-limited local players judge their horizon by playouts.
+        let game = Estimated::new(game, ESTIMATE_PLAYOUTS);
+        run_match(&game, self.rules, self.seats, self.settings, self.observe)
     }
 }
 

@@ -11,6 +11,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use crate::game::{GameError, Goal, RoleIndex};
 use crate::players::{make_player, Deadline, Player, PlayerConfig, PlayerKind};
 
+use super::estimated::{Estimated, ESTIMATE_PLAYOUTS};
 use super::{KifGame, KifVisitor};
 
 /// What a session reports for one move.
@@ -261,7 +262,9 @@ impl KifVisitor for NewSession<'_> {
         self.kind
             .supports(info)
             .map_err(|e| SessionError::Refused(e.to_string()))?;
-        let player = make_player::<G>(self.kind, role, self.config);
+        // Rules bring no heuristic: depth-limited players judge their horizon by random playouts.
+        let game = Box::new(Estimated::new(game, ESTIMATE_PLAYOUTS));
+        let player = make_player::<Estimated<G>>(self.kind, role, self.config);
         let seed = crate::players::role_seed(self.config.seed, role);
         Ok(Box::new(MatchSession::new(
             game,
