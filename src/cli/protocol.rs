@@ -77,6 +77,10 @@ pub struct MatchArgs {
     /// Threads of each local mcts player.
     #[arg(long, default_value_t = 1)]
     threads: usize,
+    /// Search depth of local minimax, alphabeta, jamboree and minimaxdepth players, and the deepest
+    /// iteration of id when given [default: 4; id unlimited].
+    #[arg(long)]
+    depth: Option<u32>,
     /// Print only the result.
     #[arg(long)]
     quiet: bool,
@@ -217,6 +221,8 @@ pub fn run_match(a: MatchArgs) -> Result<(), CliError> {
         player_config: PlayerConfig {
             seed: a.seed,
             threads: a.threads.clamp(1, 256),
+            depth: a.depth.unwrap_or(PlayerConfig::default().depth).max(1),
+            id_depth: a.depth.map(|d| d.max(1)),
             ..PlayerConfig::default()
         },
     };
