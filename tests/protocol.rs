@@ -243,6 +243,19 @@ fn connect_four_between_two_servers() {
         record.errors.iter().flatten().all(String::is_empty),
         "{out}"
     );
+    // The searching server answers within the play clock itself, not just within the grace second:
+    // `Step N: red plays (drop 4) in 0.312s of 0.50s`.
+    let times: Vec<f64> = out
+        .lines()
+        .filter(|l| l.contains(": red plays"))
+        .filter_map(|l| l.split(" in ").nth(1)?.split('s').next()?.parse().ok())
+        .collect();
+    assert!(times.len() >= 4, "{out}");
+    assert!(times.iter().all(|&t| t < 0.5), "{times:?}");
+    assert!(
+        times.iter().any(|&t| t > 0.1),
+        "it used its clock: {times:?}"
+    );
 }
 
 #[test]

@@ -6,6 +6,10 @@
 //! pool, never on the threads that serve HTTP, and stop at a deadline that keeps a margin of the play
 //! clock for the reply's way back. Bodies are bounded in size and in the time they take to arrive, so a
 //! slow or huge request costs one connection, never the server.
+//!
+//! One leniency of hand-written GGP servers is out of reach of a real HTTP stack: a request with neither
+//! `Content-Length` nor chunked encoding has an empty body (RFC 9112), so its message is taken from the
+//! URL's query when there is one, and is otherwise answered with a clear error.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
