@@ -199,4 +199,24 @@ mod tests {
         assert_eq!(MatchRecord::from_json(&json).unwrap(), r);
         assert!(MatchRecord::from_json("{\"matchId\": 3}").is_err());
     }
+
+    #[test]
+    fn a_ggp_base_record_reads_without_our_fields() {
+        // Fields as ggp-base writes them, with some this engine does not know.
+        let json = r#"{"matchId": "Base.ttt.1", "startClock": 60, "playClock": 15,
+            "gameMetaURL": "http://games.ggp.org/base/games/ticTacToe/v0/", "isCompleted": true,
+            "states": ["( ( control xplayer ) )", "( ( control oplayer ) )"],
+            "moves": [["( mark 1 1 )", "noop"]], "errors": [["", ""]], "goalValues": [100, 0],
+            "stateTimes": [1, 2], "playerNamesFromHost": ["A", "B"], "isPlayerHuman": [false, false],
+            "gameRulesheetHash": "abc", "scrambled": false, "randomToken": "x", "startTime": 1}"#;
+        let r = MatchRecord::from_json(json).unwrap();
+        assert_eq!(r.role_names(), ["role0", "role1"]);
+        assert_eq!(r.preview_clock, -1.0);
+        assert_eq!(r.goal_values, [100, 0]);
+        let bad = json.replace(
+            r#"[["( mark 1 1 )", "noop"]]"#,
+            r#"[["( mark 1 1 )"], ["noop", "noop"]]"#,
+        );
+        assert!(MatchRecord::from_json(&bad).is_err());
+    }
 }
