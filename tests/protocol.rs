@@ -222,10 +222,20 @@ fn tic_tac_toe_between_two_servers() {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_ggp-run"));
     cmd.arg("view").arg(&file);
     let (ok, view, err) = run_bounded(cmd, Duration::from_secs(20));
-    let _ = std::fs::remove_file(&file);
     assert!(ok, "{err}");
     assert!(view.contains("Step 1: xplayer plays"), "{view}");
     assert!(view.contains("Goals: xplayer="), "{view}");
+    // With the game, the states are replayed and drawn as boards.
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ggp-run"));
+    cmd.arg("view")
+        .arg(&file)
+        .arg("--game")
+        .arg(game_file("ticTacToe.kif"));
+    let (ok, boards, err) = run_bounded(cmd, Duration::from_secs(20));
+    assert!(ok, "{err}");
+    assert!(boards.contains("1 | "), "{boards}");
+    assert!(boards.contains("Step 1: xplayer plays"), "{boards}");
+    let _ = std::fs::remove_file(&file);
 }
 
 #[test]

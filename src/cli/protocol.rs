@@ -13,7 +13,7 @@ use ggp::protocol::messages::compact_kif;
 use ggp::protocol::record::MatchRecord;
 use ggp::protocol::referee::{MatchSettings, RefereeEvent, RunMatch, Seat};
 use ggp::protocol::server::{self, ServerConfig};
-use ggp::protocol::{load_kif, secs_checked};
+use ggp::protocol::{load_kif, secs_checked, KifGame, KifVisitor};
 
 use super::{clock_seconds, CliError};
 
@@ -90,6 +90,32 @@ pub struct MatchArgs {
 pub struct ViewArgs {
     /// A match record (ggp-base's JSON).
     file: PathBuf,
+    /// The game's rule file: the record's moves are replayed on it and each state drawn as a board.
+    #[arg(long, value_name = "GAME.kif")]
+    game: Option<PathBuf>,
+}
+
+/// Replays a record's moves on the game and draws every state (the record keeps only facts).
+struct Boards<'a>(&'a MatchRecord);
+
+impl KifVisitor for Boards<'_> {
+    type Output = Result<(Vec<String>, Vec<String>), String>;
+
+    fn visit<G: KifGame>(self, game: Box<G>) -> Self::Output {
+        let mut state = game.initial_state();
+        let mut boards = vec![game.show_state(&state)];
+        for (step, joint) in self.0.moves.iter().enumerate() {
+            let moves = joint
+                .iter()
+                .enumerate()
+                .map(|(role, text)| game.parse_move(&state, role, text))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| format!("step {} does not replay: {e}", step + 1))?;
+            state = game.next_state(&state, &moves);
+            boards.push(game.show_state(&state));
+        }
+        Ok((game.info().roles.clone(), boards))
+    }
 }
 
 /// `ggp-run serve`.
@@ -386,7 +412,24 @@ pub fn view(a: ViewArgs) -> Result<(), CliError> {
         path: a.file.clone(),
         message: e.to_string(),
     })?;
-    let roles = record.role_names();
+    let mut roles = record.role_names();
+    let mut boards = None;
+    if let Some(path) = &a.game {
+        let rules = rules_kif(path)?;
+        let name = path
+            .file_stem()
+            .map_or_else(|| "game".to_string(), |s| s.to_string_lossy().into_owned());
+        let network_time = Duration::from_secs(u64::from(super::spec::DEFAULT_GROUNDING_SECONDS));
+        let (engine, _) = load_kif(&rules, &name, network_time).map_err(|e| CliError::File {
+            path: path.clone(),
+            message: e.to_string(),
+        })?;
+        let (game_roles, drawn) = engine
+            .visit(Boards(&record))
+            .map_err(|why| CliError::Failed(format!("{}: {why}", a.file.display())))?;
+        roles = game_roles;
+        boards = Some(drawn);
+    }
     let mut out = std::io::stdout().lock();
     writeln!(
         out,
@@ -416,7 +459,10 @@ pub fn view(a: ViewArgs) -> Result<(), CliError> {
         writeln!(out, "  {role}: {name}")?;
     }
     for (step, state) in record.states.iter().enumerate() {
-        writeln!(out, "\nState {step}: {state}")?;
+        match boards.as_ref().and_then(|b| b.get(step)) {
+            Some(board) => writeln!(out, "\n{board}")?,
+            None => writeln!(out, "\nState {step}: {state}")?,
+        }
         if let Some(joint) = record.moves.get(step) {
             for (r, mv) in joint.iter().enumerate() {
                 let role = roles.get(r).map_or("?", String::as_str);
