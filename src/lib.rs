@@ -54,4 +54,5 @@ pub mod games;
 pub mod network;
 pub mod players;
 pub mod print;
+pub mod protocol;
 pub mod syntax;

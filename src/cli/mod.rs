@@ -1,6 +1,7 @@
 //! The `ggp-run` command line: argument parsing (clap derive) and the commands.
 
 mod commands;
+mod protocol;
 mod rules;
 mod spec;
 
@@ -52,6 +53,12 @@ enum Command {
     Replay(ReplayArgs),
     /// Prints what one compilation stage makes of a rule file (lowered rules, plan, or network).
     Stage(StageArgs),
+    /// Serves a player over the GGP protocol (HTTP), for game managers to play against.
+    Serve(protocol::ServeArgs),
+    /// Referees a match between local players and players served over the GGP protocol.
+    Match(protocol::MatchArgs),
+    /// Prints a match record (ggp-base's JSON) step by step.
+    View(protocol::ViewArgs),
 }
 
 #[derive(Args, Debug, Clone)]
@@ -370,6 +377,9 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             std::io::stdout().lock().write_all(text.as_bytes())?;
             Ok(())
         }
+        (Some(Command::Serve(a)), _) => protocol::serve(a),
+        (Some(Command::Match(a)), _) => protocol::run_match(a),
+        (Some(Command::View(a)), _) => protocol::view(a),
         (Some(Command::Replay(a)), _) => {
             if a.engine == EngineChoice::Native {
                 return Err(CliError::Usage(

@@ -1,0 +1,651 @@
+//! The player server: answers a game manager's messages over HTTP (axum on tokio), any number of
+//! matches at once up to a capacity, each with its own game and player.
+//!
+//! Leniency (PROTOCOL.md): any path, `OPTIONS` answered empty, a `GET` whose URL-encoded query is the
+//! message, keywords in any case; every reply carries CORS headers. Searches run on tokio's blocking
+//! pool, never on the threads that serve HTTP, and stop at a deadline that keeps a margin of the play
+//! clock for the reply's way back. Bodies are bounded in size and in the time they take to arrive, so a
+//! slow or huge request costs one connection, never the server.
+//!
+//! One leniency of hand-written GGP servers is out of reach of a real HTTP stack: a request with neither
+//! `Content-Length` nor chunked encoding has an empty body (RFC 9112), so its message is taken from the
+//! URL's query when there is one, and is otherwise answered with a clear error.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderValue, Method, StatusCode};
+use axum::response::Response;
+use axum::Router;
+
+use crate::players::{Deadline, PlayerConfig, PlayerKind};
+
+use super::messages::Message;
+use super::session::{NewSession, Session};
+use super::{load_kif, secs};
+
+/// Where the server writes its log, one line per message.
+pub type Log = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// How a player server plays and what it accepts.
+#[derive(Clone, Debug)]
+pub struct ServerConfig {
+    /// The name `info` reports.
+    pub name: String,
+    /// The player every match gets.
+    pub player: PlayerKind,
+    /// Its settings.
+    pub player_config: PlayerConfig,
+    /// Time kept out of each clock for the reply to travel (at least what replies are seen to need).
+    pub margin: Duration,
+    /// Matches played at once; `info` says `busy` when they are all taken.
+    pub capacity: usize,
+    /// The largest message accepted (a game description is rarely above 100 kB).
+    pub max_message_bytes: usize,
+    /// How long a request's body may take to arrive.
+    pub read_timeout: Duration,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            name: "ggp-rust".into(),
+            player: PlayerKind::Mcts,
+            player_config: PlayerConfig::default(),
+            margin: Duration::from_secs(1),
+            capacity: 4,
+            max_message_bytes: 2 << 20,
+            read_timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+/// A match the server plays.
+struct MatchEntry {
+    /// `None` while the game is being built.
+    session: Option<Arc<Mutex<Box<dyn Session>>>>,
+    play_clock: Duration,
+    last_seen: Instant,
+    /// A match not heard from for this long is taken to be abandoned by its manager.
+    idle_limit: Duration,
+}
+
+/// The server's shared state.
+pub struct PlayerServer {
+    config: ServerConfig,
+    log: Log,
+    matches: Mutex<HashMap<String, MatchEntry>>,
+    /// The longest recent time, in microseconds, between a search's return and its reply being ready
+    /// plus the time before the search started: what the margin must cover on this machine.
+    overhead_micros: AtomicU64,
+}
+
+/// A reply: status and body.
+struct Reply {
+    status: StatusCode,
+    body: String,
+    /// What the log line adds: the engine chosen, the search's effort, why a fallback move was sent.
+    note: Option<String>,
+}
+
+impl Reply {
+    fn ok(body: impl Into<String>) -> Reply {
+        Reply {
+            status: StatusCode::OK,
+            body: body.into(),
+            note: None,
+        }
+    }
+
+    fn noted(mut self, note: impl Into<String>) -> Reply {
+        let note = note.into();
+        if !note.is_empty() {
+            self.note = Some(note);
+        }
+        self
+    }
+
+    fn error(status: StatusCode, why: impl std::fmt::Display) -> Reply {
+        Reply {
+            status,
+            body: format!("error: {why}"),
+            note: None,
+        }
+    }
+}
+
+impl PlayerServer {
+    /// A server with `config`, logging through `log`.
+    pub fn new(config: ServerConfig, log: Log) -> Arc<PlayerServer> {
+        Arc::new(PlayerServer {
+            config,
+            log,
+            matches: Mutex::new(HashMap::new()),
+            overhead_micros: AtomicU64::new(0),
+        })
+    }
+
+    fn matches(&self) -> std::sync::MutexGuard<'_, HashMap<String, MatchEntry>> {
+        // A panic never happens while this lock is held, but a poisoned map is still a valid map.
+        self.matches.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Forgets matches whose manager has gone quiet, so that they do not hold capacity for ever.
+    fn evict_abandoned(&self) {
+        let mut matches = self.matches();
+        let before = matches.len();
+        matches.retain(|_, m| m.session.is_none() || m.last_seen.elapsed() < m.idle_limit);
+        if matches.len() < before {
+            (self.log)(&format!(
+                "{} - evicted {} abandoned match(es)",
+                time_of_day(),
+                before - matches.len()
+            ));
+        }
+    }
+
+    fn busy(&self) -> bool {
+        self.matches().len() >= self.config.capacity
+    }
+
+    /// The margin kept out of a play clock: the configured one, or twice the overhead replies have been
+    /// seen to need if that is more, but never more than three quarters of the clock.
+    fn margin(&self, clock: Duration) -> Duration {
+        let seen = Duration::from_micros(self.overhead_micros.load(Ordering::Relaxed));
+        self.config.margin.max(seen * 2).min(clock * 3 / 4)
+    }
+
+    fn note_overhead(&self, overhead: Duration) {
+        let new = overhead.as_micros().min(u128::from(u64::MAX)) as u64;
+        let old = self.overhead_micros.load(Ordering::Relaxed);
+        // Decays slowly, so one slow reply raises the margin for a while and not for ever.
+        let decayed = old - old / 16;
+        self.overhead_micros
+            .store(decayed.max(new), Ordering::Relaxed);
+    }
+
+    async fn answer(self: &Arc<Self>, message: Message, arrived: Instant) -> Reply {
+        match message {
+            Message::Info => {
+                self.evict_abandoned();
+                let status = if self.busy() { "busy" } else { "available" };
+                Reply::ok(format!("((name {}) (status {status}))", self.config.name))
+            }
+            Message::Preview { .. } => Reply::ok("ready"),
+            Message::Start {
+                match_id,
+                role,
+                rules,
+                start_clock,
+                play_clock,
+            } => {
+                self.start(
+                    match_id,
+                    role,
+                    rules,
+                    secs(start_clock),
+                    secs(play_clock),
+                    arrived,
+                )
+                .await
+            }
+            Message::Play { match_id, moves } => self.play(&match_id, moves, arrived).await,
+            Message::Stop { match_id, moves } => {
+                let Some(entry) = self.matches().remove(&match_id) else {
+                    return Reply::ok("busy");
+                };
+                let Some(session) = entry.session else {
+                    return Reply::ok("done");
+                };
+                let outcome = tokio::task::spawn_blocking(move || {
+                    let mut s = session.lock().unwrap_or_else(PoisonError::into_inner);
+                    s.stop(moves.as_deref())
+                })
+                .await;
+                let note = match outcome {
+                    Ok(Ok(Some(goal))) => format!("goal {goal}"),
+                    Ok(Ok(None)) => "the game is not over".to_string(),
+                    Ok(Err(e)) => format!("the last moves do not apply: {e}"),
+                    Err(e) => format!("stopping failed: {e}"),
+                };
+                Reply::ok("done").noted(note)
+            }
+            Message::Abort { match_id } => match self.matches().remove(&match_id) {
+                Some(_) => Reply::ok("aborted"),
+                None => Reply::ok("busy"),
+            },
+        }
+    }
+
+    async fn start(
+        self: &Arc<Self>,
+        match_id: String,
+        role: String,
+        rules: String,
+        start_clock: Duration,
+        play_clock: Duration,
+        arrived: Instant,
+    ) -> Reply {
+        self.evict_abandoned();
+        {
+            let mut matches = self.matches();
+            if matches.contains_key(&match_id) || matches.len() >= self.config.capacity {
+                return Reply::ok("busy");
+            }
+            // Holds the slot while the game is built, so that capacity counts it.
+            matches.insert(
+                match_id.clone(),
+                MatchEntry {
+                    session: None,
+                    play_clock,
+                    last_seen: arrived,
+                    idle_limit: (start_clock + play_clock) * 2 + Duration::from_secs(60),
+                },
+            );
+        }
+        let margin = self.margin(start_clock);
+        let deadline = Deadline::at(arrived + start_clock.saturating_sub(margin));
+        // Half of what is left builds the network; the evaluator, built in milliseconds, and the
+        // player's preparation get the rest.
+        let network_time = deadline.remaining() / 2;
+        let server = Arc::clone(self);
+        let id = match_id.clone();
+        let built = tokio::task::spawn_blocking(move || {
+            let (engine, report) =
+                load_kif(&rules, &id, network_time).map_err(|e| e.to_string())?;
+            let mut session = engine
+                .visit(NewSession {
+                    role: &role,
+                    kind: server.config.player,
+                    config: &server.config.player_config,
+                    engine: report.engine,
+                })
+                .map_err(|e| e.to_string())?;
+            let prepared = session.prepare(deadline);
+            Ok::<_, String>((session, report, prepared))
+        })
+        .await
+        .unwrap_or_else(|e| Err(format!("building the game failed: {e}")));
+        let mut matches = self.matches();
+        match built {
+            Ok((session, report, prepared)) => {
+                let mut note = format!(
+                    "plays {} on the {} ({:.0} ms)",
+                    session.role(),
+                    report.engine,
+                    report.took.as_secs_f64() * 1e3
+                );
+                if let Some(why) = &report.fallback {
+                    note.push_str(&format!("; no network: {why}"));
+                }
+                if let Some(why) = prepared {
+                    note.push_str(&format!("; {why}"));
+                }
+                match matches.get_mut(&match_id) {
+                    Some(entry) => {
+                        entry.session = Some(Arc::new(Mutex::new(session)));
+                        entry.last_seen = Instant::now();
+                        Reply::ok("ready").noted(note)
+                    }
+                    // Aborted while it was being built.
+                    None => Reply::ok("busy").noted("aborted while the game was built"),
+                }
+            }
+            Err(why) => {
+                matches.remove(&match_id);
+                Reply::error(StatusCode::BAD_REQUEST, why)
+            }
+        }
+    }
+
+    async fn play(
+        self: &Arc<Self>,
+        match_id: &str,
+        moves: Option<Vec<String>>,
+        arrived: Instant,
+    ) -> Reply {
+        let (session, play_clock) = {
+            let mut matches = self.matches();
+            match matches.get_mut(match_id) {
+                Some(MatchEntry {
+                    session: Some(s),
+                    play_clock,
+                    last_seen,
+                    ..
+                }) => {
+                    *last_seen = arrived;
+                    (Arc::clone(s), *play_clock)
+                }
+                _ => return Reply::ok("busy"),
+            }
+        };
+        let margin = self.margin(play_clock);
+        let deadline = Deadline::at(arrived + play_clock.saturating_sub(margin));
+        // The last moment to answer with the fallback move if the search overruns its deadline: half
+        // the margin is still kept for the reply's way back.
+        let last_moment = arrived + play_clock.saturating_sub(margin / 2);
+        let (fallback_tx, fallback_rx) = tokio::sync::oneshot::channel();
+        let mut search = tokio::task::spawn_blocking(move || {
+            let mut s = session.lock().unwrap_or_else(PoisonError::into_inner);
+            let searching = Instant::now();
+            if let Some(moves) = &moves {
+                if let Err(e) = s.advance(moves) {
+                    return (Err(e), searching.elapsed());
+                }
+            }
+            let _ = fallback_tx.send(s.fallback_move());
+            let reply = s.choose(deadline);
+            (reply, searching.elapsed())
+        });
+        let outcome =
+            match tokio::time::timeout_at(tokio::time::Instant::from_std(last_moment), &mut search)
+                .await
+            {
+                Ok(outcome) => outcome,
+                Err(_) => {
+                    // The player did not obey its deadline (or the previous step's search still
+                    // holds the match): a legal move now beats a good one too late.
+                    let mut fallback_rx = fallback_rx;
+                    return match fallback_rx.try_recv() {
+                        Ok(Ok(mv)) => Reply::ok(mv)
+                            .noted("the search overran its deadline: random legal move"),
+                        _ => Reply::error(
+                            StatusCode::SERVICE_UNAVAILABLE,
+                            "the previous search has not finished",
+                        ),
+                    };
+                }
+            };
+        match outcome {
+            Ok((Ok(reply), searched)) => {
+                self.note_overhead(arrived.elapsed().saturating_sub(searched));
+                let note = match &reply.fallback {
+                    Some(why) => format!("random legal move: {why}"),
+                    None => reply.effort,
+                };
+                Reply::ok(reply.mv).noted(note)
+            }
+            Ok((Err(e), _)) => Reply::error(StatusCode::BAD_REQUEST, e),
+            Err(e) => Reply::error(StatusCode::INTERNAL_SERVER_ERROR, e),
+        }
+    }
+}
+
+/// The time of day (UTC) as `HH:MM:SS.mmm`, for log lines.
+pub fn time_of_day() -> String {
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    let ms = now.as_millis() % 86_400_000;
+    format!(
+        "{:02}:{:02}:{:02}.{:03}",
+        ms / 3_600_000,
+        ms / 60_000 % 60,
+        ms / 1000 % 60,
+        ms % 1000
+    )
+}
+
+/// A reply on one line for the log: at most `limit` characters.
+fn log_text(text: &str, limit: usize) -> String {
+    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match one_line.char_indices().nth(limit) {
+        Some((cut, _)) => format!("{}…", &one_line[..cut]),
+        None => one_line,
+    }
+}
+
+fn respond(reply: Reply) -> Response {
+    let mut response = Response::new(Body::from(reply.body));
+    *response.status_mut() = reply.status;
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/acl"));
+    headers.insert(
+        header::ACCESS_CONTROL_ALLOW_ORIGIN,
+        HeaderValue::from_static("*"),
+    );
+    headers.insert(
+        header::ACCESS_CONTROL_ALLOW_METHODS,
+        HeaderValue::from_static("POST, GET, OPTIONS"),
+    );
+    headers.insert(
+        header::ACCESS_CONTROL_ALLOW_HEADERS,
+        HeaderValue::from_static("Content-Type"),
+    );
+    response
+}
+
+/// Reads the message of a request: the body of a `POST`, or the URL-encoded query of a `GET` (or of a
+/// `POST` with an empty body).
+async fn read_message(server: &PlayerServer, req: Request) -> Result<String, Reply> {
+    let query = req.uri().query().map(|q| {
+        // Browsers encode spaces in a query as `+`; ggp-base's reader decodes them so too.
+        let q = q.replace('+', " ");
+        percent_encoding::percent_decode_str(&q)
+            .decode_utf8_lossy()
+            .into_owned()
+    });
+    if req.method() == Method::GET {
+        return query
+            .ok_or_else(|| Reply::error(StatusCode::BAD_REQUEST, "no message in the query"));
+    }
+    let limit = server.config.max_message_bytes;
+    let body = tokio::time::timeout(
+        server.config.read_timeout,
+        axum::body::to_bytes(req.into_body(), limit),
+    )
+    .await
+    .map_err(|_| {
+        Reply::error(
+            StatusCode::REQUEST_TIMEOUT,
+            "the message did not arrive in time",
+        )
+    })?
+    .map_err(|e| {
+        Reply::error(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("the message could not be read (at most {limit} bytes): {e}"),
+        )
+    })?;
+    let text = String::from_utf8(body.to_vec())
+        .map_err(|_| Reply::error(StatusCode::BAD_REQUEST, "the message is not UTF-8"))?;
+    match query {
+        Some(q) if text.trim().is_empty() => Ok(q),
+        _ => Ok(text),
+    }
+}
+
+async fn handle(State(server): State<Arc<PlayerServer>>, req: Request) -> Response {
+    let arrived = Instant::now();
+    if req.method() == Method::OPTIONS {
+        return respond(Reply::ok(""));
+    }
+    let (kind, id, reply) = match read_message(&server, req).await {
+        Err(reply) => ("-".to_string(), "-".to_string(), reply),
+        Ok(text) => match Message::parse(&text) {
+            Err(e) => (
+                "?".to_string(),
+                "-".to_string(),
+                Reply::error(StatusCode::BAD_REQUEST, e),
+            ),
+            Ok(message) => {
+                let kind = message.kind().to_string();
+                let id = message.match_id().unwrap_or("-").to_string();
+                let reply = server.answer(message, arrived).await;
+                (kind, id, reply)
+            }
+        },
+    };
+    (server.log)(&format!(
+        "{} {id} {kind} -> {} {} ({:.1} ms){}",
+        time_of_day(),
+        reply.status.as_u16(),
+        // An error says where the rules or the message went wrong: worth a longer line.
+        log_text(
+            &reply.body,
+            if reply.status.is_success() { 80 } else { 400 }
+        ),
+        arrived.elapsed().as_secs_f64() * 1e3,
+        reply
+            .note
+            .as_deref()
+            .map(|n| format!("; {n}"))
+            .unwrap_or_default()
+    ));
+    respond(reply)
+}
+
+/// The server's routes: every method and path goes to one handler.
+pub fn router(server: Arc<PlayerServer>) -> Router {
+    Router::new().fallback(handle).with_state(server)
+}
+
+/// Connections served at once; more are closed on arrival, so that a flood costs the server nothing
+/// but the refusals.
+pub const MAX_CONNECTIONS: usize = 512;
+
+/// Serves on `listener` until the process ends.
+///
+/// Each connection is served by hyper with a header read timeout (the configured read timeout), so a
+/// client that trickles its headers is cut off like one that trickles its body.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    server: Arc<PlayerServer>,
+) -> std::io::Result<()> {
+    let read_timeout = server.config.read_timeout;
+    let log = Arc::clone(&server.log);
+    let router = router(server);
+    let open = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+    loop {
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
+            Err(e) => {
+                // Out of file descriptors, or a connection reset before it was accepted: wait a
+                // moment rather than spin, and keep serving.
+                log(&format!("{} - accept failed: {e}", time_of_day()));
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let Ok(permit) = Arc::clone(&open).try_acquire_owned() else {
+            drop(stream);
+            continue;
+        };
+        let service = hyper_util::service::TowerToHyperService::new(router.clone());
+        tokio::spawn(async move {
+            let _permit = permit;
+            let connection = hyper::server::conn::http1::Builder::new()
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(read_timeout)
+                // A simple manager may shut its side of the connection once its message is sent; it
+                // still wants the reply.
+                .half_close(true)
+                .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+            // A connection that fails (a client that hung up, a timeout) concerns that client only.
+            let _ = connection.await;
+        });
+    }
+}
+
+/// Binds `addr` (port 0 picks a free port), calls `bound` with the address bound, and serves for ever
+/// on a runtime of its own.
+pub fn run(
+    addr: SocketAddr,
+    config: ServerConfig,
+    log: Log,
+    bound: impl FnOnce(SocketAddr),
+) -> std::io::Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(addr).await?;
+        bound(listener.local_addr()?);
+        serve(listener, PlayerServer::new(config, log)).await
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::session::{MoveReply, SessionError};
+    use super::*;
+    use crate::game::Goal;
+
+    /// A player that ignores its deadline.
+    struct Stubborn;
+
+    impl Session for Stubborn {
+        fn role(&self) -> &str {
+            "r"
+        }
+        fn engine(&self) -> &'static str {
+            "test"
+        }
+        fn prepare(&mut self, _: Deadline) -> Option<String> {
+            None
+        }
+        fn advance(&mut self, _: &[String]) -> Result<(), SessionError> {
+            Ok(())
+        }
+        fn fallback_move(&mut self) -> Result<String, SessionError> {
+            Ok("noop".into())
+        }
+        fn choose(&mut self, _: Deadline) -> Result<MoveReply, SessionError> {
+            std::thread::sleep(Duration::from_millis(1500));
+            Ok(MoveReply {
+                mv: "late".into(),
+                effort: String::new(),
+                fallback: None,
+            })
+        }
+        fn stop(&mut self, _: Option<&[String]>) -> Result<Option<Goal>, SessionError> {
+            Ok(None)
+        }
+    }
+
+    #[test]
+    fn a_search_that_overruns_is_answered_with_the_fallback_in_time() {
+        let config = ServerConfig {
+            margin: Duration::from_millis(200),
+            capacity: 1,
+            ..ServerConfig::default()
+        };
+        let server = PlayerServer::new(config, Arc::new(|_: &str| {}));
+        server.matches().insert(
+            "m".into(),
+            MatchEntry {
+                session: Some(Arc::new(Mutex::new(Box::new(Stubborn) as Box<dyn Session>))),
+                play_clock: Duration::from_secs(1),
+                last_seen: Instant::now(),
+                idle_limit: Duration::from_secs(60),
+            },
+        );
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            let info = server.answer(Message::Info, Instant::now()).await;
+            assert!(info.body.contains("(status busy)"), "{}", info.body);
+            let arrived = Instant::now();
+            let reply = server.play("m", None, arrived).await;
+            assert_eq!(
+                (reply.status, reply.body.as_str()),
+                (StatusCode::OK, "noop")
+            );
+            assert!(
+                arrived.elapsed() < Duration::from_secs(1),
+                "{:?}",
+                arrived.elapsed()
+            );
+            let reply = server.play("other", None, Instant::now()).await;
+            assert_eq!(reply.body, "busy");
+        });
+    }
+}
