@@ -272,6 +272,27 @@ pub trait Game: Send + Sync {
         (state, steps)
     }
 
+    /// Plays up to `count` random playouts from `state` (at most 10,000 joint moves each) and adds each
+    /// role's goal at their ends to `goal_totals`; returns how many it played (at least one). The default
+    /// plays them one after the other; the network plays 64 at once, one per bit of a word.
+    fn playout_goals(
+        &self,
+        state: &Self::State,
+        rng: &mut SmallRng,
+        buf: &mut Vec<Self::Move>,
+        count: u32,
+        goal_totals: &mut [i64],
+    ) -> u32 {
+        let count = count.max(1);
+        for _ in 0..count {
+            let (end, _) = self.random_playout(state, rng, buf, 10_000);
+            for (r, total) in goal_totals.iter_mut().enumerate() {
+                *total += i64::from(self.goal(&end, r));
+            }
+        }
+        count
+    }
+
     /// Reads a move of `role` as a person or a protocol message writes it; the error lists the legal moves.
     fn parse_move(
         &self,

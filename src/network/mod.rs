@@ -928,12 +928,28 @@ impl NetGame {
     /// Plays up to 64 random playouts at once from the initial state, one per bit of every node; returns
     /// the number of playouts and the total number of joint moves played. Allocates only its scratch.
     pub fn batch_playouts(&self, rng: &mut SmallRng, lanes: u32, max_steps: u32) -> (u32, u64) {
+        let (lanes, steps) =
+            self.batch_playouts_from(&self.initial, rng, lanes, max_steps, &mut []);
+        (lanes, steps)
+    }
+
+    /// Plays up to 64 random playouts at once from `state`, one per bit of every node, and adds each
+    /// role's goal at the lanes' ends, summed over the lanes, to `goal_totals` (as many roles as it has
+    /// room for); returns the number of playouts and the total number of joint moves played.
+    pub fn batch_playouts_from(
+        &self,
+        state: &NetState,
+        rng: &mut SmallRng,
+        lanes: u32,
+        max_steps: u32,
+        goal_totals: &mut [i64],
+    ) -> (u32, u64) {
         let n = &self.net;
         let lanes = lanes.clamp(1, 64);
         let all = if lanes == 64 { !0 } else { (1u64 << lanes) - 1 };
         let mut vals = vec![0u64; n.num_nodes];
-        for &p in &n.initial {
-            vals[1 + p as usize] = !0;
+        for p in state.ones() {
+            vals[1 + p] = !0;
         }
         let mut next = vec![0u64; n.props.len()];
         let mut alive = all;
@@ -993,6 +1009,20 @@ impl NetGame {
                 vals[d as usize] = 0;
             }
             touched.clear();
+        }
+        if !goal_totals.is_empty() {
+            eval(
+                &n.gates[..n.state_gates],
+                &n.inputs,
+                &mut vals,
+                n.first_gate,
+            );
+            for (total, goals) in goal_totals.iter_mut().zip(&n.goals) {
+                for &(value, lit) in goals {
+                    *total +=
+                        i64::from(value) * i64::from((lit_val(&vals, lit) & all).count_ones());
+                }
+            }
         }
         (lanes, steps)
     }
@@ -1082,7 +1112,27 @@ impl Game for NetGame {
     }
 
     fn goal(&self, state: &NetState, role: RoleIndex) -> Goal {
-        self.goal_values(state, role).last().copied().unwrap_or(0)
+        // The last goal value that holds, as goal_values would list them, without collecting them.
+        self.with_state(state, |s| {
+            self.net.goals.get(role).map_or(0, |g| {
+                g.iter()
+                    .rev()
+                    .find(|(_, l)| lit_val(&s.vals, *l) & 1 != 0)
+                    .map_or(0, |x| x.0)
+            })
+        })
+    }
+
+    fn playout_goals(
+        &self,
+        state: &NetState,
+        rng: &mut SmallRng,
+        _buf: &mut Vec<NetMove>,
+        count: u32,
+        goal_totals: &mut [i64],
+    ) -> u32 {
+        let (lanes, _) = self.batch_playouts_from(state, rng, count.min(64), 10_000, goal_totals);
+        lanes
     }
 
     fn mover(&self, state: &NetState) -> Option<RoleIndex> {

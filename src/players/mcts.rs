@@ -86,6 +86,10 @@ struct Tree<S, M> {
     exact: Vec<f64>,
     rng: SmallRng,
     playouts: Playouts,
+    /// Playouts per leaf (1: one playout, cautious where playouts are slow; more: one batch through
+    /// [`Game::playout_goals`], averaged).
+    leaf_playouts: u32,
+    goal_totals: Vec<i64>,
     /// Simulations run in the current search.
     simulations: u64,
     // Scratch of one simulation, kept to allocate nothing.
@@ -109,6 +113,8 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
             exact: Vec::new(),
             rng: SmallRng::seed_from_u64(seed),
             playouts: Playouts::new(),
+            leaf_playouts: 1,
+            goal_totals: vec![0; roles],
             simulations: 0,
             path: Vec::new(),
             picks: Vec::new(),
@@ -349,10 +355,18 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
                     buf,
                     rewards,
                     playouts,
+                    leaf_playouts,
+                    goal_totals,
                     ..
                 } = self;
                 let from = &nodes[child as usize].state;
-                if !playout(game, from, rng, buf, rewards, playouts, deadline) {
+                if *leaf_playouts > 1 {
+                    goal_totals.fill(0);
+                    let n = game.playout_goals(from, rng, buf, *leaf_playouts, goal_totals);
+                    for (reward, total) in rewards.iter_mut().zip(goal_totals.iter()) {
+                        *reward = (*total as f64 / (100.0 * f64::from(n.max(1)))).clamp(0.0, 1.0);
+                    }
+                } else if !playout(game, from, rng, buf, rewards, playouts, deadline) {
                     return;
                 }
             }
@@ -582,6 +596,7 @@ pub struct MctsPlayer<S, M> {
     trees: Vec<Tree<S, M>>,
     moves_chosen: u64,
     max_simulations: Option<u64>,
+    leaf_playouts: u32,
 }
 
 impl<S: Clone + PartialEq + Send, M: Clone + Send> MctsPlayer<S, M> {
@@ -595,7 +610,15 @@ impl<S: Clone + PartialEq + Send, M: Clone + Send> MctsPlayer<S, M> {
             trees: Vec::new(),
             moves_chosen: 0,
             max_simulations: None,
+            leaf_playouts: 1,
         }
+    }
+
+    /// Plays `n` playouts (at most 64) at each new leaf in one batch and backs up their mean: on the
+    /// network the batch runs one playout per bit of a word.
+    pub fn with_leaf_playouts(mut self, n: u32) -> Self {
+        self.leaf_playouts = n.clamp(1, 64);
+        self
     }
 
     /// Stops each search after `n` simulations (shared among the threads) even when time is left: for
@@ -699,6 +722,7 @@ impl<G: Game> Player<G> for MctsPlayer<G::State, G::Move> {
         for (t, tree) in self.trees.iter_mut().enumerate() {
             let seed = role_seed(self.seed ^ self.moves_chosen.rotate_left(32), t);
             tree.reroot(game, state, seed);
+            tree.leaf_playouts = self.leaf_playouts;
         }
         if let Some(choice) = forced_choice(game, state, role, started) {
             return Ok(choice);

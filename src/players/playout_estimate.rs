@@ -121,6 +121,17 @@ impl<G: Game> Game for PlayoutEstimate<'_, G> {
         self.game.random_playout(state, rng, buf, max_steps)
     }
 
+    fn playout_goals(
+        &self,
+        state: &G::State,
+        rng: &mut SmallRng,
+        buf: &mut Vec<G::Move>,
+        count: u32,
+        goal_totals: &mut [i64],
+    ) -> u32 {
+        self.game.playout_goals(state, rng, buf, count, goal_totals)
+    }
+
     fn parse_move(
         &self,
         state: &G::State,
