@@ -113,6 +113,16 @@ fn id_and_full_depth_alphabeta_never_lose_tictactoe_to_any_line_of_play() {
     }
 }
 
+/// Tests that check players against the clock take turns: each keeps both cores busy, and a thread that
+/// waits for a core is a thread that may miss its deadline.
+static ONE_CLOCKED_TEST_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn clocked_turn() -> std::sync::MutexGuard<'static, ()> {
+    ONE_CLOCKED_TEST_AT_A_TIME
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 /// Plays a whole match of `kinds` (one per role) on `game` with `clock`; every move is checked to be
 /// legal and on time. Returns the goals.
 fn play_match<G: Game>(game: &G, kinds: &[PlayerKind], clock: Clock, seed: u64) -> Vec<i32> {
@@ -150,6 +160,7 @@ fn play_match<G: Game>(game: &G, kinds: &[PlayerKind], clock: Clock, seed: u64) 
 
 #[test]
 fn random_players_of_different_roles_do_not_mirror_each_other() {
+    let _turn = clocked_turn();
     let Rules::Network(g) = load(&repo_file("games/roshambo.gdl"), Some(10.0)).unwrap() else {
         panic!("roshambo builds its network");
     };
@@ -180,7 +191,8 @@ fn searchers_that_need_two_player_zero_sum_games_say_who_can_play_instead() {
 
 #[test]
 fn every_player_finishes_a_three_player_and_a_simultaneous_game_on_time() {
-    let clock = Clock::new(Duration::from_secs(1), Duration::from_millis(100));
+    let _turn = clocked_turn();
+    let clock = Clock::new(Duration::from_secs(1), Duration::from_millis(200));
     for file in ["tictactoe_3player.kif", "gt_prisoner.kif"] {
         let Rules::Network(g) = load(&corpus().join(file), Some(10.0)).unwrap() else {
             panic!("{file} builds its network");
@@ -301,6 +313,7 @@ fn play_some<G: Game>(game: &G, clock: Clock, engine: &str) -> Option<Result<Str
 
 #[test]
 fn mcts_plays_every_corpus_game_legally_and_on_time() {
+    let _turn = clocked_turn();
     let mut jobs: Vec<(String, bool)> = std::fs::read_dir(corpus())
         .unwrap()
         .filter_map(|e| {
@@ -316,7 +329,7 @@ fn mcts_plays_every_corpus_game_legally_and_on_time() {
         "the corpus is there: {} games",
         jobs.len()
     );
-    let clock = Clock::new(Duration::from_secs(10), Duration::from_millis(250));
+    let clock = Clock::new(Duration::from_secs(10), Duration::from_millis(300));
     let jobs = Arc::new(jobs);
     let next = Arc::new(AtomicUsize::new(0));
     let running: Arc<Mutex<Vec<(String, Instant)>>> = Arc::default();

@@ -27,13 +27,13 @@ pub struct Clock {
 }
 
 impl Clock {
-    /// Clocks of `start` and `play` with the default margin: a tenth of the play clock, at least 20 ms
-    /// and at most one second.
+    /// Clocks of `start` and `play` with the default margin: a tenth of the play clock, at least 50 ms
+    /// (a busy machine can hold a thread back for tens of milliseconds) and at most one second.
     pub fn new(start: Duration, play: Duration) -> Clock {
         Clock {
             start,
             play,
-            margin: (play / 10).clamp(Duration::from_millis(20), Duration::from_secs(1)),
+            margin: (play / 10).clamp(Duration::from_millis(50), Duration::from_secs(1)),
         }
     }
 
@@ -248,7 +248,7 @@ mod tests {
         let c = Clock::new(Duration::from_secs(10), Duration::from_secs(2));
         assert_eq!(c.margin, Duration::from_millis(200));
         let c = Clock::new(Duration::from_secs(10), Duration::from_millis(100));
-        assert_eq!(c.margin, Duration::from_millis(20));
+        assert_eq!(c.margin, Duration::from_millis(50));
         let c = Clock::new(Duration::from_secs(10), Duration::from_secs(60));
         assert_eq!(c.margin, Duration::from_secs(1));
     }
