@@ -11,6 +11,7 @@
 //! sequential search's).
 
 use std::hash::{Hash, Hasher};
+use std::ops::Deref;
 
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
@@ -20,15 +21,20 @@ use crate::game::{Estimate, Game, GameError, GameInfo, Goal, RoleIndex};
 /// The longest playout an estimate plays before scoring the state it reached.
 const MAX_ESTIMATE_STEPS: u32 = 1_000;
 
-/// A game whose estimate is the mean outcome of random playouts (see the module documentation).
-pub struct PlayoutEstimate<'g, G> {
-    game: &'g G,
+/// A game whose estimate is the mean outcome of random playouts (see the module documentation). It
+/// holds the game through any pointer: a borrow (`&G`, for the command line) or an owner (`Box<G>`, for
+/// a protocol session that keeps its game).
+pub struct PlayoutEstimate<R> {
+    game: R,
     playouts: u32,
 }
 
-impl<'g, G: Game> PlayoutEstimate<'g, G> {
+impl<R: Deref> PlayoutEstimate<R>
+where
+    R::Target: Game,
+{
     /// Wraps `game`; each estimate plays `playouts` random playouts (at least one).
-    pub fn new(game: &'g G, playouts: u32) -> Self {
+    pub fn new(game: R, playouts: u32) -> Self {
         PlayoutEstimate {
             game,
             playouts: playouts.max(1),
@@ -36,46 +42,50 @@ impl<'g, G: Game> PlayoutEstimate<'g, G> {
     }
 
     /// The wrapped game.
-    pub fn inner(&self) -> &'g G {
-        self.game
+    pub fn inner(&self) -> &R::Target {
+        &self.game
     }
 }
 
-impl<G: Game> Game for PlayoutEstimate<'_, G> {
-    type State = G::State;
-    type Move = G::Move;
+impl<R> Game for PlayoutEstimate<R>
+where
+    R: Deref + Send + Sync,
+    R::Target: Game,
+{
+    type State = <R::Target as Game>::State;
+    type Move = <R::Target as Game>::Move;
 
     fn info(&self) -> &GameInfo {
         self.game.info()
     }
 
-    fn initial_state(&self) -> G::State {
+    fn initial_state(&self) -> Self::State {
         self.game.initial_state()
     }
 
-    fn is_terminal(&self, state: &G::State) -> bool {
+    fn is_terminal(&self, state: &Self::State) -> bool {
         self.game.is_terminal(state)
     }
 
-    fn legal_moves(&self, state: &G::State, role: RoleIndex, out: &mut Vec<G::Move>) {
+    fn legal_moves(&self, state: &Self::State, role: RoleIndex, out: &mut Vec<Self::Move>) {
         self.game.legal_moves(state, role, out)
     }
 
-    fn next_state(&self, state: &G::State, joint: &[G::Move]) -> G::State {
+    fn next_state(&self, state: &Self::State, joint: &[Self::Move]) -> Self::State {
         self.game.next_state(state, joint)
     }
 
-    fn goal(&self, state: &G::State, role: RoleIndex) -> Goal {
+    fn goal(&self, state: &Self::State, role: RoleIndex) -> Goal {
         self.game.goal(state, role)
     }
 
-    fn mover(&self, state: &G::State) -> Option<RoleIndex> {
+    fn mover(&self, state: &Self::State) -> Option<RoleIndex> {
         self.game.mover(state)
     }
 
     /// Exact in terminal states; otherwise ten times role 0's mean goal minus role 1's over the playouts
     /// (so -1000..=1000). Games with other than two roles get the wrapped game's estimate.
-    fn estimate(&self, state: &G::State) -> Estimate {
+    fn estimate(&self, state: &Self::State) -> Estimate {
         if self.game.info().num_roles() != 2 || self.game.is_terminal(state) {
             return self.game.estimate(state);
         }
@@ -96,36 +106,36 @@ impl<G: Game> Game for PlayoutEstimate<'_, G> {
         Estimate::Guess(mean_times_ten.clamp(-1000, 1000) as i32)
     }
 
-    fn try_estimate(&self, state: &G::State) -> Result<Estimate, GameError> {
+    fn try_estimate(&self, state: &Self::State) -> Result<Estimate, GameError> {
         if self.game.info().num_roles() != 2 || self.game.is_terminal(state) {
             return self.game.try_estimate(state);
         }
         Ok(self.estimate(state))
     }
 
-    fn state_key(&self, state: &G::State) -> u64 {
+    fn state_key(&self, state: &Self::State) -> u64 {
         self.game.state_key(state)
     }
 
-    fn state_name(&self, state: &G::State) -> String {
+    fn state_name(&self, state: &Self::State) -> String {
         self.game.state_name(state)
     }
 
     fn random_playout(
         &self,
-        state: &G::State,
+        state: &Self::State,
         rng: &mut SmallRng,
-        buf: &mut Vec<G::Move>,
+        buf: &mut Vec<Self::Move>,
         max_steps: u32,
-    ) -> (G::State, u32) {
+    ) -> (Self::State, u32) {
         self.game.random_playout(state, rng, buf, max_steps)
     }
 
     fn playout_goals(
         &self,
-        state: &G::State,
+        state: &Self::State,
         rng: &mut SmallRng,
-        buf: &mut Vec<G::Move>,
+        buf: &mut Vec<Self::Move>,
         count: u32,
         goal_totals: &mut [i64],
     ) -> u32 {
@@ -134,22 +144,22 @@ impl<G: Game> Game for PlayoutEstimate<'_, G> {
 
     fn parse_move(
         &self,
-        state: &G::State,
+        state: &Self::State,
         role: RoleIndex,
         text: &str,
-    ) -> Result<G::Move, GameError> {
+    ) -> Result<Self::Move, GameError> {
         self.game.parse_move(state, role, text)
     }
 
-    fn show_move(&self, mv: &G::Move) -> String {
+    fn show_move(&self, mv: &Self::Move) -> String {
         self.game.show_move(mv)
     }
 
-    fn show_state(&self, state: &G::State) -> String {
+    fn show_state(&self, state: &Self::State) -> String {
         self.game.show_state(state)
     }
 
-    fn play(&self, state: &G::State, role: RoleIndex, mv: &G::Move) -> G::State {
+    fn play(&self, state: &Self::State, role: RoleIndex, mv: &Self::Move) -> Self::State {
         self.game.play(state, role, mv)
     }
 }
