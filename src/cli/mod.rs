@@ -193,6 +193,7 @@ impl SearchOptions {
             fraction: self.fraction,
             threads: self.threads,
             progress,
+            learned: None,
         };
         Ok((config, clock))
     }
