@@ -85,11 +85,7 @@ pub fn schedule(entrants: usize, roles: usize, games: u32) -> Vec<Vec<usize>> {
     let mut out = Vec::new();
     for group in &groups {
         for g in 0..games as usize {
-            out.push(
-                (0..roles)
-                    .map(|r| group[(r + g) % group.len()])
-                    .collect(),
-            );
+            out.push((0..roles).map(|r| group[(r + g) % group.len()]).collect());
         }
     }
     out
@@ -298,8 +294,9 @@ pub fn standings(names: &[String], records: &[GameRecord]) -> Vec<Standing> {
 
 /// The table as CSV, with a header line.
 pub fn to_csv(table: &[Standing]) -> String {
-    let mut out =
-        String::from("player,games,wins,draws,losses,average_goal,score,score_low95,score_high95\n");
+    let mut out = String::from(
+        "player,games,wins,draws,losses,average_goal,score,score_low95,score_high95\n",
+    );
     for s in table {
         // A name is a player spec; quote it in case a file name holds a comma or a quote.
         let name = format!("\"{}\"", s.name.replace('"', "\"\""));

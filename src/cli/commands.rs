@@ -31,7 +31,7 @@ fn default_depth(loaded: &Loaded) -> u32 {
 }
 
 /// The configuration with the depth filled in for this game (0 stands for "not given").
-fn with_depth(config: &PlayerConfig, loaded: &Loaded) -> PlayerConfig {
+pub(super) fn with_depth(config: &PlayerConfig, loaded: &Loaded) -> PlayerConfig {
     let mut c = config.clone();
     if c.depth == 0 {
         c.depth = default_depth(loaded);

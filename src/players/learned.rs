@@ -81,7 +81,12 @@ impl<G: Game> Player<G> for LearnedPlayer {
         }
     }
 
-    fn prepare(&mut self, game: &G, _role: RoleIndex, _deadline: Deadline) -> Result<(), PlayerError> {
+    fn prepare(
+        &mut self,
+        game: &G,
+        _role: RoleIndex,
+        _deadline: Deadline,
+    ) -> Result<(), PlayerError> {
         self.ready(game)?;
         Ok(())
     }
