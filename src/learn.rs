@@ -35,8 +35,10 @@
 //! ```
 //!
 //! The first line names the format and its version. The fingerprint mixes the game's name, its roles and
-//! the key of its initial state, so a file trained on a differently sized board, other rules or another
-//! engine (whose state keys differ) is refused even when the name matches. Then one line per state: its
+//! the key of its initial state, so a file trained on a differently sized board or other rules is refused
+//! even when the name matches. A rule file's two engines (network and Datalog) key a state by the same
+//! bitset of facts, so a file trained on one serves the other; were their keys ever to differ, the
+//! initial state's key would differ too and the file would be refused rather than misread. Then one line per state: its
 //! key in 16 hex digits and its score. Loading checks every line and says which one is wrong.
 
 use std::fmt::Write as _;
@@ -290,7 +292,7 @@ impl Model {
         } else if h.fingerprint != fingerprint(game) {
             format!(
                 "this file was trained on another form of `{}` (its initial state differs: other \
-                 rules, another board size or another engine)",
+                 rules, another board size, or an engine that keys states differently)",
                 h.game
             )
         } else {
