@@ -470,12 +470,16 @@ mod tests {
             .check(&Nim::new(21, false), Path::new("m.scores"))
             .unwrap_err()
             .to_string();
-        assert!(err.contains("trained on `tictactoe`"), "{err}");
-        let big = TicTacToe::new(4, 3).unwrap();
-        if big.info().name == ttt.info().name {
-            let err = model.check(&big, Path::new("m")).unwrap_err().to_string();
-            assert!(err.contains("another form"), "{err}");
-        }
+        assert!(
+            err.contains("trained on `tictactoe3x3k3` (roles x, o)"),
+            "{err}"
+        );
+        assert!(err.contains("not on `nim"), "{err}");
+        // Same name and roles, another initial state (as other rules of the same name would have).
+        let mut other = model.clone();
+        other.header.fingerprint ^= 1;
+        let err = other.check(&ttt, Path::new("m")).unwrap_err().to_string();
+        assert!(err.contains("another form"), "{err}");
     }
 
     #[test]

@@ -247,7 +247,7 @@ struct PlayArgs {
     #[command(flatten)]
     game: GameArgs,
     /// KIND for every role, or ROLE=KIND (repeatable). Kinds: human, legal, random, minimax,
-    /// alphabeta, jamboree, id, mcs, mcts, onestep, twostep, greedy, minimaxdepth. Default: human for
+    /// alphabeta, jamboree, id, mcs, mcts, onestep, twostep, greedy, minimaxdepth, learned:FILE. Default: human for
     /// the first role, alphabeta for the others.
     #[arg(long = "player", value_name = "KIND|ROLE=KIND")]
     players: Vec<String>,
