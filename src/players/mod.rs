@@ -357,7 +357,9 @@ impl PlayerKind {
             .map_err(|e| {
                 let able: Vec<&str> = PlayerKind::ALL
                     .into_iter()
-                    .filter(|k| !k.is_seed_search())
+                    // Every other kind that can play it (the learned player needs two roles taking
+                    // turns; it cannot recurse here, being no seed search).
+                    .filter(|k| !k.is_seed_search() && k.supports(info).is_ok())
                     .map(PlayerKind::as_str)
                     .collect();
                 GameError::Unsupported(format!(
