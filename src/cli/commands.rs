@@ -7,6 +7,7 @@ use ggp::bench::measure_playouts_parallel;
 use ggp::game::{perft, Game, GameError, RoleIndex};
 use ggp::players::{
     make_player, run_seed_search, Clock, Deadline, PlayerConfig, PlayerError, PlayerKind,
+    PlayerSpec,
 };
 
 use super::{CliError, GameVisitor, Loaded};
@@ -30,7 +31,7 @@ fn default_depth(loaded: &Loaded) -> u32 {
 }
 
 /// The configuration with the depth filled in for this game (0 stands for "not given").
-fn with_depth(config: &PlayerConfig, loaded: &Loaded) -> PlayerConfig {
+pub(super) fn with_depth(config: &PlayerConfig, loaded: &Loaded) -> PlayerConfig {
     let mut c = config.clone();
     if c.depth == 0 {
         c.depth = default_depth(loaded);
@@ -42,13 +43,13 @@ fn with_depth(config: &PlayerConfig, loaded: &Loaded) -> PlayerConfig {
 const MAX_MATCH_STEPS: usize = 100_000;
 
 /// Reads the `--player` options into one kind per role.
-fn assign_players(specs: &[String], roles: &[String]) -> Result<Vec<PlayerKind>, CliError> {
-    let mut kinds: Vec<PlayerKind> = (0..roles.len())
+fn assign_players(specs: &[String], roles: &[String]) -> Result<Vec<PlayerSpec>, CliError> {
+    let mut kinds: Vec<PlayerSpec> = (0..roles.len())
         .map(|r| {
             if r == 0 {
-                PlayerKind::Human
+                PlayerKind::Human.into()
             } else {
-                PlayerKind::AlphaBeta
+                PlayerKind::AlphaBeta.into()
             }
         })
         .collect();
@@ -68,8 +69,8 @@ fn assign_players(specs: &[String], roles: &[String]) -> Result<Vec<PlayerKind>,
                 kinds[r] = kind.parse()?;
             }
             None => {
-                let k: PlayerKind = spec.parse()?;
-                kinds.iter_mut().for_each(|slot| *slot = k);
+                let k: PlayerSpec = spec.parse()?;
+                kinds.iter_mut().for_each(|slot| *slot = k.clone());
             }
         }
     }
@@ -83,13 +84,13 @@ impl GameVisitor for Play {
         let info = game.info();
         let kinds = assign_players(&self.players, &info.roles)?;
         for k in &kinds {
-            k.supports(info)?;
+            k.kind.supports(info)?;
         }
         let config = with_depth(&self.config, loaded);
         let mut players: Vec<_> = kinds
             .iter()
             .enumerate()
-            .map(|(role, &k)| make_player::<G>(k, role, &config))
+            .map(|(role, k)| make_player::<G>(k.kind, role, &k.config(&config)))
             .collect();
         let out = std::io::stdout();
         let mut out = out.lock();
@@ -140,7 +141,7 @@ impl GameVisitor for Play {
                     Err(e) => return Err(e.into()),
                 };
                 let took = started.elapsed();
-                let human = kinds[role] == PlayerKind::Human;
+                let human = kinds[role].kind == PlayerKind::Human;
                 if !self.quiet && mover.is_none_or(|m| m == role) {
                     report_move(&mut out, game, role, &choice, took)?;
                 }

@@ -1,6 +1,7 @@
 //! The `ggp-run` command line: argument parsing (clap derive) and the commands.
 
 mod commands;
+mod learn;
 mod protocol;
 mod rules;
 mod spec;
@@ -12,7 +13,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use ggp::game::GameError;
 use ggp::network::Budget;
-use ggp::players::{Clock, PlayerConfig, PlayerError, Progress, UnknownPlayer};
+use ggp::players::{Clock, PlayerConfig, PlayerError, PlayerSpec, Progress, UnknownPlayer};
 
 pub use spec::{EngineChoice, GameArgs, GameSpec, GameVisitor, Loaded};
 
@@ -59,6 +60,48 @@ enum Command {
     Match(protocol::MatchArgs),
     /// Prints a match record (ggp-base's JSON) step by step.
     View(protocol::ViewArgs),
+    /// Trains seed 2's learner by self-play (two-role turn-taking games) and writes its scores.
+    Train(TrainArgs),
+    /// Plays every pair of players against each other and prints a table of results.
+    Tournament(TournamentArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+struct TrainArgs {
+    #[command(flatten)]
+    game: GameArgs,
+    /// Turns (moves) of self-play.
+    #[arg(long)]
+    turns: u64,
+    /// Where to write the learned scores (for `learned:FILE`).
+    #[arg(long)]
+    out: PathBuf,
+    /// Learning rate: how far a state's score moves toward the next state's.
+    #[arg(long, default_value_t = ggp::learn::DEFAULT_RATE)]
+    rate: f64,
+    /// Seed for the random choice between equally good moves.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+#[derive(Args, Debug, Clone)]
+struct TournamentArgs {
+    #[command(flatten)]
+    game: GameArgs,
+    /// The entrants, comma-separated KINDs (learned:FILE included), e.g. `mcts,random,learned:t.scores`.
+    #[arg(long, value_name = "KIND,KIND,...")]
+    players: String,
+    /// Games each pair plays (seats alternating).
+    #[arg(long, default_value_t = 10)]
+    games: u32,
+    /// Games played at once [default: the number of cores, at most 2; each mcts uses --threads].
+    #[arg(long)]
+    workers: Option<usize>,
+    /// Write the table here as CSV too.
+    #[arg(long, value_name = "FILE")]
+    csv: Option<PathBuf>,
+    #[command(flatten)]
+    search: SearchOptions,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -193,6 +236,7 @@ impl SearchOptions {
             fraction: self.fraction,
             threads: self.threads,
             progress,
+            learned: None,
         };
         Ok((config, clock))
     }
@@ -203,7 +247,7 @@ struct PlayArgs {
     #[command(flatten)]
     game: GameArgs,
     /// KIND for every role, or ROLE=KIND (repeatable). Kinds: human, legal, random, minimax,
-    /// alphabeta, jamboree, id, mcs, mcts, onestep, twostep, greedy, minimaxdepth. Default: human for
+    /// alphabeta, jamboree, id, mcs, mcts, onestep, twostep, greedy, minimaxdepth, learned:FILE. Default: human for
     /// the first role, alphabeta for the others.
     #[arg(long = "player", value_name = "KIND|ROLE=KIND")]
     players: Vec<String>,
@@ -380,6 +424,40 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         (Some(Command::Serve(a)), _) => protocol::serve(a),
         (Some(Command::Match(a)), _) => protocol::run_match(a),
         (Some(Command::View(a)), _) => protocol::view(a),
+        (Some(Command::Train(a)), _) => {
+            if a.turns == 0 {
+                return Err(CliError::Usage("--turns must be at least 1".into()));
+            }
+            GameSpec::from_args(&a.game)?.visit(learn::Train {
+                turns: a.turns,
+                out: a.out,
+                rate: a.rate,
+                seed: a.seed,
+            })
+        }
+        (Some(Command::Tournament(a)), _) => {
+            let players = a
+                .players
+                .split(',')
+                .filter(|p| !p.trim().is_empty())
+                .map(str::parse)
+                .collect::<Result<Vec<PlayerSpec>, _>>()?;
+            if a.games == 0 {
+                return Err(CliError::Usage("--games must be at least 1".into()));
+            }
+            let (config, clock) = a.search.config(false)?;
+            let spec = GameSpec::from_args(&a.game)?;
+            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+            let workers = a.workers.unwrap_or(cores.min(2)).clamp(1, 64);
+            spec.visit(learn::Tournament {
+                players,
+                games: a.games,
+                clock,
+                config,
+                workers,
+                csv: a.csv,
+            })
+        }
         (Some(Command::Replay(a)), _) => {
             if a.engine == EngineChoice::Native {
                 return Err(CliError::Usage(

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use clap::Args;
 
-use ggp::players::{PlayerConfig, PlayerKind};
+use ggp::players::{PlayerConfig, PlayerKind, PlayerSpec};
 use ggp::protocol::messages::compact_kif;
 use ggp::protocol::record::MatchRecord;
 use ggp::protocol::referee::{MatchSettings, RefereeEvent, RunMatch, Seat};
@@ -120,7 +120,8 @@ impl KifVisitor for Boards<'_> {
 
 /// `ggp-run serve`.
 pub fn serve(a: ServeArgs) -> Result<(), CliError> {
-    let player: PlayerKind = a.player.parse()?;
+    let spec: PlayerSpec = a.player.parse()?;
+    let player = spec.kind;
     if player == PlayerKind::Human {
         return Err(CliError::Usage(
             "a server has nobody to ask: choose a program player".into(),
@@ -142,6 +143,7 @@ pub fn serve(a: ServeArgs) -> Result<(), CliError> {
             threads: a.threads.clamp(1, 256),
             depth: a.depth.unwrap_or(PlayerConfig::default().depth).max(1),
             id_depth: a.depth.map(|d| d.max(1)),
+            learned: spec.file.clone(),
             ..PlayerConfig::default()
         },
         margin,

@@ -4,6 +4,7 @@
 //! files alike. Search players report their effort in [`SearchStats`].
 
 use std::fmt;
+use std::path::PathBuf;
 use std::str::FromStr;
 use std::time::{Duration, Instant};
 
@@ -16,6 +17,7 @@ pub mod greedy;
 pub mod human;
 pub mod id;
 pub mod jamboree;
+pub mod learned;
 pub mod mcs;
 pub mod mcts;
 pub mod minimax;
@@ -29,6 +31,7 @@ pub use greedy::GreedyPlayer;
 pub use human::HumanPlayer;
 pub use id::IdPlayer;
 pub use jamboree::{jamboree, JamboreePlayer};
+pub use learned::LearnedPlayer;
 pub use mcs::McsPlayer;
 pub use mcts::MctsPlayer;
 pub use minimax::{minimax, MinimaxPlayer};
@@ -122,6 +125,9 @@ pub enum PlayerError {
     /// Reading input failed.
     #[error("could not read input: {0}")]
     Io(#[from] std::io::Error),
+    /// A learned player's scores could not be used.
+    #[error(transparent)]
+    Model(#[from] crate::learn::ModelError),
 }
 
 /// A player for games of type `G`.
@@ -273,11 +279,13 @@ pub enum PlayerKind {
     Greedy,
     /// Gamemaster's fixed-depth minimax: `id` limited to `--depth`.
     MinimaxDepth,
+    /// Seed 2's learned player: the next state with the best learned score (`learned:FILE`).
+    Learned,
 }
 
 impl PlayerKind {
     /// Every kind, in the order the help text lists them.
-    pub const ALL: [PlayerKind; 13] = [
+    pub const ALL: [PlayerKind; 14] = [
         PlayerKind::Human,
         PlayerKind::Legal,
         PlayerKind::Random,
@@ -291,6 +299,7 @@ impl PlayerKind {
         PlayerKind::TwoStep,
         PlayerKind::Greedy,
         PlayerKind::MinimaxDepth,
+        PlayerKind::Learned,
     ];
 
     /// The kind's name on the command line.
@@ -309,6 +318,7 @@ impl PlayerKind {
             PlayerKind::TwoStep => "twostep",
             PlayerKind::Greedy => "greedy",
             PlayerKind::MinimaxDepth => "minimaxdepth",
+            PlayerKind::Learned => "learned",
         }
     }
 
@@ -336,6 +346,10 @@ impl PlayerKind {
     /// Checks, before a match starts, that this kind can play `info`'s game; the error names the kinds
     /// that can.
     pub fn supports(self, info: &GameInfo) -> Result<(), GameError> {
+        if self == PlayerKind::Learned {
+            return crate::learn::check_supported(info)
+                .map_err(|e| GameError::Unsupported(e.to_string()));
+        }
         if !self.is_seed_search() {
             return Ok(());
         }
@@ -343,7 +357,9 @@ impl PlayerKind {
             .map_err(|e| {
                 let able: Vec<&str> = PlayerKind::ALL
                     .into_iter()
-                    .filter(|k| !k.is_seed_search())
+                    // Every other kind that can play it (the learned player needs two roles taking
+                    // turns; it cannot recurse here, being no seed search).
+                    .filter(|k| !k.is_seed_search() && k.supports(info).is_ok())
                     .map(PlayerKind::as_str)
                     .collect();
                 GameError::Unsupported(format!(
@@ -366,7 +382,65 @@ impl fmt::Display for PlayerKind {
 pub struct UnknownPlayer(pub String);
 
 fn known_players() -> String {
-    PlayerKind::ALL.map(PlayerKind::as_str).join(", ")
+    PlayerKind::ALL
+        .map(|k| match k {
+            PlayerKind::Learned => "learned:FILE",
+            k => k.as_str(),
+        })
+        .join(", ")
+}
+
+/// A player as the command line names it: a kind, and for `learned:FILE` the file of learned scores.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct PlayerSpec {
+    /// The kind.
+    pub kind: PlayerKind,
+    /// The scores file of a learned player.
+    pub file: Option<PathBuf>,
+}
+
+impl PlayerSpec {
+    /// `config` with this spec's file as the learned player's scores, for [`make_player`].
+    pub fn config(&self, config: &PlayerConfig) -> PlayerConfig {
+        let mut c = config.clone();
+        if self.file.is_some() {
+            c.learned = self.file.clone();
+        }
+        c
+    }
+}
+
+impl From<PlayerKind> for PlayerSpec {
+    fn from(kind: PlayerKind) -> Self {
+        PlayerSpec { kind, file: None }
+    }
+}
+
+impl fmt::Display for PlayerSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.file {
+            Some(p) => write!(f, "{}:{}", self.kind, p.display()),
+            None => write!(f, "{}", self.kind),
+        }
+    }
+}
+
+impl FromStr for PlayerSpec {
+    type Err = UnknownPlayer;
+
+    /// A kind (`mcts`), or `learned:FILE`.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let t = s.trim();
+        match t.split_once(':') {
+            Some((k, file)) if k.eq_ignore_ascii_case("learned") && !file.is_empty() => {
+                Ok(PlayerSpec {
+                    kind: PlayerKind::Learned,
+                    file: Some(PathBuf::from(file)),
+                })
+            }
+            _ => t.parse::<PlayerKind>().map(PlayerSpec::from),
+        }
+    }
 }
 
 impl FromStr for PlayerKind {
@@ -404,6 +478,8 @@ pub struct PlayerConfig {
     pub threads: usize,
     /// Where a long search reports what it is doing, about once a second.
     pub progress: Option<Progress>,
+    /// The learned player's scores file.
+    pub learned: Option<PathBuf>,
 }
 
 impl fmt::Debug for PlayerConfig {
@@ -415,6 +491,7 @@ impl fmt::Debug for PlayerConfig {
             .field("fraction", &self.fraction)
             .field("threads", &self.threads)
             .field("progress", &self.progress.is_some())
+            .field("learned", &self.learned)
             .finish()
     }
 }
@@ -428,6 +505,7 @@ impl Default for PlayerConfig {
             fraction: jamboree::DEFAULT_FRACTION,
             threads: 1,
             progress: None,
+            learned: None,
         }
     }
 }
@@ -469,6 +547,7 @@ pub fn make_player<G: Game>(
                 .with_threads(config.threads)
                 .with_progress(progress),
         ),
+        PlayerKind::Learned => Box::new(LearnedPlayer::new(config.learned.clone(), seed)),
     }
 }
 

@@ -13,7 +13,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use crate::game::{Game, GameError};
-use crate::players::{make_player, Clock, Player, PlayerConfig, PlayerKind};
+use crate::players::{make_player, Clock, Player, PlayerConfig, PlayerSpec};
 
 use super::estimated::{Estimated, ESTIMATE_PLAYOUTS};
 use super::messages::{ggp_base_spacing, parse_one, Message};
@@ -32,8 +32,8 @@ const MAX_REPLY_BYTES: u64 = 64 * 1024;
 /// Who plays a role.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Seat {
-    /// A player of this kind, in the referee's own process.
-    Local(PlayerKind),
+    /// A player of this kind (with its scores file for `learned:FILE`), in the referee's own process.
+    Local(PlayerSpec),
     /// A player server at this URL (`http://host:port`).
     Remote(String),
 }
@@ -44,6 +44,10 @@ impl std::str::FromStr for Seat {
     /// `http://...` (or `https://...`) or `host:port` is a remote player, anything else a player kind.
     fn from_str(s: &str) -> Result<Seat, Self::Err> {
         let t = s.trim();
+        // `learned:FILE` names a local player even when FILE looks like a port.
+        if t.to_ascii_lowercase().starts_with("learned:") {
+            return t.parse().map(Seat::Local);
+        }
         let host_port = t
             .rsplit_once(':')
             .is_some_and(|(host, port)| !host.is_empty() && port.parse::<u16>().is_ok());
@@ -252,8 +256,8 @@ pub fn run_match<G: KifGame>(
         )));
     }
     for seat in seats {
-        if let Seat::Local(kind) = seat {
-            kind.supports(info)?;
+        if let Seat::Local(spec) = seat {
+            spec.kind.supports(info)?;
         }
     }
     let clock = Clock::new(settings.start_clock, settings.play_clock);
@@ -261,8 +265,9 @@ pub fn run_match<G: KifGame>(
         .iter()
         .enumerate()
         .map(|(role, seat)| match seat {
-            Seat::Local(kind) => {
-                SeatPlayer::Local(make_player::<G>(*kind, role, &settings.player_config))
+            Seat::Local(spec) => {
+                let config = spec.config(&settings.player_config);
+                SeatPlayer::Local(make_player::<G>(spec.kind, role, &config))
             }
             Seat::Remote(url) => SeatPlayer::Remote(Remote::new(url)),
         })
@@ -579,7 +584,7 @@ mod tests {
     fn seats_are_kinds_urls_or_host_and_port() {
         assert_eq!(
             "mcts".parse::<Seat>().unwrap(),
-            Seat::Local(PlayerKind::Mcts)
+            Seat::Local(crate::players::PlayerKind::Mcts.into())
         );
         assert_eq!(
             "http://10.0.0.1:9147".parse::<Seat>().unwrap(),

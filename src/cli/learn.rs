@@ -1,0 +1,130 @@
+//! `ggp-run train` and `ggp-run tournament`: the command-line faces of [`ggp::learn`] and
+//! [`ggp::tournament`], with indicatif progress bars on standard error.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+use ggp::game::Game;
+use ggp::learn::train;
+use ggp::players::{thousands, Clock, PlayerConfig, PlayerSpec};
+use ggp::tournament::{entrant_names, run, standings, to_csv, TournamentOptions};
+
+use super::{CliError, GameVisitor, Loaded};
+
+/// Trains seed 2's learner by self-play and writes the scores.
+pub struct Train {
+    pub turns: u64,
+    pub out: PathBuf,
+    pub rate: f64,
+    pub seed: u64,
+}
+
+impl GameVisitor for Train {
+    type Output = ();
+
+    fn visit<G: Game>(self, game: &G, _loaded: &Loaded) -> Result<(), CliError> {
+        let bar = ProgressBar::new(self.turns);
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{bar:30} {pos}/{len} turns ({per_sec}, {eta} left) {msg}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        let started = Instant::now();
+        let model = train(game, self.turns, self.rate, self.seed, |p| {
+            bar.set_position(p.turns);
+            bar.set_message(format!(
+                "{} games, {} states",
+                thousands(p.games),
+                thousands(p.states as u64)
+            ));
+        })
+        .map_err(|e| CliError::Usage(e.to_string()))?;
+        bar.finish_and_clear();
+        let secs = started.elapsed().as_secs_f64().max(1e-9);
+        model
+            .save(&self.out)
+            .map_err(|e| CliError::Failed(e.to_string()))?;
+        println!(
+            "Trained on {} for {} turns in {:.2} s ({} turns/s): {} states scored, written to {}",
+            game.info().name,
+            thousands(self.turns),
+            secs,
+            thousands((self.turns as f64 / secs) as u64),
+            thousands(model.scores.len() as u64),
+            self.out.display()
+        );
+        Ok(())
+    }
+}
+
+/// Plays a round-robin tournament and prints the table.
+pub struct Tournament {
+    pub players: Vec<PlayerSpec>,
+    pub games: u32,
+    pub clock: Clock,
+    pub config: PlayerConfig,
+    pub workers: usize,
+    pub csv: Option<PathBuf>,
+}
+
+impl GameVisitor for Tournament {
+    type Output = ();
+
+    fn visit<G: Game>(self, game: &G, loaded: &Loaded) -> Result<(), CliError> {
+        let total =
+            ggp::tournament::schedule(self.players.len(), game.info().num_roles(), self.games)
+                .len();
+        let bar = ProgressBar::new(total as u64);
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{bar:30} {pos}/{len} games ({elapsed} elapsed, {eta} left)",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        bar.enable_steady_tick(Duration::from_millis(500));
+        let options = TournamentOptions {
+            games: self.games,
+            clock: self.clock,
+            config: super::commands::with_depth(&self.config, loaded),
+            workers: self.workers,
+        };
+        let records = run(game, &self.players, &options, |done| {
+            bar.set_position(done as u64)
+        })
+        .map_err(|e| CliError::Failed(e.to_string()))?;
+        bar.finish_and_clear();
+        let table = standings(&entrant_names(&self.players), &records);
+        let width = table.iter().map(|s| s.name.len()).max().unwrap_or(6).max(6);
+        let out = std::io::stdout();
+        let mut out = out.lock();
+        writeln!(
+            out,
+            "{} games of {}; score = win 1, draw 1/2 per seat, 95% interval by the normal approximation",
+            records.len(),
+            game.info().name
+        )?;
+        writeln!(
+            out,
+            "{:width$}  {:>5}  {:>5}  {:>5}  {:>6}  {:>8}  {:>5}  95% interval",
+            "player", "games", "wins", "draws", "losses", "avg goal", "score"
+        )?;
+        for s in &table {
+            writeln!(
+                out,
+                "{:width$}  {:>5}  {:>5}  {:>5}  {:>6}  {:>8.1}  {:>5.3}  {:.3}..{:.3}",
+                s.name, s.games, s.wins, s.draws, s.losses, s.average_goal, s.score, s.low, s.high
+            )?;
+        }
+        if let Some(path) = &self.csv {
+            std::fs::write(path, to_csv(&table)).map_err(|e| CliError::File {
+                path: path.clone(),
+                message: e.to_string(),
+            })?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,501 @@
+//! Seed 2's self-play temporal-difference learner, and the file its scores are kept in.
+//!
+//! # The learner
+//!
+//! Every state has a score from the first role's point of view (the seed's X): a finished game scores
+//! `(goal of role 0 − goal of role 1) / 100`, which is the seed's 1.0 / 0.0 / −1.0 for a win, a draw and a
+//! loss of the first role, and a state not yet seen scores 0.0. The learner plays against itself: in every
+//! turn the role in control moves to the next state with the best score (the highest for the first role,
+//! the lowest for the second), choosing at random among equally good ones, which is all the exploration
+//! the seed asks for. After each move from `s1` to `s2`, the score of `s1` is nudged toward the score of
+//! `s2`: `score(s1) += rate × (score(s2) − score(s1))`, with the seed's rate of 0.3. When a game ends the
+//! next turn starts a new game from the initial state.
+//!
+//! Scores are kept in a hash map keyed by [`Game::state_key`], a 64-bit key of the state, rather than by
+//! the state itself: a tic-tac-toe table of a few thousand states then costs a few dozen kilobytes, and a
+//! rule game's states (bitsets or fact sets) are not copied into it.
+//!
+//! The seed's scheme needs a two-role, turn-taking game (one score, two opposed preferences); other games
+//! are refused with [`ModelError::Unsupported`].
+//!
+//! # The file
+//!
+//! A text file, so that it can be read and compared by hand:
+//!
+//! ```text
+//! ggp-learned 1
+//! game tictactoe
+//! roles x o
+//! fingerprint 5f0c3a29d1e4b7a8
+//! turns 1000000
+//! rate 0.3
+//! states 4520
+//! 0123456789abcdef 0.8125
+//! ...
+//! ```
+//!
+//! The first line names the format and its version. The fingerprint mixes the game's name, its roles and
+//! the key of its initial state, so a file trained on a differently sized board or other rules is refused
+//! even when the name matches. A rule file's two engines (network and Datalog) key a state by the same
+//! bitset of facts, so a file trained on one serves the other; were their keys ever to differ, the
+//! initial state's key would differ too and the file would be refused rather than misread. Then one line per state: its
+//! key in 16 hex digits and its score. Loading checks every line and says which one is wrong.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use hashbrown::HashMap;
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+use crate::game::{mix64, Dynamics, Game, GameInfo, RoleIndex};
+
+/// The first line of a learned-scores file.
+pub const FORMAT_LINE: &str = "ggp-learned 1";
+
+/// The seed's learning rate.
+pub const DEFAULT_RATE: f64 = 0.3;
+
+/// Why learning, saving or loading scores failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ModelError {
+    /// The game does not suit the seed's scheme.
+    #[error("{0}")]
+    Unsupported(String),
+    /// The file could not be read or written.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        source: std::io::Error,
+    },
+    /// The file is not a well-formed learned-scores file.
+    #[error("{}: line {line}: {message}", path.display())]
+    Format {
+        /// The file.
+        path: PathBuf,
+        /// The line (1-based).
+        line: usize,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// The file was trained on another game.
+    #[error("{}: {message}", path.display())]
+    WrongGame {
+        /// The file.
+        path: PathBuf,
+        /// Which game it belongs to, and which it was asked to play.
+        message: String,
+    },
+    /// The learned player was named without a file.
+    #[error("the learned player needs a file: write learned:FILE")]
+    NoFile,
+}
+
+/// What a scores file says about the game it was trained on.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModelHeader {
+    /// The game's name.
+    pub game: String,
+    /// The game's roles.
+    pub roles: Vec<String>,
+    /// [`fingerprint`] of the game.
+    pub fingerprint: u64,
+    /// Turns of self-play behind the scores.
+    pub turns: u64,
+    /// The learning rate.
+    pub rate: f64,
+}
+
+/// Learned scores: a score per state key, from the first role's point of view.
+#[derive(Clone, Debug)]
+pub struct Model {
+    /// The game they belong to.
+    pub header: ModelHeader,
+    /// Score per [`Game::state_key`]; states not here score 0.
+    pub scores: HashMap<u64, f64>,
+}
+
+/// A key that tells games apart: the name, the roles and the key of the initial state, mixed.
+pub fn fingerprint<G: Game>(game: &G) -> u64 {
+    let info = game.info();
+    let mut h = mix64(game.state_key(&game.initial_state()));
+    let text = format!("{}\0{}", info.name, info.roles.join("\0"));
+    for b in text.bytes() {
+        h = mix64(h ^ u64::from(b)).wrapping_add(0x9e37_79b9_7f4a_7c15);
+    }
+    h
+}
+
+/// Checks that `info`'s game suits the seed's scheme: two roles taking turns.
+pub fn check_supported(info: &GameInfo) -> Result<(), ModelError> {
+    if info.roles.len() != 2 || info.dynamics != Dynamics::TurnTaking {
+        return Err(ModelError::Unsupported(format!(
+            "seed 2's learner needs a two-role, turn-taking game (one score, the first role maximising \
+             it and the second minimising it), but `{}` has {} role(s){}",
+            info.name,
+            info.roles.len(),
+            if info.dynamics == Dynamics::Simultaneous {
+                " moving simultaneously"
+            } else {
+                ""
+            }
+        )));
+    }
+    Ok(())
+}
+
+/// The score of a finished game from the first role's point of view, in −1..=1.
+pub fn terminal_score<G: Game>(game: &G, state: &G::State) -> f64 {
+    (f64::from(game.goal(state, 0) - game.goal(state, 1)) / 100.0).clamp(-1.0, 1.0)
+}
+
+/// The seed's `best_next_state`: the index (in `moves`) of the move of `role` in `state` whose next state
+/// scores best for `role` (highest for role 0, lowest for role 1), that state and its score; ties are
+/// broken uniformly at random. `moves` is filled with `role`'s legal moves. `None` when there are none.
+pub fn best_next<G: Game>(
+    game: &G,
+    state: &G::State,
+    role: RoleIndex,
+    scores: &HashMap<u64, f64>,
+    rng: &mut SmallRng,
+    moves: &mut Vec<G::Move>,
+) -> Option<(usize, G::State, f64)> {
+    game.legal_moves(state, role, moves);
+    // Role 1 minimises: compare negated scores so one maximising loop serves both.
+    let sign = if role == 0 { 1.0 } else { -1.0 };
+    let mut best: Option<(usize, G::State, f64)> = None;
+    // How many next states share the best score so far, for reservoir sampling among them.
+    let mut ties = 0u32;
+    for (i, mv) in moves.iter().enumerate() {
+        let next = game.play(state, role, mv);
+        let score = if game.is_terminal(&next) {
+            terminal_score(game, &next)
+        } else {
+            scores.get(&game.state_key(&next)).copied().unwrap_or(0.0)
+        };
+        match &best {
+            Some((_, _, b)) if sign * score < sign * b => {}
+            Some((_, _, b)) if score == *b => {
+                // The k-th equally good state replaces the kept one with probability 1/k.
+                ties += 1;
+                if rng.gen_range(0..ties) == 0 {
+                    best = Some((i, next, score));
+                }
+            }
+            _ => {
+                ties = 1;
+                best = Some((i, next, score));
+            }
+        }
+    }
+    best
+}
+
+/// How far training has got.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TrainProgress {
+    /// Turns played.
+    pub turns: u64,
+    /// Games finished.
+    pub games: u64,
+    /// States with a score.
+    pub states: usize,
+}
+
+/// Seed 2's `train`: `turns` turns of self-play from the initial state with learning rate `rate`, random
+/// ties drawn from `seed`. `progress` is called every few thousand turns and at the end.
+pub fn train<G: Game>(
+    game: &G,
+    turns: u64,
+    rate: f64,
+    seed: u64,
+    mut progress: impl FnMut(&TrainProgress),
+) -> Result<Model, ModelError> {
+    check_supported(game.info())?;
+    if !(rate.is_finite() && rate > 0.0 && rate <= 1.0) {
+        return Err(ModelError::Unsupported(format!(
+            "the learning rate must be above 0 and at most 1, not {rate}"
+        )));
+    }
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut scores: HashMap<u64, f64> = HashMap::new();
+    let mut moves = Vec::new();
+    let start = game.initial_state();
+    let mut state = start.clone();
+    let mut done = TrainProgress::default();
+    // A rule game could loop forever; a game this long restarts as if it had ended.
+    const MAX_GAME_TURNS: u64 = 100_000;
+    let mut game_turns = 0;
+    while done.turns < turns {
+        if game.is_terminal(&state) || game_turns == MAX_GAME_TURNS {
+            state = start.clone();
+            done.games += 1;
+            game_turns = 0;
+            continue;
+        }
+        let Some(role) = game.mover(&state) else {
+            return Err(ModelError::Unsupported(format!(
+                "no role is in control of a state of `{}`",
+                game.info().name
+            )));
+        };
+        let Some((_, next, next_score)) =
+            best_next(game, &state, role, &scores, &mut rng, &mut moves)
+        else {
+            return Err(ModelError::Unsupported(format!(
+                "{} has no legal move in a state of `{}` that is not terminal",
+                game.info().roles[role],
+                game.info().name
+            )));
+        };
+        let old = scores.entry(game.state_key(&state)).or_insert(0.0);
+        *old += rate * (next_score - *old);
+        state = next;
+        done.turns += 1;
+        game_turns += 1;
+        if done.turns % 4096 == 0 {
+            done.states = scores.len();
+            progress(&done);
+        }
+    }
+    done.states = scores.len();
+    progress(&done);
+    let info = game.info();
+    Ok(Model {
+        header: ModelHeader {
+            game: info.name.clone(),
+            roles: info.roles.clone(),
+            fingerprint: fingerprint(game),
+            turns,
+            rate,
+        },
+        scores,
+    })
+}
+
+impl Model {
+    /// Checks that these scores were learned on `game`; the error names the game they belong to.
+    pub fn check<G: Game>(&self, game: &G, path: &Path) -> Result<(), ModelError> {
+        let info = game.info();
+        let h = &self.header;
+        let message = if h.game != info.name || h.roles != info.roles {
+            format!(
+                "this file was trained on `{}` (roles {}), not on `{}` (roles {})",
+                h.game,
+                h.roles.join(", "),
+                info.name,
+                info.roles.join(", ")
+            )
+        } else if h.fingerprint != fingerprint(game) {
+            format!(
+                "this file was trained on another form of `{}` (its initial state differs: other \
+                 rules, another board size, or an engine that keys states differently)",
+                h.game
+            )
+        } else {
+            return Ok(());
+        };
+        Err(ModelError::WrongGame {
+            path: path.to_path_buf(),
+            message,
+        })
+    }
+
+    /// The file's text (see the module documentation), states in key order so that equal scores give
+    /// equal files.
+    pub fn to_text(&self) -> String {
+        let h = &self.header;
+        let mut out = String::with_capacity(32 * self.scores.len() + 200);
+        let _ = writeln!(out, "{FORMAT_LINE}");
+        let _ = writeln!(out, "game {}", h.game);
+        let _ = writeln!(out, "roles {}", h.roles.join(" "));
+        let _ = writeln!(out, "fingerprint {:016x}", h.fingerprint);
+        let _ = writeln!(out, "turns {}", h.turns);
+        let _ = writeln!(out, "rate {}", h.rate);
+        let _ = writeln!(out, "states {}", self.scores.len());
+        let mut entries: Vec<(u64, f64)> = self.scores.iter().map(|(&k, &v)| (k, v)).collect();
+        entries.sort_unstable_by_key(|e| e.0);
+        for (k, v) in entries {
+            // Rust prints the shortest text that reads back as the same f64.
+            let _ = writeln!(out, "{k:016x} {v}");
+        }
+        out
+    }
+
+    /// Writes the scores to `path`.
+    pub fn save(&self, path: &Path) -> Result<(), ModelError> {
+        let io = |source| ModelError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let mut f = std::io::BufWriter::new(std::fs::File::create(path).map_err(io)?);
+        f.write_all(self.to_text().as_bytes()).map_err(io)?;
+        f.flush().map_err(io)
+    }
+
+    /// Reads scores from `path`.
+    pub fn load(path: &Path) -> Result<Model, ModelError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ModelError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Model::parse(&text, path)
+    }
+
+    /// Parses a file's text; `path` names it in errors.
+    pub fn parse(text: &str, path: &Path) -> Result<Model, ModelError> {
+        let err = |line: usize, message: String| ModelError::Format {
+            path: path.to_path_buf(),
+            line,
+            message,
+        };
+        let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l.trim_end()));
+        match lines.next() {
+            Some((_, FORMAT_LINE)) => {}
+            Some((n, l)) if l.starts_with("ggp-learned ") => {
+                return Err(err(
+                    n,
+                    format!("format `{l}` is not supported; this program reads `{FORMAT_LINE}`"),
+                ))
+            }
+            _ => {
+                return Err(err(
+                    1,
+                    format!("not a learned-scores file (the first line is not `{FORMAT_LINE}`)"),
+                ))
+            }
+        }
+        let mut field = |name: &str| -> Result<(usize, String), ModelError> {
+            match lines.next() {
+                Some((n, l)) => match l.split_once(' ') {
+                    Some((k, v)) if k == name => Ok((n, v.to_string())),
+                    _ if l == name => Ok((n, String::new())),
+                    _ => Err(err(n, format!("expected the `{name}` line, found `{l}`"))),
+                },
+                None => Err(err(0, format!("the file ends before the `{name}` line"))),
+            }
+        };
+        let (_, game) = field("game")?;
+        let (_, roles) = field("roles")?;
+        let (n, fp) = field("fingerprint")?;
+        let fingerprint = u64::from_str_radix(&fp, 16)
+            .map_err(|_| err(n, format!("`{fp}` is not a hex fingerprint")))?;
+        let (n, t) = field("turns")?;
+        let turns = t
+            .parse()
+            .map_err(|_| err(n, format!("`{t}` is not a number of turns")))?;
+        let (n, r) = field("rate")?;
+        let rate: f64 = r
+            .parse()
+            .map_err(|_| err(n, format!("`{r}` is not a learning rate")))?;
+        let (n, s) = field("states")?;
+        let states: usize = s
+            .parse()
+            .map_err(|_| err(n, format!("`{s}` is not a number of states")))?;
+        // The count comes from the file: cap the reservation so a corrupt count cannot exhaust memory.
+        let mut scores = HashMap::with_capacity(states.min(1 << 20));
+        let mut last = n;
+        for (n, l) in lines {
+            last = n;
+            if l.is_empty() {
+                continue;
+            }
+            let parsed = l.split_once(' ').and_then(|(k, v)| {
+                let key = u64::from_str_radix(k, 16).ok()?;
+                let score: f64 = v.parse().ok()?;
+                score.is_finite().then_some((key, score))
+            });
+            match parsed {
+                Some((key, score)) => {
+                    if scores.insert(key, score).is_some() {
+                        return Err(err(n, format!("state {key:016x} appears twice")));
+                    }
+                }
+                None => {
+                    return Err(err(
+                        n,
+                        format!("expected `KEY SCORE` (16 hex digits, a number), found `{l}`"),
+                    ))
+                }
+            }
+        }
+        if scores.len() != states {
+            return Err(err(
+                last,
+                format!(
+                    "the header promises {states} states but the file holds {}",
+                    scores.len()
+                ),
+            ));
+        }
+        Ok(Model {
+            header: ModelHeader {
+                game,
+                roles: roles.split_whitespace().map(str::to_string).collect(),
+                fingerprint,
+                turns,
+                rate,
+            },
+            scores,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::nim::Nim;
+    use crate::games::tictactoe::TicTacToe;
+
+    #[test]
+    fn learn_tictactoe_scores_round_trip_through_the_file() {
+        let game = TicTacToe::new(3, 3).unwrap();
+        let model = train(&game, 20_000, DEFAULT_RATE, 7, |_| {}).unwrap();
+        assert!(model.scores.len() > 100);
+        let text = model.to_text();
+        let back = Model::parse(&text, Path::new("t")).unwrap();
+        assert_eq!(back.header, model.header);
+        assert_eq!(back.scores, model.scores);
+        back.check(&game, Path::new("t")).unwrap();
+    }
+
+    #[test]
+    fn learn_refuses_a_file_of_another_game() {
+        let ttt = TicTacToe::new(3, 3).unwrap();
+        let model = train(&ttt, 100, DEFAULT_RATE, 1, |_| {}).unwrap();
+        let err = model
+            .check(&Nim::new(21, false), Path::new("m.scores"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("trained on `tictactoe3x3k3` (roles x, o)"),
+            "{err}"
+        );
+        assert!(err.contains("not on `nim"), "{err}");
+        // Same name and roles, another initial state (as other rules of the same name would have).
+        let mut other = model.clone();
+        other.header.fingerprint ^= 1;
+        let err = other.check(&ttt, Path::new("m")).unwrap_err().to_string();
+        assert!(err.contains("another form"), "{err}");
+    }
+
+    #[test]
+    fn learn_corrupt_files_give_errors_not_panics() {
+        let p = Path::new("x");
+        for text in [
+            "",
+            "hello",
+            "ggp-learned 2\n",
+            "ggp-learned 1\ngame g\n",
+            "ggp-learned 1\ngame g\nroles a b\nfingerprint zz\n",
+            "ggp-learned 1\ngame g\nroles a b\nfingerprint 1\nturns 1\nrate 0.3\nstates 1\n",
+            "ggp-learned 1\ngame g\nroles a b\nfingerprint 1\nturns 1\nrate 0.3\nstates 1\n1 NaN\n",
+            "ggp-learned 1\ngame g\nroles a b\nfingerprint 1\nturns 1\nrate 0.3\nstates 99999999999\n",
+        ] {
+            assert!(Model::parse(text, p).is_err(), "{text:?}");
+        }
+    }
+}

@@ -1,0 +1,132 @@
+//! `learned:FILE`: seed 2's learned player, which moves to the next state with the best learned score.
+//!
+//! The scores come from [`crate::learn::train`] through a file ([`crate::learn::Model`]). The first role
+//! moves to the next state with the highest score, the second to the lowest; a finished game scores by
+//! its goals and a state never seen in training scores 0 (neutral), as in the seed. Equally good states
+//! are chosen between at random, seeded per role. A choice costs one successor and one table look-up per
+//! legal move, so the player answers at once, well inside any deadline.
+//!
+//! The file is read (and checked against the game) when the player prepares for a match, or at its first
+//! move if nobody asked it to prepare; a file of another game is an error, not a silent bad player.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use rand::rngs::SmallRng;
+use rand::SeedableRng;
+
+use crate::game::{Game, GameError, RoleIndex};
+use crate::learn::{best_next, check_supported, Model, ModelError};
+use crate::players::search::no_effort;
+use crate::players::{Choice, Deadline, Player, PlayerError, SearchStats};
+
+/// Seed 2's learned player.
+pub struct LearnedPlayer {
+    file: Option<PathBuf>,
+    model: Option<Arc<Model>>,
+    /// The fingerprint of the game the model was last checked against.
+    checked: Option<u64>,
+    rng: SmallRng,
+}
+
+impl LearnedPlayer {
+    /// A player that reads its scores from `file` (`None`: it fails, asking for a file).
+    pub fn new(file: Option<PathBuf>, seed: u64) -> LearnedPlayer {
+        LearnedPlayer {
+            file,
+            model: None,
+            checked: None,
+            rng: SmallRng::seed_from_u64(seed),
+        }
+    }
+
+    /// A player with scores already loaded (a tournament reads the file once).
+    pub fn with_model(model: Arc<Model>, seed: u64) -> LearnedPlayer {
+        LearnedPlayer {
+            file: None,
+            model: Some(model),
+            checked: None,
+            rng: SmallRng::seed_from_u64(seed),
+        }
+    }
+
+    /// Loads the file if needed and checks it against `game`.
+    fn ready<G: Game>(&mut self, game: &G) -> Result<Arc<Model>, ModelError> {
+        check_supported(game.info())?;
+        let model = match &self.model {
+            Some(m) => m.clone(),
+            None => {
+                let path = self.file.as_ref().ok_or(ModelError::NoFile)?;
+                let m = Arc::new(Model::load(path)?);
+                self.model = Some(m.clone());
+                m
+            }
+        };
+        let fp = crate::learn::fingerprint(game);
+        if self.checked != Some(fp) {
+            let path = self.file.clone().unwrap_or_else(|| PathBuf::from("scores"));
+            model.check(game, &path)?;
+            self.checked = Some(fp);
+        }
+        Ok(model)
+    }
+}
+
+impl<G: Game> Player<G> for LearnedPlayer {
+    fn name(&self) -> String {
+        match &self.file {
+            Some(f) => format!("learned:{}", f.display()),
+            None => "learned".to_string(),
+        }
+    }
+
+    fn prepare(
+        &mut self,
+        game: &G,
+        _role: RoleIndex,
+        _deadline: Deadline,
+    ) -> Result<(), PlayerError> {
+        self.ready(game)?;
+        Ok(())
+    }
+
+    fn choose(
+        &mut self,
+        game: &G,
+        state: &G::State,
+        role: RoleIndex,
+        _deadline: Deadline,
+    ) -> Result<Choice<G::Move>, PlayerError> {
+        let started = Instant::now();
+        let model = self.ready(game)?;
+        if game.mover(state) != Some(role) {
+            // Waiting: the only legal move is the no-op.
+            let mut moves = Vec::new();
+            game.legal_moves(state, role, &mut moves);
+            return match moves.into_iter().next() {
+                Some(mv) => Ok(Choice {
+                    mv,
+                    stats: no_effort(started.elapsed()),
+                }),
+                None => Err(GameError::Rules("a waiting role has no no-op".into()).into()),
+            };
+        }
+        let mut moves = Vec::new();
+        let (i, _, score) = best_next(game, state, role, &model.scores, &mut self.rng, &mut moves)
+            .ok_or_else(|| {
+                GameError::Rules(format!("{} has no legal move", game.info().roles[role]))
+            })?;
+        // The score is the first role's, in -1..=1; as a goal for `role`, 0..=100.
+        let mine = if role == 0 { score } else { -score };
+        Ok(Choice {
+            mv: moves.swap_remove(i),
+            stats: SearchStats {
+                nodes: moves.len() as u64 + 1,
+                elapsed: started.elapsed(),
+                expected: Some(50.0 + 50.0 * mine),
+                ..SearchStats::default()
+            },
+        })
+    }
+}

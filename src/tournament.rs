@@ -1,0 +1,366 @@
+//! Round-robin tournaments between local players: the schedule, one clocked game, and the table.
+//!
+//! # Schedule
+//!
+//! Every pair of entrants plays `games` games (a one-role game: every entrant plays `games` alone). The
+//! seats rotate from game to game: in game `g` of a group, role `r` is taken by the group's entrant
+//! `(r + g) mod size`. In a two-role game each entrant of a pair therefore sits first in half the games;
+//! in a game of more roles than the group has entrants, an entrant takes several seats of one game.
+//!
+//! # Results
+//!
+//! Results are counted per seat: a seat **wins** when its goal is strictly higher than every other seat's,
+//! **draws** when it ties for the highest, and **loses** otherwise. An entrant holding two seats of one
+//! game gets two results. A seat's **score** is 1 for a win, ½ for a draw, 0 for a loss; the table gives
+//! each entrant's mean score with a 95% interval by the normal approximation (mean ± 1.96 × the sample
+//! standard deviation / √n, clamped to 0..=1), and its mean goal.
+//!
+//! Games run on a few worker threads at once ([`TournamentOptions::workers`]); each game's players are
+//! built afresh with a seed of their own, so a tournament with the same seed plays the same games.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use crate::game::{mix64, Game, GameError, Goal};
+use crate::players::{make_player, Clock, PlayerConfig, PlayerError, PlayerSpec};
+
+/// A game ends by itself long before this in every game we know; rule files might loop.
+const MAX_STEPS: usize = 10_000;
+
+/// Why a tournament could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum TournamentError {
+    /// The settings make no tournament.
+    #[error("{0}")]
+    Usage(String),
+    /// An entrant cannot play the game.
+    #[error(transparent)]
+    Game(#[from] GameError),
+    /// A player failed during a game.
+    #[error("{player}: {source}")]
+    Player {
+        /// The entrant.
+        player: String,
+        /// What went wrong.
+        source: PlayerError,
+    },
+}
+
+/// How to run a tournament.
+#[derive(Clone, Debug)]
+pub struct TournamentOptions {
+    /// Games each pair (or each lone entrant of a one-role game) plays.
+    pub games: u32,
+    /// Every player's clocks.
+    pub clock: Clock,
+    /// The players' settings; each game's seed is derived from `config.seed` and the game's number.
+    pub config: PlayerConfig,
+    /// Games played at once (at least 1).
+    pub workers: usize,
+}
+
+/// One game of the schedule and its result.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GameRecord {
+    /// The entrant (index into the entrants) in each role's seat.
+    pub seats: Vec<usize>,
+    /// Each role's goal at the end.
+    pub goals: Vec<Goal>,
+}
+
+/// The seatings of every game: for each game, the entrant in each role's seat (see the module docs).
+pub fn schedule(entrants: usize, roles: usize, games: u32) -> Vec<Vec<usize>> {
+    let groups: Vec<Vec<usize>> = if roles <= 1 {
+        (0..entrants).map(|e| vec![e]).collect()
+    } else {
+        let mut pairs = Vec::new();
+        for a in 0..entrants {
+            for b in a + 1..entrants {
+                pairs.push(vec![a, b]);
+            }
+        }
+        pairs
+    };
+    let mut out = Vec::new();
+    for group in &groups {
+        for g in 0..games as usize {
+            out.push((0..roles).map(|r| group[(r + g) % group.len()]).collect());
+        }
+    }
+    out
+}
+
+/// Plays one game with the entrants `specs[seats[r]]` in the seats, under `clock`, and returns the goals.
+pub fn play_game<G: Game>(
+    game: &G,
+    specs: &[PlayerSpec],
+    seats: &[usize],
+    clock: Clock,
+    config: &PlayerConfig,
+) -> Result<Vec<Goal>, TournamentError> {
+    let failed = |role: usize| {
+        let name = specs[seats[role]].to_string();
+        move |source: PlayerError| TournamentError::Player {
+            player: name,
+            source,
+        }
+    };
+    let mut players: Vec<_> = seats
+        .iter()
+        .enumerate()
+        .map(|(role, &e)| make_player::<G>(specs[e].kind, role, &specs[e].config(config)))
+        .collect();
+    for (role, p) in players.iter_mut().enumerate() {
+        p.prepare(game, role, clock.start_deadline(Instant::now()))
+            .map_err(failed(role))?;
+    }
+    let mut state = game.initial_state();
+    let mut joint = Vec::with_capacity(seats.len());
+    let mut steps = 0;
+    while !game.is_terminal(&state) {
+        if steps == MAX_STEPS {
+            return Err(TournamentError::Usage(format!(
+                "a game did not end within {MAX_STEPS} moves"
+            )));
+        }
+        joint.clear();
+        for (role, p) in players.iter_mut().enumerate() {
+            let choice = p
+                .choose(game, &state, role, clock.move_deadline(Instant::now()))
+                .map_err(failed(role))?;
+            joint.push(choice.mv);
+        }
+        state = game.next_state(&state, &joint);
+        steps += 1;
+    }
+    Ok((0..seats.len()).map(|r| game.goal(&state, r)).collect())
+}
+
+/// Plays the whole schedule of `specs` on `game`; `on_game` is called after each game with the number
+/// finished so far. Records come back in schedule order.
+pub fn run<G: Game>(
+    game: &G,
+    specs: &[PlayerSpec],
+    options: &TournamentOptions,
+    on_game: impl Fn(usize) + Sync,
+) -> Result<Vec<GameRecord>, TournamentError> {
+    let info = game.info();
+    if specs.len() < 2 && info.num_roles() > 1 {
+        return Err(TournamentError::Usage(
+            "a tournament needs at least two players".into(),
+        ));
+    }
+    for s in specs {
+        s.kind.supports(info)?;
+        if s.kind == crate::players::PlayerKind::Human {
+            return Err(TournamentError::Usage(
+                "a tournament has no time for a human player".into(),
+            ));
+        }
+    }
+    let seatings = schedule(specs.len(), info.num_roles(), options.games);
+    let results: Mutex<Vec<Option<Vec<Goal>>>> = Mutex::new(vec![None; seatings.len()]);
+    let first_error: Mutex<Option<TournamentError>> = Mutex::new(None);
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        for _ in 0..options.workers.clamp(1, 64) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= seatings.len() || stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                let mut config = options.config.clone();
+                // A seed of its own for every game, or every game between random players would repeat.
+                config.seed = mix64(options.config.seed ^ (i as u64 + 1));
+                match play_game(game, specs, &seatings[i], options.clock, &config) {
+                    Ok(goals) => {
+                        if let Ok(mut r) = results.lock() {
+                            r[i] = Some(goals);
+                        }
+                        on_game(done.fetch_add(1, Ordering::Relaxed) + 1);
+                    }
+                    Err(e) => {
+                        stop.store(true, Ordering::Relaxed);
+                        if let Ok(mut slot) = first_error.lock() {
+                            slot.get_or_insert(e);
+                        }
+                        break;
+                    }
+                }
+            });
+        }
+    });
+    if let Some(e) = first_error.into_inner().ok().flatten() {
+        return Err(e);
+    }
+    let results = results
+        .into_inner()
+        .map_err(|_| TournamentError::Usage("a worker thread panicked".into()))?;
+    seatings
+        .into_iter()
+        .zip(results)
+        .map(|(seats, goals)| {
+            goals
+                .map(|goals| GameRecord { seats, goals })
+                .ok_or_else(|| TournamentError::Usage("a game was not played".into()))
+        })
+        .collect()
+}
+
+/// One entrant's line of the table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Standing {
+    /// The entrant's name.
+    pub name: String,
+    /// Seats played (see the module docs: an entrant may hold several seats of one game).
+    pub games: u32,
+    /// Seats with the strictly highest goal.
+    pub wins: u32,
+    /// Seats tied for the highest goal.
+    pub draws: u32,
+    /// Other seats.
+    pub losses: u32,
+    /// Mean goal over the seats.
+    pub average_goal: f64,
+    /// Mean score (win 1, draw ½, loss 0).
+    pub score: f64,
+    /// The 95% interval of the score (normal approximation), low end.
+    pub low: f64,
+    /// The high end.
+    pub high: f64,
+}
+
+/// The table of `names` (one per entrant) after `records`.
+pub fn standings(names: &[String], records: &[GameRecord]) -> Vec<Standing> {
+    let mut scores: Vec<Vec<f64>> = vec![Vec::new(); names.len()];
+    let mut table: Vec<Standing> = names
+        .iter()
+        .map(|n| Standing {
+            name: n.clone(),
+            games: 0,
+            wins: 0,
+            draws: 0,
+            losses: 0,
+            average_goal: 0.0,
+            score: 0.0,
+            low: 0.0,
+            high: 0.0,
+        })
+        .collect();
+    let mut goal_sums = vec![0.0; names.len()];
+    for rec in records {
+        let Some(&top) = rec.goals.iter().max() else {
+            continue;
+        };
+        let at_top = rec.goals.iter().filter(|&&g| g == top).count();
+        for (&e, &goal) in rec.seats.iter().zip(&rec.goals) {
+            let Some(s) = table.get_mut(e) else { continue };
+            s.games += 1;
+            goal_sums[e] += f64::from(goal);
+            let score = if goal < top {
+                s.losses += 1;
+                0.0
+            } else if at_top == 1 {
+                s.wins += 1;
+                1.0
+            } else {
+                s.draws += 1;
+                0.5
+            };
+            scores[e].push(score);
+        }
+    }
+    for (e, s) in table.iter_mut().enumerate() {
+        let n = scores[e].len() as f64;
+        if n == 0.0 {
+            continue;
+        }
+        s.average_goal = goal_sums[e] / n;
+        s.score = scores[e].iter().sum::<f64>() / n;
+        let var = if n > 1.0 {
+            scores[e].iter().map(|x| (x - s.score).powi(2)).sum::<f64>() / (n - 1.0)
+        } else {
+            0.0
+        };
+        let half = 1.96 * (var / n).sqrt();
+        s.low = (s.score - half).max(0.0);
+        s.high = (s.score + half).min(1.0);
+    }
+    table
+}
+
+/// The table as CSV, with a header line.
+pub fn to_csv(table: &[Standing]) -> String {
+    let mut out = String::from(
+        "player,games,wins,draws,losses,average_goal,score,score_low95,score_high95\n",
+    );
+    for s in table {
+        // A name is a player spec; quote it in case a file name holds a comma or a quote.
+        let name = format!("\"{}\"", s.name.replace('"', "\"\""));
+        out.push_str(&format!(
+            "{name},{},{},{},{},{:.3},{:.4},{:.4},{:.4}\n",
+            s.games, s.wins, s.draws, s.losses, s.average_goal, s.score, s.low, s.high
+        ));
+    }
+    out
+}
+
+/// Distinct names for the entrants: the spec's text, with `#2`, `#3`... on repeats.
+pub fn entrant_names(specs: &[PlayerSpec]) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for s in specs {
+        let base = s.to_string();
+        let seen = names
+            .iter()
+            .filter(|n| **n == base || n.starts_with(&format!("{base}#")))
+            .count();
+        names.push(if seen == 0 {
+            base
+        } else {
+            format!("{base}#{}", seen + 1)
+        });
+    }
+    names
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn two_role_pairs_alternate_seats() {
+        let s = schedule(3, 2, 2);
+        assert_eq!(s.len(), 6);
+        assert_eq!(s[0], vec![0, 1]);
+        assert_eq!(s[1], vec![1, 0]);
+        assert_eq!(s[5], vec![2, 1]);
+    }
+
+    #[test]
+    fn three_seats_rotate_over_a_pair() {
+        assert_eq!(schedule(2, 3, 2), vec![vec![0, 1, 0], vec![1, 0, 1]]);
+    }
+
+    #[test]
+    fn ties_at_the_top_are_draws() {
+        let names = vec!["a".to_string(), "b".to_string()];
+        let recs = vec![
+            GameRecord {
+                seats: vec![0, 1],
+                goals: vec![100, 0],
+            },
+            GameRecord {
+                seats: vec![1, 0],
+                goals: vec![50, 50],
+            },
+        ];
+        let t = standings(&names, &recs);
+        assert_eq!((t[0].wins, t[0].draws, t[0].losses), (1, 1, 0));
+        assert_eq!((t[1].wins, t[1].draws, t[1].losses), (0, 1, 1));
+        assert!((t[0].score - 0.75).abs() < 1e-12);
+        assert!((t[1].average_goal - 25.0).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,206 @@
+//! Seed 2's learner and the tournaments: the learned tic-tac-toe player never loses to `random`, the
+//! tournament table adds up, rule games of three roles and of simultaneous moves run, and the command
+//! line trains and refuses a file of another game.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use ggp::games::tictactoe::TicTacToe;
+use ggp::learn::{train, DEFAULT_RATE};
+use ggp::players::{Clock, PlayerConfig, PlayerSpec};
+use ggp::tournament::{entrant_names, run, standings, to_csv, Standing, TournamentOptions};
+
+/// The shared material: `$GGP_SHARED`, or `../shared` beside the checkout.
+fn shared() -> PathBuf {
+    match std::env::var_os("GGP_SHARED") {
+        Some(dir) => PathBuf::from(dir),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"),
+    }
+}
+
+fn corpus_game(name: &str) -> String {
+    let p = shared().join("games/kif").join(name);
+    assert!(p.is_file(), "{} is missing (set GGP_SHARED)", p.display());
+    p.to_string_lossy().into_owned()
+}
+
+fn temp(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join(name)
+}
+
+fn ggp_run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ggp-run"))
+        .args(args)
+        .output()
+        .expect("ggp-run runs")
+}
+
+fn options(games: u32, play_ms: u64) -> TournamentOptions {
+    TournamentOptions {
+        games,
+        clock: Clock::new(Duration::from_secs(1), Duration::from_millis(play_ms)),
+        config: PlayerConfig::default(),
+        workers: 2,
+    }
+}
+
+/// Every line of a table adds up: results per seat, scores and goals within range.
+fn check_table(table: &[Standing]) {
+    for s in table {
+        assert_eq!(s.wins + s.draws + s.losses, s.games, "{s:?}");
+        let score = (f64::from(s.wins) + 0.5 * f64::from(s.draws)) / f64::from(s.games);
+        assert!((s.score - score).abs() < 1e-9, "{s:?}");
+        assert!(s.low <= s.score && s.score <= s.high, "{s:?}");
+        assert!((0.0..=100.0).contains(&s.average_goal), "{s:?}");
+    }
+}
+
+#[test]
+fn learned_tictactoe_never_loses_to_random() {
+    let game = TicTacToe::new(3, 3).unwrap();
+    let started = Instant::now();
+    let model = train(&game, 200_000, DEFAULT_RATE, 1, |_| {}).unwrap();
+    let file = temp("ttt-200k.scores");
+    model.save(&file).unwrap();
+    let specs = vec![
+        format!("learned:{}", file.display())
+            .parse::<PlayerSpec>()
+            .unwrap(),
+        "random".parse().unwrap(),
+    ];
+    let records = run(&game, &specs, &options(200, 200), |_| {}).unwrap();
+    assert_eq!(records.len(), 200);
+    // Both seats, half each.
+    assert_eq!(records.iter().filter(|r| r.seats[0] == 0).count(), 100);
+    let table = standings(&entrant_names(&specs), &records);
+    check_table(&table);
+    assert_eq!(table[0].losses, 0, "{:?}", table[0]);
+    assert!(table[0].wins > 100, "{:?}", table[0]);
+    assert!(started.elapsed() < Duration::from_secs(20));
+}
+
+#[test]
+fn a_tiny_tournament_adds_up_and_writes_csv() {
+    let game = TicTacToe::new(3, 3).unwrap();
+    let specs: Vec<PlayerSpec> = vec!["legal".parse().unwrap(), "random".parse().unwrap()];
+    let records = run(&game, &specs, &options(6, 50), |_| {}).unwrap();
+    assert_eq!(records.len(), 6);
+    let names = entrant_names(&specs);
+    let table = standings(&names, &records);
+    check_table(&table);
+    assert_eq!(table[0].games, 6);
+    assert_eq!(table[1].games, 6);
+    // Two players of a zero-sum game: one's wins are the other's losses, and the goals add to 100.
+    assert_eq!(table[0].wins, table[1].losses);
+    assert_eq!(table[0].draws, table[1].draws);
+    assert!((table[0].average_goal + table[1].average_goal - 100.0).abs() < 1e-9);
+    let mean_goal: f64 = records
+        .iter()
+        .map(|r| f64::from(r.goals[r.seats.iter().position(|&e| e == 0).unwrap()]))
+        .sum::<f64>()
+        / 6.0;
+    assert!((table[0].average_goal - mean_goal).abs() < 1e-9);
+    let csv = to_csv(&table);
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 3);
+    assert!(lines[0].starts_with("player,games,wins,draws,losses"));
+    let fields: Vec<&str> = lines[1].split(',').collect();
+    assert_eq!(fields[0], "\"legal\"");
+    assert_eq!(fields[1], "6");
+    assert_eq!(fields[2], table[0].wins.to_string());
+}
+
+/// Runs a tournament on the command line and returns its CSV table's rows (name, games, w, d, l).
+fn cli_tournament(game: &str, players: &str, games: &str, csv_name: &str) -> Vec<Vec<String>> {
+    let csv = temp(csv_name);
+    let o = ggp_run(&[
+        "tournament",
+        game,
+        "--players",
+        players,
+        "--games",
+        games,
+        "--playclock",
+        "0.1",
+        "--startclock",
+        "1",
+        "--csv",
+        csv.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("avg goal"), "{out}");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    text.lines()
+        .skip(1)
+        .map(|l| l.split(',').map(str::to_string).collect())
+        .collect()
+}
+
+fn check_rows(rows: &[Vec<String>], players: usize) {
+    assert_eq!(rows.len(), players);
+    for r in rows {
+        let n: Vec<u32> = r[1..5].iter().map(|x| x.parse().unwrap()).collect();
+        assert!(n[0] > 0);
+        assert_eq!(n[1] + n[2] + n[3], n[0], "{r:?}");
+    }
+}
+
+#[test]
+fn three_role_and_simultaneous_tournaments_finish() {
+    let three = corpus_game("tictactoe_3player.kif");
+    let rows = cli_tournament(&three, "random,greedy", "2", "three.csv");
+    check_rows(&rows, 2);
+    // Two games of three seats over a pair: 6 seats, 3 each.
+    let seats: u32 = rows.iter().map(|r| r[1].parse::<u32>().unwrap()).sum();
+    assert_eq!(seats, 6);
+    let prisoner = corpus_game("gt_prisoner.kif");
+    let rows = cli_tournament(&prisoner, "random,legal,mcts", "2", "prisoner.csv");
+    check_rows(&rows, 3);
+}
+
+#[test]
+fn train_writes_a_file_that_another_game_refuses() {
+    let file = temp("cli-ttt.scores");
+    let f = file.to_str().unwrap();
+    let o = ggp_run(&["train", "tictactoe", "--turns", "5000", "--out", f]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("turns/s"));
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.starts_with("ggp-learned 1\n"));
+    let learned = format!("learned:{f}");
+    let o = ggp_run(&["connect4", "--player", &learned, "--quiet"]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("was trained on `tictactoe"), "{err}");
+    assert!(err.contains("not on `connect4"), "{err}");
+    // And it plays the game it was trained on.
+    let o = ggp_run(&["tictactoe", "--player", &learned, "--quiet"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // A corrupt file is an error, not a panic.
+    let bad = temp("bad.scores");
+    std::fs::write(&bad, "ggp-learned 1\ngame x\n").unwrap();
+    let o = ggp_run(&[
+        "tictactoe",
+        "--player",
+        &format!("learned:{}", bad.display()),
+        "--quiet",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("line"));
+}
+
+#[test]
+fn train_refuses_games_that_are_not_two_role_turn_taking() {
+    let o = ggp_run(&[
+        "train",
+        &corpus_game("gt_prisoner.kif"),
+        "--turns",
+        "10",
+        "--out",
+        temp("never.scores").to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("two-role, turn-taking"));
+}
