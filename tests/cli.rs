@@ -526,19 +526,14 @@ fn players_obey_the_clock_and_say_what_they_cannot_play() {
         "Players that can play it: human, legal, random, id, mcs, mcts",
     );
 
+    // Tic-tac-toe: mcts proves the draw within a few moves, so a whole match at a 1 s clock (100 ms of
+    // margin, room for the other tests running beside this one) takes seconds.
     let o = run(
-        &[
-            "connect4",
-            "--player",
-            "mcts",
-            "--playclock",
-            "0.1",
-            "--quiet",
-        ],
+        &["tictactoe", "--player", "mcts", "--playclock", "1", "--quiet"],
         "",
     );
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stdout(&o).starts_with("Goals: red="), "{}", stdout(&o));
+    assert_eq!(stdout(&o).trim(), "Goals: x=50 o=50", "{}", stderr(&o));
     assert!(
         !stderr(&o).contains("past its"),
         "no move was late: {}",
