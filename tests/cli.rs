@@ -529,7 +529,14 @@ fn players_obey_the_clock_and_say_what_they_cannot_play() {
     // Tic-tac-toe: mcts proves the draw within a few moves, so a whole match at a 1 s clock (100 ms of
     // margin, room for the other tests running beside this one) takes seconds.
     let o = run(
-        &["tictactoe", "--player", "mcts", "--playclock", "1", "--quiet"],
+        &[
+            "tictactoe",
+            "--player",
+            "mcts",
+            "--playclock",
+            "1",
+            "--quiet",
+        ],
         "",
     );
     assert!(o.status.success(), "{}", stderr(&o));
