@@ -15,27 +15,34 @@ use crate::players::{all_legal_moves, forced_choice, Choice, Player, PlayerError
 /// The longest playout: games that can go on for ever are scored where the playout stops.
 pub(crate) const MAX_PLAYOUT_STEPS: u32 = 10_000;
 
-/// Steps a cautious playout plays between two readings of the clock.
+/// Steps a cautious playout plays between two readings of the clock while steps are quick.
 const STRETCH: u32 = 4;
 
 /// A playout that took longer than this is slow: the next ones read the clock as they go.
 const SLOW_PLAYOUT: Duration = Duration::from_millis(2);
 
+/// A step slower than this is read one at a time.
+const SLOW_STEP: Duration = Duration::from_micros(500);
+
 /// Random playouts that never make a move late.
 ///
 /// A fast game's playout is one call of [`Game::random_playout`]. A slow one (chess on the Datalog
 /// evaluator: a quarter of a second a playout) could overrun the deadline by itself, so while playouts are
-/// slow, or before the first one has shown their cost, a playout goes in stretches of a few steps and
-/// gives up when the deadline passes. The stretches cost a state copy each, which is noise next to a slow
-/// step.
+/// slow, or before the first one has shown their cost, a playout goes in stretches of a few steps (one
+/// where a step is slow) and gives up as soon as the slowest stretch seen would not fit before the
+/// deadline. The stretches cost a state copy each, which is noise next to a slow step.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Playouts {
     cautious: bool,
+    slowest_step: Duration,
 }
 
 impl Playouts {
     pub(crate) fn new() -> Self {
-        Playouts { cautious: true }
+        Playouts {
+            cautious: true,
+            slowest_step: Duration::ZERO,
+        }
     }
 
     /// The end of a random playout from `from`, or `None` when `deadline` passed first.
@@ -56,13 +63,22 @@ impl Playouts {
         let mut state = from.clone();
         let mut steps = 0;
         loop {
-            if Instant::now() >= deadline {
+            let stretch = if self.slowest_step > SLOW_STEP {
+                1
+            } else {
+                STRETCH
+            };
+            let now = Instant::now();
+            if now + self.slowest_step * stretch >= deadline {
                 return None;
             }
-            let (next, n) = game.random_playout(&state, rng, buf, STRETCH);
+            let (next, n) = game.random_playout(&state, rng, buf, stretch);
+            if n > 0 {
+                self.slowest_step = self.slowest_step.max(now.elapsed() / n);
+            }
             state = next;
             steps += n;
-            if n < STRETCH || steps >= MAX_PLAYOUT_STEPS {
+            if n < stretch || steps >= MAX_PLAYOUT_STEPS {
                 self.cautious = started.elapsed() > SLOW_PLAYOUT;
                 return Some(state);
             }
