@@ -233,12 +233,10 @@ fn errors_are_clear_and_do_not_panic() {
 
 /// The shared corpus, beside the checkout (CI) or at its usual place.
 fn shared(rel: &str) -> String {
-    let beside = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
-    let root = if beside.is_dir() {
-        beside
-    } else {
-        std::path::PathBuf::from("/work/shared")
-    };
+    // `$GGP_SHARED`, or `../shared` beside the checkout.
+    let root = std::env::var_os("GGP_SHARED")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"));
     root.join(rel).to_string_lossy().into_owned()
 }
 

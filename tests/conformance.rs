@@ -83,13 +83,11 @@ static ONE_ENGINE_AT_A_TIME: Mutex<()> = Mutex::new(());
 /// The most one game may take before the watchdog fails the test.
 const GAME_LIMIT: Duration = Duration::from_secs(120);
 
+/// The shared material: `$GGP_SHARED`, or `../shared` beside the checkout.
 fn shared() -> PathBuf {
-    let beside = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
-    if beside.join("conformance").is_dir() {
-        beside
-    } else {
-        PathBuf::from("/work/shared")
-    }
+    std::env::var_os("GGP_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"))
 }
 
 /// What replaying one game gave.

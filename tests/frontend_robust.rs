@@ -49,7 +49,12 @@ fn exercise(src: &str, syntax: Syntax) {
 const SEEDS: [&str; 3] = ["ticTacToe.kif", "nim1.kif", "connectFour.kif"];
 
 fn seed(i: usize) -> String {
-    let dir = std::env::var("GGP_KIF_DIR").unwrap_or_else(|_| "/work/shared/games/kif".into());
+    let dir = std::env::var("GGP_KIF_DIR").unwrap_or_else(|_| {
+        // `$GGP_SHARED`, or `../shared` beside the checkout.
+        let shared = std::env::var("GGP_SHARED")
+            .unwrap_or_else(|_| format!("{}/../shared", env!("CARGO_MANIFEST_DIR")));
+        format!("{shared}/games/kif")
+    });
     std::fs::read_to_string(format!("{dir}/{}", SEEDS[i % SEEDS.len()])).unwrap_or_default()
 }
 

@@ -11,13 +11,11 @@ use ggp::syntax::parse_kif;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
+/// The shared material: `$GGP_SHARED`, or `../shared` beside the checkout.
 fn shared() -> PathBuf {
-    let beside = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
-    if beside.join("conformance").is_dir() {
-        beside
-    } else {
-        PathBuf::from("/work/shared")
-    }
+    std::env::var_os("GGP_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"))
 }
 
 fn load(name: &str) -> (ggp::syntax::ast::Program, String) {

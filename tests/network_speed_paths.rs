@@ -15,12 +15,11 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 fn load(name: &str) -> (NetGame, ggp::syntax::ast::Program) {
-    let beside = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/games/kif");
-    let dir = if beside.is_dir() {
-        beside
-    } else {
-        PathBuf::from("/work/shared/games/kif")
-    };
+    // `$GGP_SHARED`, or `../shared` beside the checkout.
+    let dir = std::env::var_os("GGP_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"))
+        .join("games/kif");
     let src = std::fs::read_to_string(dir.join(format!("{name}.kif"))).expect("game exists");
     let program = parse_kif(&src).expect("parses");
     (

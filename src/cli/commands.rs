@@ -56,16 +56,7 @@ fn assign_players(specs: &[String], roles: &[String]) -> Result<Vec<PlayerSpec>,
     for spec in specs {
         match spec.split_once('=') {
             Some((role, kind)) => {
-                let r = roles
-                    .iter()
-                    .position(|n| n.eq_ignore_ascii_case(role.trim()))
-                    .ok_or_else(|| {
-                        CliError::Usage(format!(
-                            "unknown role `{}` in --player {spec}; the roles are {}",
-                            role.trim(),
-                            roles.join(", ")
-                        ))
-                    })?;
+                let r = super::role_named(roles, role, spec)?;
                 kinds[r] = kind.parse()?;
             }
             None => {

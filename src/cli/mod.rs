@@ -344,6 +344,20 @@ impl CliError {
     }
 }
 
+/// The index of the role `role` names (any letter case) in the `--player` option `spec`.
+fn role_named(roles: &[String], role: &str, spec: &str) -> Result<usize, CliError> {
+    roles
+        .iter()
+        .position(|n| n.eq_ignore_ascii_case(role.trim()))
+        .ok_or_else(|| {
+            CliError::Usage(format!(
+                "unknown role `{}` in --player {spec}; the roles are {}",
+                role.trim(),
+                roles.join(", ")
+            ))
+        })
+}
+
 /// Runs the command the arguments name.
 pub fn run(cli: Cli) -> Result<(), CliError> {
     match (cli.command, cli.play) {

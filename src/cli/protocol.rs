@@ -188,16 +188,7 @@ fn assign_seats(specs: &[String], roles: &[String]) -> Result<Vec<Seat>, CliErro
         // A URL has `=` only after its `?`; a role name never contains `:`.
         match spec.split_once('=').filter(|(role, _)| !role.contains(':')) {
             Some((role, seat)) => {
-                let r = roles
-                    .iter()
-                    .position(|n| n.eq_ignore_ascii_case(role.trim()))
-                    .ok_or_else(|| {
-                        CliError::Usage(format!(
-                            "unknown role `{}` in --player {spec}; the roles are {}",
-                            role.trim(),
-                            roles.join(", ")
-                        ))
-                    })?;
+                let r = super::role_named(roles, role, spec)?;
                 seats[r] = Some(seat.parse()?);
             }
             None => everyone = Some(spec.parse()?),
