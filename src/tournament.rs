@@ -17,13 +17,25 @@
 //!
 //! Games run on a few worker threads at once ([`TournamentOptions::workers`]); each game's players are
 //! built afresh with a seed of their own, so a tournament with the same seed plays the same games.
+//!
+//! # Remote entrants
+//!
+//! [`run_with_remote`] seats players that speak the GGP protocol (`http://host:port`) beside local ones:
+//! each game is then a match run by the [referee](crate::protocol::referee), which sends the rules as
+//! KIF, and a remote entrant plays one game at a time (a player server plays one match at a time; the
+//! other workers take games without it meanwhile). A move the referee had to substitute (late, illegal,
+//! or a failed connection) counts against the seat in [`Standing::substituted`]. This is how one
+//! tournament spreads over several machines: `ggp-run serve` on each, and their addresses as entrants.
 
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Mutex;
-use std::time::Instant;
+use std::sync::{Condvar, Mutex};
+use std::time::{Duration, Instant};
 
 use crate::game::{mix64, Game, GameError, Goal};
 use crate::players::{make_player, Clock, PlayerConfig, PlayerError, PlayerSpec};
+use crate::protocol::referee::{run_match, MatchSettings, RefereeError, Seat};
+use crate::protocol::KifGame;
 
 /// A game ends by itself long before this in every game we know; rule files might loop.
 const MAX_STEPS: usize = 10_000;
@@ -45,6 +57,9 @@ pub enum TournamentError {
         /// What went wrong.
         source: PlayerError,
     },
+    /// The referee could not run a match with remote players.
+    #[error(transparent)]
+    Referee(#[from] RefereeError),
 }
 
 /// How to run a tournament.
@@ -67,7 +82,12 @@ pub struct GameRecord {
     pub seats: Vec<usize>,
     /// Each role's goal at the end.
     pub goals: Vec<Goal>,
+    /// Per role: moves the referee substituted (late, illegal or failed); always 0 for local players.
+    pub substituted: Vec<u32>,
 }
+
+/// What one game produced, per role: goals and substituted moves.
+type Outcome = (Vec<Goal>, Vec<u32>);
 
 /// The seatings of every game: for each game, the entrant in each role's seat (see the module docs).
 pub fn schedule(entrants: usize, roles: usize, games: u32) -> Vec<Vec<usize>> {
@@ -146,48 +166,185 @@ pub fn run<G: Game>(
     on_game: impl Fn(usize) + Sync,
 ) -> Result<Vec<GameRecord>, TournamentError> {
     let info = game.info();
-    if specs.len() < 2 && info.num_roles() > 1 {
+    for s in specs {
+        refuse_unfit(s, game)?;
+    }
+    let exclusive = vec![false; specs.len()];
+    run_schedule(
+        specs.len(),
+        info.num_roles(),
+        options,
+        &exclusive,
+        |_, seats, config| {
+            let goals = play_game(game, specs, seats, options.clock, config)?;
+            let substituted = vec![0; goals.len()];
+            Ok((goals, substituted))
+        },
+        on_game,
+    )
+}
+
+/// Plays the whole schedule of `entrants`, local or remote, on `game`, whose rules as KIF sentences are
+/// `rules` (what remote players are sent); each game is a match run by the referee (see the module docs).
+pub fn run_with_remote<G: KifGame>(
+    game: &G,
+    rules: &str,
+    entrants: &[Seat],
+    options: &TournamentOptions,
+    on_game: impl Fn(usize) + Sync,
+) -> Result<Vec<GameRecord>, TournamentError> {
+    let roles = game.info().num_roles();
+    for e in entrants {
+        if let Seat::Local(spec) = e {
+            refuse_unfit(spec, game)?;
+        }
+    }
+    let remote = entrants.len()
+        - entrants
+            .iter()
+            .filter(|e| matches!(e, Seat::Local(_)))
+            .count();
+    if roles > 2 && remote > 0 {
+        return Err(TournamentError::Usage(format!(
+            "games are played in pairs, so a pair holds all {roles} seats of a match, and a remote \
+             player takes only one: remote players can enter tournaments of one- and two-role games"
+        )));
+    }
+    let exclusive: Vec<bool> = entrants
+        .iter()
+        .map(|e| matches!(e, Seat::Remote(_)))
+        .collect();
+    let run_id = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis());
+    run_schedule(
+        entrants.len(),
+        roles,
+        options,
+        &exclusive,
+        |i, seats, config| {
+            let seated: Vec<Seat> = seats.iter().map(|&e| entrants[e].clone()).collect();
+            let settings = MatchSettings {
+                match_id: format!("tournament.{run_id}.{i}"),
+                start_clock: options.clock.start,
+                play_clock: options.clock.play,
+                player_config: config.clone(),
+            };
+            let record = run_match(game, rules, &seated, &settings, &mut |_| {})?;
+            if !record.is_completed {
+                return Err(TournamentError::Usage(format!(
+                    "a game did not end within {} moves",
+                    record.moves.len()
+                )));
+            }
+            let mut substituted = vec![0u32; seats.len()];
+            for step in &record.errors {
+                for (count, error) in substituted.iter_mut().zip(step) {
+                    *count += u32::from(!error.is_empty());
+                }
+            }
+            Ok((record.goal_values, substituted))
+        },
+        on_game,
+    )
+}
+
+/// Refuses a local entrant that cannot play `game` before any game starts.
+fn refuse_unfit<G: Game>(spec: &PlayerSpec, game: &G) -> Result<(), TournamentError> {
+    spec.kind.supports(game.info())?;
+    if spec.kind == crate::players::PlayerKind::Human {
+        return Err(TournamentError::Usage(
+            "a tournament has no time for a human player".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// The games not yet started, and which exclusive entrants are in a game now.
+struct Pending {
+    games: VecDeque<usize>,
+    busy: Vec<bool>,
+}
+
+/// Runs the schedule on `options.workers` threads; `play(i, seats, config)` plays game `i`. An entrant
+/// marked `exclusive` is in at most one game at a time.
+fn run_schedule(
+    entrants: usize,
+    roles: usize,
+    options: &TournamentOptions,
+    exclusive: &[bool],
+    play: impl Fn(usize, &[usize], &PlayerConfig) -> Result<Outcome, TournamentError> + Sync,
+    on_game: impl Fn(usize) + Sync,
+) -> Result<Vec<GameRecord>, TournamentError> {
+    if entrants < 2 && roles > 1 {
         return Err(TournamentError::Usage(
             "a tournament needs at least two players".into(),
         ));
     }
-    for s in specs {
-        s.kind.supports(info)?;
-        if s.kind == crate::players::PlayerKind::Human {
-            return Err(TournamentError::Usage(
-                "a tournament has no time for a human player".into(),
-            ));
-        }
-    }
-    let seatings = schedule(specs.len(), info.num_roles(), options.games);
-    let results: Mutex<Vec<Option<Vec<Goal>>>> = Mutex::new(vec![None; seatings.len()]);
+    let seatings = schedule(entrants, roles, options.games);
+    let results: Mutex<Vec<Option<Outcome>>> = Mutex::new(vec![None; seatings.len()]);
     let first_error: Mutex<Option<TournamentError>> = Mutex::new(None);
-    let next = AtomicUsize::new(0);
+    let pending = Mutex::new(Pending {
+        games: (0..seatings.len()).collect(),
+        busy: vec![false; entrants],
+    });
+    let freed = Condvar::new();
     let done = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
+    // The next game this worker may start, its exclusive entrants marked busy; None when none is left.
+    let take = || -> Option<usize> {
+        let mut p = pending.lock().ok()?;
+        loop {
+            if stop.load(Ordering::Relaxed) || p.games.is_empty() {
+                return None;
+            }
+            let free =
+                |p: &Pending, i: usize| seatings[i].iter().all(|&e| !(exclusive[e] && p.busy[e]));
+            if let Some(at) = p.games.iter().position(|&i| free(&p, i)) {
+                let i = p.games.remove(at)?;
+                for &e in &seatings[i] {
+                    p.busy[e] |= exclusive[e];
+                }
+                return Some(i);
+            }
+            // Every game left waits for an entrant in play: wait until a game ends.
+            p = freed.wait_timeout(p, Duration::from_millis(200)).ok()?.0;
+        }
+    };
+    let release = |i: usize| {
+        if let Ok(mut p) = pending.lock() {
+            for &e in &seatings[i] {
+                if exclusive[e] {
+                    p.busy[e] = false;
+                }
+            }
+        }
+        freed.notify_all();
+    };
     std::thread::scope(|scope| {
         for _ in 0..options.workers.clamp(1, 64) {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= seatings.len() || stop.load(Ordering::Relaxed) {
-                    break;
-                }
-                let mut config = options.config.clone();
-                // A seed of its own for every game, or every game between random players would repeat.
-                config.seed = mix64(options.config.seed ^ (i as u64 + 1));
-                match play_game(game, specs, &seatings[i], options.clock, &config) {
-                    Ok(goals) => {
-                        if let Ok(mut r) = results.lock() {
-                            r[i] = Some(goals);
+            scope.spawn(|| {
+                while let Some(i) = take() {
+                    let mut config = options.config.clone();
+                    // A seed of its own for every game, or every game between random players would repeat.
+                    config.seed = mix64(options.config.seed ^ (i as u64 + 1));
+                    let outcome = play(i, &seatings[i], &config);
+                    release(i);
+                    match outcome {
+                        Ok(outcome) => {
+                            if let Ok(mut r) = results.lock() {
+                                r[i] = Some(outcome);
+                            }
+                            on_game(done.fetch_add(1, Ordering::Relaxed) + 1);
                         }
-                        on_game(done.fetch_add(1, Ordering::Relaxed) + 1);
-                    }
-                    Err(e) => {
-                        stop.store(true, Ordering::Relaxed);
-                        if let Ok(mut slot) = first_error.lock() {
-                            slot.get_or_insert(e);
+                        Err(e) => {
+                            stop.store(true, Ordering::Relaxed);
+                            freed.notify_all();
+                            if let Ok(mut slot) = first_error.lock() {
+                                slot.get_or_insert(e);
+                            }
+                            break;
                         }
-                        break;
                     }
                 }
             });
@@ -202,9 +359,13 @@ pub fn run<G: Game>(
     seatings
         .into_iter()
         .zip(results)
-        .map(|(seats, goals)| {
-            goals
-                .map(|goals| GameRecord { seats, goals })
+        .map(|(seats, outcome)| {
+            outcome
+                .map(|(goals, substituted)| GameRecord {
+                    seats,
+                    goals,
+                    substituted,
+                })
                 .ok_or_else(|| TournamentError::Usage("a game was not played".into()))
         })
         .collect()
@@ -231,6 +392,8 @@ pub struct Standing {
     pub low: f64,
     /// The high end.
     pub high: f64,
+    /// Moves the referee substituted for this entrant (late, illegal, or a failed connection).
+    pub substituted: u32,
 }
 
 /// The table of `names` (one per entrant) after `records`.
@@ -248,6 +411,7 @@ pub fn standings(names: &[String], records: &[GameRecord]) -> Vec<Standing> {
             score: 0.0,
             low: 0.0,
             high: 0.0,
+            substituted: 0,
         })
         .collect();
     let mut goal_sums = vec![0.0; names.len()];
@@ -256,9 +420,10 @@ pub fn standings(names: &[String], records: &[GameRecord]) -> Vec<Standing> {
             continue;
         };
         let at_top = rec.goals.iter().filter(|&&g| g == top).count();
-        for (&e, &goal) in rec.seats.iter().zip(&rec.goals) {
+        for (seat, (&e, &goal)) in rec.seats.iter().zip(&rec.goals).enumerate() {
             let Some(s) = table.get_mut(e) else { continue };
             s.games += 1;
+            s.substituted += rec.substituted.get(seat).copied().unwrap_or(0);
             goal_sums[e] += f64::from(goal);
             let score = if goal < top {
                 s.losses += 1;
@@ -295,21 +460,29 @@ pub fn standings(names: &[String], records: &[GameRecord]) -> Vec<Standing> {
 /// The table as CSV, with a header line.
 pub fn to_csv(table: &[Standing]) -> String {
     let mut out = String::from(
-        "player,games,wins,draws,losses,average_goal,score,score_low95,score_high95\n",
+        "player,games,wins,draws,losses,average_goal,score,score_low95,score_high95,substituted_moves\n",
     );
     for s in table {
         // A name is a player spec; quote it in case a file name holds a comma or a quote.
         let name = format!("\"{}\"", s.name.replace('"', "\"\""));
         out.push_str(&format!(
-            "{name},{},{},{},{},{:.3},{:.4},{:.4},{:.4}\n",
-            s.games, s.wins, s.draws, s.losses, s.average_goal, s.score, s.low, s.high
+            "{name},{},{},{},{},{:.3},{:.4},{:.4},{:.4},{}\n",
+            s.games,
+            s.wins,
+            s.draws,
+            s.losses,
+            s.average_goal,
+            s.score,
+            s.low,
+            s.high,
+            s.substituted
         ));
     }
     out
 }
 
 /// Distinct names for the entrants: the spec's text, with `#2`, `#3`... on repeats.
-pub fn entrant_names(specs: &[PlayerSpec]) -> Vec<String> {
+pub fn entrant_names<E: std::fmt::Display>(specs: &[E]) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     for s in specs {
         let base = s.to_string();
@@ -351,10 +524,12 @@ mod tests {
             GameRecord {
                 seats: vec![0, 1],
                 goals: vec![100, 0],
+                substituted: vec![0, 2],
             },
             GameRecord {
                 seats: vec![1, 0],
                 goals: vec![50, 50],
+                substituted: vec![0, 0],
             },
         ];
         let t = standings(&names, &recs);
@@ -362,5 +537,6 @@ mod tests {
         assert_eq!((t[1].wins, t[1].draws, t[1].losses), (0, 1, 1));
         assert!((t[0].score - 0.75).abs() < 1e-12);
         assert!((t[1].average_goal - 25.0).abs() < 1e-12);
+        assert_eq!((t[0].substituted, t[1].substituted), (0, 2));
     }
 }

@@ -727,3 +727,73 @@ fn the_referee_and_the_viewer_refuse_bad_input_clearly() {
     check_record("ticTacToe.kif", &record);
     assert!(errors_of(&record, 1).iter().all(|e| e == "CE"));
 }
+
+/// Reads a tournament's CSV table into (name, games, wins, draws, losses, substituted moves).
+fn tournament_rows(csv: &str) -> Vec<(String, u32, u32, u32, u32, u32)> {
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some("player,games,wins,draws,losses,average_goal,score,score_low95,score_high95,substituted_moves")
+    );
+    lines
+        .map(|line| {
+            let (name, rest) = line[1..].split_once("\",").expect("a quoted name");
+            let f: Vec<&str> = rest.split(',').collect();
+            let n = |i: usize| f[i].parse::<u32>().unwrap_or_else(|_| panic!("{line}"));
+            (name.to_string(), n(0), n(1), n(2), n(3), n(8))
+        })
+        .collect()
+}
+
+#[test]
+fn a_tournament_seats_remote_players_beside_local_ones() {
+    let mcts = serve(&["--player", "mcts"]);
+    let cheat = misbehaving_player(Misbehaviour::Illegal);
+    let csv = tmp_file("remote-tournament.csv");
+    let players = format!("{},{},random", mcts.url, cheat);
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ggp-run"));
+    cmd.arg("tournament")
+        .arg(game_file("ticTacToe.kif"))
+        .args(["--players", &players, "--games", "2"])
+        .args(["--startclock", "2", "--playclock", "0.3", "--csv"])
+        .arg(&csv);
+    let (ok, out, err) = run_bounded(cmd, Duration::from_secs(120));
+    assert!(ok, "the tournament failed\n{out}\n{err}");
+    assert!(out.contains("substituted moves"), "{out}");
+    let rows = tournament_rows(&std::fs::read_to_string(&csv).expect("the CSV is written"));
+    let _ = std::fs::remove_file(&csv);
+    let names: Vec<&str> = rows.iter().map(|r| r.0.as_str()).collect();
+    assert_eq!(names, [mcts.url.as_str(), cheat.as_str(), "random"]);
+    for (name, games, wins, draws, losses, _) in &rows {
+        // Three entrants, two games a pair: every entrant plays four.
+        assert_eq!(*games, 4, "{name}");
+        assert_eq!(wins + draws + losses, *games, "{name}");
+    }
+    let total_wins: u32 = rows.iter().map(|r| r.2).sum();
+    let total_losses: u32 = rows.iter().map(|r| r.4).sum();
+    assert_eq!(
+        total_wins, total_losses,
+        "a two-player game has a loser per winner"
+    );
+    // The server plays every move itself; each move the cheat sends is illegal and substituted.
+    assert_eq!(rows[0].5, 0, "{out}");
+    assert!(rows[1].5 >= 4, "{out}");
+    assert_eq!(rows[2].5, 0);
+    assert!(
+        rows[0].2 >= 2,
+        "mcts beats random and a random-moving cheat\n{out}"
+    );
+
+    // Remote players need the rules to send: a native game or a pair holding three seats is refused.
+    let run = |args: &[&str]| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_ggp-run"));
+        cmd.args(args);
+        run_bounded(cmd, Duration::from_secs(20))
+    };
+    let remote = format!("random,{}", mcts.url);
+    let (ok, _, err) = run(&["tournament", "tictactoe", "--players", &remote]);
+    assert!(!ok && err.contains("must be a rule file"), "{err}");
+    let three = game_file("3pConnectFour.kif");
+    let (ok, _, err) = run(&["tournament", three.to_str().unwrap(), "--players", &remote]);
+    assert!(!ok && err.contains("one- and two-role games"), "{err}");
+}

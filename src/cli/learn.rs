@@ -10,8 +10,14 @@ use indicatif::{ProgressBar, ProgressStyle};
 use ggp::game::Game;
 use ggp::learn::train;
 use ggp::players::{thousands, Clock, PlayerConfig, PlayerSpec};
-use ggp::tournament::{entrant_names, run, standings, to_csv, TournamentOptions};
+use ggp::protocol::estimated::{Estimated, ESTIMATE_PLAYOUTS};
+use ggp::protocol::referee::Seat;
+use ggp::protocol::{load_kif, KifGame, KifVisitor};
+use ggp::tournament::{
+    entrant_names, run, run_with_remote, schedule, standings, to_csv, GameRecord, TournamentOptions,
+};
 
+use super::spec::GameSpec;
 use super::{CliError, GameVisitor, Loaded};
 
 /// Trains seed 2's learner by self-play and writes the scores.
@@ -63,7 +69,7 @@ impl GameVisitor for Train {
 
 /// Plays a round-robin tournament and prints the table.
 pub struct Tournament {
-    pub players: Vec<PlayerSpec>,
+    pub players: Vec<Seat>,
     pub games: u32,
     pub clock: Clock,
     pub config: PlayerConfig,
@@ -71,13 +77,41 @@ pub struct Tournament {
     pub csv: Option<PathBuf>,
 }
 
-impl GameVisitor for Tournament {
-    type Output = ();
+impl Tournament {
+    /// Runs the tournament on `spec`: locally when every entrant is local, through the referee when
+    /// one is a remote player (the game must then be a rule file, whose rules the referee sends).
+    pub fn run(self, spec: &GameSpec) -> Result<(), CliError> {
+        if self.players.iter().all(|p| matches!(p, Seat::Local(_))) {
+            return spec.visit(self);
+        }
+        let GameSpec::Rules(path, ..) = spec else {
+            return Err(CliError::Usage(
+                "remote players are sent the game's rules, so the game must be a rule file \
+                 (.kif or .gdl), e.g. games/connect4.gdl rather than connect4"
+                    .into(),
+            ));
+        };
+        let rules = super::protocol::rules_kif(path)?;
+        let name = path
+            .file_stem()
+            .map_or_else(|| "game".to_string(), |s| s.to_string_lossy().into_owned());
+        let network_time = Duration::from_secs(u64::from(super::spec::DEFAULT_GROUNDING_SECONDS));
+        let (engine, loaded) =
+            load_kif(&rules, &name, network_time).map_err(|e| CliError::File {
+                path: path.clone(),
+                message: e.to_string(),
+            })?;
+        if let Some(why) = &loaded.fallback {
+            eprintln!("note: {why}; the Datalog evaluator plays this game");
+        }
+        engine.visit(RemoteTournament {
+            tournament: self,
+            rules: &rules,
+        })
+    }
 
-    fn visit<G: Game>(self, game: &G, loaded: &Loaded) -> Result<(), CliError> {
-        let total =
-            ggp::tournament::schedule(self.players.len(), game.info().num_roles(), self.games)
-                .len();
+    /// The progress bar over `total` games.
+    fn bar(total: usize) -> ProgressBar {
         let bar = ProgressBar::new(total as u64);
         bar.set_style(
             ProgressStyle::with_template(
@@ -86,18 +120,22 @@ impl GameVisitor for Tournament {
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
         );
         bar.enable_steady_tick(Duration::from_millis(500));
-        let options = TournamentOptions {
+        bar
+    }
+
+    fn options(&self, config: PlayerConfig) -> TournamentOptions {
+        TournamentOptions {
             games: self.games,
             clock: self.clock,
-            config: super::commands::with_depth(&self.config, loaded),
+            config,
             workers: self.workers,
-        };
-        let records = run(game, &self.players, &options, |done| {
-            bar.set_position(done as u64)
-        })
-        .map_err(|e| CliError::Failed(e.to_string()))?;
-        bar.finish_and_clear();
-        let table = standings(&entrant_names(&self.players), &records);
+        }
+    }
+
+    /// Prints the table (and writes the CSV) after `records`.
+    fn report(&self, game_name: &str, records: &[GameRecord]) -> Result<(), CliError> {
+        let table = standings(&entrant_names(&self.players), records);
+        let remote = self.players.iter().any(|p| matches!(p, Seat::Remote(_)));
         let width = table.iter().map(|s| s.name.len()).max().unwrap_or(6).max(6);
         let out = std::io::stdout();
         let mut out = out.lock();
@@ -105,19 +143,25 @@ impl GameVisitor for Tournament {
             out,
             "{} games of {}; score = win 1, draw 1/2 per seat, 95% interval by the normal approximation",
             records.len(),
-            game.info().name
+            game_name
         )?;
-        writeln!(
+        write!(
             out,
             "{:width$}  {:>5}  {:>5}  {:>5}  {:>6}  {:>8}  {:>5}  95% interval",
             "player", "games", "wins", "draws", "losses", "avg goal", "score"
         )?;
+        writeln!(out, "{}", if remote { "  substituted moves" } else { "" })?;
         for s in &table {
-            writeln!(
+            let interval = format!("{:.3}..{:.3}", s.low, s.high);
+            write!(
                 out,
-                "{:width$}  {:>5}  {:>5}  {:>5}  {:>6}  {:>8.1}  {:>5.3}  {:.3}..{:.3}",
-                s.name, s.games, s.wins, s.draws, s.losses, s.average_goal, s.score, s.low, s.high
+                "{:width$}  {:>5}  {:>5}  {:>5}  {:>6}  {:>8.1}  {:>5.3}  {}",
+                s.name, s.games, s.wins, s.draws, s.losses, s.average_goal, s.score, interval
             )?;
+            if remote {
+                write!(out, "{:>21}", s.substituted)?;
+            }
+            writeln!(out)?;
         }
         if let Some(path) = &self.csv {
             std::fs::write(path, to_csv(&table)).map_err(|e| CliError::File {
@@ -126,5 +170,52 @@ impl GameVisitor for Tournament {
             })?;
         }
         Ok(())
+    }
+}
+
+impl GameVisitor for Tournament {
+    type Output = ();
+
+    fn visit<G: Game>(self, game: &G, loaded: &Loaded) -> Result<(), CliError> {
+        let specs: Vec<PlayerSpec> = self
+            .players
+            .iter()
+            .filter_map(|p| match p {
+                Seat::Local(spec) => Some(spec.clone()),
+                Seat::Remote(_) => None,
+            })
+            .collect();
+        let total = schedule(specs.len(), game.info().num_roles(), self.games).len();
+        let bar = Self::bar(total);
+        let options = self.options(super::commands::with_depth(&self.config, loaded));
+        let records = run(game, &specs, &options, |done| bar.set_position(done as u64))
+            .map_err(|e| CliError::Failed(e.to_string()))?;
+        bar.finish_and_clear();
+        self.report(&game.info().name, &records)
+    }
+}
+
+/// A tournament with remote entrants, on whichever engine loaded the rules.
+struct RemoteTournament<'a> {
+    tournament: Tournament,
+    rules: &'a str,
+}
+
+impl KifVisitor for RemoteTournament<'_> {
+    type Output = Result<(), CliError>;
+
+    fn visit<G: KifGame>(self, game: Box<G>) -> Self::Output {
+        // As in `ggp-run match`: rules bring no heuristic, so depth-limited players judge by playouts.
+        let game = Estimated::new(game, ESTIMATE_PLAYOUTS);
+        let t = &self.tournament;
+        let total = schedule(t.players.len(), game.info().num_roles(), t.games).len();
+        let bar = Tournament::bar(total);
+        let options = t.options(t.config.clone());
+        let records = run_with_remote(&game, self.rules, &t.players, &options, |done| {
+            bar.set_position(done as u64)
+        })
+        .map_err(|e| CliError::Failed(e.to_string()))?;
+        bar.finish_and_clear();
+        t.report(&game.info().name, &records)
     }
 }

@@ -13,7 +13,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use ggp::game::GameError;
 use ggp::network::Budget;
-use ggp::players::{Clock, PlayerConfig, PlayerError, PlayerSpec, Progress, UnknownPlayer};
+use ggp::players::{Clock, PlayerConfig, PlayerError, Progress, UnknownPlayer};
 
 pub use spec::{EngineChoice, GameArgs, GameSpec, GameVisitor, Loaded};
 
@@ -88,7 +88,8 @@ struct TrainArgs {
 struct TournamentArgs {
     #[command(flatten)]
     game: GameArgs,
-    /// The entrants, comma-separated KINDs (learned:FILE included), e.g. `mcts,random,learned:t.scores`.
+    /// The entrants, comma-separated: KINDs (learned:FILE included) or remote GGP players
+    /// (http://host:port, with a rule file as GAME), e.g. `mcts,random,http://10.0.0.2:9147`.
     #[arg(long, value_name = "KIND,KIND,...")]
     players: String,
     /// Games each pair plays (seats alternating).
@@ -455,7 +456,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
                 .split(',')
                 .filter(|p| !p.trim().is_empty())
                 .map(str::parse)
-                .collect::<Result<Vec<PlayerSpec>, _>>()?;
+                .collect::<Result<Vec<ggp::protocol::referee::Seat>, _>>()?;
             if a.games == 0 {
                 return Err(CliError::Usage("--games must be at least 1".into()));
             }
@@ -463,14 +464,15 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             let spec = GameSpec::from_args(&a.game)?;
             let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
             let workers = a.workers.unwrap_or(cores.min(2)).clamp(1, 64);
-            spec.visit(learn::Tournament {
+            learn::Tournament {
                 players,
                 games: a.games,
                 clock,
                 config,
                 workers,
                 csv: a.csv,
-            })
+            }
+            .run(&spec)
         }
         (Some(Command::Replay(a)), _) => {
             if a.engine == EngineChoice::Native {

@@ -162,7 +162,7 @@ pub fn serve(a: ServeArgs) -> Result<(), CliError> {
 }
 
 /// The rules of `path` as one line of KIF sentences, what the players are sent.
-fn rules_kif(path: &Path) -> Result<String, CliError> {
+pub(super) fn rules_kif(path: &Path) -> Result<String, CliError> {
     let is_kif = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("kif"));

@@ -38,6 +38,15 @@ pub enum Seat {
     Remote(String),
 }
 
+impl std::fmt::Display for Seat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Seat::Local(spec) => write!(f, "{spec}"),
+            Seat::Remote(url) => f.write_str(url),
+        }
+    }
+}
+
 impl std::str::FromStr for Seat {
     type Err = crate::players::UnknownPlayer;
 
