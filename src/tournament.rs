@@ -24,13 +24,17 @@
 //! each game is then a match run by the [referee](crate::protocol::referee), which sends the rules as
 //! KIF, and a remote entrant plays one game at a time (a player server plays one match at a time; the
 //! other workers take games without it meanwhile). A move the referee had to substitute (late, illegal,
-//! or a failed connection) counts against the seat in [`Standing::substituted`]. This is how one
+//! or a failed connection) counts against the seat in [`Standing::substituted`]; so does a local player's
+//! move that comes after its play clock, replaced by a random legal move in the same way. This is how one
 //! tournament spreads over several machines: `ggp-run serve` on each, and their addresses as entrants.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
 
 use crate::game::{mix64, Game, GameError, Goal};
 use crate::players::{make_player, Clock, PlayerConfig, PlayerError, PlayerSpec};
@@ -82,7 +86,7 @@ pub struct GameRecord {
     pub seats: Vec<usize>,
     /// Each role's goal at the end.
     pub goals: Vec<Goal>,
-    /// Per role: moves the referee substituted (late, illegal or failed); always 0 for local players.
+    /// Per role: moves replaced by a random legal one (late; for remote players also illegal or failed).
     pub substituted: Vec<u32>,
 }
 
@@ -111,32 +115,46 @@ pub fn schedule(entrants: usize, roles: usize, games: u32) -> Vec<Vec<usize>> {
     out
 }
 
-/// Plays one game with the entrants `specs[seats[r]]` in the seats, under `clock`, and returns the goals.
+/// Plays one game with the entrants `specs[seats[r]]` in the seats, under `clock`; returns each role's
+/// goal and how many of its moves came after the play clock. A late move is replaced by a random legal
+/// one, as a referee would replace it, so a player cannot buy strength with time it was not given.
 pub fn play_game<G: Game>(
     game: &G,
     specs: &[PlayerSpec],
     seats: &[usize],
     clock: Clock,
     config: &PlayerConfig,
-) -> Result<Vec<Goal>, TournamentError> {
-    let failed = |role: usize| {
-        let name = specs[seats[role]].to_string();
-        move |source: PlayerError| TournamentError::Player {
-            player: name,
-            source,
-        }
-    };
-    let mut players: Vec<_> = seats
+) -> Result<(Vec<Goal>, Vec<u32>), TournamentError> {
+    let players: Vec<_> = seats
         .iter()
         .enumerate()
         .map(|(role, &e)| make_player::<G>(specs[e].kind, role, &specs[e].config(config)))
         .collect();
+    play_with(game, players, clock, config.seed, |role, source| {
+        TournamentError::Player {
+            player: specs[seats[role]].to_string(),
+            source,
+        }
+    })
+}
+
+/// [`play_game`] with the players built: `players[r]` plays role `r`; `failed` names a player's error.
+fn play_with<G: Game>(
+    game: &G,
+    mut players: Vec<Box<dyn crate::players::Player<G>>>,
+    clock: Clock,
+    seed: u64,
+    failed: impl Fn(usize, PlayerError) -> TournamentError,
+) -> Result<(Vec<Goal>, Vec<u32>), TournamentError> {
     for (role, p) in players.iter_mut().enumerate() {
         p.prepare(game, role, clock.start_deadline(Instant::now()))
-            .map_err(failed(role))?;
+            .map_err(|e| failed(role, e))?;
     }
     let mut state = game.initial_state();
-    let mut joint = Vec::with_capacity(seats.len());
+    let mut joint = Vec::with_capacity(players.len());
+    let mut late = vec![0u32; players.len()];
+    let mut legal = Vec::new();
+    let mut rng = SmallRng::seed_from_u64(seed ^ 0x1a7e);
     let mut steps = 0;
     while !game.is_terminal(&state) {
         if steps == MAX_STEPS {
@@ -146,15 +164,30 @@ pub fn play_game<G: Game>(
         }
         joint.clear();
         for (role, p) in players.iter_mut().enumerate() {
+            let asked = Instant::now();
             let choice = p
-                .choose(game, &state, role, clock.move_deadline(Instant::now()))
-                .map_err(failed(role))?;
-            joint.push(choice.mv);
+                .choose(game, &state, role, clock.move_deadline(asked))
+                .map_err(|e| failed(role, e))?;
+            if asked.elapsed() <= clock.play {
+                joint.push(choice.mv);
+                continue;
+            }
+            late[role] += 1;
+            game.legal_moves(&state, role, &mut legal);
+            if legal.is_empty() {
+                return Err(GameError::Rules(format!(
+                    "{} has no legal move in a non-terminal state",
+                    game.info().roles[role]
+                ))
+                .into());
+            }
+            joint.push(legal[rng.gen_range(0..legal.len())].clone());
         }
         state = game.next_state(&state, &joint);
         steps += 1;
     }
-    Ok((0..seats.len()).map(|r| game.goal(&state, r)).collect())
+    let goals = (0..players.len()).map(|r| game.goal(&state, r)).collect();
+    Ok((goals, late))
 }
 
 /// Plays the whole schedule of `specs` on `game`; `on_game` is called after each game with the number
@@ -175,11 +208,7 @@ pub fn run<G: Game>(
         info.num_roles(),
         options,
         &exclusive,
-        |_, seats, config| {
-            let goals = play_game(game, specs, seats, options.clock, config)?;
-            let substituted = vec![0; goals.len()];
-            Ok((goals, substituted))
-        },
+        |_, seats, config| play_game(game, specs, seats, options.clock, config),
         on_game,
     )
 }
@@ -392,7 +421,7 @@ pub struct Standing {
     pub low: f64,
     /// The high end.
     pub high: f64,
-    /// Moves the referee substituted for this entrant (late, illegal, or a failed connection).
+    /// Moves replaced for this entrant: late, or (remote players) illegal or a failed connection.
     pub substituted: u32,
 }
 
@@ -502,6 +531,57 @@ pub fn entrant_names<E: std::fmt::Display>(specs: &[E]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Takes the first legal move, after sleeping past the play clock when told to.
+    struct Sleepy {
+        sleep: std::time::Duration,
+    }
+
+    impl<G: Game> crate::players::Player<G> for Sleepy {
+        fn name(&self) -> String {
+            "sleepy".into()
+        }
+        fn choose(
+            &mut self,
+            game: &G,
+            state: &G::State,
+            role: usize,
+            _deadline: crate::players::Deadline,
+        ) -> Result<crate::players::Choice<G::Move>, PlayerError> {
+            std::thread::sleep(self.sleep);
+            let mut moves = Vec::new();
+            game.legal_moves(state, role, &mut moves);
+            Ok(crate::players::Choice {
+                mv: moves.swap_remove(0),
+                stats: crate::players::SearchStats::default(),
+            })
+        }
+    }
+
+    #[test]
+    fn late_local_moves_are_replaced_and_counted() {
+        let game = crate::games::nim::Nim::new(7, false);
+        let clock = Clock::new(Duration::from_secs(1), Duration::from_millis(20));
+        let players: Vec<Box<dyn crate::players::Player<_>>> = vec![
+            Box::new(Sleepy {
+                sleep: Duration::ZERO,
+            }),
+            Box::new(Sleepy {
+                sleep: Duration::from_millis(40),
+            }),
+        ];
+        let (goals, late) = play_with(&game, players, clock, 1, |_, e| TournamentError::Player {
+            player: "sleepy".into(),
+            source: e,
+        })
+        .unwrap();
+        assert_eq!(goals.len(), 2);
+        assert_eq!(late[0], 0);
+        assert!(
+            late[1] >= 1,
+            "every move of the second player is late: {late:?}"
+        );
+    }
 
     #[test]
     fn two_role_pairs_alternate_seats() {

@@ -135,7 +135,9 @@ impl Tournament {
     /// Prints the table (and writes the CSV) after `records`.
     fn report(&self, game_name: &str, records: &[GameRecord]) -> Result<(), CliError> {
         let table = standings(&entrant_names(&self.players), records);
-        let remote = self.players.iter().any(|p| matches!(p, Seat::Remote(_)));
+        // The column appears when it has something to say: remote entrants, or a local move was late.
+        let remote = self.players.iter().any(|p| matches!(p, Seat::Remote(_)))
+            || table.iter().any(|s| s.substituted > 0);
         let width = table.iter().map(|s| s.name.len()).max().unwrap_or(6).max(6);
         let out = std::io::stdout();
         let mut out = out.lock();
