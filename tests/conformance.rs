@@ -412,7 +412,8 @@ fn invalid_games_are_rejected_with_a_clear_error() {
 #[test]
 fn refusals_say_which_limit_they_ran_into() {
     // The network test tells a refusal for time from one for size by its kind, never by its text.
-    let src = std::fs::read_to_string(shared().join("games/kif/ticTacToe.kif")).expect("game exists");
+    let src =
+        std::fs::read_to_string(shared().join("games/kif/ticTacToe.kif")).expect("game exists");
     let program = parse_kif(&src).expect("parses");
     let within = |budget: Budget| NetGame::from_program_within(&program, "ticTacToe", budget);
     let no_time = Budget {
