@@ -188,7 +188,7 @@ fn mutate(t: &mut Vec<String>, rng: &mut SmallRng) -> String {
             t.swap(i, j);
             format!("swapped tokens {i} `{}` and {j} `{}`", t[j], t[i])
         }
-        3 | 4 | 5 => {
+        3..=5 => {
             let f = forms(t, 0);
             if f.is_empty() {
                 return "no form".into();
@@ -215,7 +215,7 @@ fn mutate(t: &mut Vec<String>, rng: &mut SmallRng) -> String {
                 }
             }
         }
-        6 | 7 => {
+        6..=7 => {
             // A literal of a rule deleted, or negated.
             let rules: Vec<(usize, usize)> = forms(t, 0)
                 .into_iter()
