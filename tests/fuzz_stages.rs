@@ -446,7 +446,7 @@ fn drive(text: &str, seed: u64) -> Result<Reach, String> {
     let (mut rbuf, mut nbuf) = (Vec::new(), Vec::new());
     for playout in 0..PLAYOUTS {
         let (mut rs, mut ns) = (rule.initial_state(), net.initial_state());
-        for step in 0..=STEPS {
+        'playout: for step in 0..=STEPS {
             let at = format!("playout {playout}, step {step}");
             let (rf, nf) = (rule.state_facts(&rs), net.state_facts(&ns));
             if rf != nf {
@@ -458,11 +458,14 @@ fn drive(text: &str, seed: u64) -> Result<Reach, String> {
                 break;
             };
             if terminal != net.is_terminal(&ns) {
-                return Err(format!("{at}: terminal: datalog {terminal}, network not"));
+                return Err(format!(
+                    "{at}: terminal: datalog {terminal}, network {}",
+                    !terminal
+                ));
             }
             for r in 0..roles {
                 let Ok(rg) = rule.goal_values(&rs, r) else {
-                    break;
+                    break 'playout;
                 };
                 let ng = net.goal_values(&ns, r);
                 if rg != ng {
@@ -477,7 +480,7 @@ fn drive(text: &str, seed: u64) -> Result<Reach, String> {
             let (mut rj, mut nj) = (Vec::new(), Vec::new());
             for r in 0..roles {
                 if rule.try_legal(&rs, r, &mut rbuf).is_err() {
-                    break;
+                    break 'playout;
                 }
                 net.legal_moves(&ns, r, &mut nbuf);
                 let rt: Vec<&str> = rbuf.iter().map(|m| rule.move_kif(*m)).collect();
@@ -488,14 +491,11 @@ fn drive(text: &str, seed: u64) -> Result<Reach, String> {
                     ));
                 }
                 if rbuf.is_empty() {
-                    break;
+                    break 'playout;
                 }
                 let i = rng.gen_range(0..rbuf.len());
                 rj.push(rbuf[i]);
                 nj.push(nbuf[i]);
-            }
-            if rj.len() < roles {
-                break;
             }
             let Ok(next) = rule.try_next(&rs, &rj) else {
                 break;
