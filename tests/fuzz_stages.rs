@@ -16,7 +16,7 @@
 //! A failure prints the mutated program, the mutations, the seed and the mutant's number; rerun one with
 //! `GGP_FUZZ_ONLY=N` (and `GGP_FUZZ_SEED` if it was not the default). `GGP_FUZZ_CASES` and
 //! `GGP_FUZZ_SECONDS` change how many mutants and how long (default: [`CASES`] mutants, stopping early
-//! after [`SECONDS`] s; about 40 s in a release build on a loaded 2-core machine).
+//! after [`SECONDS`] s; 23-31 s in a release build on the loaded 2-core development machine).
 //!
 //! Regression cases found by the fuzz live in `fuzz_regressions` below.
 
