@@ -10,9 +10,15 @@
 //! (FORMAT.md), the Datalog engine's known gaps, and games too slow for a routine run (run them with
 //! `GGP_CONFORMANCE_ALL=1`, or pick games with `GGP_CONFORMANCE_ONLY=a,b`). On the network, a game whose
 //! network exceeds its budget falls back to the Datalog engine exactly as `ggp-run` does; that is printed,
-//! not failed, when the game is listed as falling back (or was refused for time alone), and the Datalog
-//! test covers it.
+//! not failed, when the game is listed as falling back, and the Datalog test covers it. A game refused for
+//! time alone ([`Limit::Time`], which depends on the machine) is listed at the end by name with the
+//! reason, and fails the test when more than [`TIME_REFUSALS_ALLOWED`] are; a refusal for size of a game
+//! not listed always fails.
+//!
+//! Every game must report: a game whose replay panics fails with the panic's message, and the run fails,
+//! naming them, if any game it planned never reported (a worker that died some other way).
 
+use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
@@ -20,7 +26,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use ggp::engine::{conformance, Evaluation, Limits, RuleGame};
-use ggp::network::{self, NetGame, NetworkError};
+use ggp::network::{self, Budget, Limit, NetGame, NetworkError};
 use ggp::syntax::parse_kif;
 
 /// Games whose trace records a reference problem (FORMAT.md), with the reason.
@@ -71,10 +77,17 @@ const NETWORK_FALLS_BACK: &[(&str, &str)] = &[
     ),
 ];
 
+/// How many games not listed in [`NETWORK_FALLS_BACK`] may be refused a network for time alone before
+/// the network test fails. Every corpus game not listed builds its network within the 10 s budget on an
+/// idle 2-core development machine, but three come close: ruleDepthExponential (about 7.6 s),
+/// gt_two_thirds_4p (its replay with the load about 10 s on a loaded machine) and chess (about 5-6 s).
+/// A loaded machine can push them past the budget (two were, with three other engineers building): that
+/// is tolerated, and they are named; more refusals mean the grounder got slower.
+const TIME_REFUSALS_ALLOWED: usize = 3;
+
 /// Whether a refusal is for time alone, which depends on the machine.
 fn refused_for_time(e: &NetworkError) -> bool {
-    let why = e.to_string();
-    why.contains("ran past its time limit") || why.contains("took longer than")
+    matches!(e, NetworkError::Budget(over) if over.limit == Limit::Time)
 }
 
 /// The two engines' tests take turns: each already keeps both cores busy.
@@ -96,6 +109,9 @@ enum Outcome {
     Replayed(conformance::ReplayReport, String),
     /// Not run, and why (printed, not failed).
     Skipped(String),
+    /// No network because grounding ran out of time on this machine (listed, counted against
+    /// [`TIME_REFUSALS_ALLOWED`]).
+    RefusedForTime(String),
     /// Could not be run (fails the test).
     Broken(String),
 }
@@ -200,8 +216,10 @@ fn replay_one(engine: Engine, name: &str) -> Outcome {
                 Outcome::Replayed(network::replay(&g, &trace), size)
             }
             Err(e @ (NetworkError::Budget(_) | NetworkError::Cyclic(_))) => {
-                if listed(NETWORK_FALLS_BACK, name).is_some() || refused_for_time(&e) {
+                if listed(NETWORK_FALLS_BACK, name).is_some() {
                     Outcome::Skipped(format!("no network, falls back to Datalog: {e}"))
+                } else if refused_for_time(&e) {
+                    Outcome::RefusedForTime(e.to_string())
                 } else {
                     Outcome::Broken(format!(
                         "no network (falls back to Datalog), which NETWORK_FALLS_BACK does not \
@@ -216,6 +234,20 @@ fn replay_one(engine: Engine, name: &str) -> Outcome {
             },
         },
     }
+}
+
+/// Locks `m`, even if a panicking game poisoned it (its worker caught the panic and goes on).
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// A panic's message.
+fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "(no message)".into())
 }
 
 /// Replays `games` on two worker threads and checks the results (see the module documentation).
@@ -237,22 +269,27 @@ fn run(engine: Engine) {
         std::thread::spawn(move || loop {
             let i = next.fetch_add(1, Ordering::SeqCst);
             let Some(name) = games.get(i) else { break };
-            running.lock().unwrap().push((name.clone(), Instant::now()));
+            lock(&running).push((name.clone(), Instant::now()));
             let started = Instant::now();
-            let outcome = replay_one(engine, name);
-            running.lock().unwrap().retain(|(n, _)| n != name);
+            // A panic is a failure of this game, not the end of the worker (nor a game never reported).
+            let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| replay_one(engine, name)))
+                .unwrap_or_else(|panic| {
+                    Outcome::Broken(format!("panicked: {}", panic_text(&*panic)))
+                });
+            lock(&running).retain(|(n, _)| n != name);
             if tx.send((name.clone(), outcome, started.elapsed())).is_err() {
                 break;
             }
         });
     }
     drop(tx);
-    let (mut passed, mut failed, mut done) = (0, 0, 0);
+    let (mut passed, mut failed) = (0, 0);
     let mut failures = Vec::new();
-    while done < games.len() {
+    let mut reported = std::collections::HashSet::new();
+    let mut for_time = Vec::new();
+    while reported.len() < games.len() {
         match rx.recv_timeout(Duration::from_secs(1)) {
             Ok((name, outcome, took)) => {
-                done += 1;
                 let ms = took.as_millis();
                 match outcome {
                     Outcome::Replayed(report, extra) => {
@@ -271,15 +308,22 @@ fn run(engine: Engine) {
                         }
                     }
                     Outcome::Skipped(why) => println!("{name}: skipped, {why} ({ms} ms)"),
+                    Outcome::RefusedForTime(why) => {
+                        println!(
+                            "{name}: NO NETWORK ON THIS MACHINE, refused for time: {why} ({ms} ms)"
+                        );
+                        for_time.push(format!("{name}: {why}"));
+                    }
                     Outcome::Broken(why) => {
                         println!("{name}: {why}");
                         failed += 1;
                         failures.push(format!("{name}: {why}"));
                     }
                 }
+                reported.insert(name);
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {
-                let running = running.lock().unwrap();
+                let running = lock(&running);
                 if let Some((name, since)) = running.iter().find(|(_, t)| t.elapsed() > GAME_LIMIT)
                 {
                     panic!(
@@ -293,11 +337,40 @@ fn run(engine: Engine) {
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
         }
     }
+    let missing: Vec<&str> = games
+        .iter()
+        .filter(|g| !reported.contains(*g))
+        .map(String::as_str)
+        .collect();
     println!(
-        "{passed} passed, {failed} failed; {} games run, {} skipped",
+        "{passed} passed, {failed} failed; {} of {} games reported, {} skipped, {} refused a network \
+         for time",
+        reported.len(),
         games.len(),
-        skipped.len()
+        skipped.len(),
+        for_time.len()
     );
+    if !missing.is_empty() {
+        failures.push(format!(
+            "{} of {} games never reported (their worker died): {}",
+            missing.len(),
+            games.len(),
+            missing.join(", ")
+        ));
+    }
+    if !for_time.is_empty() {
+        println!(
+            "refused a network for time on this machine (allowed: {TIME_REFUSALS_ALLOWED}):\n  {}",
+            for_time.join("\n  ")
+        );
+    }
+    if for_time.len() > TIME_REFUSALS_ALLOWED {
+        failures.push(format!(
+            "{} games were refused a network for time, more than the {TIME_REFUSALS_ALLOWED} allowed:\n  {}",
+            for_time.len(),
+            for_time.join("\n  ")
+        ));
+    }
     assert!(
         failures.is_empty(),
         "failed games:\n{}",
@@ -333,6 +406,39 @@ fn invalid_games_are_rejected_with_a_clear_error() {
         match RuleGame::from_program(&program, name) {
             Err(e) => assert!(e.to_string().contains("arguments"), "{name}: {e}"),
             Ok(_) => panic!("{name} must be rejected"),
+        }
+    }
+}
+
+#[test]
+fn refusals_say_which_limit_they_ran_into() {
+    // The network test tells a refusal for time from one for size by its kind, never by its text.
+    let src =
+        std::fs::read_to_string(shared().join("games/kif/ticTacToe.kif")).expect("game exists");
+    let program = parse_kif(&src).expect("parses");
+    let within = |budget: Budget| NetGame::from_program_within(&program, "ticTacToe", budget);
+    let no_time = Budget {
+        max_time: Duration::ZERO,
+        ..Budget::default()
+    };
+    match within(no_time) {
+        Err(e) => assert!(refused_for_time(&e), "not for time: {e:?}"),
+        Ok(_) => panic!("a network built in no time"),
+    }
+    for small in [
+        Budget {
+            max_gates: 1,
+            ..Budget::default()
+        },
+        Budget {
+            max_analysis_facts: 1,
+            ..Budget::default()
+        },
+    ] {
+        match within(small) {
+            Err(e @ NetworkError::Budget(_)) => assert!(!refused_for_time(&e), "for time: {e:?}"),
+            Err(e) => panic!("not a refusal for the budget: {e:?}"),
+            Ok(_) => panic!("a network within {small:?}"),
         }
     }
 }

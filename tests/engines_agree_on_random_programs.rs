@@ -5,10 +5,22 @@
 //! that ends the game, a move that is always legal) and vary everything the engines could disagree on:
 //! initial facts, stratified views built from state facts, constants, `distinct` and negation, legal
 //! conditions on those views, `next` rules that read moves and views, and goal and terminal conditions.
+//!
+//! Each engine chooses its own path for a program (the Datalog evaluator bottom-up unless the
+//! demand-driven form is far cheaper, the network the rules as written unless they exceed the budget),
+//! which for programs this small is always the plain one. So every program is also run on the paths that
+//! the choice would not take, each forced ([`Path`]): the Datalog evaluator on the magic-sets rewrite
+//! (`Evaluation::Demand`), the network grounded from the rules decomposed and demand-driven
+//! (`Strategy::Decomposed`), and the two forced paths against each other.
+//! `the_forced_paths_are_taken` checks that the forcing changes what runs on most generated programs.
 
-use ggp::engine::RuleGame;
+use std::time::Instant;
+
+use ggp::engine::{Evaluation, Limits, RuleGame};
 use ggp::game::Game;
-use ggp::network::NetGame;
+use ggp::network::ground::ground_as;
+use ggp::network::{Budget, NetGame, Strategy as Grounding};
+use ggp::syntax::ast::Program;
 use ggp::syntax::parse_kif;
 use proptest::prelude::*;
 use rand::rngs::SmallRng;
@@ -149,13 +161,65 @@ fn program(s: &Spec) -> String {
     out
 }
 
-/// Random playouts on both engines with the same moves, compared at every step.
+/// Which path each engine takes through its rewrites.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Path {
+    /// Each engine as it chooses (what `ggp-run` does).
+    Chosen,
+    /// The Datalog evaluator forced onto the demand-driven rules, the network as it chooses.
+    DatalogDemand,
+    /// The network forced onto the decomposed, demand-driven rules, the Datalog evaluator as it chooses.
+    NetworkDecomposed,
+    /// Both forced.
+    BothForced,
+}
+
+const PATHS: [Path; 4] = [
+    Path::Chosen,
+    Path::DatalogDemand,
+    Path::NetworkDecomposed,
+    Path::BothForced,
+];
+
+/// The Datalog evaluator, demand-driven when `demand`.
+fn datalog(p: &Program, demand: bool) -> Result<RuleGame, String> {
+    let evaluation = if demand {
+        Evaluation::Demand
+    } else {
+        Evaluation::Auto
+    };
+    RuleGame::with_options(p, "random", Limits::default(), evaluation)
+        .map_err(|e| format!("datalog ({evaluation:?}): {e}"))
+}
+
+/// The network, grounded from the decomposed and demand-driven rules when `decomposed`.
+fn network(p: &Program, decomposed: bool) -> Result<NetGame, String> {
+    let net = if decomposed {
+        ground_as(p, Budget::default(), Instant::now(), Grounding::Decomposed)
+            .and_then(|g| NetGame::from_grounded(g, "random"))
+    } else {
+        NetGame::from_program(p, "random")
+    };
+    net.map_err(|e| format!("network (decomposed: {decomposed}): {e}"))
+}
+
+/// Random playouts on both engines, each on the path `path` asks, with the same moves, compared at
+/// every step.
 fn agree(text: &str, seed: u64) -> Result<(), TestCaseError> {
+    for path in PATHS {
+        agree_on(text, seed, path)?;
+    }
+    Ok(())
+}
+
+fn agree_on(text: &str, seed: u64, path: Path) -> Result<(), TestCaseError> {
     let p = parse_kif(text).map_err(|e| TestCaseError::fail(format!("{e:?}\n{text}")))?;
-    let rule = RuleGame::from_program(&p, "random")
-        .map_err(|e| TestCaseError::fail(format!("datalog: {e}\n{text}")))?;
-    let net = NetGame::from_program(&p, "random")
-        .map_err(|e| TestCaseError::fail(format!("network: {e}\n{text}")))?;
+    let forced_demand = matches!(path, Path::DatalogDemand | Path::BothForced);
+    let forced_decomposed = matches!(path, Path::NetworkDecomposed | Path::BothForced);
+    let fail = |e: String| TestCaseError::fail(format!("{path:?}: {e}\n{text}"));
+    let rule = datalog(&p, forced_demand).map_err(fail)?;
+    let net = network(&p, forced_decomposed).map_err(fail)?;
+    let text = &format!("path {path:?}\n{text}");
     let mut rng = SmallRng::seed_from_u64(seed);
     let (mut nbuf, mut rbuf) = (Vec::new(), Vec::new());
     for playout in 0..4 {
@@ -222,4 +286,54 @@ fn the_generated_programs_are_valid_games() {
     let report = ggp::check::check(&p);
     assert!(report.is_ok(), "{:?}\n{text}", report.errors);
     agree(&text, 1).unwrap();
+    // The forced paths differ from the chosen ones on this program.
+    let p = parse_kif(&text).unwrap();
+    assert!(datalog(&p, true).unwrap().uses_demand());
+    assert!(!datalog(&p, false).unwrap().uses_demand());
+    let (plain, decomposed) = (network(&p, false).unwrap(), network(&p, true).unwrap());
+    assert_eq!(
+        decomposed.network().load.strategy,
+        Grounding::Decomposed,
+        "{text}"
+    );
+    assert_eq!(
+        plain.network().load.strategy,
+        Grounding::AsWritten,
+        "{text}"
+    );
+}
+
+/// Forcing a path must change what runs, or the forced runs test nothing new: on most generated
+/// programs the forced Datalog evaluator runs demand-driven rules, and the network grounded from the
+/// decomposed rules differs from the one grounded as written.
+#[test]
+fn the_forced_paths_are_taken() {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::{Config, TestRng, TestRunner};
+    let mut runner = TestRunner::new_with_rng(
+        Config::default(),
+        TestRng::deterministic_rng(proptest::test_runner::RngAlgorithm::ChaCha),
+    );
+    let (mut demand, mut differs, total) = (0, 0, 40);
+    for _ in 0..total {
+        let text = program(&spec().new_tree(&mut runner).unwrap().current());
+        let p = parse_kif(&text).unwrap();
+        if datalog(&p, true).unwrap().uses_demand() {
+            demand += 1;
+        }
+        let (plain, decomposed) = (network(&p, false).unwrap(), network(&p, true).unwrap());
+        let (a, b) = (plain.network(), decomposed.network());
+        if (a.gates.len(), a.instances, &a.inputs) != (b.gates.len(), b.instances, &b.inputs) {
+            differs += 1;
+        }
+    }
+    println!("of {total} programs: {demand} demand-driven, {differs} with a different decomposed network");
+    assert!(
+        demand * 4 >= total * 3,
+        "only {demand} of {total} programs run demand-driven"
+    );
+    assert!(
+        differs * 2 >= total,
+        "only {differs} of {total} programs decompose differently"
+    );
 }

@@ -264,8 +264,7 @@ const KEYWORDS: &[&str] = &[
 ];
 const ARITH: &[&str] = &["same", "plus", "minus", "times", "less", "leq"];
 
-struct Lowerer<'a> {
-    src: &'a ast::Program,
+struct Lowerer {
     out: Program,
     rel_ids: HashMap<Sym, (RelId, usize)>,
     func_arity: HashMap<Sym, usize>,
@@ -322,7 +321,6 @@ pub fn lower(src: &ast::Program) -> Result<Program, EngineError> {
         }
     }
     let mut l = Lowerer {
-        src,
         out: Program {
             terms: TermStore::new(src.symbols.clone()),
             relations: Vec::new(),
@@ -375,14 +373,16 @@ pub fn lower(src: &ast::Program) -> Result<Program, EngineError> {
     Ok(l.out)
 }
 
-impl Lowerer<'_> {
+impl Lowerer {
+    /// The name of `s`: a source symbol, or one lowering made (`__not1`), which only the output's
+    /// table knows.
     fn name(&self, s: Sym) -> &str {
-        self.src.symbols.name(s)
+        self.out.terms.name(s)
     }
 
     /// The canonical symbol of a relation name: keywords in lower case, other names as written.
     fn canonical(&mut self, s: Sym) -> Sym {
-        let name = self.src.symbols.name(s);
+        let name = self.out.terms.name(s);
         let lower = name.to_ascii_lowercase();
         if lower != name && (KEYWORDS.contains(&lower.as_str()) || ARITH.contains(&lower.as_str()))
         {
@@ -535,6 +535,10 @@ impl Lowerer<'_> {
                 alts
             }
             Literal::Not(inner, span) => {
+                // `not (not x)` is `x`: a relation for `not x` would bind none of `x`'s variables.
+                if let Literal::Not(x, _) = &**inner {
+                    return self.dnf(x, ctx, outside);
+                }
                 if let Literal::Atom(a) = &**inner {
                     let lit = match self.positive(a, ctx)? {
                         Lit::Pos(atom) => Some(Lit::Neg(atom)),

@@ -193,6 +193,10 @@ fn split_negation(p: &mut Program) -> bool {
             let r = &p.relations[atom.rel.0 as usize];
             let (name, arity) = (p.terms.name(r.name).to_string(), r.arity);
             let fresh = p.add_relation(&format!("{name}$not{}", made.len() + n), arity);
+            // In no component: only this component reads it, and it reads only what lies outside.
+            if comp.len() <= fresh.0 as usize {
+                comp.resize(fresh.0 as usize + 1, usize::MAX);
+            }
             for &s in &sources {
                 let mut copy: Rule = p.rules[s].clone();
                 copy.head.rel = fresh;

@@ -53,13 +53,45 @@ pub enum NetworkError {
     Engine(#[from] EngineError),
     /// Grounding would exceed the size or time budget.
     #[error("grounding exceeds the budget: {0}")]
-    Budget(String),
+    Budget(OverBudget),
     /// The ground rules recurse through state-dependent relations.
     #[error("the ground rules are recursive through `{0}`, which depends on the state")]
     Cyclic(String),
     /// Something the network does not support (operation semantics, ...).
     #[error("unsupported by the network: {0}")]
     Unsupported(String),
+}
+
+/// Which limit of a [`Budget`] a refusal ran into: a refusal for [`Limit::Time`] depends on the
+/// machine (a faster one may build the network), one for [`Limit::Size`] does not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limit {
+    /// Instances, gates, analysis facts, term depth, the number of atoms.
+    Size,
+    /// Wall-clock time (the load-time analysis's deadline included).
+    Time,
+}
+
+/// A refusal for the budget: the limit it ran into and what exceeded it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OverBudget {
+    /// The limit (for two strategies refused, [`Limit::Time`] when either ran out of time).
+    pub limit: Limit,
+    /// What exceeded it, for people.
+    pub why: String,
+}
+
+impl std::fmt::Display for OverBudget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.why)
+    }
+}
+
+impl NetworkError {
+    /// A refusal for `limit`, saying `why`.
+    fn over(limit: Limit, why: String) -> NetworkError {
+        NetworkError::Budget(OverBudget { limit, why })
+    }
 }
 
 /// Limits on grounding.
@@ -320,7 +352,8 @@ impl Numbering {
     fn number(&mut self, r: usize, len: usize) -> Result<(), NetworkError> {
         self.total += len as u64;
         if self.total >= 1 << 31 {
-            return Err(NetworkError::Budget(
+            return Err(NetworkError::over(
+                Limit::Size,
                 "more than 2^31 facts can hold in some state".into(),
             ));
         }
@@ -527,9 +560,14 @@ pub fn ground_with(p: &ast::Program, budget: Budget) -> Result<Grounded, Network
     match ground_as(p, plain, started, Strategy::AsWritten) {
         Err(NetworkError::Budget(first)) => {
             match ground_as(p, budget, started, Strategy::Decomposed) {
-                Err(NetworkError::Budget(second)) => Err(NetworkError::Budget(format!(
-                    "{first}; with the rules decomposed and demand-driven, {second}"
-                ))),
+                Err(NetworkError::Budget(second)) => Err(NetworkError::over(
+                    if first.limit == Limit::Time {
+                        Limit::Time
+                    } else {
+                        second.limit
+                    },
+                    format!("{first}; with the rules decomposed and demand-driven, {second}"),
+                )),
                 other => other,
             }
         }
@@ -601,8 +639,15 @@ fn ground_compiling(
         deadline: Some(started + budget.max_time),
         ..Limits::default()
     };
+    // The evaluator stops at its deadline with the same error as for size: the clock tells which.
     let over_budget = |e: EngineError| match e {
-        EngineError::Runaway(why) => NetworkError::Budget(format!("the load-time analysis: {why}")),
+        EngineError::Runaway(why) => NetworkError::over(
+            match limits.deadline {
+                Some(d) if Instant::now() >= d => Limit::Time,
+                _ => Limit::Size,
+            },
+            format!("the load-time analysis: {why}"),
+        ),
         e => e.into(),
     };
     if strategy == Strategy::Decomposed {
@@ -1201,16 +1246,22 @@ fn bound(p: &Pat, b: &[Option<TermId>]) -> bool {
 impl Grounder<'_> {
     fn check_budget(&self) -> Result<(), NetworkError> {
         if self.shared_instances.load(Ordering::Relaxed) > self.budget.max_instances {
-            return Err(NetworkError::Budget(format!(
-                "more than {} ground rule instances",
-                self.budget.max_instances
-            )));
+            return Err(NetworkError::over(
+                Limit::Size,
+                format!(
+                    "more than {} ground rule instances",
+                    self.budget.max_instances
+                ),
+            ));
         }
         if self.started.elapsed() > self.budget.max_time {
-            return Err(NetworkError::Budget(format!(
-                "grounding took longer than {} s",
-                self.budget.max_time.as_secs_f64()
-            )));
+            return Err(NetworkError::over(
+                Limit::Time,
+                format!(
+                    "grounding took longer than {} s",
+                    self.budget.max_time.as_secs_f64()
+                ),
+            ));
         }
         Ok(())
     }
@@ -1719,16 +1770,19 @@ fn check_gate_budget(
     started: Instant,
 ) -> Result<(), NetworkError> {
     if made.is_multiple_of(4096) && started.elapsed() > budget.max_time {
-        return Err(NetworkError::Budget(format!(
-            "compiling took longer than {} s",
-            budget.max_time.as_secs_f64()
-        )));
+        return Err(NetworkError::over(
+            Limit::Time,
+            format!(
+                "compiling took longer than {} s",
+                budget.max_time.as_secs_f64()
+            ),
+        ));
     }
     if total >= budget.max_gates {
-        return Err(NetworkError::Budget(format!(
-            "more than {} gates",
-            budget.max_gates
-        )));
+        return Err(NetworkError::over(
+            Limit::Size,
+            format!("more than {} gates", budget.max_gates),
+        ));
     }
     Ok(())
 }

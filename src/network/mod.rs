@@ -32,7 +32,8 @@ use crate::engine::terms::TermId;
 use crate::game::{Dynamics, Estimate, Game, GameInfo, Goal, RoleIndex};
 use crate::syntax::ast::{self, Syntax};
 pub use ground::{
-    ground, ground_with, Budget, Gate, Grounded, LoadReport, NetLit, NetworkError, Strategy,
+    ground, ground_with, Budget, Gate, Grounded, Limit, LoadReport, NetLit, NetworkError,
+    OverBudget, Strategy,
 };
 use hashbrown::HashMap;
 
