@@ -40,7 +40,7 @@ use std::sync::Mutex;
 use hashbrown::HashMap;
 
 use super::eval::Db;
-use super::ir::{Cmp, Lit, Pat, Program, RelId, Rule};
+use super::ir::{Cmp, Lit, Origin, Pat, Program, RelId, Rule};
 use super::ops::to_classic;
 use super::plan::{plan, plan_sized, Phase, Plan};
 use super::terms::{TermId, TermStore};
@@ -1442,7 +1442,11 @@ fn flatten(
             Pat::Func(f, args) => (*f, args.clone()),
         };
         let name = format!("{base}${}", terms.name(f));
-        Some((prog.add_relation(&name, args.len()), args, f))
+        Some((
+            prog.add_generated(Origin::StateSplit, &name, args.len()),
+            args,
+            f,
+        ))
     };
     let mut next_rels = Vec::new();
     let mut rules = std::mem::take(&mut prog.rules);

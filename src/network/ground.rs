@@ -35,7 +35,7 @@ use crate::engine::decompose::{
 };
 use crate::engine::demand::{demand, is_demand_relation, Lean};
 use crate::engine::eval::{Db, RelStore};
-use crate::engine::ir::{Arith, Cmp, IrAtom, Lit, Pat, Program, RelId, Rule};
+use crate::engine::ir::{Arith, Cmp, IrAtom, Lit, Origin, Pat, Program, RelId, Rule};
 use crate::engine::ops::to_classic;
 use crate::engine::plan::tarjan;
 use crate::engine::plan::{key_slots, plan, Phase, Plan, Slot};
@@ -641,13 +641,13 @@ fn ground_compiling(
         let asking: Vec<bool> = (0..prog.relations.len())
             .map(|r| is_demand_relation(&prog, RelId(r as u32)))
             .collect();
-        eliminate_variables_as(&mut prog, &asking, "demand#proj#", false);
+        eliminate_variables_as(&mut prog, &asking, "demand#proj#", Origin::Demand, false);
         // With the demands made, the rules no demand restricts get one more: variables a negation reads
         // along with the rule's own (chess's `legal` and the king's square) are projected too, the
         // projection reading a copy of what binds the rest (a projection out of a restricted rule
         // would leave its demand behind).
         let guarded = unrestricted(&prog, dynamic_relations(&prog, &[true_, does], &[]));
-        eliminate_variables_as(&mut prog, &guarded, "guard#", true);
+        eliminate_variables_as(&mut prog, &guarded, "guard#", Origin::Eliminated, true);
         let asking: Vec<bool> = (0..prog.relations.len())
             .map(|r| is_demand_relation(&prog, RelId(r as u32)))
             .collect();
@@ -678,7 +678,13 @@ fn ground_compiling(
         .map(|r| dynamic.get(r).copied().unwrap_or(false) && !late[r])
         .collect();
     let eligible = unrestricted(&relaxed, eligible);
-    eliminate_variables_as(&mut relaxed, &eligible, "relaxed#elim#", false);
+    eliminate_variables_as(
+        &mut relaxed,
+        &eligible,
+        "relaxed#elim#",
+        Origin::Eliminated,
+        false,
+    );
     late.resize(relaxed.relations.len(), false);
     let mut rplan = plan(&relaxed, &[])?;
     // The late relations' rows are added by the grounder, which looks them up its own way.
