@@ -40,7 +40,7 @@ use crate::engine::ops::to_classic;
 use crate::engine::plan::tarjan;
 use crate::engine::plan::{key_slots, plan, Phase, Plan, Slot};
 use crate::engine::rewrite::unfold_tables;
-use crate::engine::rulegame::dynamic_relations;
+use crate::engine::rulegame::{clamp_arithmetic, dynamic_relations, integer_range};
 use crate::engine::terms::{hash_ids, Filed, TermId, TermStore};
 use crate::engine::{lower, EngineError, Limits};
 use crate::syntax::ast::{self, Sym, Syntax};
@@ -601,9 +601,32 @@ fn ground_compiling(
         deadline: Some(started + budget.max_time),
         ..Limits::default()
     };
-    let over_budget = |e: EngineError| match e {
-        EngineError::Runaway(why) => NetworkError::Budget(format!("the load-time analysis: {why}")),
-        e => e.into(),
+    // A runaway analysis names the relation that grew most, the likely culprit (a counter, a path).
+    let grown = |db: &Db, p: &Program| -> String {
+        db.rels
+            .iter()
+            .enumerate()
+            .max_by_key(|(_, r)| r.len())
+            .filter(|(_, r)| r.len() > 0)
+            .map(|(i, r)| {
+                let rel = &p.relations[i];
+                format!(
+                    " (`{}/{}` grew most: {} facts)",
+                    p.terms.name(rel.name),
+                    rel.arity,
+                    r.len()
+                )
+            })
+            .unwrap_or_default()
+    };
+    let over_budget_in = |db: &Db, p: &Program| {
+        let culprit = grown(db, p);
+        move |e: EngineError| match e {
+            EngineError::Runaway(why) => {
+                NetworkError::Budget(format!("the load-time analysis: {why}{culprit}"))
+            }
+            e => e.into(),
+        }
     };
     if strategy == Strategy::Decomposed {
         let dynamic = dynamic_relations(&prog, &[true_, does], &[]);
@@ -623,7 +646,9 @@ fn ground_compiling(
         let arities: Vec<usize> = prog.relations.iter().map(|r| r.arity).collect();
         let splan = plan(&prog, &[(true_, Phase::State), (does, Phase::Move)])?;
         let mut sdb = Db::new(&splan, &arities, prog.terms.clone(), limits);
-        sdb.run(&splan, Phase::Static).map_err(over_budget)?;
+        if let Err(e) = sdb.run(&splan, Phase::Static) {
+            return Err(over_budget_in(&sdb, &prog)(e));
+        }
         let sizes: Vec<Option<f64>> = (0..prog.relations.len())
             .map(|r| {
                 (splan.phases[r] == Phase::Static).then(|| sdb.rel(RelId(r as u32)).len() as f64)
@@ -698,8 +723,9 @@ fn ground_compiling(
         .collect();
     let relaxed_arities: Vec<usize> = relaxed.relations.iter().map(|r| r.arity).collect();
     let mut rdb = Db::new(&rplan, &relaxed_arities, relaxed.terms.clone(), limits);
-    rdb.run_only_parallel(&rplan, Phase::Static, &early)
-        .map_err(over_budget)?;
+    if let Err(e) = rdb.run_only_parallel(&rplan, Phase::Static, &early) {
+        return Err(over_budget_in(&rdb, &relaxed)(e));
+    }
     // A late relation whose every rule reads its own demand with the head's arguments (an all-bound
     // demand copy: chess's `threatened_with_capture#bbbbbbb`) has no fact the demand lacks: its atoms
     // are the demand's rows, known now. Numbered with the others, its readers need not wait for its
@@ -711,7 +737,9 @@ fn ground_compiling(
         copy_of[r.0 as usize] = Some(d);
     }
     let mut sdb = Db::new(&gplan, &arities, rdb.terms.clone(), limits);
-    sdb.run(&gplan, Phase::Static).map_err(over_budget)?;
+    if let Err(e) = sdb.run(&gplan, Phase::Static) {
+        return Err(over_budget_in(&sdb, &prog)(e));
+    }
     let unary: Vec<Option<Vec<u64>>> = (0..prog.relations.len())
         .map(|r| {
             let rel = sdb.rel(RelId(r as u32));
@@ -2714,8 +2742,12 @@ fn relax(
     does: RelId,
 ) -> Program {
     let mut q = p.clone();
+    // Arithmetic results stay within the integers the program mentions, as in the Datalog engine's
+    // relaxation (nim's `minus` would otherwise count below zero until the budget runs out).
+    let (lo, hi) = integer_range(&mut q);
     for r in &mut q.rules {
         r.body.retain(|l| !matches!(l, Lit::Neg(_)));
+        clamp_arithmetic(r, lo, hi);
     }
     let x = q.terms.intern_sym("X");
     let y = q.terms.intern_sym("Y");
