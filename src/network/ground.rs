@@ -607,7 +607,7 @@ fn ground_compiling(
             .iter()
             .enumerate()
             .max_by_key(|(_, r)| r.len())
-            .filter(|(_, r)| r.len() > 0)
+            .filter(|(_, r)| !r.is_empty())
             .map(|(i, r)| {
                 let rel = &p.relations[i];
                 format!(
