@@ -224,20 +224,24 @@ impl Checker<'_> {
         }
     }
 
-    /// Unsafe variables are errors in infix files (EPILOG.md requires safe rules) but warnings in KIF,
-    /// whose public corpus (ggp-base test cases) contains games with unsafe rules that other GGP
-    /// systems accept.
-    fn unsafe_var(&mut self, v: Sym, span: Span, place: &str, head: &str) {
+    /// Unsafe variables are errors in infix files (EPILOG.md requires safe rules). In KIF, whose public
+    /// corpus (ggp-base test cases) contains games with unsafe rules that other GGP systems accept, they
+    /// are errors where play would fail (`fatal`: a rule the game reads, see [`Checker::used`]) and
+    /// warnings elsewhere.
+    fn unsafe_var(&mut self, v: Sym, span: Span, place: &str, head: &str, fatal: bool) {
         let name = self.var_name(v);
-        let make = if self.p.syntax == Syntax::Infix {
+        let make = if self.p.syntax == Syntax::Infix || fatal {
             Diagnostic::error
         } else {
             Diagnostic::warning
         };
-        let d = make(span, format!("unsafe variable `{name}` {place} of {head}"))
-                .with_help(format!(
-                    "`{name}` must also occur in a positive (not negated, not built-in) condition of the body, so that it has a value"
-                ));
+        let mut help = format!(
+            "`{name}` must also occur in a positive (not negated, not built-in) condition of the body, so that it has a value"
+        );
+        if fatal && self.p.syntax == Syntax::Kif {
+            help.push_str(": the game reads this rule, so it cannot be played");
+        }
+        let d = make(span, format!("unsafe variable `{name}` {place} of {head}")).with_help(help);
         if d.is_error() {
             self.errors.push(d);
         } else {
@@ -245,39 +249,97 @@ impl Checker<'_> {
         }
     }
 
+    /// The relations the game reads: those the keywords (`role`, `init`, `next`, `legal`, `goal`,
+    /// `terminal`, `base`) read, directly or not, as the engines' `rewrite::prepare` keeps them. A rule
+    /// of any other relation is dropped before play, however unsafe.
+    fn used(&self) -> HashSet<String> {
+        let key = |s: Sym| match self.kw(s) {
+            Some(_) => self.name(s).to_ascii_lowercase(),
+            None => self.name(s).to_string(),
+        };
+        let mut reads: HashMap<String, Vec<String>> = HashMap::new();
+        let mut used = HashSet::new();
+        let mut work = Vec::new();
+        for st in &self.p.statements {
+            if let Statement::Rule { head, body, .. } = st {
+                let h = key(head.pred);
+                let root = matches!(
+                    self.kw(head.pred),
+                    Some(
+                        Keyword::Role
+                            | Keyword::Init
+                            | Keyword::Next
+                            | Keyword::Legal
+                            | Keyword::Goal
+                            | Keyword::Terminal
+                            | Keyword::Base
+                    )
+                );
+                if root && used.insert(h.clone()) {
+                    work.push(h.clone());
+                }
+                let entry = reads.entry(h).or_default();
+                for l in body {
+                    for_each_atom(l, false, &mut |a, _| entry.push(key(a.pred)));
+                }
+            }
+        }
+        while let Some(r) = work.pop() {
+            for b in reads.get(&r).into_iter().flatten() {
+                if used.insert(b.clone()) {
+                    work.push(b.clone());
+                }
+            }
+        }
+        used
+    }
+
     fn safety(&mut self) {
+        let used = self.used();
         for st in &self.p.statements {
             match st {
                 Statement::Rule { head, body, .. } => {
                     let mut bound = HashSet::new();
                     self.bound(body, &mut bound);
                     let head_name = self.name(head.pred).to_string();
+                    let read = used.contains(&match self.kw(head.pred) {
+                        Some(_) => head_name.to_ascii_lowercase(),
+                        None => head_name.clone(),
+                    });
+                    // A variable role of `legal` and `goal` is bound by `role` (`rewrite::prepare`).
+                    let role_var = match (self.kw(head.pred), head.args.first()) {
+                        (Some(Keyword::Legal | Keyword::Goal), Some(Term::Var(v, _))) => Some(*v),
+                        _ => None,
+                    };
                     let mut bad = Vec::new();
                     atom_vars(head, &mut |v, s| {
                         if !bound.contains(&v) {
-                            bad.push((v, s, "in the head"));
+                            bad.push((v, s, "in the head", read && Some(v) != role_var));
                         }
                     });
                     for l in body {
                         for_each_atom(l, false, &mut |a, neg| {
                             if neg || self.builtin(a.pred) {
-                                let place = if neg {
-                                    "in a negated condition"
+                                // A negation's free variable reads "no matching fact": the engines
+                                // play it, so it stays a warning.
+                                let (place, fatal) = if neg {
+                                    ("in a negated condition", false)
                                 } else {
-                                    "in a built-in condition"
+                                    ("in a built-in condition", read)
                                 };
                                 atom_vars(a, &mut |v, s| {
                                     if !bound.contains(&v) {
-                                        bad.push((v, s, place));
+                                        bad.push((v, s, place, fatal && Some(v) != role_var));
                                     }
                                 });
                             }
                         });
                     }
                     let mut done = HashSet::new();
-                    for (v, s, place) in bad {
+                    for (v, s, place, fatal) in bad {
                         if done.insert(v) {
-                            self.unsafe_var(v, s, place, &format!("the rule for `{head_name}`"));
+                            let head = format!("the rule for `{head_name}`");
+                            self.unsafe_var(v, s, place, &head, fatal);
                         }
                     }
                 }
@@ -315,7 +377,8 @@ impl Checker<'_> {
                     let mut done = HashSet::new();
                     for (v, s, place) in bad {
                         if done.insert(v) {
-                            self.unsafe_var(v, s, place, &format!("the operation `{head_name}`"));
+                            let head = format!("the operation `{head_name}`");
+                            self.unsafe_var(v, s, place, &head, true);
                         }
                     }
                 }
@@ -439,6 +502,66 @@ impl Checker<'_> {
                 self.errors.push(d);
             } else {
                 self.warnings.push(d);
+            }
+        }
+    }
+
+    /// What the engines would refuse at play, read from the rules alone: a goal value that is not an
+    /// integer from 0 to 100, and (infix) `legal(A)` with no `control` state fact to say whose action
+    /// it is.
+    fn playable(&mut self) {
+        let mut control = false;
+        let mut legal1: Option<Span> = None;
+        for st in &self.p.statements {
+            match st {
+                Statement::Rule { head, .. } => match self.kw(head.pred) {
+                    Some(Keyword::Goal) if head.args.len() == 2 => {
+                        let value = match &head.args[1] {
+                            Term::Const(v, span) => Some((self.name(*v), *span)),
+                            Term::Func(v, args, span) if args.is_empty() => {
+                                Some((self.name(*v), *span))
+                            }
+                            _ => None,
+                        };
+                        if let Some((v, span)) = value {
+                            if !v.parse::<i64>().is_ok_and(|g| (0..=100).contains(&g)) {
+                                let d = Diagnostic::error(
+                                    span,
+                                    format!("the goal value `{v}` is not an integer from 0 to 100"),
+                                )
+                                .with_help("GDL rewards are integers from 0 to 100");
+                                self.errors.push(d);
+                            }
+                        }
+                    }
+                    Some(Keyword::Init) => {
+                        if let Some(Term::Func(f, args, _)) = head.args.first() {
+                            control |= args.len() == 1 && self.name(*f) == "control";
+                        }
+                    }
+                    Some(Keyword::Legal) if head.args.len() == 1 => {
+                        legal1 = legal1.or(Some(head.span));
+                    }
+                    _ => {}
+                },
+                Statement::Operation { effects, .. } => {
+                    for e in effects {
+                        control |= e.atom.args.len() == 1 && self.name(e.atom.pred) == "control";
+                    }
+                }
+            }
+        }
+        // Reported only when nothing else is wrong: a game with other errors may not be meant to be
+        // played yet (the catalogue of bad inputs shares a small game without `control`).
+        if let (Some(span), false, true) = (legal1, control, self.errors.is_empty()) {
+            if self.p.syntax == Syntax::Infix {
+                self.errors.push(
+                    Diagnostic::error(
+                        span,
+                        "`legal(A)` names the action of the role in `control(R)`, but the game has no `control` state fact",
+                    )
+                    .with_help("add `init(control(R))` for the role that moves first (and effects that pass control), or write `legal(R, A)`"),
+                );
             }
         }
     }
@@ -599,6 +722,7 @@ pub fn check(p: &Program) -> CheckReport {
         c.errors.extend(g.does_dependence(p));
     }
     c.required();
+    c.playable();
     c.usage_warnings();
     c.errors.sort_by_key(|d| d.span.start);
     let summary = c.summary(strata);
@@ -646,6 +770,57 @@ impl Arities<'_> {
         self.note(false, a.pred, a.args.len(), a.span);
         for t in &a.args {
             self.term(t);
+        }
+    }
+}
+
+/// Errors for the roles of `game` (loaded from `p`) that have no legal move in the initial state, each
+/// at the role's fact: such a game stops at its first move. The one check that needs an engine, so it is
+/// apart from [`check`] (which the engines call themselves).
+pub fn initial_moves<G: crate::game::Game>(p: &Program, game: &G) -> Vec<Diagnostic> {
+    let state = game.initial_state();
+    let mut buf = Vec::new();
+    let mut out = Vec::new();
+    if game.is_terminal(&state) {
+        return out;
+    }
+    for (r, role) in game.info().roles.iter().enumerate() {
+        game.legal_moves(&state, r, &mut buf);
+        if !buf.is_empty() {
+            continue;
+        }
+        let span = p
+            .statements
+            .iter()
+            .find_map(|st| match st {
+                Statement::Rule { head, span, .. }
+                    if Keyword::of(p.symbols.name(head.pred)) == Some(Keyword::Role)
+                        && head.args.first().is_some_and(|a| term_text(p, a) == *role) =>
+                {
+                    Some(*span)
+                }
+                _ => None,
+            })
+            .unwrap_or_default();
+        out.push(
+            Diagnostic::error(
+                span,
+                format!("the role `{role}` has no legal move in the initial state"),
+            )
+            .with_help("every role needs a legal move in every state that is not terminal (a turn-taking game gives the role not in control a `noop`)"),
+        );
+    }
+    out
+}
+
+fn term_text(p: &Program, t: &Term) -> String {
+    match t {
+        Term::Var(v, _) => format!("?{}", p.symbols.name(*v)),
+        Term::Const(c, _) => p.symbols.name(*c).to_string(),
+        Term::Func(f, args, _) if args.is_empty() => p.symbols.name(*f).to_string(),
+        Term::Func(f, args, _) => {
+            let inner: Vec<String> = args.iter().map(|a| term_text(p, a)).collect();
+            format!("({} {})", p.symbols.name(*f), inner.join(" "))
         }
     }
 }

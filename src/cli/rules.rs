@@ -39,6 +39,36 @@ pub fn check_file(path: &Path, budget: Budget, out: &mut impl Write) -> Result<b
         )?;
         return Ok(false);
     }
+    let name = path
+        .file_stem()
+        .map_or_else(|| file.clone(), |s| s.to_string_lossy().into_owned());
+    // Load the game as play would (the network, else the Datalog evaluator) and ask it for every
+    // role's first moves: a game no role can start is not valid.
+    let started = Instant::now();
+    let net = NetGame::from_program_within(&program, &name, budget);
+    let elapsed = started.elapsed();
+    let stuck = match &net {
+        Ok(g) => ggp::check::initial_moves(&program, g),
+        Err(_) => match ggp::engine::RuleGame::from_program(&program, &name) {
+            Ok(g) => ggp::check::initial_moves(&program, &g),
+            Err(e) => vec![ggp::diagnostics::Diagnostic::error(
+                ggp::syntax::ast::Span::default(),
+                format!("the game cannot be played: {e}"),
+            )],
+        },
+    };
+    if !stuck.is_empty() {
+        for d in &stuck {
+            write!(out, "{}", render(d, &file, &src))?;
+        }
+        writeln!(
+            out,
+            "{file}: {} error(s), {} warning(s)",
+            stuck.len(),
+            report.warnings.len()
+        )?;
+        return Ok(false);
+    }
     let s = &report.summary;
     let semantics = match s.semantics {
         Semantics::Classic => "classic GDL",
@@ -60,17 +90,13 @@ pub fn check_file(path: &Path, budget: Budget, out: &mut impl Write) -> Result<b
     if !report.warnings.is_empty() {
         writeln!(out, "  warnings: {}", report.warnings.len())?;
     }
-    let name = path
-        .file_stem()
-        .map_or_else(|| file.clone(), |s| s.to_string_lossy().into_owned());
-    let started = Instant::now();
-    match NetGame::from_program_within(&program, &name, budget) {
+    match net {
         Ok(g) => writeln!(
             out,
             "  network: {} propositions, {} gates, built in {:.0} ms ({})",
             g.num_propositions(),
             g.num_gates(),
-            started.elapsed().as_secs_f64() * 1e3,
+            elapsed.as_secs_f64() * 1e3,
             g.network().load
         )?,
         Err(e) => writeln!(

@@ -35,7 +35,7 @@
 
 use hashbrown::HashMap;
 
-use super::ir::{IrAtom, Lit, Pat, Program, RelId, Rule};
+use super::ir::{IrAtom, Lit, Origin, Pat, Program, RelId, Rule};
 
 /// How the name of a projection relation starts.
 const PREFIX: &str = "elim#";
@@ -46,27 +46,27 @@ const DOMAIN_PREFIX: &str = "domain#";
 /// Whether `rel` is the relation of a copied condition: read only by projections, and only to bind
 /// their variables. Every rule reading such a projection (directly or through further projections of
 /// the same body) reads the copied condition itself, so a network may leave the copy out of the
-/// projection's instances: the rule's result is the same.
+/// projection's instances: the rule's result is the same. Known by its [`Origin`], never its name.
 pub(crate) fn is_domain_relation(p: &Program, rel: RelId) -> bool {
-    p.terms
-        .name(p.relations[rel.0 as usize].name)
-        .starts_with(DOMAIN_PREFIX)
+    p.origin(rel) == Origin::Domain
 }
 
 /// Projects, in the rules whose head relation is marked in `eligible` (by [`RelId`] index), every group
 /// of variables that not all conditions read (see the module documentation). Returns the number of
 /// relations made.
 pub(crate) fn eliminate_variables(p: &mut Program, eligible: &[bool]) -> usize {
-    eliminate_variables_as(p, eligible, PREFIX, false)
+    eliminate_variables_as(p, eligible, PREFIX, Origin::Eliminated, false)
 }
 
-/// [`eliminate_variables`] naming the relations it makes `{prefix}{n}`; with `copying`, a group whose
+/// [`eliminate_variables`] naming the relations it makes `{prefix}{n}` (of `origin`: a projection of
+/// demand rules is a demand relation itself); with `copying`, a group whose
 /// negation reads variables bound only outside it reads copies of the conditions binding them (see
 /// [`Group::copies`]).
 pub(crate) fn eliminate_variables_as(
     p: &mut Program,
     eligible: &[bool],
     prefix: &str,
+    origin: Origin,
     copying: bool,
 ) -> usize {
     let mut made: HashMap<String, RelId> = HashMap::new();
@@ -77,12 +77,16 @@ pub(crate) fn eliminate_variables_as(
     let mut relation_of =
         |(mut aux, key): (Rule, String), copy: bool, p: &mut Program, extra: &mut Vec<Rule>| {
             let n = made.len() + 1;
-            let (prefix, key) = match copy {
-                true => (DOMAIN_PREFIX, format!("{DOMAIN_PREFIX}{key}")),
-                false => (prefix, key),
+            let (prefix, key, origin) = match copy {
+                true => (
+                    DOMAIN_PREFIX,
+                    format!("{DOMAIN_PREFIX}{key}"),
+                    Origin::Domain,
+                ),
+                false => (prefix, key, origin),
             };
             *made.entry(key).or_insert_with(|| {
-                let r = p.add_relation(&format!("{prefix}{n}"), aux.head.args.len());
+                let r = p.add_fresh(origin, &format!("{prefix}{n}"), aux.head.args.len());
                 aux.head.rel = r;
                 extra.push(aux);
                 r
@@ -212,7 +216,11 @@ pub(crate) fn merge_alternatives(p: &mut Program, eligible: &[bool]) -> usize {
         let rel = match made.get(&key) {
             Some(&r) => r,
             None => {
-                let r = p.add_relation(&format!("{EITHER_PREFIX}{}", made.len() + 1), args.len());
+                let r = p.add_fresh(
+                    Origin::Either,
+                    &format!("{EITHER_PREFIX}{}", made.len() + 1),
+                    args.len(),
+                );
                 let head = var_atom(r, &args);
                 for &k in std::iter::once(&i).chain(&alike) {
                     extra.push(Rule {
@@ -579,7 +587,7 @@ mod tests {
         check_with(
             src,
             |p, all| {
-                eliminate_variables_as(p, all, "guard#", true);
+                eliminate_variables_as(p, all, "guard#", Origin::Eliminated, true);
             },
             expected,
         );

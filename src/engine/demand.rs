@@ -23,18 +23,17 @@
 
 use hashbrown::HashMap;
 
-use super::ir::{Cmp, IrAtom, Lit, Pat, Program, RelId, Rule};
+use super::ir::{Cmp, IrAtom, Lit, Origin, Pat, Program, RelId, Rule};
 use super::plan::tarjan;
 
-/// How the name of a demand relation starts.
+/// How the name of a demand relation starts (a name only: a demand relation is known by its
+/// [`Origin`]).
 const DEMAND_PREFIX: &str = "demand#";
 
 /// Whether `rel` is a demand relation of the rewrite: the arguments a reading asks about, a handful
 /// per state, which the join order starts from.
 pub(crate) fn is_demand_relation(p: &Program, rel: RelId) -> bool {
-    p.terms
-        .name(p.relations[rel.0 as usize].name)
-        .starts_with(DEMAND_PREFIX)
+    p.origin(rel) == Origin::Demand
 }
 
 /// Rewrites the readings of the `eligible` relations (by [`RelId`] index) so that they are computed only
@@ -248,11 +247,15 @@ impl Rewriter<'_> {
         if moves {
             tag.push_str("#move");
         }
-        let copy = self.p.add_relation(&format!("{name}#{tag}"), arity);
-        let bound = adorn.iter().filter(|&&b| b).count();
-        let magic = self
+        let copy = self
             .p
-            .add_relation(&format!("{DEMAND_PREFIX}{name}#{tag}"), bound);
+            .add_generated(Origin::DemandCopy, &format!("{name}#{tag}"), arity);
+        let bound = adorn.iter().filter(|&&b| b).count();
+        let magic = self.p.add_generated(
+            Origin::Demand,
+            &format!("{DEMAND_PREFIX}{name}#{tag}"),
+            bound,
+        );
         self.copies
             .insert((rel, adorn.to_vec(), moves), (copy, magic));
         self.work.push((rel, adorn.to_vec(), moves, copy, magic));

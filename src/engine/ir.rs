@@ -21,13 +21,45 @@ use crate::syntax::ast::{self, Literal, Statement, Sym, Syntax, Term};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct RelId(pub u32);
 
-/// A relation's name and arity.
+/// A relation's name, arity and origin.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Relation {
     /// The name (keywords in lower case).
     pub name: Sym,
     /// The number of arguments.
     pub arity: usize,
+    /// Who made the relation: the author, or which stage of the pipeline. Later stages recognise the
+    /// relations they treat apart (demand, domain) by this, never by their name: a KIF name may hold
+    /// any character a generated name does (`domain#q` is a valid user relation).
+    pub origin: Origin,
+}
+
+/// Who made a relation (see [`Relation::origin`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Origin {
+    /// Written by the author, or a GDL keyword.
+    User,
+    /// Lowering: the relation standing for a negated compound condition (`__not1`).
+    Negation,
+    /// Operation semantics: the facts a move adds or deletes (`added$`, `deleted$`).
+    Operation,
+    /// `rewrite::prepare`: a negation inside recursion split into a lower stratum (`q$not1`).
+    SplitNegation,
+    /// The demand rewrite: the arguments a reading asks about (`demand#q#bf`, and the projections of
+    /// demand rules, `demand#proj#1`). Joined first; read by the grounder as constant filters.
+    Demand,
+    /// The demand rewrite: a copy of a relation restricted to what is asked (`q#bf`).
+    DemandCopy,
+    /// Variable elimination: a projection of some conditions of a rule (`elim#1`, `guard#1`,
+    /// `relaxed#elim#1`).
+    Eliminated,
+    /// Variable elimination: a copy of a condition read only to bind a projection's variables
+    /// (`domain#1`); the grounder leaves it out of the instances.
+    Domain,
+    /// Merged alternatives: one relation for the same `or` in several rules (`either#1`).
+    Either,
+    /// `RuleGame`: the state facts of one function symbol (`true$cell`).
+    StateSplit,
 }
 
 /// An argument pattern: a variable, a ground term, or a function term with variables inside.
@@ -226,6 +258,9 @@ pub struct Program {
     pub syntax: Syntax,
     /// The vocabulary's relations.
     pub keywords: Keywords,
+    /// The relations later stages made, by the name asked for, arity and origin (a name given to an
+    /// author's symbol already gets another: see [`Program::add_generated`]).
+    pub generated: HashMap<(String, usize, Origin), RelId>,
 }
 
 impl Program {
@@ -243,18 +278,59 @@ impl Program {
         !self.operations.is_empty()
     }
 
-    /// Adds a relation (used by later stages to build derived programs).
+    /// The author's relation (or GDL keyword) with this name and arity, added when the program has none
+    /// (later stages ask for `true`, `next`, `legal`... this way).
     pub fn add_relation(&mut self, name: &str, arity: usize) -> RelId {
         let sym = self.terms.intern_sym(name);
         if let Some(i) = self
             .relations
             .iter()
-            .position(|r| r.name == sym && r.arity == arity)
+            .position(|r| r.name == sym && r.arity == arity && r.origin == Origin::User)
         {
             return RelId(i as u32);
         }
-        self.relations.push(Relation { name: sym, arity });
+        self.relations.push(Relation {
+            name: sym,
+            arity,
+            origin: Origin::User,
+        });
         RelId(self.relations.len() as u32 - 1)
+    }
+
+    /// A relation made by a later stage: the one made before with this name, arity and origin, or a new
+    /// one. A new relation never shares its name with any symbol already known (the author's relations,
+    /// constants and functions, or another stage's relations): the name gets primes until it is fresh,
+    /// so a printed program never shows two relations under one name and no user relation is mistaken
+    /// for a generated one.
+    pub fn add_generated(&mut self, origin: Origin, name: &str, arity: usize) -> RelId {
+        let key = (name.to_string(), arity, origin);
+        if let Some(&r) = self.generated.get(&key) {
+            return r;
+        }
+        let r = self.add_fresh(origin, name, arity);
+        self.generated.insert(key, r);
+        r
+    }
+
+    /// A new relation made by a later stage (never one made before, even under the same name): named
+    /// `name`, or `name` with primes when a symbol has that name already (see [`Program::add_generated`]).
+    pub fn add_fresh(&mut self, origin: Origin, name: &str, arity: usize) -> RelId {
+        let mut fresh = name.to_string();
+        while self.terms.symbols().get(&fresh).is_some() {
+            fresh.push('\'');
+        }
+        let sym = self.terms.intern_sym(&fresh);
+        self.relations.push(Relation {
+            name: sym,
+            arity,
+            origin,
+        });
+        RelId(self.relations.len() as u32 - 1)
+    }
+
+    /// Who made relation `rel`.
+    pub fn origin(&self, rel: RelId) -> Origin {
+        self.relations[rel.0 as usize].origin
     }
 }
 
@@ -271,6 +347,8 @@ struct Lowerer {
     builtins_on: bool,
     defined: hashbrown::HashSet<String>,
     aux: u32,
+    /// The names given to negated compound conditions' relations.
+    negations: hashbrown::HashSet<Sym>,
 }
 
 struct RuleCtx {
@@ -328,12 +406,14 @@ pub fn lower(src: &ast::Program) -> Result<Program, EngineError> {
             operations: Vec::new(),
             syntax: src.syntax,
             keywords: Keywords::default(),
+            generated: HashMap::new(),
         },
         rel_ids: HashMap::new(),
         func_arity: HashMap::new(),
         builtins_on: src.syntax == Syntax::Infix,
         defined,
         aux: 0,
+        negations: hashbrown::HashSet::new(),
     };
     for st in &src.statements {
         match st {
@@ -382,6 +462,7 @@ impl Lowerer {
 
     /// The canonical symbol of a relation name: keywords in lower case, other names as written.
     fn canonical(&mut self, s: Sym) -> Sym {
+        // The output's table: it also knows the names lowering makes (`__not1`).
         let name = self.out.terms.name(s);
         let lower = name.to_ascii_lowercase();
         if lower != name && (KEYWORDS.contains(&lower.as_str()) || ARITH.contains(&lower.as_str()))
@@ -406,7 +487,15 @@ impl Lowerer {
             return Ok(id);
         }
         let id = RelId(self.out.relations.len() as u32);
-        self.out.relations.push(Relation { name: sym, arity });
+        let origin = match self.negations.contains(&sym) {
+            true => Origin::Negation,
+            false => Origin::User,
+        };
+        self.out.relations.push(Relation {
+            name: sym,
+            arity,
+            origin,
+        });
         self.rel_ids.insert(sym, (id, arity));
         Ok(id)
     }
@@ -561,9 +650,17 @@ impl Lowerer {
                     .map(|(s, _)| *s)
                     .collect();
                 shared.sort();
-                self.aux += 1;
-                let name = format!("__not{}", self.aux);
+                // A name no symbol of the author's has, so the relation is never theirs.
+                let mut name;
+                loop {
+                    self.aux += 1;
+                    name = format!("__not{}", self.aux);
+                    if self.out.terms.symbols().get(&name).is_none() {
+                        break;
+                    }
+                }
                 let pred = self.out.terms.intern_sym(&name);
+                self.negations.insert(pred);
                 let head = ast::Atom {
                     pred,
                     args: shared.iter().map(|s| Term::Var(*s, *span)).collect(),

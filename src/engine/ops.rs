@@ -19,7 +19,7 @@
 
 use hashbrown::HashSet;
 
-use super::ir::{IrAtom, Lit, Pat, Program, Rule};
+use super::ir::{IrAtom, Lit, Origin, Pat, Program, Rule};
 use super::terms::TermStore;
 use super::EngineError;
 use crate::syntax::ast::Sym;
@@ -35,8 +35,8 @@ pub fn to_classic(p: &Program) -> Result<Program, EngineError> {
     let true_ = q.add_relation("true", 1);
     let does = q.add_relation("does", 2);
     let next = q.add_relation("next", 1);
-    let added = q.add_relation("added$", 1);
-    let deleted = q.add_relation("deleted$", 1);
+    let added = q.add_generated(Origin::Operation, "added$", 1);
+    let deleted = q.add_generated(Origin::Operation, "deleted$", 1);
     let is_state = |q: &Program, a: &IrAtom| {
         let r = &q.relations[a.rel.0 as usize];
         state.contains(&(r.name, r.arity))

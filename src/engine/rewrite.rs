@@ -20,7 +20,7 @@
 //! `unfold_views`, used by the rule engine after [`prepare`] (not by grounding), unfolds per-state
 //! views into their readers.
 
-use super::ir::{Cmp, IrAtom, Lit, Pat, Program, RelId, Rule};
+use super::ir::{Cmp, IrAtom, Lit, Origin, Pat, Program, RelId, Rule};
 use super::plan::tarjan;
 use super::terms::TermStore;
 use crate::syntax::ast::Sym;
@@ -192,7 +192,11 @@ fn split_negation(p: &mut Program) -> bool {
             let atom = a.clone();
             let r = &p.relations[atom.rel.0 as usize];
             let (name, arity) = (p.terms.name(r.name).to_string(), r.arity);
-            let fresh = p.add_relation(&format!("{name}$not{}", made.len() + n), arity);
+            let fresh = p.add_fresh(
+                Origin::SplitNegation,
+                &format!("{name}$not{}", made.len() + n),
+                arity,
+            );
             // In no component: only this component reads it, and it reads only what lies outside.
             if comp.len() <= fresh.0 as usize {
                 comp.resize(fresh.0 as usize + 1, usize::MAX);

@@ -40,7 +40,7 @@ use std::sync::Mutex;
 use hashbrown::HashMap;
 
 use super::eval::Db;
-use super::ir::{Cmp, Lit, Pat, Program, RelId, Rule};
+use super::ir::{Cmp, Lit, Origin, Pat, Program, RelId, Rule};
 use super::ops::to_classic;
 use super::plan::{plan, plan_sized, Phase, Plan};
 use super::terms::{TermId, TermStore};
@@ -873,6 +873,35 @@ impl RuleGame {
     }
 }
 
+/// The smallest and the largest integer the program mentions, widened to hold 0: the range a relaxed
+/// fixpoint keeps arithmetic results in (see [`clamp_arithmetic`]).
+pub(crate) fn integer_range(q: &mut Program) -> (TermId, TermId) {
+    let ints: Vec<i64> = (0..q.terms.len() as u32)
+        .filter_map(|i| q.terms.as_int(TermId(i)))
+        .collect();
+    let lo = q.terms.int(ints.iter().copied().min().unwrap_or(0).min(0));
+    let hi = q.terms.int(ints.iter().copied().max().unwrap_or(0).max(0));
+    (lo, hi)
+}
+
+/// Keeps every arithmetic result of `r` between `lo` and `hi`: without negation, arithmetic can count
+/// forever (a counter no longer stops at a terminal state, a pile goes below zero), so a relaxed
+/// fixpoint keeps the finite tables a classic translation of the game would list.
+pub(crate) fn clamp_arithmetic(r: &mut Rule, lo: TermId, hi: TermId) {
+    let results: Vec<Pat> = r
+        .body
+        .iter()
+        .filter_map(|l| match l {
+            Lit::Arith(_, _, _, z) => Some(z.clone()),
+            _ => None,
+        })
+        .collect();
+    for z in results {
+        r.body.push(Lit::Cmp(Cmp::Leq, Pat::Term(lo), z.clone()));
+        r.body.push(Lit::Cmp(Cmp::Leq, z, Pat::Term(hi)));
+    }
+}
+
 /// Adds `true :- init`, `true :- next`, `does :- legal` and drops negations: the relaxed program.
 fn relax(
     p: &Program,
@@ -914,11 +943,7 @@ fn relax(
     // stops at a terminal state), so the relaxation keeps only results between the smallest and the
     // largest integer the program mentions (and 0), the finite tables a classic translation would list.
     // A game that leaves that range in play gets an error from `try_next`, not a wrong state.
-    let ints: Vec<i64> = (0..q.terms.len() as u32)
-        .filter_map(|i| q.terms.as_int(TermId(i)))
-        .collect();
-    let lo = q.terms.int(ints.iter().copied().min().unwrap_or(0).min(0));
-    let hi = q.terms.int(ints.iter().copied().max().unwrap_or(0).max(0));
+    let (lo, hi) = integer_range(&mut q);
     for r in &mut q.rules {
         r.body
             .retain(|l| !matches!(l, Lit::Neg(a) if dynamic[a.rel.0 as usize]));
@@ -980,18 +1005,7 @@ fn relax(
                 i = i.min(r.body.len());
             }
         }
-        let results: Vec<Pat> = r
-            .body
-            .iter()
-            .filter_map(|l| match l {
-                Lit::Arith(_, _, _, z) => Some(z.clone()),
-                _ => None,
-            })
-            .collect();
-        for z in results {
-            r.body.push(Lit::Cmp(Cmp::Leq, Pat::Term(lo), z.clone()));
-            r.body.push(Lit::Cmp(Cmp::Leq, z, Pat::Term(hi)));
-        }
+        clamp_arithmetic(r, lo, hi);
     }
     let x = q.terms.intern_sym("X");
     let y = q.terms.intern_sym("Y");
@@ -1442,7 +1456,11 @@ fn flatten(
             Pat::Func(f, args) => (*f, args.clone()),
         };
         let name = format!("{base}${}", terms.name(f));
-        Some((prog.add_relation(&name, args.len()), args, f))
+        Some((
+            prog.add_generated(Origin::StateSplit, &name, args.len()),
+            args,
+            f,
+        ))
     };
     let mut next_rels = Vec::new();
     let mut rules = std::mem::take(&mut prog.rules);

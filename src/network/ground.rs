@@ -35,12 +35,12 @@ use crate::engine::decompose::{
 };
 use crate::engine::demand::{demand, is_demand_relation, Lean};
 use crate::engine::eval::{Db, RelStore};
-use crate::engine::ir::{Arith, Cmp, IrAtom, Lit, Pat, Program, RelId, Rule};
+use crate::engine::ir::{Arith, Cmp, IrAtom, Lit, Origin, Pat, Program, RelId, Rule};
 use crate::engine::ops::to_classic;
 use crate::engine::plan::tarjan;
 use crate::engine::plan::{key_slots, plan, Phase, Plan, Slot};
 use crate::engine::rewrite::unfold_tables;
-use crate::engine::rulegame::dynamic_relations;
+use crate::engine::rulegame::{clamp_arithmetic, dynamic_relations, integer_range};
 use crate::engine::terms::{hash_ids, Filed, TermId, TermStore};
 use crate::engine::{lower, EngineError, Limits};
 use crate::syntax::ast::{self, Sym, Syntax};
@@ -639,16 +639,37 @@ fn ground_compiling(
         deadline: Some(started + budget.max_time),
         ..Limits::default()
     };
+    // A runaway analysis names the relation that grew most, the likely culprit (a counter, a path).
+    let grown = |db: &Db, p: &Program| -> String {
+        db.rels
+            .iter()
+            .enumerate()
+            .max_by_key(|(_, r)| r.len())
+            .filter(|(_, r)| !r.is_empty())
+            .map(|(i, r)| {
+                let rel = &p.relations[i];
+                format!(
+                    " (`{}/{}` grew most: {} facts)",
+                    p.terms.name(rel.name),
+                    rel.arity,
+                    r.len()
+                )
+            })
+            .unwrap_or_default()
+    };
     // The evaluator stops at its deadline with the same error as for size: the clock tells which.
-    let over_budget = |e: EngineError| match e {
-        EngineError::Runaway(why) => NetworkError::over(
-            match limits.deadline {
-                Some(d) if Instant::now() >= d => Limit::Time,
-                _ => Limit::Size,
-            },
-            format!("the load-time analysis: {why}"),
-        ),
-        e => e.into(),
+    let over_budget_in = |db: &Db, p: &Program| {
+        let culprit = grown(db, p);
+        move |e: EngineError| match e {
+            EngineError::Runaway(why) => NetworkError::over(
+                match limits.deadline {
+                    Some(d) if Instant::now() >= d => Limit::Time,
+                    _ => Limit::Size,
+                },
+                format!("the load-time analysis: {why}{culprit}"),
+            ),
+            e => e.into(),
+        }
     };
     if strategy == Strategy::Decomposed {
         let dynamic = dynamic_relations(&prog, &[true_, does], &[]);
@@ -668,7 +689,9 @@ fn ground_compiling(
         let arities: Vec<usize> = prog.relations.iter().map(|r| r.arity).collect();
         let splan = plan(&prog, &[(true_, Phase::State), (does, Phase::Move)])?;
         let mut sdb = Db::new(&splan, &arities, prog.terms.clone(), limits);
-        sdb.run(&splan, Phase::Static).map_err(over_budget)?;
+        if let Err(e) = sdb.run(&splan, Phase::Static) {
+            return Err(over_budget_in(&sdb, &prog)(e));
+        }
         let sizes: Vec<Option<f64>> = (0..prog.relations.len())
             .map(|r| {
                 (splan.phases[r] == Phase::Static).then(|| sdb.rel(RelId(r as u32)).len() as f64)
@@ -686,13 +709,13 @@ fn ground_compiling(
         let asking: Vec<bool> = (0..prog.relations.len())
             .map(|r| is_demand_relation(&prog, RelId(r as u32)))
             .collect();
-        eliminate_variables_as(&mut prog, &asking, "demand#proj#", false);
+        eliminate_variables_as(&mut prog, &asking, "demand#proj#", Origin::Demand, false);
         // With the demands made, the rules no demand restricts get one more: variables a negation reads
         // along with the rule's own (chess's `legal` and the king's square) are projected too, the
         // projection reading a copy of what binds the rest (a projection out of a restricted rule
         // would leave its demand behind).
         let guarded = unrestricted(&prog, dynamic_relations(&prog, &[true_, does], &[]));
-        eliminate_variables_as(&mut prog, &guarded, "guard#", true);
+        eliminate_variables_as(&mut prog, &guarded, "guard#", Origin::Eliminated, true);
         let asking: Vec<bool> = (0..prog.relations.len())
             .map(|r| is_demand_relation(&prog, RelId(r as u32)))
             .collect();
@@ -723,7 +746,13 @@ fn ground_compiling(
         .map(|r| dynamic.get(r).copied().unwrap_or(false) && !late[r])
         .collect();
     let eligible = unrestricted(&relaxed, eligible);
-    eliminate_variables_as(&mut relaxed, &eligible, "relaxed#elim#", false);
+    eliminate_variables_as(
+        &mut relaxed,
+        &eligible,
+        "relaxed#elim#",
+        Origin::Eliminated,
+        false,
+    );
     late.resize(relaxed.relations.len(), false);
     let mut rplan = plan(&relaxed, &[])?;
     // The late relations' rows are added by the grounder, which looks them up its own way.
@@ -737,8 +766,9 @@ fn ground_compiling(
         .collect();
     let relaxed_arities: Vec<usize> = relaxed.relations.iter().map(|r| r.arity).collect();
     let mut rdb = Db::new(&rplan, &relaxed_arities, relaxed.terms.clone(), limits);
-    rdb.run_only_parallel(&rplan, Phase::Static, &early)
-        .map_err(over_budget)?;
+    if let Err(e) = rdb.run_only_parallel(&rplan, Phase::Static, &early) {
+        return Err(over_budget_in(&rdb, &relaxed)(e));
+    }
     // A late relation whose every rule reads its own demand with the head's arguments (an all-bound
     // demand copy: chess's `threatened_with_capture#bbbbbbb`) has no fact the demand lacks: its atoms
     // are the demand's rows, known now. Numbered with the others, its readers need not wait for its
@@ -750,7 +780,9 @@ fn ground_compiling(
         copy_of[r.0 as usize] = Some(d);
     }
     let mut sdb = Db::new(&gplan, &arities, rdb.terms.clone(), limits);
-    sdb.run(&gplan, Phase::Static).map_err(over_budget)?;
+    if let Err(e) = sdb.run(&gplan, Phase::Static) {
+        return Err(over_budget_in(&sdb, &prog)(e));
+    }
     let unary: Vec<Option<Vec<u64>>> = (0..prog.relations.len())
         .map(|r| {
             let rel = sdb.rel(RelId(r as u32));
@@ -2762,8 +2794,12 @@ fn relax(
     does: RelId,
 ) -> Program {
     let mut q = p.clone();
+    // Arithmetic results stay within the integers the program mentions, as in the Datalog engine's
+    // relaxation (nim's `minus` would otherwise count below zero until the budget runs out).
+    let (lo, hi) = integer_range(&mut q);
     for r in &mut q.rules {
         r.body.retain(|l| !matches!(l, Lit::Neg(_)));
+        clamp_arithmetic(r, lo, hi);
     }
     let x = q.terms.intern_sym("X");
     let y = q.terms.intern_sym("Y");
