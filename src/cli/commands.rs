@@ -4,7 +4,7 @@ use std::io::Write;
 use std::time::Instant;
 
 use ggp::bench::measure_playouts_parallel;
-use ggp::game::{perft, Game, GameError, RoleIndex};
+use ggp::game::{perft, Game, GameError, Goal, RoleIndex};
 use ggp::players::{
     make_player, run_seed_search, Clock, Deadline, PlayerConfig, PlayerError, PlayerKind,
     PlayerSpec,
@@ -18,6 +18,8 @@ pub struct Play {
     pub config: PlayerConfig,
     pub clock: Clock,
     pub quiet: bool,
+    /// Whether `--fraction` was given (refused unless a player is jamboree).
+    pub fraction_given: bool,
 }
 
 /// The search depth when `--depth` is not given: deep enough to play well, shallow enough that a whole
@@ -42,30 +44,45 @@ pub(super) fn with_depth(config: &PlayerConfig, loaded: &Loaded) -> PlayerConfig
 /// A match ends by itself long before this in every game we know; rule files might loop.
 const MAX_MATCH_STEPS: usize = 100_000;
 
-/// Reads the `--player` options into one kind per role.
+/// Reads the `--player` options into one kind per role: `ROLE=KIND` for one role, a bare `KIND` for
+/// every role not named, human for the first role and alphabeta for the others when nothing is said. A
+/// role given twice, or two bare kinds, is an error rather than a silent choice of the last.
 fn assign_players(specs: &[String], roles: &[String]) -> Result<Vec<PlayerSpec>, CliError> {
-    let mut kinds: Vec<PlayerSpec> = (0..roles.len())
-        .map(|r| {
-            if r == 0 {
-                PlayerKind::Human.into()
-            } else {
-                PlayerKind::AlphaBeta.into()
-            }
-        })
-        .collect();
+    let mut named: Vec<Option<(PlayerSpec, &str)>> = vec![None; roles.len()];
+    let mut every: Option<(PlayerSpec, &str)> = None;
     for spec in specs {
         match spec.split_once('=') {
             Some((role, kind)) => {
                 let r = super::role_named(roles, role, spec)?;
-                kinds[r] = kind.parse()?;
+                if let Some((_, earlier)) = &named[r] {
+                    return Err(CliError::Usage(format!(
+                        "--player gives {} twice ({earlier} and {spec}); give each role once",
+                        roles[r]
+                    )));
+                }
+                named[r] = Some((kind.parse()?, spec));
             }
             None => {
-                let k: PlayerSpec = spec.parse()?;
-                kinds.iter_mut().for_each(|slot| *slot = k.clone());
+                if let Some((_, earlier)) = &every {
+                    return Err(CliError::Usage(format!(
+                        "--player gives a kind for every role twice ({earlier} and {spec}); give \
+                         one, and ROLE=KIND for the roles that differ"
+                    )));
+                }
+                every = Some((spec.parse()?, spec));
             }
         }
     }
-    Ok(kinds)
+    Ok(named
+        .into_iter()
+        .enumerate()
+        .map(|(r, k)| match (k, &every) {
+            (Some((k, _)), _) => k,
+            (None, Some((k, _))) => k.clone(),
+            (None, None) if r == 0 => PlayerKind::Human.into(),
+            (None, None) => PlayerKind::AlphaBeta.into(),
+        })
+        .collect())
 }
 
 impl GameVisitor for Play {
@@ -76,6 +93,11 @@ impl GameVisitor for Play {
         let kinds = assign_players(&self.players, &info.roles)?;
         for k in &kinds {
             k.kind.supports(info)?;
+        }
+        if self.fraction_given && !kinds.iter().any(|k| k.kind == PlayerKind::Jamboree) {
+            return Err(CliError::Usage(
+                "--fraction applies only to jamboree, and no player here is one".into(),
+            ));
         }
         let config = with_depth(&self.config, loaded);
         let mut players: Vec<_> = kinds
@@ -150,17 +172,49 @@ impl GameVisitor for Play {
             steps += 1;
         }
         if !self.quiet {
-            writeln!(out, "\n{}", game.show_state(&state))?;
+            writeln!(out, "\n{}", without_control(&game.show_state(&state)))?;
         }
-        let goals: Vec<String> = info
-            .roles
-            .iter()
-            .enumerate()
-            .map(|(r, name)| format!("{name}={}", game.goal(&state, r)))
+        let goals: Vec<Goal> = (0..info.num_roles())
+            .map(|r| game.goal(&state, r))
             .collect();
-        writeln!(out, "Goals: {}", goals.join(" "))?;
+        writeln!(out, "{}", result_line(&info.roles, &goals))?;
         Ok(())
     }
+}
+
+/// A drawn state without its `control(...)` fact: whose turn it is means nothing once the game is over.
+fn without_control(drawn: &str) -> String {
+    drawn
+        .lines()
+        .filter(|l| !(l.starts_with("control(") || l.starts_with("(control ")))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// `Goals: x=100 o=0 (x wins)`: the goals, and in words who won. A win is a strictly highest goal, a
+/// draw a highest goal shared (by every role, or by some: `a draw between a and b`); a one-role game
+/// (a puzzle) says how much of the full score was reached.
+pub(super) fn result_line(roles: &[String], goals: &[Goal]) -> String {
+    let listed: Vec<String> = roles
+        .iter()
+        .zip(goals)
+        .map(|(name, g)| format!("{name}={g}"))
+        .collect();
+    let best = goals.iter().copied().max().unwrap_or(0);
+    let top: Vec<&str> = roles
+        .iter()
+        .zip(goals)
+        .filter(|(_, &g)| g == best)
+        .map(|(name, _)| name.as_str())
+        .collect();
+    let words = match (roles.len(), top.as_slice()) {
+        (1, _) if best == 100 => "solved, full score".to_string(),
+        (1, _) => format!("{best} of 100"),
+        (_, [winner]) => format!("{winner} wins"),
+        (n, tied) if tied.len() == n => "a draw".to_string(),
+        (_, tied) => format!("a draw between {}", tied.join(" and ")),
+    };
+    format!("Goals: {} ({words})", listed.join(" "))
 }
 
 /// A duration as `1.25 s`.

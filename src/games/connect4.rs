@@ -65,7 +65,7 @@ fn shr(x: u64, s: u32) -> u64 {
 impl Connect4 {
     /// A board of `rows` × `cols`; `(rows + 1) * cols` must fit in 64 bits.
     pub fn new(rows: u32, cols: u32) -> Result<Self, GameError> {
-        if rows == 0 || cols == 0 || (rows + 1) * cols > 64 {
+        if rows == 0 || cols == 0 || (u64::from(rows) + 1) * u64::from(cols) > 64 {
             return Err(GameError::Unsupported(format!(
                 "a Connect Four board needs at least one row and column and (rows + 1) * cols <= 64, \
                  but it is {rows} × {cols}"

@@ -39,7 +39,7 @@ pub struct TicTacToe {
 impl TicTacToe {
     /// A `size`×`size` board where `k` in a row wins; needs `1 <= k <= size <= 8`.
     pub fn new(size: usize, k: usize) -> Result<Self, GameError> {
-        if size == 0 || size * size > MAX_CELLS {
+        if size == 0 || size.checked_mul(size).is_none_or(|cells| cells > MAX_CELLS) {
             return Err(GameError::Unsupported(format!(
                 "tic-tac-toe size must be between 1 and 8, not {size}"
             )));
