@@ -107,7 +107,10 @@ impl GameVisitor for Play {
             .collect();
         let out = std::io::stdout();
         let mut out = out.lock();
-        if !self.quiet {
+        // A person at the keyboard needs the board and the other moves whatever `--quiet` says.
+        let has_human = kinds.iter().any(|k| k.kind == PlayerKind::Human);
+        let quiet = self.quiet && !has_human;
+        if !quiet {
             let names: Vec<String> = info
                 .roles
                 .iter()
@@ -130,14 +133,15 @@ impl GameVisitor for Play {
         }
         let mut state = game.initial_state();
         let mut joint = Vec::with_capacity(info.num_roles());
-        let mut steps = 0;
-        while !game.is_terminal(&state) {
-            if steps == MAX_MATCH_STEPS {
+        // The state before each step, for `undo`.
+        let mut history: Vec<G::State> = Vec::new();
+        'steps: while !game.is_terminal(&state) {
+            if history.len() == MAX_MATCH_STEPS {
                 return Err(CliError::Usage(format!(
                     "the match did not end within {MAX_MATCH_STEPS} moves"
                 )));
             }
-            if !self.quiet {
+            if !quiet {
                 writeln!(out, "\n{}", game.show_state(&state))?;
                 out.flush()?;
             }
@@ -151,11 +155,28 @@ impl GameVisitor for Play {
                         writeln!(out, "Input ended: the match stops here.")?;
                         return Ok(());
                     }
+                    Err(PlayerError::Undo) => {
+                        match last_choice(game, &history, role) {
+                            Some(back) => {
+                                history.truncate(back + 1);
+                                state = history.pop().unwrap_or_else(|| game.initial_state());
+                                writeln!(
+                                    out,
+                                    "Taken back: the game is where {} last chose a move.",
+                                    info.roles[role]
+                                )?;
+                            }
+                            None => writeln!(out, "Nothing to take back yet.")?,
+                        }
+                        continue 'steps;
+                    }
                     Err(e) => return Err(e.into()),
                 };
                 let took = started.elapsed();
                 let human = kinds[role].kind == PlayerKind::Human;
-                if !self.quiet && mover.is_none_or(|m| m == role) {
+                if !quiet && mover.is_none_or(|m| m == role) {
+                    // A person's typing is not the program's time: no time for a human's move.
+                    let took = (!human).then_some(took);
                     report_move(&mut out, game, role, &choice, took)?;
                 }
                 if took > clock.play && !human {
@@ -168,10 +189,10 @@ impl GameVisitor for Play {
                 }
                 joint.push(choice.mv);
             }
+            history.push(state.clone());
             state = game.next_state(&state, &joint);
-            steps += 1;
         }
-        if !self.quiet {
+        if !quiet {
             writeln!(out, "\n{}", without_control(&game.show_state(&state)))?;
         }
         let goals: Vec<Goal> = (0..info.num_roles())
@@ -180,6 +201,16 @@ impl GameVisitor for Play {
         writeln!(out, "{}", result_line(&info.roles, &goals))?;
         Ok(())
     }
+}
+
+/// The index in `history` of the last state where `role` had a choice to make (more than one legal
+/// move): `undo` goes back there, taking back the role's last move and every move since.
+fn last_choice<G: Game>(game: &G, history: &[G::State], role: RoleIndex) -> Option<usize> {
+    let mut moves = Vec::new();
+    history.iter().rposition(|s| {
+        game.legal_moves(s, role, &mut moves);
+        moves.len() > 1
+    })
 }
 
 /// A drawn state without its `control(...)` fact: whose turn it is means nothing once the game is over.
@@ -227,15 +258,17 @@ fn report_move<G: Game>(
     game: &G,
     role: RoleIndex,
     choice: &ggp::players::Choice<G::Move>,
-    took: std::time::Duration,
+    took: Option<std::time::Duration>,
 ) -> std::io::Result<()> {
     write!(
         out,
-        "{} plays {} in {:.3}s",
+        "{} plays {}",
         game.info().roles[role],
-        game.show_move(&choice.mv),
-        took.as_secs_f64()
+        game.show_move(&choice.mv)
     )?;
+    if let Some(took) = took {
+        write!(out, " in {:.3}s", took.as_secs_f64())?;
+    }
     let effort = choice.stats.effort();
     if !effort.is_empty() {
         write!(out, " ({effort})")?;

@@ -8,6 +8,7 @@
 //!   (KIF `?x` becomes infix `X`); a statement's variables stay distinct, so `parse(print(p))` equals
 //!   `p` up to a consistent renaming of each statement's variables (the corpus tests compare that way).
 
+pub mod board;
 mod convert;
 
 use std::fmt::Write as _;
