@@ -305,7 +305,7 @@ fn rule_files_count_search_and_bench() {
     let o = run(&["search", "games/tictactoe.gdl", "--depth", "9"], "");
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
-        stdout(&o).contains("Value: Definitely:Draw"),
+        stdout(&o).contains("Value: a draw with best play"),
         "{}",
         stdout(&o)
     );

@@ -322,3 +322,79 @@ fn a_person_at_the_prompt() {
         "red plays drop(4)\n",
     );
 }
+
+/// Search output outside `--trace`: the game's roles and values in words; a rule file's trace speaks
+/// its roles and writes negatives plainly (the seeds' own format stays for their trees: tests/search.rs).
+#[test]
+fn search_speaks_the_games_language() {
+    check(
+        "search games/tictactoe.gdl --depth 9",
+        "",
+        "Value: a draw with best play; nodes: ",
+    );
+    check(
+        "search tictactoe --depth 9",
+        "",
+        "Value: a draw with best play; nodes: ",
+    );
+    check(
+        "search nim --pile 5 --depth 5",
+        "",
+        "Value: maxie wins with best play; nodes: ",
+    );
+    check(
+        "search games/tree2.tree --depth 2",
+        "",
+        "Value: estimate 4 (the game's heuristic score; above 0 favours maxie); nodes: ",
+    );
+    // A rule file's estimate is on the goal scale (its playouts are seeded by the position).
+    check(
+        "search games/connect4.gdl --depth 2",
+        "",
+        "Value: red expects a goal of about ",
+    );
+    let o = run(
+        &["search", "games/connect4.gdl", "--depth", "2", "--trace"],
+        "",
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.starts_with("Searching state (red,"), "{out}");
+    assert!(out.contains("Evaluating state (black,"), "{out}");
+    assert!(!out.contains("Maxie") && !out.contains(":~"), "{out}");
+    // The seeds' tree keeps the seeds' words.
+    check(
+        "search games/tree2.tree --depth 2 --trace",
+        "",
+        "Therefore value of (Maxie,a) is Guess:4, and best move is 1.",
+    );
+}
+
+/// A game that never ends: `bench` says its playouts were cut at the step limit.
+#[test]
+fn bench_says_when_playouts_were_cut() {
+    let path =
+        std::env::temp_dir().join(format!("ggp-newcomer-{}-forever.gdl", std::process::id()));
+    std::fs::write(
+        &path,
+        "role(a)\nrole(b)\ninit(control(a))\nlegal(pass) :- control(R)\n\
+         pass :: control(a) ==> ~control(a) & control(b)\n\
+         pass :: control(b) ==> ~control(b) & control(a)\n\
+         goal(a,50)\ngoal(b,50)\nterminal :- control(c)\n",
+    )
+    .expect("temp file");
+    let o = run(&["bench", &path.to_string_lossy(), "--seconds", "0.1"], "");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("playouts stopped at the limit of 10000 steps before the game ended"),
+        "{err}"
+    );
+    check(
+        &format!("check {}", path.display()),
+        "",
+        "  statements: 2 rules, 5 facts, 2 operations; 1 stratum\n",
+    );
+    // A game that ends says nothing of the kind.
+    let o = run(&["bench", "tictactoe", "--seconds", "0.1"], "");
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("stopped at the limit"));
+}

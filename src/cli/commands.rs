@@ -4,7 +4,7 @@ use std::io::Write;
 use std::time::Instant;
 
 use ggp::bench::measure_playouts_parallel;
-use ggp::game::{perft, Game, GameError, Goal, RoleIndex};
+use ggp::game::{perft, Estimate, Game, GameError, Goal, Outcome, RoleIndex};
 use ggp::players::{
     make_player, run_seed_search, Clock, Deadline, PlayerConfig, PlayerError, PlayerKind,
     PlayerSpec,
@@ -328,23 +328,71 @@ impl GameVisitor for Search {
         }
         let out = std::io::stdout();
         let mut out = out.lock();
+        // The seeds' traces are of native games and trees; a rule file's trace speaks its own roles
+        // and writes negative numbers plainly.
+        let rules = matches!(loaded.engine, "network" | "datalog");
         for line in &report.trace {
-            writeln!(out, "{line}")?;
+            if rules {
+                writeln!(out, "{}", rule_trace_line(line, &game.info().roles))?;
+            } else {
+                writeln!(out, "{line}")?;
+            }
         }
         if !self.trace {
             writeln!(out, "Terminals visited: {}", report.stats.leaves)?;
         }
         writeln!(out, "Overall choice: move {}[{name}]", report.best)?;
         let s = report.stats;
+        // The seeds' notation where a trace is asked for; words and the game's own roles elsewhere.
+        let value = if self.trace && rules {
+            rule_trace_line(&report.value.to_string(), &game.info().roles)
+        } else if self.trace {
+            report.value.to_string()
+        } else {
+            value_words(&game.info().roles, report.value, loaded)
+        };
         writeln!(
             out,
-            "Value: {}; nodes: {}; time: {:.3}s; nodes/s: {:.0}",
-            report.value,
+            "Value: {value}; nodes: {}; time: {:.3}s; nodes/s: {:.0}",
             s.nodes,
             s.elapsed.as_secs_f64(),
             s.nodes as f64 / s.elapsed.as_secs_f64().max(1e-9)
         )?;
         Ok(())
+    }
+}
+
+/// A trace line of the seeds' searches with the roles of a rule file instead of Maxie and Minnie, and
+/// `-2` instead of SML's `~2`.
+fn rule_trace_line(line: &str, roles: &[String]) -> String {
+    let (first, second) = match roles {
+        [a, b, ..] => (a.as_str(), b.as_str()),
+        _ => return line.to_string(),
+    };
+    line.replace("(Maxie,", &format!("({first},"))
+        .replace("(Minnie,", &format!("({second},"))
+        .replace("Winner Maxie", &format!("Winner {first}"))
+        .replace("Winner Minnie", &format!("Winner {second}"))
+        .replace(":~", ":-")
+}
+
+/// A search's value in words, with the game's role names: `x wins`, `a draw`, for a rule file the first
+/// role's expected goal (its playout estimate is ten times the mean goal difference, so on a zero-sum
+/// game the first role expects 50 + estimate / 20), and for a native game its heuristic score, a plain
+/// number that favours the first role when positive.
+fn value_words(roles: &[String], value: Estimate, loaded: &Loaded) -> String {
+    let name = |r: usize| roles.get(r).map_or("?", |n| n.as_str());
+    match value {
+        Estimate::Definitely(Outcome::Winner(r)) => format!("{} wins with best play", name(r)),
+        Estimate::Definitely(Outcome::Draw) => "a draw with best play".to_string(),
+        Estimate::Guess(n) if matches!(loaded.engine, "network" | "datalog") => {
+            let expected = (50.0 + f64::from(n) / 20.0).clamp(0.0, 100.0);
+            format!("{} expects a goal of about {expected:.1} of 100", name(0))
+        }
+        Estimate::Guess(n) => format!(
+            "estimate {n} (the game's heuristic score; above 0 favours {})",
+            name(0)
+        ),
     }
 }
 
@@ -471,6 +519,15 @@ impl GameVisitor for Bench {
             self.threads,
             loaded.fields()
         );
+        if stats.cut > 0 {
+            eprintln!(
+                "note: {} of {} stopped at the limit of {} steps before the game ended (the \
+                 rules may let a game go on for ever), so avg_depth and the rates count cut playouts",
+                stats.cut,
+                ggp::diagnostics::count(stats.playouts as usize, "playout"),
+                ggp::bench::MAX_PLAYOUT_STEPS
+            );
+        }
         Ok(())
     }
 }

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use ggp::check::{check, Semantics};
-use ggp::diagnostics::render;
+use ggp::diagnostics::{count, render};
 use ggp::network::{Budget, NetGame};
 use ggp::print::{convert, to_infix, to_kif};
 use ggp::syntax::ast::Syntax;
@@ -116,8 +116,11 @@ pub fn check_file(path: &Path, budget: Budget, out: &mut impl Write) -> Result<b
     writeln!(out, "  relations: {}", relations.join(" "))?;
     writeln!(
         out,
-        "  statements: {} rules, {} facts, {} operations; {} strata",
-        s.rules, s.facts, s.operations, s.strata
+        "  statements: {}, {}, {}; {}",
+        count(s.rules, "rule"),
+        count(s.facts, "fact"),
+        count(s.operations, "operation"),
+        ggp::diagnostics::count_as(s.strata, "stratum", "strata")
     )?;
     if !report.warnings.is_empty() {
         writeln!(out, "  warnings: {}", report.warnings.len())?;
