@@ -160,6 +160,17 @@ pub fn convert_file(path: &Path, to: Syntax) -> Result<String, CliError> {
         path: PathBuf::from(path),
         message: e.to_string(),
     })?;
+    if to == Syntax::Kif && program.syntax == Syntax::Infix {
+        if let Some((used, lo, hi, facts)) = ggp::print::arithmetic_tables_of(&program) {
+            eprintln!(
+                "note: KIF has no arithmetic, so the built-in{} {} became {} over the numbers \
+                 {lo} to {hi} (from the smallest to the largest number the file writes)",
+                if used.len() == 1 { "" } else { "s" },
+                used.join(", "),
+                count(facts, "fact")
+            );
+        }
+    }
     Ok(match to {
         Syntax::Kif => to_kif(&converted),
         Syntax::Infix => to_infix(&converted),
