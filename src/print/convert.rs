@@ -184,6 +184,9 @@ struct Tx<'p> {
     q: Program,
     state: HashSet<Sym>,
     t_true: Sym,
+    /// The span of the source statement being translated: the rules made from it take it, so that the
+    /// printer puts the comments written before it back before them.
+    at: Span,
 }
 
 impl Tx<'_> {
@@ -269,7 +272,7 @@ impl Tx<'_> {
         self.q.statements.push(Statement::Rule {
             head,
             body,
-            span: z(),
+            span: self.at,
         });
     }
 }
@@ -322,6 +325,7 @@ fn operations_to_classic(p: &Program) -> Result<Program, ConvertError> {
         state: HashSet::new(),
         q,
         t_true,
+        at: z(),
     };
     tx.state = state.iter().map(|n| tx.q.symbols.intern(n)).collect();
     let does = tx.sym("does");
@@ -336,6 +340,7 @@ fn operations_to_classic(p: &Program) -> Result<Program, ConvertError> {
     let pv = tx.fresh("P");
 
     for st in &p.statements {
+        tx.at = st.span();
         match st {
             Statement::Rule { head, body, .. } => {
                 let body: Vec<Literal> = body.iter().map(|l| tx.lit(l)).collect();
@@ -370,6 +375,7 @@ fn operations_to_classic(p: &Program) -> Result<Program, ConvertError> {
             }
         }
     }
+    tx.at = z();
     // Roles not in control do nothing.
     tx.rule(
         atom(legal, vec![Term::Var(r, z()), Term::Const(noop, z())]),
@@ -491,6 +497,25 @@ terminal :- line(x) | line(o) | ~open
         let back = crate::syntax::parse_kif(&text).unwrap();
         let r = check(&back);
         assert!(r.is_ok(), "{:?}\n{text}", r.errors);
+    }
+
+    #[test]
+    fn comments_stay_where_they_were() {
+        let src = "% the role\nrole(a)\n% a counter\ninit(n(0))\nlegal(inc)\n% one step\n\
+                   inc :: n(X) & plus(X,1,Y) ==> ~n(X) & n(Y)\ngoal(a,100)\n% the end\nterminal :- n(3)\n";
+        let p = parse_infix(src).unwrap();
+        let text = super::super::to_kif(&convert(&p, Syntax::Kif).unwrap());
+        let at = |s: &str| text.find(s).unwrap_or_else(|| panic!("{s} in {text}"));
+        assert!(at("; the role") < at("(role a)"), "{text}");
+        assert!(
+            at("(role a)") < at("; a counter") && at("; a counter") < at("(init (n 0))"),
+            "{text}"
+        );
+        assert!(at("; one step") < at("(<= (deleted"), "{text}");
+        assert!(
+            at("(goal a 100)") < at("; the end") && at("; the end") < at("(<= terminal"),
+            "{text}"
+        );
     }
 
     #[test]
