@@ -541,6 +541,12 @@ mod tests {
             t.take_estimate_log(),
             vec!["Estimating state i[~10]".to_string()]
         );
-        assert!(t.try_estimate(&f).is_err());
+        // An inner node is worth its subtree's minimax value; a leaf ends the game.
+        assert_eq!(t.try_estimate(&f).unwrap(), Estimate::Guess(-10));
+        assert_eq!(t.minimax_value(0), -2);
+        assert!(t.is_terminal(&i) && !t.is_terminal(&f));
+        assert_eq!(t.mover(&i), None);
+        assert_eq!(t.goal(&i, 0), 0);
+        assert_eq!(t.goal(&i, 1), 100);
     }
 }
