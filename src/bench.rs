@@ -22,6 +22,8 @@ pub struct PlayoutStats {
     pub states: u64,
     /// Wall-clock time.
     pub elapsed: Duration,
+    /// Playouts stopped at [`MAX_PLAYOUT_STEPS`] before the game ended.
+    pub cut: u64,
 }
 
 impl PlayoutStats {
@@ -63,14 +65,19 @@ pub fn run_playouts<G: Game>(game: &G, count: u64, rng: &mut SmallRng) -> Playou
     let mut buf = Vec::new();
     let started = Instant::now();
     let mut states = 0u64;
+    let mut cut = 0u64;
     for _ in 0..count {
-        let (_end, steps) = game.random_playout(&start, rng, &mut buf, MAX_PLAYOUT_STEPS);
+        let (end, steps) = game.random_playout(&start, rng, &mut buf, MAX_PLAYOUT_STEPS);
         states += u64::from(steps);
+        if steps >= MAX_PLAYOUT_STEPS && !game.is_terminal(&end) {
+            cut += 1;
+        }
     }
     PlayoutStats {
         playouts: count,
         states,
         elapsed: started.elapsed(),
+        cut,
     }
 }
 
@@ -94,6 +101,7 @@ pub fn measure_playouts<G: Game>(game: &G, seconds: f64, seed: u64) -> PlayoutSt
         let batch = run_playouts(game, 64, &mut rng);
         total.playouts += batch.playouts;
         total.states += batch.states;
+        total.cut += batch.cut;
     }
     total.elapsed = started.elapsed();
     total
@@ -125,6 +133,7 @@ pub fn measure_playouts_parallel<G: Game>(
             playouts: acc.playouts + s.playouts,
             states: acc.states + s.states,
             elapsed: acc.elapsed.max(s.elapsed),
+            cut: acc.cut + s.cut,
         })
 }
 

@@ -8,6 +8,17 @@ use std::fmt::Write as _;
 
 use crate::syntax::ast::Span;
 
+/// `n` and the noun, singular or plural as `n` asks: `1 role`, `2 roles`, `0 errors` (the noun's
+/// plural is `plural`, or the noun with an `s`).
+pub fn count(n: usize, noun: &str) -> String {
+    count_as(n, noun, &format!("{noun}s"))
+}
+
+/// [`count`] with an irregular plural: `count_as(2, "playout", "playouts")`.
+pub fn count_as(n: usize, singular: &str, plural: &str) -> String {
+    format!("{n} {}", if n == 1 { singular } else { plural })
+}
+
 /// How bad a problem is: errors make a file unusable, warnings only point at something suspicious.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Severity {

@@ -64,7 +64,10 @@ impl GameInfo {
     /// requires; `searcher` names the algorithm in the error.
     pub fn require_two_player_zero_sum(&self, searcher: &str) -> Result<(), GameError> {
         let why = if self.roles.len() != 2 {
-            Some(format!("it has {} roles", self.roles.len()))
+            Some(format!(
+                "it has {}",
+                crate::diagnostics::count(self.roles.len(), "role")
+            ))
         } else if self.dynamics != Dynamics::TurnTaking {
             Some("its roles move simultaneously".to_string())
         } else if !self.zero_sum {

@@ -134,9 +134,9 @@ pub fn check_supported(info: &GameInfo) -> Result<(), ModelError> {
     if info.roles.len() != 2 || info.dynamics != Dynamics::TurnTaking {
         return Err(ModelError::Unsupported(format!(
             "seed 2's learner needs a two-role, turn-taking game (one score, the first role maximising \
-             it and the second minimising it), but `{}` has {} role(s){}",
+             it and the second minimising it), but `{}` has {}{}",
             info.name,
-            info.roles.len(),
+            crate::diagnostics::count(info.roles.len(), "role"),
             if info.dynamics == Dynamics::Simultaneous {
                 " moving simultaneously"
             } else {

@@ -53,14 +53,16 @@ impl Twin for TicTacToe {
     fn facts(&self, state: &Self::State) -> BTreeSet<String> {
         let mut out = BTreeSet::new();
         let (mut xs, mut os) = (0, 0);
-        for (r, line) in self.show_state(state).lines().enumerate() {
-            for (c, ch) in line.split_whitespace().enumerate() {
+        // The drawing: a line of column numbers, then `R | x . o` for each row.
+        for (r, line) in self.show_state(state).lines().skip(1).enumerate() {
+            let cells = line.split_once('|').map_or("", |(_, cells)| cells);
+            for (c, ch) in cells.split_whitespace().enumerate() {
                 let v = match ch {
-                    "X" => {
+                    "x" => {
                         xs += 1;
                         "x"
                     }
-                    "O" => {
+                    "o" => {
                         os += 1;
                         "o"
                     }
@@ -101,7 +103,9 @@ impl Twin for Connect4 {
         let rows: Vec<&str> = text.lines().take(self.rows() as usize).collect();
         for (i, line) in rows.iter().enumerate() {
             let row = rows.len() - i;
-            for (c, ch) in line.split_whitespace().enumerate() {
+            // `R | . R B ...`: the row number, then the cells.
+            let cells = line.split_once('|').map_or("", |(_, cells)| cells);
+            for (c, ch) in cells.split_whitespace().enumerate() {
                 let p = match ch {
                     "R" => {
                         red += 1;

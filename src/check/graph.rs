@@ -196,7 +196,10 @@ impl Graph {
                     .join(", ");
                 errors.push(
                     Diagnostic::error(span, format!("negation is not stratified: {list} depend on each other through a negation"))
-                        .with_help("a relation must not depend on its own negation; break the cycle through `not`"),
+                        .with_help(format!(
+                            "a relation must not depend on its own negation; break the cycle through `{}`",
+                            if p.syntax == crate::syntax::ast::Syntax::Infix { "~" } else { "not" }
+                        )),
                 );
             }
         }

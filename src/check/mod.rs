@@ -139,6 +139,14 @@ impl Checker<'_> {
         }
     }
 
+    /// A role fact in the file's own syntax, for help texts.
+    fn role_example(&self) -> &'static str {
+        match self.p.syntax {
+            Syntax::Infix => "role(white)",
+            Syntax::Kif => "(role white)",
+        }
+    }
+
     fn builtin(&self, s: Sym) -> bool {
         is_builtin(self.name(s), self.p.syntax)
     }
@@ -405,7 +413,10 @@ impl Checker<'_> {
                         ),
                         Some(Keyword::Role) if !body.is_empty() => self.errors.push(
                             Diagnostic::error(head.span, "roles must be plain facts, not rules")
-                                .with_help("write each role as a fact, like `(role white)`"),
+                                .with_help(format!(
+                                    "write each role as a fact, like `{}`",
+                                    self.role_example()
+                                )),
                         ),
                         Some(
                             k @ (Keyword::Not
@@ -470,8 +481,9 @@ impl Checker<'_> {
             }
         }
         let end = Span::new(0, 0);
+        let no_roles = format!("no roles: add a fact like `{}`", self.role_example());
         for (k, what) in [
-            (Keyword::Role, "no roles: add a fact like `(role white)`"),
+            (Keyword::Role, no_roles.as_str()),
             (Keyword::Legal, "no `legal` rules: nobody can ever move"),
             (Keyword::Goal, "no `goal` rules: the game gives no rewards"),
             (Keyword::Terminal, "no `terminal` rule: the game never ends"),

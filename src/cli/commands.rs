@@ -4,7 +4,7 @@ use std::io::Write;
 use std::time::Instant;
 
 use ggp::bench::measure_playouts_parallel;
-use ggp::game::{perft, Game, GameError, RoleIndex};
+use ggp::game::{perft, Estimate, Game, GameError, Goal, Outcome, RoleIndex};
 use ggp::players::{
     make_player, run_seed_search, Clock, Deadline, PlayerConfig, PlayerError, PlayerKind,
     PlayerSpec,
@@ -18,6 +18,8 @@ pub struct Play {
     pub config: PlayerConfig,
     pub clock: Clock,
     pub quiet: bool,
+    /// Whether `--fraction` was given (refused unless a player is jamboree).
+    pub fraction_given: bool,
 }
 
 /// The search depth when `--depth` is not given: deep enough to play well, shallow enough that a whole
@@ -42,30 +44,45 @@ pub(super) fn with_depth(config: &PlayerConfig, loaded: &Loaded) -> PlayerConfig
 /// A match ends by itself long before this in every game we know; rule files might loop.
 const MAX_MATCH_STEPS: usize = 100_000;
 
-/// Reads the `--player` options into one kind per role.
+/// Reads the `--player` options into one kind per role: `ROLE=KIND` for one role, a bare `KIND` for
+/// every role not named, human for the first role and alphabeta for the others when nothing is said. A
+/// role given twice, or two bare kinds, is an error rather than a silent choice of the last.
 fn assign_players(specs: &[String], roles: &[String]) -> Result<Vec<PlayerSpec>, CliError> {
-    let mut kinds: Vec<PlayerSpec> = (0..roles.len())
-        .map(|r| {
-            if r == 0 {
-                PlayerKind::Human.into()
-            } else {
-                PlayerKind::AlphaBeta.into()
-            }
-        })
-        .collect();
+    let mut named: Vec<Option<(PlayerSpec, &str)>> = vec![None; roles.len()];
+    let mut every: Option<(PlayerSpec, &str)> = None;
     for spec in specs {
         match spec.split_once('=') {
             Some((role, kind)) => {
                 let r = super::role_named(roles, role, spec)?;
-                kinds[r] = kind.parse()?;
+                if let Some((_, earlier)) = &named[r] {
+                    return Err(CliError::Usage(format!(
+                        "--player gives {} twice ({earlier} and {spec}); give each role once",
+                        roles[r]
+                    )));
+                }
+                named[r] = Some((kind.parse()?, spec));
             }
             None => {
-                let k: PlayerSpec = spec.parse()?;
-                kinds.iter_mut().for_each(|slot| *slot = k.clone());
+                if let Some((_, earlier)) = &every {
+                    return Err(CliError::Usage(format!(
+                        "--player gives a kind for every role twice ({earlier} and {spec}); give \
+                         one, and ROLE=KIND for the roles that differ"
+                    )));
+                }
+                every = Some((spec.parse()?, spec));
             }
         }
     }
-    Ok(kinds)
+    Ok(named
+        .into_iter()
+        .enumerate()
+        .map(|(r, k)| match (k, &every) {
+            (Some((k, _)), _) => k,
+            (None, Some((k, _))) => k.clone(),
+            (None, None) if r == 0 => PlayerKind::Human.into(),
+            (None, None) => PlayerKind::AlphaBeta.into(),
+        })
+        .collect())
 }
 
 impl GameVisitor for Play {
@@ -77,6 +94,11 @@ impl GameVisitor for Play {
         for k in &kinds {
             k.kind.supports(info)?;
         }
+        if self.fraction_given && !kinds.iter().any(|k| k.kind == PlayerKind::Jamboree) {
+            return Err(CliError::Usage(
+                "--fraction applies only to jamboree, and no player here is one".into(),
+            ));
+        }
         let config = with_depth(&self.config, loaded);
         let mut players: Vec<_> = kinds
             .iter()
@@ -85,7 +107,10 @@ impl GameVisitor for Play {
             .collect();
         let out = std::io::stdout();
         let mut out = out.lock();
-        if !self.quiet {
+        // A person at the keyboard needs the board and the other moves whatever `--quiet` says.
+        let has_human = kinds.iter().any(|k| k.kind == PlayerKind::Human);
+        let quiet = self.quiet && !has_human;
+        if !quiet {
             let names: Vec<String> = info
                 .roles
                 .iter()
@@ -108,14 +133,15 @@ impl GameVisitor for Play {
         }
         let mut state = game.initial_state();
         let mut joint = Vec::with_capacity(info.num_roles());
-        let mut steps = 0;
-        while !game.is_terminal(&state) {
-            if steps == MAX_MATCH_STEPS {
+        // The state before each step, for `undo`.
+        let mut history: Vec<G::State> = Vec::new();
+        'steps: while !game.is_terminal(&state) {
+            if history.len() == MAX_MATCH_STEPS {
                 return Err(CliError::Usage(format!(
                     "the match did not end within {MAX_MATCH_STEPS} moves"
                 )));
             }
-            if !self.quiet {
+            if !quiet {
                 writeln!(out, "\n{}", game.show_state(&state))?;
                 out.flush()?;
             }
@@ -129,11 +155,28 @@ impl GameVisitor for Play {
                         writeln!(out, "Input ended: the match stops here.")?;
                         return Ok(());
                     }
+                    Err(PlayerError::Undo) => {
+                        match last_choice(game, &history, role) {
+                            Some(back) => {
+                                history.truncate(back + 1);
+                                state = history.pop().unwrap_or_else(|| game.initial_state());
+                                writeln!(
+                                    out,
+                                    "Taken back: the game is where {} last chose a move.",
+                                    info.roles[role]
+                                )?;
+                            }
+                            None => writeln!(out, "Nothing to take back yet.")?,
+                        }
+                        continue 'steps;
+                    }
                     Err(e) => return Err(e.into()),
                 };
                 let took = started.elapsed();
                 let human = kinds[role].kind == PlayerKind::Human;
-                if !self.quiet && mover.is_none_or(|m| m == role) {
+                if !quiet && mover.is_none_or(|m| m == role) {
+                    // A person's typing is not the program's time: no time for a human's move.
+                    let took = (!human).then_some(took);
                     report_move(&mut out, game, role, &choice, took)?;
                 }
                 if took > clock.play && !human {
@@ -146,21 +189,63 @@ impl GameVisitor for Play {
                 }
                 joint.push(choice.mv);
             }
+            history.push(state.clone());
             state = game.next_state(&state, &joint);
-            steps += 1;
         }
-        if !self.quiet {
-            writeln!(out, "\n{}", game.show_state(&state))?;
+        if !quiet {
+            writeln!(out, "\n{}", without_control(&game.show_state(&state)))?;
         }
-        let goals: Vec<String> = info
-            .roles
-            .iter()
-            .enumerate()
-            .map(|(r, name)| format!("{name}={}", game.goal(&state, r)))
+        let goals: Vec<Goal> = (0..info.num_roles())
+            .map(|r| game.goal(&state, r))
             .collect();
-        writeln!(out, "Goals: {}", goals.join(" "))?;
+        writeln!(out, "{}", result_line(&info.roles, &goals))?;
         Ok(())
     }
+}
+
+/// The index in `history` of the last state where `role` had a choice to make (more than one legal
+/// move): `undo` goes back there, taking back the role's last move and every move since.
+fn last_choice<G: Game>(game: &G, history: &[G::State], role: RoleIndex) -> Option<usize> {
+    let mut moves = Vec::new();
+    history.iter().rposition(|s| {
+        game.legal_moves(s, role, &mut moves);
+        moves.len() > 1
+    })
+}
+
+/// A drawn state without its `control(...)` fact: whose turn it is means nothing once the game is over.
+fn without_control(drawn: &str) -> String {
+    drawn
+        .lines()
+        .filter(|l| !(l.starts_with("control(") || l.starts_with("(control ")))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// `Goals: x=100 o=0 (x wins)`: the goals, and in words who won. A win is a strictly highest goal, a
+/// draw a highest goal shared (by every role, or by some: `a draw between a and b`); a one-role game
+/// (a puzzle) says how much of the full score was reached.
+pub(super) fn result_line(roles: &[String], goals: &[Goal]) -> String {
+    let listed: Vec<String> = roles
+        .iter()
+        .zip(goals)
+        .map(|(name, g)| format!("{name}={g}"))
+        .collect();
+    let best = goals.iter().copied().max().unwrap_or(0);
+    let top: Vec<&str> = roles
+        .iter()
+        .zip(goals)
+        .filter(|(_, &g)| g == best)
+        .map(|(name, _)| name.as_str())
+        .collect();
+    let words = match (roles.len(), top.as_slice()) {
+        (1, _) if best == 100 => "solved, full score".to_string(),
+        (1, _) => format!("{best} of 100"),
+        (_, [winner]) => format!("{winner} wins"),
+        (n, tied) if tied.len() == n => "a draw".to_string(),
+        (_, tied) => format!("a draw between {}", tied.join(" and ")),
+    };
+    format!("Goals: {} ({words})", listed.join(" "))
 }
 
 /// A duration as `1.25 s`.
@@ -173,15 +258,17 @@ fn report_move<G: Game>(
     game: &G,
     role: RoleIndex,
     choice: &ggp::players::Choice<G::Move>,
-    took: std::time::Duration,
+    took: Option<std::time::Duration>,
 ) -> std::io::Result<()> {
     write!(
         out,
-        "{} plays {} in {:.3}s",
+        "{} plays {}",
         game.info().roles[role],
-        game.show_move(&choice.mv),
-        took.as_secs_f64()
+        game.show_move(&choice.mv)
     )?;
+    if let Some(took) = took {
+        write!(out, " in {:.3}s", took.as_secs_f64())?;
+    }
     let effort = choice.stats.effort();
     if !effort.is_empty() {
         write!(out, " ({effort})")?;
@@ -241,23 +328,71 @@ impl GameVisitor for Search {
         }
         let out = std::io::stdout();
         let mut out = out.lock();
+        // The seeds' traces are of native games and trees; a rule file's trace speaks its own roles
+        // and writes negative numbers plainly.
+        let rules = matches!(loaded.engine, "network" | "datalog");
         for line in &report.trace {
-            writeln!(out, "{line}")?;
+            if rules {
+                writeln!(out, "{}", rule_trace_line(line, &game.info().roles))?;
+            } else {
+                writeln!(out, "{line}")?;
+            }
         }
         if !self.trace {
             writeln!(out, "Terminals visited: {}", report.stats.leaves)?;
         }
         writeln!(out, "Overall choice: move {}[{name}]", report.best)?;
         let s = report.stats;
+        // The seeds' notation where a trace is asked for; words and the game's own roles elsewhere.
+        let value = if self.trace && rules {
+            rule_trace_line(&report.value.to_string(), &game.info().roles)
+        } else if self.trace {
+            report.value.to_string()
+        } else {
+            value_words(&game.info().roles, report.value, loaded)
+        };
         writeln!(
             out,
-            "Value: {}; nodes: {}; time: {:.3}s; nodes/s: {:.0}",
-            report.value,
+            "Value: {value}; nodes: {}; time: {:.3}s; nodes/s: {:.0}",
             s.nodes,
             s.elapsed.as_secs_f64(),
             s.nodes as f64 / s.elapsed.as_secs_f64().max(1e-9)
         )?;
         Ok(())
+    }
+}
+
+/// A trace line of the seeds' searches with the roles of a rule file instead of Maxie and Minnie, and
+/// `-2` instead of SML's `~2`.
+fn rule_trace_line(line: &str, roles: &[String]) -> String {
+    let (first, second) = match roles {
+        [a, b, ..] => (a.as_str(), b.as_str()),
+        _ => return line.to_string(),
+    };
+    line.replace("(Maxie,", &format!("({first},"))
+        .replace("(Minnie,", &format!("({second},"))
+        .replace("Winner Maxie", &format!("Winner {first}"))
+        .replace("Winner Minnie", &format!("Winner {second}"))
+        .replace(":~", ":-")
+}
+
+/// A search's value in words, with the game's role names: `x wins`, `a draw`, for a rule file the first
+/// role's expected goal (its playout estimate is ten times the mean goal difference, so on a zero-sum
+/// game the first role expects 50 + estimate / 20), and for a native game its heuristic score, a plain
+/// number that favours the first role when positive.
+fn value_words(roles: &[String], value: Estimate, loaded: &Loaded) -> String {
+    let name = |r: usize| roles.get(r).map_or("?", |n| n.as_str());
+    match value {
+        Estimate::Definitely(Outcome::Winner(r)) => format!("{} wins with best play", name(r)),
+        Estimate::Definitely(Outcome::Draw) => "a draw with best play".to_string(),
+        Estimate::Guess(n) if matches!(loaded.engine, "network" | "datalog") => {
+            let expected = (50.0 + f64::from(n) / 20.0).clamp(0.0, 100.0);
+            format!("{} expects a goal of about {expected:.1} of 100", name(0))
+        }
+        Estimate::Guess(n) => format!(
+            "estimate {n} (the game's heuristic score; above 0 favours {})",
+            name(0)
+        ),
     }
 }
 
@@ -384,6 +519,15 @@ impl GameVisitor for Bench {
             self.threads,
             loaded.fields()
         );
+        if stats.cut > 0 {
+            eprintln!(
+                "note: {} of {} stopped at the limit of {} steps before the game ended (the \
+                 rules may let a game go on for ever), so avg_depth and the rates count cut playouts",
+                stats.cut,
+                ggp::diagnostics::count(stats.playouts as usize, "playout"),
+                ggp::bench::MAX_PLAYOUT_STEPS
+            );
+        }
         Ok(())
     }
 }

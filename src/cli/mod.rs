@@ -13,7 +13,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use ggp::game::GameError;
 use ggp::network::Budget;
-use ggp::players::{Clock, PlayerConfig, PlayerError, Progress, UnknownPlayer};
+use ggp::players::{Clock, PlayerConfig, PlayerError, PlayerKind, Progress, UnknownPlayer};
 
 pub use spec::{EngineChoice, GameArgs, GameSpec, GameVisitor, Loaded};
 
@@ -24,6 +24,7 @@ pub use spec::{EngineChoice, GameArgs, GameSpec, GameVisitor, Loaded};
 #[command(
     name = "ggp-run",
     version,
+    arg_required_else_help = true,
     args_conflicts_with_subcommands = true,
     subcommand_negates_reqs = true
 )]
@@ -122,8 +123,9 @@ struct FileArgs {
 
 #[derive(Args, Debug, Clone)]
 struct CheckArgs {
-    /// The rule file (.kif, or .gdl for Epilog infix).
-    file: PathBuf,
+    /// The rule files (.kif, or .gdl for Epilog infix); several get a summary line at the end.
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<PathBuf>,
     /// Seconds the network may take to build; its size limits scale with it.
     #[arg(long, value_name = "SECONDS", default_value_t = spec::DEFAULT_GROUNDING_SECONDS)]
     grounding_seconds: u32,
@@ -168,17 +170,18 @@ struct ReplayArgs {
 /// Options shared by the commands that build players.
 #[derive(Args, Debug, Clone)]
 struct SearchOptions {
-    /// Search depth in plies of minimax, alphabeta, jamboree and minimaxdepth, and the deepest
-    /// iteration of id when given [default: 8 for native games, 4 for rule files, whose positions cost
-    /// more].
-    #[arg(long)]
+    /// Search depth in plies (1 to 1000) of minimax, alphabeta, jamboree and minimaxdepth, and the
+    /// deepest iteration of id when given [default: 8 for native games, 4 for rule files, whose
+    /// positions cost more].
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_depth)]
     depth: Option<u32>,
     /// Seed for random choices; each role's player gets its own seed derived from it.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Jamboree: share of each node's children searched sequentially (0..=1).
-    #[arg(long, default_value_t = ggp::players::jamboree::DEFAULT_FRACTION)]
-    fraction: f64,
+    /// Jamboree: share of each node's children searched sequentially, 0 to 1 [default: 0.5]. Only
+    /// jamboree reads it, so it is refused without a jamboree player.
+    #[arg(long)]
+    fraction: Option<f64>,
     /// Seconds each player has for a move; a search plays the best move it found when they run out
     /// (a tenth of it, at most 1 s, is kept as a margin).
     #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
@@ -189,6 +192,19 @@ struct SearchOptions {
     /// Threads of each mcts player (one search tree each).
     #[arg(long, default_value_t = 1)]
     threads: usize,
+}
+
+/// `--depth`: a whole number of plies from 1 to the deepest search the players accept, with one wording
+/// for every way of getting it wrong (a negative number included).
+fn parse_depth(text: &str) -> Result<u32, String> {
+    let max = ggp::players::search::MAX_DEPTH;
+    match text.trim().parse::<i64>() {
+        Ok(d) if (1..=i64::from(max)).contains(&d) => Ok(d as u32),
+        _ => Err(format!(
+            "the depth must be a whole number of plies between 1 and {max} (leave --depth out for \
+             the game's default)"
+        )),
+    }
 }
 
 /// The longest clock the command line accepts: a day.
@@ -205,17 +221,24 @@ fn clock_seconds(flag: &str, seconds: f64) -> Result<std::time::Duration, CliErr
 }
 
 impl SearchOptions {
-    fn config(&self, progress: bool) -> Result<(PlayerConfig, Clock), CliError> {
-        if !(0.0..=1.0).contains(&self.fraction) {
-            return Err(CliError::Usage(format!(
-                "--fraction must be between 0 and 1, not {}",
-                self.fraction
-            )));
-        }
-        if self.depth == Some(0) {
+    /// Refuses `--fraction` when none of `kinds` is jamboree, the one player that reads it.
+    fn fraction_is_read(&self, kinds: &[PlayerKind]) -> Result<(), CliError> {
+        if self.fraction.is_some() && !kinds.contains(&PlayerKind::Jamboree) {
             return Err(CliError::Usage(
-                "--depth must be at least 1 (leave it out for the game's default)".into(),
+                "--fraction applies only to jamboree, and no player here is one".into(),
             ));
+        }
+        Ok(())
+    }
+
+    fn config(&self, progress: bool) -> Result<(PlayerConfig, Clock), CliError> {
+        let fraction = self
+            .fraction
+            .unwrap_or(ggp::players::jamboree::DEFAULT_FRACTION);
+        if !(0.0..=1.0).contains(&fraction) {
+            return Err(CliError::Usage(format!(
+                "--fraction must be between 0 and 1, not {fraction}"
+            )));
         }
         if !(1..=256).contains(&self.threads) {
             return Err(CliError::Usage(format!(
@@ -234,7 +257,7 @@ impl SearchOptions {
             depth: self.depth.unwrap_or(0),
             id_depth: self.depth,
             seed: self.seed,
-            fraction: self.fraction,
+            fraction,
             threads: self.threads,
             progress,
             learned: None,
@@ -366,6 +389,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         (Some(Command::Search(a)), _) => {
             let spec = GameSpec::from_args(&a.game)?;
             let kind = a.player.parse()?;
+            a.search.fraction_is_read(&[kind])?;
             let (config, clock) = a.search.config(!a.trace)?;
             spec.visit(commands::Search {
                 kind,
@@ -401,16 +425,8 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             })
         }
         (Some(Command::Check(a)), _) => {
-            let out = std::io::stdout();
             let budget = Budget::for_seconds(f64::from(a.grounding_seconds));
-            if rules::check_file(&a.file, budget, &mut out.lock())? {
-                Ok(())
-            } else {
-                Err(CliError::Failed(format!(
-                    "{}: not a valid game",
-                    a.file.display()
-                )))
-            }
+            rules::check_files(&a.files, budget, &mut std::io::stdout().lock())
         }
         (Some(Command::Fmt(a)), _) => {
             let text = rules::fmt_file(&a.file)?;
@@ -460,6 +476,14 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             if a.games == 0 {
                 return Err(CliError::Usage("--games must be at least 1".into()));
             }
+            let kinds: Vec<PlayerKind> = players
+                .iter()
+                .filter_map(|p| match p {
+                    ggp::protocol::referee::Seat::Local(spec) => Some(spec.kind),
+                    ggp::protocol::referee::Seat::Remote(_) => None,
+                })
+                .collect();
+            a.search.fraction_is_read(&kinds)?;
             let (config, clock) = a.search.config(false)?;
             let spec = GameSpec::from_args(&a.game)?;
             let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -508,5 +532,6 @@ fn play(a: PlayArgs) -> Result<(), CliError> {
         config,
         clock,
         quiet: a.quiet,
+        fraction_given: a.search.fraction.is_some(),
     })
 }

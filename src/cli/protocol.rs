@@ -289,12 +289,11 @@ pub fn run_match(a: MatchArgs) -> Result<(), CliError> {
     let record = record.map_err(|e| CliError::Failed(e.to_string()))?;
     let mut out = std::io::stdout().lock();
     if record.is_completed {
-        let goals: Vec<String> = roles
-            .iter()
-            .zip(&record.goal_values)
-            .map(|(r, g)| format!("{r}={g}"))
-            .collect();
-        writeln!(out, "Goals: {}", goals.join(" "))?;
+        writeln!(
+            out,
+            "{}",
+            super::commands::result_line(&roles, &record.goal_values)
+        )?;
     } else {
         writeln!(
             out,
@@ -471,12 +470,11 @@ pub fn view(a: ViewArgs) -> Result<(), CliError> {
         }
     }
     if record.is_completed {
-        let goals: Vec<String> = roles
-            .iter()
-            .zip(&record.goal_values)
-            .map(|(r, g)| format!("{r}={g}"))
-            .collect();
-        writeln!(out, "\nGoals: {}", goals.join(" "))?;
+        writeln!(
+            out,
+            "\n{}",
+            super::commands::result_line(&roles, &record.goal_values)
+        )?;
     }
     writeln!(out, "Errors: {}", error_summary(&record, &roles))?;
     Ok(())

@@ -5,13 +5,71 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use ggp::check::{check, Semantics};
-use ggp::diagnostics::render;
+use ggp::diagnostics::{count, render};
 use ggp::network::{Budget, NetGame};
 use ggp::print::{convert, to_infix, to_kif};
 use ggp::syntax::ast::Syntax;
 
 use super::spec::{load_rules, read_rules, render_errors, EngineChoice, RuleEngine};
 use super::CliError;
+
+/// `ggp-run check FILE...`: each file checked in turn; with several files, a summary line at the end.
+/// Fails (exit status 1) when a file has errors or cannot be read.
+pub fn check_files(
+    paths: &[PathBuf],
+    budget: Budget,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    if let [path] = paths {
+        if let Some(why) = super::spec::unreadable(path) {
+            return Err(CliError::Failed(why));
+        }
+        return if check_file(path, budget, out)? {
+            Ok(())
+        } else {
+            Err(CliError::Failed(format!(
+                "{}: not a valid game",
+                path.display()
+            )))
+        };
+    }
+    let (mut valid, mut invalid, mut missing) = (0, 0, 0);
+    for (i, path) in paths.iter().enumerate() {
+        if i > 0 {
+            writeln!(out)?;
+        }
+        if let Some(why) = super::spec::unreadable(path) {
+            writeln!(out, "{why}")?;
+            missing += 1;
+        } else if check_file(path, budget, out)? {
+            valid += 1;
+        } else {
+            invalid += 1;
+        }
+    }
+    let mut summary = format!(
+        "\n{} checked: {valid} valid, {invalid} with errors",
+        ggp::diagnostics::count(paths.len(), "file")
+    );
+    if missing > 0 {
+        summary.push_str(&format!(", {missing} unreadable"));
+    }
+    writeln!(out, "{summary}")?;
+    if invalid + missing > 0 {
+        let bad = invalid + missing;
+        Err(CliError::Failed(format!(
+            "{bad} of {} {}",
+            ggp::diagnostics::count(paths.len(), "file"),
+            if bad == 1 {
+                "is not a valid game"
+            } else {
+                "are not valid games"
+            }
+        )))
+    } else {
+        Ok(())
+    }
+}
 
 /// `ggp-run check FILE`: every problem of the file, or a summary of the game. Returns whether the file
 /// is free of errors (the exit status is 1 when it is not).
@@ -22,7 +80,11 @@ pub fn check_file(path: &Path, budget: Budget, out: &mut impl Write) -> Result<b
         Err((diags, src)) => {
             writeln!(out, "{}", render_errors(&diags, &file, &src))?;
             let n = diags.iter().filter(|d| d.is_error()).count();
-            writeln!(out, "{file}: {n} error(s); the file does not parse")?;
+            writeln!(
+                out,
+                "{file}: {}; the file does not parse",
+                ggp::diagnostics::count(n, "error")
+            )?;
             return Ok(false);
         }
     };
@@ -33,9 +95,9 @@ pub fn check_file(path: &Path, budget: Budget, out: &mut impl Write) -> Result<b
     if !report.is_ok() {
         writeln!(
             out,
-            "{file}: {} error(s), {} warning(s)",
-            report.errors.len(),
-            report.warnings.len()
+            "{file}: {}, {}",
+            ggp::diagnostics::count(report.errors.len(), "error"),
+            ggp::diagnostics::count(report.warnings.len(), "warning")
         )?;
         return Ok(false);
     }
@@ -84,8 +146,11 @@ pub fn check_file(path: &Path, budget: Budget, out: &mut impl Write) -> Result<b
     writeln!(out, "  relations: {}", relations.join(" "))?;
     writeln!(
         out,
-        "  statements: {} rules, {} facts, {} operations; {} strata",
-        s.rules, s.facts, s.operations, s.strata
+        "  statements: {}, {}, {}; {}",
+        count(s.rules, "rule"),
+        count(s.facts, "fact"),
+        count(s.operations, "operation"),
+        ggp::diagnostics::count_as(s.strata, "stratum", "strata")
     )?;
     if !report.warnings.is_empty() {
         writeln!(out, "  warnings: {}", report.warnings.len())?;
@@ -121,6 +186,17 @@ pub fn convert_file(path: &Path, to: Syntax) -> Result<String, CliError> {
         path: PathBuf::from(path),
         message: e.to_string(),
     })?;
+    if to == Syntax::Kif && program.syntax == Syntax::Infix {
+        if let Some((used, lo, hi, facts)) = ggp::print::arithmetic_tables_of(&program) {
+            eprintln!(
+                "note: KIF has no arithmetic, so the built-in{} {} became {} over the numbers \
+                 {lo} to {hi} (from the smallest to the largest number the file writes)",
+                if used.len() == 1 { "" } else { "s" },
+                used.join(", "),
+                count(facts, "fact")
+            );
+        }
+    }
     Ok(match to {
         Syntax::Kif => to_kif(&converted),
         Syntax::Infix => to_infix(&converted),

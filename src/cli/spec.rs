@@ -91,8 +91,34 @@ impl Loaded {
     }
 }
 
+/// `cannot read FILE: no such file` when `path` cannot be read as a file, in one line: a file that is
+/// not there has no line and column to show.
+pub fn unreadable(path: &Path) -> Option<String> {
+    let reason = match std::fs::metadata(path) {
+        Ok(m) if m.is_dir() => "it is a directory".to_string(),
+        Ok(_) => match std::fs::File::open(path) {
+            Ok(_) => return None,
+            Err(e) => io_reason(&e),
+        },
+        Err(e) => io_reason(&e),
+    };
+    Some(format!("cannot read {}: {reason}", path.display()))
+}
+
+/// An I/O error in a few plain words.
+fn io_reason(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file".to_string(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+        _ => e.to_string(),
+    }
+}
+
 /// Reads, parses and checks a rule file; errors come back rendered with file, line and column.
 pub fn read_rules(path: &Path) -> Result<(ggp::syntax::ast::Program, String), CliError> {
+    if let Some(why) = unreadable(path) {
+        return Err(CliError::Failed(why));
+    }
     let file = path.display().to_string();
     let (program, src) = ggp::syntax::parse_file(path)
         .map_err(|(diags, src)| CliError::Rules(render_errors(&diags, &file, &src)))?;
@@ -196,16 +222,17 @@ pub struct GameArgs {
     /// Nim: whoever takes the last piece loses.
     #[arg(long)]
     pub misere: bool,
-    /// Tic-tac-toe: board size N [default: 3].
+    /// Tic-tac-toe: board size N, 1 to 8 [default: 3].
     #[arg(long)]
     pub size: Option<usize>,
     /// Tic-tac-toe: marks in a row to win [default: the size].
     #[arg(long)]
     pub k: Option<usize>,
-    /// Connect Four: rows [default: 6].
+    /// Connect Four: rows [default: 6]; the board is one 64-bit word, so (rows + 1) × cols must be at
+    /// most 64 (7 columns take up to 8 rows, 8 columns 7, 10 columns 5).
     #[arg(long)]
     pub rows: Option<u32>,
-    /// Connect Four: columns [default: 7].
+    /// Connect Four: columns [default: 7]; see --rows for the limit.
     #[arg(long)]
     pub cols: Option<u32>,
     /// Rule files: the engine [default: auto, the network when it grounds within budget].
@@ -339,8 +366,9 @@ impl GameSpec {
             }
         }
         if !stray.is_empty() {
+            let verb = if stray.len() == 1 { "does" } else { "do" };
             return Err(CliError::Usage(format!(
-                "{} do(es) not apply to {}",
+                "{} {verb} not apply to {}",
                 stray.join(", "),
                 spec.kind()
             )));
@@ -371,6 +399,9 @@ impl GameSpec {
                 visitor.visit(&Connect4::new(*rows, *cols)?, &Loaded::native("native"))
             }
             GameSpec::Tree(path) => {
+                if let Some(why) = unreadable(path) {
+                    return Err(CliError::Failed(why));
+                }
                 let text = std::fs::read_to_string(path).map_err(|e| CliError::File {
                     path: path.clone(),
                     message: e.to_string(),

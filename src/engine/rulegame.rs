@@ -123,6 +123,8 @@ struct Scratch {
 /// A game played by evaluating its rules (see the module documentation).
 pub struct RuleGame {
     info: GameInfo,
+    /// How `show_state` lays out a board (read from the rules).
+    layout: crate::print::board::Layout,
     prog: Program,
     plan: Plan,
     base: Db,
@@ -495,6 +497,7 @@ impl RuleGame {
             .get("noop")
             .and_then(|s| base.terms.find_constant(s));
         let mut game = RuleGame {
+            layout: crate::print::board::layout_of(p),
             info: GameInfo {
                 name: name.to_string(),
                 roles: role_names,
@@ -1328,84 +1331,14 @@ impl Game for RuleGame {
 
     fn show_state(&self, state: &RuleState) -> String {
         let facts: Vec<TermId> = state.ones().map(|b| self.props[b]).collect();
-        draw_state(&self.base.terms, &facts, &self.props, self.prog.syntax)
+        crate::print::board::draw_state(
+            &self.base.terms,
+            &facts,
+            &self.props,
+            self.prog.syntax,
+            self.layout,
+        )
     }
-}
-
-/// Draws a state for a person: facts of the form `cell(X, Y, V)` (any relation whose name contains
-/// `cell`, three arguments) as a grid with X across and Y going up, the way boards are drawn in most
-/// games (chess's `cell(a, 1, wr)` puts rank 1 at the bottom), with the coordinates at the edges; every
-/// other fact as a sorted list in the file's own syntax. The grid spans the cells of `domain` (all the
-/// base propositions), so empty squares show as `.`.
-pub(crate) fn draw_state(
-    terms: &TermStore,
-    facts: &[TermId],
-    domain: &[TermId],
-    syntax: Syntax,
-) -> String {
-    let show = |t: TermId| match syntax {
-        Syntax::Kif => terms.kif(t),
-        Syntax::Infix => terms.infix(t),
-    };
-    let is_cell = |t: TermId| {
-        terms.args(t).len() == 3
-            && terms
-                .name(terms.sym(t))
-                .to_ascii_lowercase()
-                .contains("cell")
-    };
-    let mut cells: Vec<(TermId, TermId, TermId)> = Vec::new();
-    let mut rest: Vec<String> = Vec::new();
-    for &t in facts {
-        if is_cell(t) {
-            let args = terms.args(t);
-            cells.push((args[0], args[1], args[2]));
-        } else {
-            rest.push(show(t));
-        }
-    }
-    rest.sort();
-    let key = |t: &TermId| (terms.as_int(*t).unwrap_or(i64::MAX), terms.kif(*t));
-    let mut out = String::new();
-    let grid: Vec<TermId> = domain.iter().copied().filter(|&t| is_cell(t)).collect();
-    if !grid.is_empty() {
-        let mut xs: Vec<TermId> = grid.iter().map(|&t| terms.args(t)[0]).collect();
-        let mut ys: Vec<TermId> = grid.iter().map(|&t| terms.args(t)[1]).collect();
-        xs.sort_by_key(key);
-        xs.dedup();
-        ys.sort_by_key(key);
-        ys.dedup();
-        let width = grid
-            .iter()
-            .map(|&t| show(terms.args(t)[2]).len())
-            .chain(xs.iter().map(|x| show(*x).len()))
-            .max()
-            .unwrap_or(1);
-        let margin = ys.iter().map(|y| show(*y).len()).max().unwrap_or(1);
-        for y in ys.iter().rev() {
-            let mut line = format!("{:>margin$} |", show(*y));
-            for x in &xs {
-                let v = cells
-                    .iter()
-                    .find(|c| c.0 == *x && c.1 == *y)
-                    .map_or(".".to_string(), |c| show(c.2));
-                line.push_str(&format!(" {v:>width$}"));
-            }
-            out.push_str(line.trim_end());
-            out.push('\n');
-        }
-        let mut axis = format!("{:>margin$}  ", "");
-        for x in &xs {
-            axis.push_str(&format!(" {:>width$}", show(*x)));
-        }
-        out.push_str(axis.trim_end());
-        out.push('\n');
-    }
-    for f in rest {
-        out.push_str(&f);
-        out.push('\n');
-    }
-    out
 }
 
 /// `true` and `next` split by the function symbol of their argument (see [`flatten`]).

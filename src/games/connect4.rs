@@ -65,7 +65,7 @@ fn shr(x: u64, s: u32) -> u64 {
 impl Connect4 {
     /// A board of `rows` × `cols`; `(rows + 1) * cols` must fit in 64 bits.
     pub fn new(rows: u32, cols: u32) -> Result<Self, GameError> {
-        if rows == 0 || cols == 0 || (rows + 1) * cols > 64 {
+        if rows == 0 || cols == 0 || (u64::from(rows) + 1) * u64::from(cols) > 64 {
             return Err(GameError::Unsupported(format!(
                 "a Connect Four board needs at least one row and column and (rows + 1) * cols <= 64, \
                  but it is {rows} × {cols}"
@@ -296,27 +296,31 @@ impl Game for Connect4 {
         }
     }
 
+    /// The board with row 1 at the bottom, the row numbers at the left and the column numbers that
+    /// `drop(C)` takes underneath; `R` red, `B` black, `.` empty.
     fn show_state(&self, state: &Connect4State) -> String {
+        let margin = self.rows.to_string().len();
+        let width = self.cols.to_string().len();
         let mut out = String::new();
         for r in (0..self.rows).rev() {
+            out.push_str(&format!("{:>margin$} |", r + 1));
             for c in 0..self.cols {
                 let bit = 1u64 << (c * self.height + r);
-                out.push(if state.red & bit != 0 {
+                let cell = if state.red & bit != 0 {
                     'R'
                 } else if state.black & bit != 0 {
                     'B'
                 } else {
                     '.'
-                });
-                out.push(' ');
+                };
+                out.push_str(&format!(" {cell:>width$}"));
             }
-            out.pop();
             out.push('\n');
         }
+        out.push_str(&format!("{:margin$}  ", ""));
         for c in 1..=self.cols {
-            out.push_str(&format!("{} ", c % 10));
+            out.push_str(&format!(" {c:>width$}"));
         }
-        out.pop();
         out.push('\n');
         out
     }

@@ -133,8 +133,8 @@ impl Game for Nim {
 
     fn show_state(&self, state: &NimState) -> String {
         format!(
-            "{} piece(s) left, {} to move",
-            state.pile,
+            "{} left, {} to move",
+            crate::diagnostics::count(state.pile as usize, "piece"),
             self.info.roles[usize::from(state.to_move)]
         )
     }

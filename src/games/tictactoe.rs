@@ -39,7 +39,7 @@ pub struct TicTacToe {
 impl TicTacToe {
     /// A `size`×`size` board where `k` in a row wins; needs `1 <= k <= size <= 8`.
     pub fn new(size: usize, k: usize) -> Result<Self, GameError> {
-        if size == 0 || size * size > MAX_CELLS {
+        if size == 0 || size.checked_mul(size).is_none_or(|cells| cells > MAX_CELLS) {
             return Err(GameError::Unsupported(format!(
                 "tic-tac-toe size must be between 1 and 8, not {size}"
             )));
@@ -230,21 +230,27 @@ impl Game for TicTacToe {
         format!("mark({},{})", cell / self.size + 1, cell % self.size + 1)
     }
 
+    /// The board as `mark(Row,Col)` names it: row 1 at the top, the column numbers above, the row
+    /// numbers at the left (as `games/tictactoe.gdl` is drawn), empty cells as `.`.
     fn show_state(&self, state: &TicTacToeState) -> String {
-        let mut out = String::new();
+        let margin = self.size.to_string().len();
+        let mut out = format!("{:margin$}  ", "");
+        for c in 1..=self.size {
+            out.push_str(&format!(" {c}"));
+        }
+        out.push('\n');
         for r in 0..self.size {
+            out.push_str(&format!("{:>margin$} |", r + 1));
             for c in 0..self.size {
                 let bit = 1u64 << (r * self.size + c);
+                out.push(' ');
                 out.push(if state.x & bit != 0 {
-                    'X'
+                    'x'
                 } else if state.o & bit != 0 {
-                    'O'
+                    'o'
                 } else {
                     '.'
                 });
-                if c + 1 < self.size {
-                    out.push(' ');
-                }
             }
             out.push('\n');
         }

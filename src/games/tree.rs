@@ -5,10 +5,12 @@
 //! The root belongs to maxie (role 0) and levels alternate; a node's moves are numbered 0, 1, ... in the
 //! order its children are written.
 //!
-//! As in the seed, a leaf is a leaf for the search only by its depth: the tree has no terminal states, so
-//! a search that goes past a leaf finds a state with no legal moves, and one that estimates an inner node
-//! gets an error from [`Game::try_estimate`]. Every estimate is logged ("Estimating state e\[3\]") so tests
-//! can check exactly which leaves a search looked at.
+//! A leaf is a terminal state: a match plays down to one, and maxie wins it when its value is positive,
+//! loses when negative (a draw at 0). A search may stop at any depth up to the tree's height: an inner
+//! node at its horizon is estimated by the minimax value of its subtree (the tree is explicit, so the
+//! estimate is exact), and at the depths the seeds give a search reaches exactly the leaves it did there.
+//! Every estimate is logged ("Estimating state e\[3\]") so tests can check exactly which states a search
+//! looked at.
 
 use std::fmt;
 use std::sync::Mutex;
@@ -44,7 +46,33 @@ struct Node {
 pub struct TreeGame {
     info: GameInfo,
     nodes: Vec<Node>,
+    /// Each node's minimax value (a leaf's own value).
+    values: Vec<i32>,
     log: Mutex<Vec<String>>,
+}
+
+/// Every node's minimax value. Children come after their parent (the parser numbers nodes in
+/// preorder), so one pass from the end settles each node after its children, without recursion.
+fn minimax_values(nodes: &[Node]) -> Vec<i32> {
+    let mut values = vec![0; nodes.len()];
+    for (id, n) in nodes.iter().enumerate().rev() {
+        values[id] = match n.value {
+            Some(v) => v,
+            None => {
+                let kids = n
+                    .children
+                    .iter()
+                    .filter_map(|&c| values.get(c as usize).copied());
+                let best = if n.depth % 2 == 0 {
+                    kids.max()
+                } else {
+                    kids.min()
+                };
+                best.unwrap_or(0)
+            }
+        };
+    }
+    values
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -295,6 +323,7 @@ impl TreeGame {
                 dynamics: Dynamics::TurnTaking,
                 zero_sum: true,
             },
+            values: minimax_values(&p.nodes),
             nodes: p.nodes,
             log: Mutex::new(Vec::new()),
         })
@@ -305,6 +334,12 @@ impl TreeGame {
         self.nodes
             .get(state as usize)
             .map_or("?", |n| n.name.as_str())
+    }
+
+    /// A leaf's value, or the minimax value of an inner node's subtree (maxie, at even depths,
+    /// maximises).
+    pub fn minimax_value(&self, state: u32) -> i32 {
+        self.values.get(state as usize).copied().unwrap_or(0)
     }
 
     /// The estimates made so far, as the seed prints them (`Estimating state e[3]`), and clears the log.
@@ -360,8 +395,10 @@ impl Game for TreeGame {
         0
     }
 
-    fn is_terminal(&self, _state: &u32) -> bool {
-        false
+    fn is_terminal(&self, state: &u32) -> bool {
+        self.nodes
+            .get(*state as usize)
+            .is_some_and(|n| n.value.is_some())
     }
 
     fn legal_moves(&self, state: &u32, role: RoleIndex, out: &mut Vec<u32>) {
@@ -413,6 +450,7 @@ impl Game for TreeGame {
     fn mover(&self, state: &u32) -> Option<RoleIndex> {
         self.nodes
             .get(*state as usize)
+            .filter(|n| n.value.is_none())
             .map(|n| (n.depth % 2) as usize)
     }
 
@@ -427,21 +465,14 @@ impl Game for TreeGame {
             .nodes
             .get(*state as usize)
             .ok_or_else(|| GameError::Rules(format!("no tree node {state}")))?;
-        match node.value {
-            Some(v) => {
-                let line = format!("Estimating state {}[{}]", node.name, Estimate::Guess(v))
-                    .replace("[Guess:", "[");
-                match self.log.lock() {
-                    Ok(mut log) => log.push(line),
-                    Err(poisoned) => poisoned.into_inner().push(line),
-                }
-                Ok(Estimate::Guess(v))
-            }
-            None => Err(GameError::Rules(format!(
-                "the search estimated inner node `{}` of the tree: only leaves have values (is the search depth too small?)",
-                node.name
-            ))),
+        let v = self.minimax_value(*state);
+        let line = format!("Estimating state {}[{}]", node.name, Estimate::Guess(v))
+            .replace("[Guess:", "[");
+        match self.log.lock() {
+            Ok(mut log) => log.push(line),
+            Err(poisoned) => poisoned.into_inner().push(line),
         }
+        Ok(Estimate::Guess(v))
     }
 
     fn show_move(&self, mv: &u32) -> String {
@@ -510,6 +541,12 @@ mod tests {
             t.take_estimate_log(),
             vec!["Estimating state i[~10]".to_string()]
         );
-        assert!(t.try_estimate(&f).is_err());
+        // An inner node is worth its subtree's minimax value; a leaf ends the game.
+        assert_eq!(t.try_estimate(&f).unwrap(), Estimate::Guess(-10));
+        assert_eq!(t.minimax_value(0), -2);
+        assert!(t.is_terminal(&i) && !t.is_terminal(&f));
+        assert_eq!(t.mover(&i), None);
+        assert_eq!(t.goal(&i, 0), 0);
+        assert_eq!(t.goal(&i, 1), 100);
     }
 }

@@ -143,6 +143,8 @@ static NEXT_ID: AtomicU64 = AtomicU64::new(0);
 /// A game played on its grounded network (see the module documentation).
 pub struct NetGame {
     info: GameInfo,
+    /// How `show_state` lays out a board (read from the rules; the default for a bare network).
+    layout: crate::print::board::Layout,
     net: Grounded,
     id: u64,
     words: usize,
@@ -385,7 +387,9 @@ impl NetGame {
         name: &str,
         budget: Budget,
     ) -> Result<NetGame, NetworkError> {
-        NetGame::from_grounded(ground_with(p, budget)?, name)
+        let mut game = NetGame::from_grounded(ground_with(p, budget)?, name)?;
+        game.layout = crate::print::board::layout_of(p);
+        Ok(game)
     }
 
     /// Wraps a grounded network.
@@ -471,6 +475,7 @@ impl NetGame {
         pass[..pass_state].sort_by_key(key);
         pass[pass_state..].sort_by_key(key);
         let mut game = NetGame {
+            layout: crate::print::board::Layout::default(),
             info: GameInfo {
                 name: name.to_string(),
                 roles,
@@ -1200,11 +1205,12 @@ impl Game for NetGame {
             .filter(|&p| state.0[p / 64] >> (p % 64) & 1 == 1)
             .map(|p| self.net.props[p])
             .collect();
-        crate::engine::rulegame::draw_state(
+        crate::print::board::draw_state(
             &self.net.terms,
             &facts,
             &self.net.props,
             self.net.syntax,
+            self.layout,
         )
     }
 }

@@ -119,6 +119,10 @@ pub enum PlayerError {
     /// A human player's input ended (end of file): the match stops cleanly.
     #[error("input ended")]
     EndOfInput,
+    /// A human player asked to take back the last full round (`undo` at the prompt); whoever runs the
+    /// match goes back and asks again.
+    #[error("the player asked to take back the last round")]
+    Undo,
     /// The player cannot play this game (for example minimax on a simultaneous game).
     #[error(transparent)]
     Game(#[from] GameError),

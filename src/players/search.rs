@@ -87,8 +87,7 @@ impl<'g, G: Game> Ctx<'g, G> {
 
     pub fn no_moves(&self, state: &G::State, role: RoleIndex) -> GameError {
         GameError::Rules(format!(
-            "{} has no legal move in state {} although the state is not terminal \
-             (in a .tree file: the search went past a leaf, so use a smaller depth)",
+            "{} has no legal move in state {} although the state is not terminal",
             self.game.info().roles.get(role).map_or("?", |r| r.as_str()),
             self.game.state_name(state),
         ))

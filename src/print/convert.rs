@@ -25,13 +25,154 @@ const MAX_NUMBERS: usize = 256;
 /// `legal(R, a)` for the role in control (the others get `noop`), operations become `added` /
 /// `deleted` rules, `next` keeps what is not deleted, and arithmetic becomes finite tables over the
 /// integer range the game's numbers span.
+///
+/// Relations named like an infix built-in (`plus`, `less`, ... are ordinary relations in KIF) are
+/// renamed on the way to infix by adding an underscore (`plus` becomes `plus_`, `plus_` becomes
+/// `plus__`), and the underscore is taken off again on the way back to KIF, so that KIF → infix → KIF
+/// gives back the names the game was written with. Classic infix rules that use the built-ins get the
+/// same `same` → `not distinct` and arithmetic tables as operation rules.
 pub fn convert(p: &Program, to: Syntax) -> Result<Program, ConvertError> {
-    if to == Syntax::Kif && semantics(p) == Semantics::Operation {
-        return operations_to_classic(p);
+    if p.syntax == to {
+        return Ok(p.clone());
     }
-    let mut q = p.clone();
-    q.syntax = to;
+    let mut q = if to == Syntax::Kif && semantics(p) == Semantics::Operation {
+        operations_to_classic(p)?
+    } else {
+        let mut q = p.clone();
+        q.syntax = to;
+        if to == Syntax::Kif {
+            classic_builtins_to_kif(p, &mut q)?;
+        }
+        q
+    };
+    let used = arithmetic_used(p);
+    rename_relations(&mut q, |name| match to {
+        Syntax::Infix => builtin_base(name).map(|_| format!("{name}_")),
+        Syntax::Kif => builtin_base(name)
+            .filter(|base| name.len() > base.len() && !used.iter().any(|u| u == base))
+            .map(|_| name[..name.len() - 1].to_string()),
+    });
     Ok(q)
+}
+
+/// The infix built-in `name` is named after, when `name` is the built-in followed by underscores only
+/// (`plus`, `plus_`, `plus__`).
+fn builtin_base(name: &str) -> Option<&'static str> {
+    INFIX_BUILTINS.iter().copied().find(|b| {
+        name.strip_prefix(b)
+            .is_some_and(|rest| rest.chars().all(|c| c == '_'))
+    })
+}
+
+/// The built-ins of infix that are ordinary names in KIF (`distinct` is built into both).
+const INFIX_BUILTINS: &[&str] = &["same", "plus", "minus", "times", "less", "leq"];
+
+/// The arithmetic built-ins an infix program uses (sorted), which KIF needs as tables of facts.
+pub fn arithmetic_used(p: &Program) -> Vec<String> {
+    if p.syntax != Syntax::Infix {
+        return Vec::new();
+    }
+    let mut used: Vec<String> = Vec::new();
+    for st in &p.statements {
+        let lits: Vec<&Literal> = match st {
+            Statement::Rule { body, .. } => body.iter().collect(),
+            Statement::Operation { conditions, .. } => conditions.iter().collect(),
+        };
+        for l in lits {
+            for_each_atom(l, false, &mut |a, _| {
+                let n = p.symbols.name(a.pred);
+                if matches!(n, "plus" | "minus" | "times" | "less" | "leq")
+                    && !used.iter().any(|u| u == n)
+                {
+                    used.push(n.to_string());
+                }
+            });
+        }
+    }
+    used.sort();
+    used
+}
+
+/// What the arithmetic tables of a conversion to KIF hold: the built-ins, the range of numbers and the
+/// facts written (`None` when the program uses no arithmetic).
+pub fn arithmetic_tables_of(p: &Program) -> Option<(Vec<String>, i64, i64, usize)> {
+    let used = arithmetic_used(p);
+    if used.is_empty() {
+        return None;
+    }
+    let mut q = Program {
+        statements: Vec::new(),
+        symbols: p.symbols.clone(),
+        syntax: Syntax::Kif,
+        comments: Vec::new(),
+    };
+    let range = arithmetic_tables(p, &mut q).ok()??;
+    Some((used, range.0, range.1, q.statements.len()))
+}
+
+/// Renames the relations (not the function symbols, not the actions of operation rules) for which
+/// `rename` gives a new name.
+fn rename_relations(q: &mut Program, rename: impl Fn(&str) -> Option<String>) {
+    fn atom(
+        symbols: &mut crate::syntax::ast::Symbols,
+        a: &mut Atom,
+        rename: &dyn Fn(&str) -> Option<String>,
+    ) {
+        if let Some(new) = rename(symbols.name(a.pred)) {
+            a.pred = symbols.intern(&new);
+        }
+    }
+    fn lit(
+        symbols: &mut crate::syntax::ast::Symbols,
+        l: &mut Literal,
+        rename: &dyn Fn(&str) -> Option<String>,
+    ) {
+        match l {
+            Literal::Atom(a) => atom(symbols, a, rename),
+            Literal::Not(x, _) => lit(symbols, x, rename),
+            Literal::Or(ls, _) | Literal::And(ls, _) => {
+                ls.iter_mut().for_each(|x| lit(symbols, x, rename))
+            }
+        }
+    }
+    let symbols = &mut q.symbols;
+    for st in &mut q.statements {
+        match st {
+            Statement::Rule { head, body, .. } => {
+                atom(symbols, head, &rename);
+                body.iter_mut().for_each(|l| lit(symbols, l, &rename));
+            }
+            Statement::Operation { conditions, .. } => {
+                conditions.iter_mut().for_each(|l| lit(symbols, l, &rename));
+            }
+        }
+    }
+}
+
+/// Classic infix rules in KIF: `same(X, Y)` becomes `(not (distinct ?x ?y))` and the arithmetic
+/// built-ins get their tables.
+fn classic_builtins_to_kif(p: &Program, q: &mut Program) -> Result<(), ConvertError> {
+    fn lit(q: &mut Program, l: &mut Literal) {
+        match l {
+            Literal::Atom(a) if q.symbols.name(a.pred) == "same" && a.args.len() == 2 => {
+                let distinct = q.symbols.intern("distinct");
+                let mut a = a.clone();
+                a.pred = distinct;
+                *l = Literal::Not(Box::new(Literal::Atom(a)), z());
+            }
+            Literal::Atom(_) => {}
+            Literal::Not(x, _) => lit(q, x),
+            Literal::Or(ls, _) | Literal::And(ls, _) => ls.iter_mut().for_each(|x| lit(q, x)),
+        }
+    }
+    let mut statements = std::mem::take(&mut q.statements);
+    for st in &mut statements {
+        if let Statement::Rule { body, .. } = st {
+            body.iter_mut().for_each(|l| lit(q, l));
+        }
+    }
+    q.statements = statements;
+    arithmetic_tables(p, q).map(|_| ())
 }
 
 fn z() -> Span {
@@ -43,6 +184,9 @@ struct Tx<'p> {
     q: Program,
     state: HashSet<Sym>,
     t_true: Sym,
+    /// The span of the source statement being translated: the rules made from it take it, so that the
+    /// printer puts the comments written before it back before them.
+    at: Span,
 }
 
 impl Tx<'_> {
@@ -128,7 +272,7 @@ impl Tx<'_> {
         self.q.statements.push(Statement::Rule {
             head,
             body,
-            span: z(),
+            span: self.at,
         });
     }
 }
@@ -181,6 +325,7 @@ fn operations_to_classic(p: &Program) -> Result<Program, ConvertError> {
         state: HashSet::new(),
         q,
         t_true,
+        at: z(),
     };
     tx.state = state.iter().map(|n| tx.q.symbols.intern(n)).collect();
     let does = tx.sym("does");
@@ -195,6 +340,7 @@ fn operations_to_classic(p: &Program) -> Result<Program, ConvertError> {
     let pv = tx.fresh("P");
 
     for st in &p.statements {
+        tx.at = st.span();
         match st {
             Statement::Rule { head, body, .. } => {
                 let body: Vec<Literal> = body.iter().map(|l| tx.lit(l)).collect();
@@ -229,6 +375,7 @@ fn operations_to_classic(p: &Program) -> Result<Program, ConvertError> {
             }
         }
     }
+    tx.at = z();
     // Roles not in control do nothing.
     tx.rule(
         atom(legal, vec![Term::Var(r, z()), Term::Const(noop, z())]),
@@ -258,25 +405,12 @@ fn operations_to_classic(p: &Program) -> Result<Program, ConvertError> {
 
 /// Facts for the arithmetic built-ins the game uses, over the integers from the smallest to the
 /// largest number written in the game (so counters that step through unwritten numbers still work).
-fn arithmetic_tables(p: &Program, q: &mut Program) -> Result<(), ConvertError> {
-    let mut used: HashSet<&str> = HashSet::new();
+/// Returns the range of numbers the tables span, when there are tables.
+fn arithmetic_tables(p: &Program, q: &mut Program) -> Result<Option<(i64, i64)>, ConvertError> {
+    let used = arithmetic_used(p);
     let mut numbers: Vec<i64> = Vec::new();
-    for st in &p.statements {
-        let lits: Vec<&Literal> = match st {
-            Statement::Rule { body, .. } => body.iter().collect(),
-            Statement::Operation { conditions, .. } => conditions.iter().collect(),
-        };
-        for l in lits {
-            for_each_atom(l, false, &mut |a, _| {
-                let n = p.symbols.name(a.pred);
-                if matches!(n, "plus" | "minus" | "times" | "less" | "leq") {
-                    used.insert(n);
-                }
-            });
-        }
-    }
     if used.is_empty() {
-        return Ok(());
+        return Ok(None);
     }
     for i in 0..p.symbols.len() {
         if let Ok(n) = p.symbols.name(Sym(i as u32)).parse::<i64>() {
@@ -284,7 +418,7 @@ fn arithmetic_tables(p: &Program, q: &mut Program) -> Result<(), ConvertError> {
         }
     }
     let (Some(&lo), Some(&hi)) = (numbers.iter().min(), numbers.iter().max()) else {
-        return Ok(());
+        return Ok(None);
     };
     let lo = lo.min(0);
     let count = (hi - lo + 1) as usize;
@@ -292,9 +426,7 @@ fn arithmetic_tables(p: &Program, q: &mut Program) -> Result<(), ConvertError> {
         return Err(ConvertError::TooManyNumbers(count));
     }
     let num = |q: &mut Program, n: i64| Term::Const(q.symbols.intern(&n.to_string()), z());
-    let mut names: Vec<&str> = used.into_iter().collect();
-    names.sort_unstable();
-    for name in names {
+    for name in used.iter().map(String::as_str) {
         let pred = q.symbols.intern(name);
         for x in lo..=hi {
             for y in lo..=hi {
@@ -318,7 +450,7 @@ fn arithmetic_tables(p: &Program, q: &mut Program) -> Result<(), ConvertError> {
             }
         }
     }
-    Ok(())
+    Ok(Some((lo, hi)))
 }
 
 #[cfg(test)]
@@ -365,6 +497,25 @@ terminal :- line(x) | line(o) | ~open
         let back = crate::syntax::parse_kif(&text).unwrap();
         let r = check(&back);
         assert!(r.is_ok(), "{:?}\n{text}", r.errors);
+    }
+
+    #[test]
+    fn comments_stay_where_they_were() {
+        let src = "% the role\nrole(a)\n% a counter\ninit(n(0))\nlegal(inc)\n% one step\n\
+                   inc :: n(X) & plus(X,1,Y) ==> ~n(X) & n(Y)\ngoal(a,100)\n% the end\nterminal :- n(3)\n";
+        let p = parse_infix(src).unwrap();
+        let text = super::super::to_kif(&convert(&p, Syntax::Kif).unwrap());
+        let at = |s: &str| text.find(s).unwrap_or_else(|| panic!("{s} in {text}"));
+        assert!(at("; the role") < at("(role a)"), "{text}");
+        assert!(
+            at("(role a)") < at("; a counter") && at("; a counter") < at("(init (n 0))"),
+            "{text}"
+        );
+        assert!(at("; one step") < at("(<= (deleted"), "{text}");
+        assert!(
+            at("(goal a 100)") < at("; the end") && at("; the end") < at("(<= terminal"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -8,6 +8,7 @@
 //!   (KIF `?x` becomes infix `X`); a statement's variables stay distinct, so `parse(print(p))` equals
 //!   `p` up to a consistent renaming of each statement's variables (the corpus tests compare that way).
 
+pub mod board;
 mod convert;
 
 use std::fmt::Write as _;
@@ -18,7 +19,7 @@ use crate::check::{semantics, Semantics};
 use crate::syntax::ast::{Atom, Comment, Literal, Program, Statement, Sym, Syntax, Term};
 use crate::syntax::lexer::is_infix_ident_char;
 
-pub use convert::{convert, ConvertError};
+pub use convert::{arithmetic_tables_of, convert, ConvertError};
 
 /// Lines longer than this are broken, one body literal per line.
 const WIDTH: usize = 80;

@@ -258,10 +258,11 @@ pub fn run_match<G: KifGame>(
     let roles = &info.roles;
     if seats.len() != roles.len() {
         return Err(RefereeError::Seats(format!(
-            "the game has {} roles ({}) but {} players were given",
-            roles.len(),
+            "the game has {} ({}) but {} {} given",
+            crate::diagnostics::count(roles.len(), "role"),
             roles.join(", "),
-            seats.len()
+            crate::diagnostics::count(seats.len(), "player"),
+            if seats.len() == 1 { "was" } else { "were" }
         )));
     }
     for seat in seats {

@@ -142,9 +142,13 @@ impl PlayerServer {
         matches.retain(|_, m| m.session.is_none() || m.last_seen.elapsed() < m.idle_limit);
         if matches.len() < before {
             (self.log)(&format!(
-                "{} - evicted {} abandoned match(es)",
+                "{} - evicted {}",
                 time_of_day(),
-                before - matches.len()
+                crate::diagnostics::count_as(
+                    before - matches.len(),
+                    "abandoned match",
+                    "abandoned matches"
+                )
             ));
         }
     }

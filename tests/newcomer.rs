@@ -1,0 +1,400 @@
+//! What a newcomer meets in their first hour with `ggp-run` (issue 20), pinned down as golden output:
+//! each case is a command line, what it reads on standard input, and the text it must print.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn run(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ggp-run"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("ggp-run starts");
+    // A command that does not read its input may exit first: a broken pipe here is no failure.
+    let _ = child
+        .stdin
+        .take()
+        .expect("stdin is piped")
+        .write_all(stdin.as_bytes());
+    child.wait_with_output().expect("ggp-run finishes")
+}
+
+/// Runs `ggp-run ARGS` (split at spaces) with `stdin` and checks `want`:
+/// - `error: ...`: the command fails without a panic and its standard error ends with `want` (a note
+///   about the engine may come first);
+/// - `= ...`: standard output is exactly the rest (after trimming both ends);
+/// - anything else: standard output contains `want`, a golden block of whole lines.
+fn check(args: &str, stdin: &str, want: &str) {
+    let argv: Vec<&str> = args.split_whitespace().collect();
+    let o = run(&argv, stdin);
+    let out = String::from_utf8_lossy(&o.stdout);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("panicked"), "`{args}` panicked: {err}");
+    if want.starts_with("error: ") {
+        assert!(!o.status.success(), "`{args}` succeeded: {out}");
+        assert!(
+            err.trim().ends_with(want.trim()),
+            "`{args}`: stderr\n{err}\ndoes not end with\n{want}"
+        );
+    } else if let Some(exact) = want.strip_prefix("= ") {
+        assert!(o.status.success(), "`{args}` failed: {err}");
+        assert_eq!(out.trim(), exact.trim(), "`{args}`: stdout");
+    } else {
+        assert!(
+            out.contains(want),
+            "`{args}`: expected\n{want}\nin\n{out}\n(stderr: {err})"
+        );
+    }
+}
+
+/// The board after `x` plays `mark(3,1)`: row 3 is the bottom row, column 1 the left one, whichever way
+/// the game is written, with the game's own coordinates on the edges and empty cells as `.`.
+#[test]
+fn tictactoe_is_drawn_the_way_its_rules_name_the_cells() {
+    let board = "x plays mark(3,1)\n";
+    let drawn = "    1 2 3\n1 | . . .\n2 | . . .\n3 | x . .\n";
+    for game in ["tictactoe", "games/tictactoe.gdl"] {
+        let args = format!("{game} --player x=human --player o=legal");
+        check(&args, "mark(3,1)\n", board);
+        check(&args, "mark(3,1)\n", drawn);
+    }
+    // The corpus's KIF tic-tac-toe names its cells `(cell ?m ?n ...)` and its moves `(mark ?m ?n)` too.
+    let kif = shared("games/kif/ticTacToe.kif");
+    check(
+        &format!("{kif} --player xplayer=human --player oplayer=legal"),
+        "(mark 3 1)\n",
+        drawn,
+    );
+    // Connect Four puts the first coordinate across and row 1 at the bottom: `cell(Col,Row,Role)`.
+    check(
+        "games/connect4.gdl --player red=human --player black=legal",
+        "drop(2)\n",
+        "1 |     .   red     .     .     .     .     .\n        1     2     3     4     5     6     7\n",
+    );
+    check(
+        "connect4 --player red=human --player black=legal",
+        "2\n",
+        "1 | . R . . . . .\n    1 2 3 4 5 6 7\n",
+    );
+}
+
+#[test]
+fn the_end_of_a_match_says_who_won_in_words() {
+    check(
+        "tictactoe --player alphabeta --depth 9 --quiet",
+        "",
+        "= Goals: x=50 o=50 (a draw)",
+    );
+    // The terminal state is drawn without its `control(...)` line.
+    let o = run(&["games/tictactoe.gdl", "--player", "random"], "");
+    let out = String::from_utf8_lossy(&o.stdout);
+    let last_board = out.rsplit("\n\n").nth(1).unwrap_or_default();
+    assert!(!last_board.contains("control("), "{out}");
+    assert!(out.trim_end().ends_with(')'), "{out}");
+}
+
+/// A `.tree` file plays to a leaf and searches at any depth up to its height (the seeds' depth 2 keeps
+/// its exact trace; see tests/search.rs).
+#[test]
+fn trees_play_to_their_leaves_and_search_at_any_depth() {
+    check(
+        "games/tree2.tree --player alphabeta --quiet",
+        "",
+        "= Goals: maxie=100 minnie=0 (maxie wins)",
+    );
+    check(
+        "games/tree2.tree --player alphabeta",
+        "",
+        "minnie plays 1 in ",
+    );
+    check(
+        "games/tree2.tree --player alphabeta",
+        "",
+        "\nleaf h (value 4)\n\nGoals: ",
+    );
+    for depth in ["1", "2", "3"] {
+        check(
+            &format!("search games/tree2.tree --depth {depth}"),
+            "",
+            "Overall choice: move 1[f]\n",
+        );
+    }
+}
+
+#[test]
+fn missing_files_and_several_files() {
+    check(
+        "check nosuch.kif",
+        "",
+        "error: cannot read nosuch.kif: no such file",
+    );
+    check(
+        "nosuch.kif",
+        "",
+        "error: cannot read nosuch.kif: no such file",
+    );
+    check(
+        "search nosuch.tree",
+        "",
+        "error: cannot read nosuch.tree: no such file",
+    );
+    check(
+        "check games",
+        "",
+        "error: cannot read games: it is a directory",
+    );
+    check(
+        "check games/nim.gdl games/tictactoe.gdl",
+        "",
+        "\n2 files checked: 2 valid, 0 with errors\n",
+    );
+    check(
+        "check games/nim.gdl nosuch.kif",
+        "",
+        "cannot read nosuch.kif: no such file\n\n2 files checked: 1 valid, 0 with errors, 1 unreadable\n",
+    );
+    check(
+        "check games/nim.gdl nosuch.kif",
+        "",
+        "error: 1 of 2 files is not a valid game",
+    );
+}
+
+#[test]
+fn the_command_line_says_what_it_accepts() {
+    check(
+        "nim --depth -1",
+        "",
+        "error: invalid value '-1' for '--depth <DEPTH>': the depth must be a whole number of plies \
+         between 1 and 1000 (leave --depth out for the game's default)\n\nFor more information, try '--help'.",
+    );
+    check(
+        "nim --depth 0",
+        "",
+        "error: invalid value '0' for '--depth <DEPTH>': the depth must be a whole number of plies \
+         between 1 and 1000 (leave --depth out for the game's default)\n\nFor more information, try '--help'.",
+    );
+    check(
+        "nim --player alphabeta --fraction 0.3",
+        "",
+        "error: --fraction applies only to jamboree, and no player here is one",
+    );
+    check(
+        "search nim --player alphabeta --fraction 0.3",
+        "",
+        "error: --fraction applies only to jamboree, and no player here is one",
+    );
+    check(
+        "nim --player maxie=random --player maxie=legal",
+        "",
+        "error: --player gives maxie twice (maxie=random and maxie=legal); give each role once",
+    );
+    check(
+        "nim --player random --player legal",
+        "",
+        "error: --player gives a kind for every role twice (random and legal); give one, and \
+         ROLE=KIND for the roles that differ",
+    );
+    // A role named wins over a kind for every role, in either order.
+    check(
+        "nim --pile 3 --player maxie=legal --player random --quiet",
+        "",
+        "Goals: ",
+    );
+    check(
+        "connect4 --grounding-seconds 5",
+        "",
+        "error: --grounding-seconds does not apply to connect4",
+    );
+    check(
+        "connect4 --pile 3 --playouts 2",
+        "",
+        "error: --pile, --playouts do not apply to connect4",
+    );
+    check(
+        "connect4 --rows 10 --cols 10",
+        "",
+        "error: a Connect Four board needs at least one row and column and (rows + 1) * cols <= 64, \
+         but it is 10 × 10",
+    );
+    check(
+        "search tictactoe --player onestep --fraction 0.5 --seed 1",
+        "",
+        "error: --fraction applies only to jamboree, and no player here is one",
+    );
+    check(
+        "search nim --pile 3 --player alphabeta --depth 3",
+        "",
+        "Overall choice:",
+    );
+    check(
+        "search games/knightstour.gdl --player alphabeta",
+        "",
+        "error: alpha-beta needs a two-player, turn-taking, zero-sum game, but `knightstour` is not \
+         one: it has 1 role",
+    );
+    // The limits are in the help.
+    check("connect4 --help", "", "(rows + 1) × cols must be");
+    check("connect4 --help", "", "plies (1 to 1000)");
+}
+
+#[test]
+fn bare_ggp_run_lists_the_subcommands() {
+    let o = run(&[], "");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success());
+    for sub in [
+        "search",
+        "perft",
+        "bench",
+        "check",
+        "convert",
+        "serve",
+        "tournament",
+    ] {
+        assert!(err.contains(&format!("\n  {sub} ")), "{sub}: {err}");
+    }
+}
+
+/// The shared material, under `$GGP_SHARED` or `../shared` beside the checkout.
+fn shared(rel: &str) -> String {
+    let root = std::env::var_os("GGP_SHARED")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"));
+    root.join(rel).to_string_lossy().into_owned()
+}
+
+/// The human player: the board and the other moves even with `--quiet`, no time for a person's move,
+/// the legal moves once after a wrong one, a bare column number, `help` and `undo`.
+#[test]
+fn a_person_at_the_prompt() {
+    let game = "connect4 --rows 4 --cols 5 --player red=human --player black=legal --quiet";
+    // `--quiet` does not hide the board or black's move from the person playing red.
+    check(
+        game,
+        "4\n",
+        "1 | . . . R .\n    1 2 3 4 5\n\nblack plays drop(1) in ",
+    );
+    // The person's move has no time: it would be their typing.
+    check(
+        game,
+        "4\n",
+        "red, please type your move: red plays drop(4)\n",
+    );
+    // A wrong move: one error, which lists the legal moves once, and the prompt again.
+    check(
+        game,
+        "9\n4\n",
+        "red, please type your move: `9` is not a legal move for red; legal moves are: drop(1), \
+         drop(2), drop(3), drop(4), drop(5)\nred, please type your move: red plays drop(4)\n",
+    );
+    check(game, "help\n", "`undo` takes back the last full round");
+    check(game, "undo\n", "Nothing to take back yet.");
+    // `undo` after two rounds goes back to before red's second move: red's 4 and black's 1 stay.
+    check(
+        game,
+        "4\n3\nundo\n",
+        "Taken back: the game is where red last chose a move.\n\n4 | . . . . .\n3 | . . . . .\n\
+         2 | . . . . .\n1 | B . . R .\n",
+    );
+    // A person the rules give no move is not left at a prompt.
+    let path =
+        std::env::temp_dir().join(format!("ggp-newcomer-{}-nolegal.kif", std::process::id()));
+    std::fs::write(
+        &path,
+        "(role a) (role b) (init (step 1)) (<= (legal a go) (true (step 1)))\n\
+         (<= (next (step 2)) (true (step 1))) (<= terminal (true (step 2)))\n\
+         (<= (goal a 50) (true (step 2))) (<= (goal b 50) (true (step 2)))\n",
+    )
+    .expect("temp file");
+    check(
+        &format!("{} --player b=human --player a=legal", path.display()),
+        "",
+        "error: the rules misbehave: b has no legal move in this state, so there is nothing to type",
+    );
+    // The same in a rule file, whose moves are written `drop(4)`.
+    check(
+        "games/connect4.gdl --player red=human --player black=legal",
+        "4\n",
+        "red plays drop(4)\n",
+    );
+}
+
+/// Search output outside `--trace`: the game's roles and values in words; a rule file's trace speaks
+/// its roles and writes negatives plainly (the seeds' own format stays for their trees: tests/search.rs).
+#[test]
+fn search_speaks_the_games_language() {
+    check(
+        "search games/tictactoe.gdl --depth 9",
+        "",
+        "Value: a draw with best play; nodes: ",
+    );
+    check(
+        "search tictactoe --depth 9",
+        "",
+        "Value: a draw with best play; nodes: ",
+    );
+    check(
+        "search nim --pile 5 --depth 5",
+        "",
+        "Value: maxie wins with best play; nodes: ",
+    );
+    check(
+        "search games/tree2.tree --depth 2",
+        "",
+        "Value: estimate 4 (the game's heuristic score; above 0 favours maxie); nodes: ",
+    );
+    // A rule file's estimate is on the goal scale (its playouts are seeded by the position).
+    check(
+        "search games/connect4.gdl --depth 2",
+        "",
+        "Value: red expects a goal of about ",
+    );
+    let o = run(
+        &["search", "games/connect4.gdl", "--depth", "2", "--trace"],
+        "",
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.starts_with("Searching state (red,"), "{out}");
+    assert!(out.contains("Evaluating state (black,"), "{out}");
+    assert!(!out.contains("Maxie") && !out.contains(":~"), "{out}");
+    // The seeds' tree keeps the seeds' words.
+    check(
+        "search games/tree2.tree --depth 2 --trace",
+        "",
+        "Therefore value of (Maxie,a) is Guess:4, and best move is 1.",
+    );
+}
+
+/// A game that never ends: `bench` says its playouts were cut at the step limit.
+#[test]
+fn bench_says_when_playouts_were_cut() {
+    let path =
+        std::env::temp_dir().join(format!("ggp-newcomer-{}-forever.gdl", std::process::id()));
+    std::fs::write(
+        &path,
+        "role(a)\nrole(b)\ninit(control(a))\nlegal(pass) :- control(R)\n\
+         pass :: control(a) ==> ~control(a) & control(b)\n\
+         pass :: control(b) ==> ~control(b) & control(a)\n\
+         goal(a,50)\ngoal(b,50)\nterminal :- control(c)\n",
+    )
+    .expect("temp file");
+    let o = run(&["bench", &path.to_string_lossy(), "--seconds", "0.1"], "");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("playouts stopped at the limit of 10000 steps before the game ended"),
+        "{err}"
+    );
+    check(
+        &format!("check {}", path.display()),
+        "",
+        "  statements: 2 rules, 5 facts, 2 operations; 1 stratum\n",
+    );
+    // A game that ends says nothing of the kind.
+    let o = run(&["bench", "tictactoe", "--seconds", "0.1"], "");
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("stopped at the limit"));
+}
