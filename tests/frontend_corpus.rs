@@ -54,7 +54,7 @@ fn every_corpus_file_checks_except_the_two_invalid_ones() {
             let e = report
                 .errors
                 .iter()
-                .find(|d| d.message.contains("argument(s) here but"));
+                .find(|d| d.message.contains("where it is first used"));
             match e {
                 Some(d) => {
                     assert_eq!(d.labels.len(), 1, "{name}: both places are named");

@@ -12,7 +12,7 @@ mod graph;
 
 use hashbrown::{HashMap, HashSet};
 
-use crate::diagnostics::Diagnostic;
+use crate::diagnostics::{count, Diagnostic};
 use crate::syntax::ast::{Atom, Literal, Program, Span, Statement, Sym, Syntax, Term};
 use crate::syntax::Keyword;
 
@@ -761,10 +761,18 @@ impl Arities<'_> {
             self.errors.push(
                 Diagnostic::error(
                     span,
-                    format!("the {what} `{name}` has {arity} argument(s) here but {first} where it is first used"),
+                    format!(
+                        "the {what} `{name}` has {} here but {first} where it is first used",
+                        count(arity, "argument")
+                    ),
                 )
-                .with_label(first_span, format!("`{name}` first used with {first} argument(s) here"))
-                .with_help(format!("every use of `{name}` must have the same number of arguments")),
+                .with_label(
+                    first_span,
+                    format!("`{name}` first used with {} here", count(first, "argument")),
+                )
+                .with_help(format!(
+                    "every use of `{name}` must have the same number of arguments"
+                )),
             );
         }
     }

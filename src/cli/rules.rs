@@ -125,9 +125,9 @@ pub fn check_file(path: &Path, budget: Budget, out: &mut impl Write) -> Result<b
         }
         writeln!(
             out,
-            "{file}: {} error(s), {} warning(s)",
-            stuck.len(),
-            report.warnings.len()
+            "{file}: {}, {}",
+            ggp::diagnostics::count(stuck.len(), "error"),
+            ggp::diagnostics::count(report.warnings.len(), "warning")
         )?;
         return Ok(false);
     }
