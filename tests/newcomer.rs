@@ -358,9 +358,24 @@ fn search_speaks_the_games_language() {
         "",
     );
     let out = String::from_utf8_lossy(&o.stdout);
-    assert!(out.starts_with("Searching state (red,"), "{out}");
-    assert!(out.contains("Evaluating state (black,"), "{out}");
+    assert!(out.starts_with("Searching state (red,s1)"), "{out}");
+    assert!(out.contains("Evaluating state (black,s2)"), "{out}");
     assert!(!out.contains("Maxie") && !out.contains(":~"), "{out}");
+    // States are numbered, not named by 12 hex digits of a hash; guesses are expected goals, 0 to 100.
+    for word in out.split(|c: char| !c.is_ascii_alphanumeric()) {
+        assert!(
+            !(word.len() == 12 && word.chars().all(|c| c.is_ascii_hexdigit())),
+            "a hash names a state: {word}\n{out}"
+        );
+    }
+    for guess in out.split("Guess:").skip(1) {
+        let number: String = guess
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == '-')
+            .collect();
+        let value: f64 = number.parse().unwrap_or_else(|_| panic!("{guess}\n{out}"));
+        assert!((0.0..=100.0).contains(&value), "Guess:{number}\n{out}");
+    }
     // The seeds' tree keeps the seeds' words.
     check(
         "search games/tree2.tree --depth 2 --trace",

@@ -331,9 +331,11 @@ impl GameVisitor for Search {
         // The seeds' traces are of native games and trees; a rule file's trace speaks its own roles
         // and writes negative numbers plainly.
         let rules = matches!(loaded.engine, "network" | "datalog");
+        let mut states = StateNumbers::default();
         for line in &report.trace {
             if rules {
-                writeln!(out, "{}", rule_trace_line(line, &game.info().roles))?;
+                let line = rule_trace_line(line, &game.info().roles);
+                writeln!(out, "{}", states.rename(&line))?;
             } else {
                 writeln!(out, "{line}")?;
             }
@@ -362,8 +364,8 @@ impl GameVisitor for Search {
     }
 }
 
-/// A trace line of the seeds' searches with the roles of a rule file instead of Maxie and Minnie, and
-/// `-2` instead of SML's `~2`.
+/// A trace line of the seeds' searches with the roles of a rule file instead of Maxie and Minnie, `-2`
+/// instead of SML's `~2`, and guesses on the goal scale (the first role's expected goal).
 fn rule_trace_line(line: &str, roles: &[String]) -> String {
     let (first, second) = match roles {
         [a, b, ..] => (a.as_str(), b.as_str()),
@@ -374,6 +376,70 @@ fn rule_trace_line(line: &str, roles: &[String]) -> String {
         .replace("Winner Maxie", &format!("Winner {first}"))
         .replace("Winner Minnie", &format!("Winner {second}"))
         .replace(":~", ":-")
+        .split("Guess:")
+        .enumerate()
+        .map(|(i, piece)| {
+            if i == 0 {
+                piece.to_string()
+            } else {
+                guess_on_goal_scale(piece)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("Guess:")
+}
+
+/// The piece of a trace line after `Guess:`, its number (the playout estimate) put on the goal scale: the
+/// first role's expected goal, as [`value_words`] says it.
+fn guess_on_goal_scale(piece: &str) -> String {
+    let end = piece
+        .char_indices()
+        .find(|&(i, c)| !(c.is_ascii_digit() || (i == 0 && (c == '-' || c == '~'))))
+        .map_or(piece.len(), |(i, _)| i);
+    match piece[..end].replace('~', "-").parse::<i32>() {
+        Ok(n) => format!(
+            "{:.1}{}",
+            (50.0 + f64::from(n) / 20.0).clamp(0.0, 100.0),
+            &piece[end..]
+        ),
+        Err(_) => piece.to_string(),
+    }
+}
+
+/// Names a rule file's states in a trace `s1`, `s2`... in the order they first appear, in place of the
+/// 12 hex digits of their hash (which name them in the seeds' traces of native games).
+#[derive(Default)]
+struct StateNumbers {
+    seen: std::collections::HashMap<String, usize>,
+}
+
+impl StateNumbers {
+    fn rename(&mut self, line: &str) -> String {
+        let mut out = String::with_capacity(line.len());
+        let mut word = String::new();
+        let flush = |word: &mut String,
+                     out: &mut String,
+                     seen: &mut std::collections::HashMap<String, usize>| {
+            if word.len() == 12 && word.chars().all(|c| c.is_ascii_hexdigit()) {
+                let next = seen.len() + 1;
+                let n = *seen.entry(word.clone()).or_insert(next);
+                out.push_str(&format!("s{n}"));
+            } else {
+                out.push_str(word);
+            }
+            word.clear();
+        };
+        for c in line.chars() {
+            if c.is_ascii_alphanumeric() {
+                word.push(c);
+            } else {
+                flush(&mut word, &mut out, &mut self.seen);
+                out.push(c);
+            }
+        }
+        flush(&mut word, &mut out, &mut self.seen);
+        out
+    }
 }
 
 /// A search's value in words, with the game's role names: `x wins`, `a draw`, for a rule file the first
