@@ -9,7 +9,10 @@
 //! - input range: each gate's inputs are `inputs[start..end]` with `start <= end <= inputs.len()`;
 //! - order: a gate reads only nodes before its own (not itself, not a later gate);
 //! - outputs: every legal, goal, `next` and terminal literal names a node of the network, and every
-//!   legal output's `does` input is an input node (below the first gate) or `u32::MAX`.
+//!   legal output's `does` input is an input node (below the first gate) or `u32::MAX`;
+//! - what building the game indexes: the propositions are nodes before the first gate, the initial
+//!   propositions are propositions, there is one `next` per proposition, one set of legal and goal
+//!   outputs per role, and every legal output's move is a move.
 
 use std::path::{Path, PathBuf};
 
@@ -178,4 +181,28 @@ fn corpus_networks_pass() {
             assert!(!moves.is_empty(), "{name}: role {r} has no legal move");
         }
     }
+}
+
+#[test]
+fn what_the_game_indexes_is_in_range() {
+    let mut n = valid();
+    n.initial.push(n.props.len() as u32);
+    refused(n, "an initial proposition outside the propositions");
+    let mut n = valid();
+    n.next.pop();
+    refused(n, "not one next output per proposition");
+    let mut n = valid();
+    n.legal.pop();
+    refused(n, "not one set of legal and goal outputs per role");
+    let mut n = valid();
+    n.goals.push(Vec::new());
+    refused(n, "not one set of legal and goal outputs per role");
+    let mut n = valid();
+    let moves = n.moves.len() as u32;
+    n.legal[0][0].mv = moves;
+    refused(n, "a legal output for a move outside the moves");
+    let mut n = valid();
+    n.first_gate = n.props.len();
+    n.num_nodes = n.first_gate + n.gates.len();
+    refused(n, "node counts");
 }

@@ -342,8 +342,28 @@ fn validate(n: &Grounded) -> Result<(), NetworkError> {
             "malformed network: {what}"
         )))
     };
-    if n.first_gate + n.gates.len() != n.num_nodes || n.state_gates > n.gates.len() {
+    if n.first_gate + n.gates.len() != n.num_nodes
+        || n.state_gates > n.gates.len()
+        || 1 + n.props.len() > n.first_gate
+    {
         return bad("node counts");
+    }
+    // Building the game indexes these by proposition, role and move.
+    if n.initial.iter().any(|&p| p as usize >= n.props.len()) {
+        return bad("an initial proposition outside the propositions");
+    }
+    if n.next.len() != n.props.len() {
+        return bad("not one next output per proposition");
+    }
+    if n.legal.len() != n.roles.len() || n.goals.len() != n.roles.len() {
+        return bad("not one set of legal and goal outputs per role");
+    }
+    if n.legal
+        .iter()
+        .flatten()
+        .any(|o| o.mv as usize >= n.moves.len())
+    {
+        return bad("a legal output for a move outside the moves");
     }
     for (i, g) in n.gates.iter().enumerate() {
         if g.start > g.end || g.end as usize > n.inputs.len() {
