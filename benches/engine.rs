@@ -3,22 +3,15 @@
 //! `cargo bench --bench engine -- --warm-up-time 1 --measurement-time 3`; one iteration is one playout
 //! from the initial state to a terminal state, choosing each role's move uniformly at random.
 
-use std::path::{Path, PathBuf};
-
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use ggp::engine::{RuleGame, RuleMove};
 use ggp::game::Game;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-fn shared() -> PathBuf {
-    let beside = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
-    if beside.is_dir() {
-        beside
-    } else {
-        PathBuf::from("/work/shared")
-    }
-}
+#[path = "../tests/common/mod.rs"]
+mod common;
+use common::shared;
 
 fn load(name: &str) -> RuleGame {
     let path = shared().join("games/kif").join(format!("{name}.kif"));

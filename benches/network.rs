@@ -14,14 +14,19 @@ use ggp::syntax::parse_file;
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 
+#[path = "../tests/common/mod.rs"]
+mod common;
+
 fn rules(path: &str) -> Program {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let path = [root.join(path), root.join("..").join(path)]
-        .into_iter()
-        .chain([std::path::PathBuf::from("/work").join(path)])
-        .find(|p| p.exists())
-        .expect("game exists");
-    parse_file(&path).expect("parses").0
+    // `games/...` in this repository, `shared/...` the shared material beside the checkout.
+    let path = match path.strip_prefix("shared/") {
+        Some(rest) => common::shared().join(rest),
+        None => root.join(path),
+    };
+    parse_file(&path)
+        .unwrap_or_else(|e| panic!("{}: {e:?}", path.display()))
+        .0
 }
 
 fn game(path: &str) -> NetGame {

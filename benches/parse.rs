@@ -3,9 +3,12 @@
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 
+#[path = "../tests/common/mod.rs"]
+mod common;
+
 fn chess() -> String {
-    let dir = std::env::var("GGP_KIF_DIR").unwrap_or_else(|_| "/work/shared/games/kif".into());
-    std::fs::read_to_string(format!("{dir}/chess.kif")).expect("chess.kif in the corpus")
+    let path = common::shared().join("games/kif/chess.kif");
+    std::fs::read_to_string(path).expect("chess.kif in the corpus")
 }
 
 fn bench(c: &mut Criterion) {

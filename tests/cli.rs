@@ -3,6 +3,8 @@
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
+mod common;
+
 const TREE2: &str = "(a (b c:3 d:6 e:-2) (f g:6 h:4 i:10) (j k:1 l:5 m:8))\n";
 
 fn run(args: &[&str], stdin: &str) -> Output {
@@ -234,13 +236,9 @@ fn errors_are_clear_and_do_not_panic() {
     check_error(&[], "GAME");
 }
 
-/// The shared corpus, beside the checkout (CI) or at its usual place.
+/// A path under the shared material, as a command-line argument.
 fn shared(rel: &str) -> String {
-    // `$GGP_SHARED`, or `../shared` beside the checkout.
-    let root = std::env::var_os("GGP_SHARED")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"));
-    root.join(rel).to_string_lossy().into_owned()
+    common::shared().join(rel).to_string_lossy().into_owned()
 }
 
 #[test]
@@ -571,7 +569,5 @@ fn a_puzzle_is_solved_with_full_score_within_the_clock() {
 
 /// A corpus game: under `$GGP_SHARED`, or `../shared` beside the checkout.
 fn shared_game(file: &str) -> String {
-    let shared = std::env::var("GGP_SHARED")
-        .unwrap_or_else(|_| format!("{}/../shared", env!("CARGO_MANIFEST_DIR")));
-    format!("{shared}/games/kif/{file}")
+    shared(&format!("games/kif/{file}"))
 }

@@ -19,7 +19,6 @@
 //! naming them, if any game it planned never reported (a worker that died some other way).
 
 use std::panic::AssertUnwindSafe;
-use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
@@ -28,6 +27,9 @@ use std::time::{Duration, Instant};
 use ggp::engine::{conformance, Evaluation, Limits, RuleGame};
 use ggp::network::{self, Budget, Limit, NetGame, NetworkError};
 use ggp::syntax::parse_kif;
+
+mod common;
+use common::shared;
 
 /// Games whose trace records a reference problem (FORMAT.md), with the reason.
 const REFERENCE_PROBLEMS: &[(&str, &str)] = &[(
@@ -95,13 +97,6 @@ static ONE_ENGINE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 /// The most one game may take before the watchdog fails the test.
 const GAME_LIMIT: Duration = Duration::from_secs(120);
-
-/// The shared material: `$GGP_SHARED`, or `../shared` beside the checkout.
-fn shared() -> PathBuf {
-    std::env::var_os("GGP_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"))
-}
 
 /// What replaying one game gave.
 enum Outcome {

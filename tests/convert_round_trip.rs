@@ -6,19 +6,13 @@
 //! Each game is loaded on the Datalog evaluator, as the engine chooses to run it; `GGP_CONFORMANCE_ONLY=a,b`
 //! picks games.
 
-use std::path::{Path, PathBuf};
-
 use ggp::engine::{conformance, RuleGame};
 use ggp::print::{convert, to_infix, to_kif};
 use ggp::syntax::ast::{Program, Syntax};
 use ggp::syntax::{parse_infix, parse_kif};
 
-/// The shared material: `$GGP_SHARED`, or `../shared` beside the checkout.
-fn shared() -> PathBuf {
-    std::env::var_os("GGP_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"))
-}
+mod common;
+use common::shared;
 
 /// Games whose trace records a reference problem rather than the game (FORMAT.md), and games whose
 /// replay takes minutes on the Datalog evaluator, with the reason.

@@ -21,7 +21,6 @@
 //! Regression cases found by the fuzz live in `fuzz_regressions` below.
 
 use std::panic::AssertUnwindSafe;
-use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -32,6 +31,9 @@ use ggp::network::{ground_with, Budget, NetGame, NetworkError};
 use ggp::syntax::parse_kif;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
+
+mod common;
+use common::shared;
 
 /// The corpus games mutated: small ones (up to about 3.7 KB), which load in milliseconds, so that many
 /// mutants fit in the time; between them they cover turns, simultaneous moves, one to four roles,
@@ -95,13 +97,6 @@ const MUTANT_LIMIT: Duration = Duration::from_secs(30);
 /// Playouts per mutant, and the most steps of each.
 const PLAYOUTS: usize = 3;
 const STEPS: usize = 12;
-
-/// The shared material: `$GGP_SHARED`, or `../shared` beside the checkout.
-fn shared() -> PathBuf {
-    std::env::var_os("GGP_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"))
-}
 
 fn env_num(name: &str) -> Option<u64> {
     std::env::var(name).ok().and_then(|v| v.trim().parse().ok())

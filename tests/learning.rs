@@ -11,13 +11,8 @@ use ggp::learn::{train, DEFAULT_RATE};
 use ggp::players::{Clock, PlayerConfig, PlayerSpec};
 use ggp::tournament::{entrant_names, run, standings, to_csv, Standing, TournamentOptions};
 
-/// The shared material: `$GGP_SHARED`, or `../shared` beside the checkout.
-fn shared() -> PathBuf {
-    match std::env::var_os("GGP_SHARED") {
-        Some(dir) => PathBuf::from(dir),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"),
-    }
-}
+mod common;
+use common::shared;
 
 fn corpus_game(name: &str) -> String {
     let p = shared().join("games/kif").join(name);

@@ -2,8 +2,6 @@
 //! engines in `tests/conformance.rs`). The differential test plays random playouts on both engines and
 //! compares legal sets, states, terminal flags and goals at every step.
 
-use std::path::{Path, PathBuf};
-
 use ggp::engine::RuleGame;
 use ggp::game::Game;
 use ggp::network::NetGame;
@@ -11,12 +9,8 @@ use ggp::syntax::parse_kif;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-/// The shared material: `$GGP_SHARED`, or `../shared` beside the checkout.
-fn shared() -> PathBuf {
-    std::env::var_os("GGP_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"))
-}
+mod common;
+use common::shared;
 
 fn load(name: &str) -> (ggp::syntax::ast::Program, String) {
     let src = std::fs::read_to_string(shared().join("games/kif").join(format!("{name}.kif")))

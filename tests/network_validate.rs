@@ -14,18 +14,12 @@
 //!   propositions are propositions, there is one `next` per proposition, one set of legal and goal
 //!   outputs per role, and every legal output's move is a move.
 
-use std::path::{Path, PathBuf};
-
 use ggp::game::Game;
 use ggp::network::{ground, Grounded, NetGame, NetworkError};
 use ggp::syntax::parse_kif;
 
-/// The shared material: `$GGP_SHARED`, or `../shared` beside the checkout.
-fn shared() -> PathBuf {
-    std::env::var_os("GGP_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"))
-}
+mod common;
+use common::shared;
 
 fn grounded(name: &str) -> Grounded {
     let path = shared().join("games/kif").join(format!("{name}.kif"));

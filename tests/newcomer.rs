@@ -4,6 +4,8 @@
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
+mod common;
+
 fn run(args: &[&str], stdin: &str) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_ggp-run"))
         .args(args)
@@ -259,12 +261,9 @@ fn bare_ggp_run_lists_the_subcommands() {
     }
 }
 
-/// The shared material, under `$GGP_SHARED` or `../shared` beside the checkout.
+/// A path under the shared material, as a command-line argument.
 fn shared(rel: &str) -> String {
-    let root = std::env::var_os("GGP_SHARED")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"));
-    root.join(rel).to_string_lossy().into_owned()
+    common::shared().join(rel).to_string_lossy().into_owned()
 }
 
 /// The human player: the board and the other moves even with `--quiet`, no time for a person's move,

@@ -12,13 +12,8 @@ use ggp::games::tictactoe::TicTacToe;
 use ggp::network::{Budget, NetGame};
 use ggp::players::{make_player, Clock, Deadline, MctsPlayer, Player, PlayerConfig, PlayerKind};
 
-/// The shared material: `$GGP_SHARED`, or `../shared` beside the checkout.
-fn shared() -> PathBuf {
-    match std::env::var_os("GGP_SHARED") {
-        Some(dir) => PathBuf::from(dir),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"),
-    }
-}
+mod common;
+use common::shared;
 
 fn corpus() -> PathBuf {
     let dir = shared().join("games/kif");

@@ -16,10 +16,8 @@ use ggp::protocol::messages::compact_kif;
 use ggp::protocol::record::{state_text, MatchRecord};
 use ggp::protocol::{load_kif, KifGame, KifVisitor};
 
-fn shared() -> PathBuf {
-    let beside = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
-    std::env::var_os("GGP_SHARED").map_or(beside, PathBuf::from)
-}
+mod common;
+use common::shared;
 
 fn game_file(name: &str) -> PathBuf {
     shared().join("games/kif").join(name)

@@ -18,7 +18,7 @@ use rand::SeedableRng;
 
 use crate::game::{Game, GameError, RoleIndex};
 use crate::learn::{best_next, check_supported, Model, ModelError};
-use crate::players::search::no_effort;
+use crate::players::forced_choice;
 use crate::players::{Choice, Deadline, Player, PlayerError, SearchStats};
 
 /// Seed 2's learned player.
@@ -100,17 +100,15 @@ impl<G: Game> Player<G> for LearnedPlayer {
     ) -> Result<Choice<G::Move>, PlayerError> {
         let started = Instant::now();
         let model = self.ready(game)?;
+        if let Some(choice) = forced_choice(game, state, role, started) {
+            return Ok(choice);
+        }
         if game.mover(state) != Some(role) {
-            // Waiting: the only legal move is the no-op.
-            let mut moves = Vec::new();
-            game.legal_moves(state, role, &mut moves);
-            return match moves.into_iter().next() {
-                Some(mv) => Ok(Choice {
-                    mv,
-                    stats: no_effort(started.elapsed()),
-                }),
-                None => Err(GameError::Rules("a waiting role has no no-op".into()).into()),
-            };
+            return Err(GameError::Rules(format!(
+                "{} waits but has not exactly one move (the learner plays two roles taking turns)",
+                game.info().roles[role]
+            ))
+            .into());
         }
         let mut moves = Vec::new();
         let (i, _, score) = best_next(game, state, role, &model.scores, &mut self.rng, &mut moves)
