@@ -2,7 +2,6 @@
 //! thread: the target is simulations per second within 2× of random playouts per second (both groups
 //! set criterion's throughput to the number of playouts, so the two rates compare directly).
 
-use std::path::Path;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
@@ -13,13 +12,14 @@ use ggp::players::{Deadline, MctsPlayer, Player};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 
+#[path = "../tests/common/mod.rs"]
+mod common;
+
 /// Simulations (and playouts) a measured iteration runs.
 const SIMULATIONS: u64 = 2_000;
 
 fn connect_four() -> NetGame {
-    let shared = std::env::var("GGP_SHARED")
-        .unwrap_or_else(|_| format!("{}/../shared", env!("CARGO_MANIFEST_DIR")));
-    let path = Path::new(&shared).join("games/kif/connectFour.kif");
+    let path = common::shared().join("games/kif/connectFour.kif");
     let (program, _) = ggp::syntax::parse_file(&path).expect("connectFour.kif parses");
     NetGame::from_program(&program, "connectFour").expect("its network builds")
 }

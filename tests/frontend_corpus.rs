@@ -1,19 +1,16 @@
-//! The whole KIF corpus in `../shared/games/kif` beside the checkout (or `$GGP_KIF_DIR`, or
-//! `$GGP_SHARED/games/kif`) goes through the front end.
+//! The whole KIF corpus in `../shared/games/kif` beside the checkout (or `$GGP_SHARED/games/kif`) goes
+//! through the front end.
 
 use std::path::PathBuf;
+
+mod common;
 
 use ggp::syntax::{parse_kif, Syntax};
 
 fn corpus() -> Vec<PathBuf> {
-    let dir = std::env::var("GGP_KIF_DIR").unwrap_or_else(|_| {
-        // `$GGP_SHARED`, or `../shared` beside the checkout.
-        let shared = std::env::var("GGP_SHARED")
-            .unwrap_or_else(|_| format!("{}/../shared", env!("CARGO_MANIFEST_DIR")));
-        format!("{shared}/games/kif")
-    });
+    let dir = common::shared().join("games/kif");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("cannot read the corpus {dir}: {e}"))
+        .unwrap_or_else(|e| panic!("cannot read the corpus {}: {e}", dir.display()))
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "kif"))
         .collect();

@@ -5,6 +5,8 @@ use ggp::diagnostics::Diagnostic;
 use ggp::syntax::{parse_infix, parse_kif, Syntax};
 use proptest::prelude::*;
 
+mod common;
+
 fn spans_inside(ds: &[Diagnostic], len: usize) {
     for d in ds {
         assert!(
@@ -49,13 +51,11 @@ fn exercise(src: &str, syntax: Syntax) {
 const SEEDS: [&str; 3] = ["ticTacToe.kif", "nim1.kif", "connectFour.kif"];
 
 fn seed(i: usize) -> String {
-    let dir = std::env::var("GGP_KIF_DIR").unwrap_or_else(|_| {
-        // `$GGP_SHARED`, or `../shared` beside the checkout.
-        let shared = std::env::var("GGP_SHARED")
-            .unwrap_or_else(|_| format!("{}/../shared", env!("CARGO_MANIFEST_DIR")));
-        format!("{shared}/games/kif")
-    });
-    std::fs::read_to_string(format!("{dir}/{}", SEEDS[i % SEEDS.len()])).unwrap_or_default()
+    let path = common::shared()
+        .join("games/kif")
+        .join(SEEDS[i % SEEDS.len()]);
+    std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("the seed game {} cannot be read: {e}", path.display()))
 }
 
 /// Applies an edit to a corpus file at a position given as a fraction of its length.

@@ -5,8 +5,6 @@
 //! and a playout on the Datalog evaluator that draws its moves the same way (role order, each role's
 //! legal moves in move order) must end there too.
 
-use std::path::{Path, PathBuf};
-
 use ggp::engine::RuleGame;
 use ggp::game::Game;
 use ggp::network::{NetGame, PlayoutMethod};
@@ -14,12 +12,10 @@ use ggp::syntax::parse_kif;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
+mod common;
+
 fn load(name: &str) -> (NetGame, ggp::syntax::ast::Program) {
-    // `$GGP_SHARED`, or `../shared` beside the checkout.
-    let dir = std::env::var_os("GGP_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"))
-        .join("games/kif");
+    let dir = common::shared().join("games/kif");
     let src = std::fs::read_to_string(dir.join(format!("{name}.kif"))).expect("game exists");
     let program = parse_kif(&src).expect("parses");
     (
