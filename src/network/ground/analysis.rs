@@ -407,9 +407,9 @@ fn demand_shaped(p: &Program, late: &[bool], demand: &[bool]) -> Vec<(RelId, Rel
 
 /// The state-dependent relations the relaxed fixpoint can leave out: those that neither the inputs
 /// (`roots`) nor a load-time or demand relation depend on, outside recursive strata. Grounding their
-/// rules in dependency order (see [`grounding_phases`]) finds their facts as it goes; the relaxed
-/// fixpoint would only have derived them by the same joins, once more (chess's
-/// `threatened_with_capture`, `goal`, `terminal`).
+/// rules in dependency order (see [`grounding_phases`](super::instantiate::grounding_phases)) finds
+/// their facts as it goes; the relaxed fixpoint would only have derived them by the same joins, once
+/// more (chess's `threatened_with_capture`, `goal`, `terminal`).
 fn late_relations(relaxed: &Program, rplan: &Plan, dynamic: &[bool], roots: &[RelId]) -> Vec<bool> {
     let n = relaxed.relations.len();
     // The relaxed program has no negation: every dependency is positive.

@@ -21,12 +21,13 @@ use crate::engine::terms::{TermId, TermStore};
 /// relations (see [`Grounder::row_id`](super::instantiate::Grounder::row_id)).
 pub(super) type Instances = Vec<u32>;
 
-/// The length of an instance that [`drop_implied_turns`] removed.
+/// The length of an instance that [`drop_implied_turns`](super::turns::drop_implied_turns) removed.
 pub(super) const DROPPED: u32 = u32::MAX;
 
 /// The ground atoms with their alternatives, ready to compile. An atom is a row of the relaxed
-/// fixpoint of a state-dependent relation, numbered across relations (see [`Grounder::row_id`](super::instantiate::Grounder::row_id)), so
-/// that finding an atom costs no hashing of its own and numbering them costs nothing.
+/// fixpoint of a state-dependent relation, numbered across relations (see
+/// [`Grounder::row_id`](super::instantiate::Grounder::row_id)), so that finding an atom costs no
+/// hashing of its own and numbering them costs nothing.
 pub(super) struct Ground<'a> {
     pub(super) relaxed: &'a Db,
     /// Per relation, whether it depends on the state.

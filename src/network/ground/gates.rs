@@ -102,9 +102,10 @@ impl GateStore for Global<'_> {
 /// Provisional nodes of the gates one worker of a parallel compile makes: above every compiler gate.
 pub(super) const LOCAL0: u32 = 1 << 29;
 
-/// One worker's gates in a parallel compile (see [`Compiler::compile_side_by_side`](super::compile::Compiler::compile_side_by_side)): the compiler's
-/// gates are read, never changed; a gate they lack is made here, numbered from [`LOCAL0`], and
-/// merged into them afterwards.
+/// One worker's gates in a parallel compile (see
+/// [`Compiler::compile_side_by_side`](super::compile::Compiler::compile_side_by_side)): the
+/// compiler's gates are read, never changed; a gate they lack is made here, numbered from
+/// [`LOCAL0`], and merged into them afterwards.
 pub(super) struct Local<'c> {
     pub(super) global: &'c GateTable,
     pub(super) local: GateTable,

@@ -16,7 +16,7 @@
 //! and recording its instances one after the other in a flat buffer (no allocation per instance),
 //! atoms named by their row in the relaxed fixpoint. **The instances are added in rule order, so the
 //! network is the same on any number of threads.** The late relations (left out of the relaxed
-//! fixpoint, see [`late_relations`](super::analysis)) are grounded in dependency order
+//! fixpoint, see [`late_relations`](super::analysis::late_relations)) are grounded in dependency order
 //! ([`grounding_phases`]): their instances' heads are recorded as the values of the head's variables
 //! and become rows when the relation is complete ([`complete_late`]).
 
@@ -168,14 +168,17 @@ struct Sources<'a> {
     /// The demand relations of the rewrite: what is asked, read from the relaxed fixpoint as
     /// constant filters (an instance nobody can ask for is never needed).
     demand: &'a [bool],
-    /// The relations left out of the relaxed fixpoint (see [`late_relations`]): the heads of their
-    /// rules' instances are recorded as the values of the head's variables.
+    /// The relations left out of the relaxed fixpoint (see
+    /// [`late_relations`](super::analysis::late_relations)): the heads of their rules' instances are
+    /// recorded as the values of the head's variables.
     late: &'a [bool],
-    /// The relations read only for their values (see [`is_domain_relation`]): looked up like the
+    /// The relations read only for their values (see
+    /// [`is_domain_relation`](crate::engine::decompose::is_domain_relation)): looked up like the
     /// others, left out of the instances.
     domain: &'a [bool],
     /// Per relation, the demand relation whose rows its rows are, in the same order (see
-    /// [`demand_shaped`]): an instance's head is then the row of its demand.
+    /// [`demand_shaped`](super::analysis::demand_shaped)): an instance's head is then the row of
+    /// its demand.
     copy_of: &'a [Option<RelId>],
     /// Per load-time relation of one column, its facts as a bitset by term number: the commonest
     /// check (`coordinate(?x)` with `?x` known) without hashing.
@@ -908,9 +911,10 @@ fn grounding_phases(
     ))
 }
 
-/// Rewrites the instances of `rule` (of a late relation, see [`late_relations`]) with their heads as
-/// the row numbers `row_of` gives for the values of the head's variables (it makes the head and adds it
-/// to the relation); an instance whose head cannot be made goes.
+/// Rewrites the instances of `rule` (of a late relation, see
+/// [`late_relations`](super::analysis::late_relations)) with their heads as the row numbers `row_of`
+/// gives for the values of the head's variables (it makes the head and adds it to the relation); an
+/// instance whose head cannot be made goes.
 fn atoms_of_heads(
     rule: &Rule,
     found: &[u32],
