@@ -15,6 +15,7 @@
 //! numbered in the byte order of their KIF text), so [`replay`] checks the network against the same traces.
 
 pub mod ground;
+mod legal_sets;
 mod print;
 mod prop;
 mod replay;
@@ -35,7 +36,7 @@ pub use ground::{
     ground, ground_with, Budget, Gate, Grounded, Limit, LoadReport, NetLit, NetworkError,
     OverBudget, Strategy,
 };
-use hashbrown::HashMap;
+use legal_sets::LegalSets;
 
 /// A state: one bit per base proposition.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -172,120 +173,6 @@ struct PassGate {
     start: u32,
     end: u32,
     negate: u64,
-}
-
-/// Each role's legal moves as a bitset that change propagation keeps up to date, so a step finds a
-/// role's moves by counting bits instead of reading every legal output.
-///
-/// A role's legal gates usually share one input, its turn (`true(control white)`): that input flips
-/// every step and would touch all of them. Such a *guard* is left out of the gate's count (when nothing
-/// else reads the gate), and the role's moves are the union, over groups of moves with the same guard
-/// whose guard holds, of the group's bits.
-#[derive(Clone, Debug, Default)]
-struct LegalSets {
-    /// Per role, its first word; role `r`'s bit `j` (its `j`-th legal output) is bit
-    /// `64 * word[r] + j`. One more entry at the end.
-    word: Vec<u32>,
-    /// Per bit, the literal it follows (legal outputs less their guards; padding follows false).
-    bit_lit: Vec<NetLit>,
-    /// Per bit, the `does` node to set (or `u32::MAX`).
-    bit_does: Vec<u32>,
-    /// Per gate (by gate index), the guard input its count leaves out, or [`prop::NO_GUARD`].
-    skip: Vec<NetLit>,
-    /// Per role, `group[r]..group[r + 1]` index `guards` (one more entry at the end).
-    group: Vec<u32>,
-    /// Per group, its guard literal (true for moves without a guard).
-    guards: Vec<NetLit>,
-    /// Per group, its role's words of bits (`masks[k * words..]` for the `k`-th group).
-    masks: Vec<u64>,
-    /// Per group, where its mask starts in `masks`.
-    mask_at: Vec<u32>,
-}
-
-impl LegalSets {
-    fn new(net: &Grounded) -> LegalSets {
-        let first = net.first_gate;
-        // How many times each node is read where change propagation keeps values.
-        let mut uses = vec![0u32; net.num_nodes];
-        for g in &net.gates {
-            for &l in &net.inputs[g.start as usize..g.end as usize] {
-                uses[(l >> 1) as usize] += 1;
-            }
-        }
-        let outs = net.legal.iter().flatten().map(|o| o.lit);
-        for l in outs.chain(net.next.iter().copied()).chain([net.terminal]) {
-            uses[(l >> 1) as usize] += 1;
-        }
-        let mut sets = LegalSets {
-            skip: vec![prop::NO_GUARD; net.gates.len()],
-            ..LegalSets::default()
-        };
-        let mut w = 0u32;
-        for outs in &net.legal {
-            sets.word.push(w);
-            let words = outs.len().div_ceil(64);
-            // A guard candidate: a plain AND read only as this legal output.
-            let gate_of = |l: NetLit| {
-                let node = (l >> 1) as usize;
-                (l & 1 == 0 && node >= first && uses[node] == 1)
-                    .then(|| node - first)
-                    .filter(|&g| {
-                        net.gates[g].negate == 0 && net.gates[g].end - net.gates[g].start >= 2
-                    })
-            };
-            let mut freq: HashMap<NetLit, u32> = HashMap::new();
-            for o in outs {
-                if let Some(g) = gate_of(o.lit) {
-                    let gate = net.gates[g];
-                    for &l in &net.inputs[gate.start as usize..gate.end as usize] {
-                        *freq.entry(l).or_default() += 1;
-                    }
-                }
-            }
-            let mut guard_of = Vec::with_capacity(outs.len());
-            for o in outs {
-                let mut guard = ground::TRUE;
-                if let Some(g) = gate_of(o.lit) {
-                    let gate = net.gates[g];
-                    let best = net.inputs[gate.start as usize..gate.end as usize]
-                        .iter()
-                        .map(|&l| (freq[&l], std::cmp::Reverse(l)))
-                        .max();
-                    if let Some((f, std::cmp::Reverse(l))) = best {
-                        if f >= 2 {
-                            sets.skip[g] = l;
-                            guard = l;
-                        }
-                    }
-                }
-                guard_of.push(guard);
-            }
-            let base = sets.bit_lit.len();
-            sets.bit_lit.resize(base + words * 64, ground::FALSE);
-            sets.bit_does.resize(base + words * 64, u32::MAX);
-            for (j, o) in outs.iter().enumerate() {
-                sets.bit_lit[base + j] = o.lit;
-                sets.bit_does[base + j] = o.does;
-            }
-            sets.group.push(sets.guards.len() as u32);
-            let mut distinct: Vec<NetLit> = guard_of.clone();
-            distinct.sort_unstable();
-            distinct.dedup();
-            for guard in distinct {
-                sets.guards.push(guard);
-                sets.mask_at.push(sets.masks.len() as u32);
-                let at = sets.masks.len();
-                sets.masks.resize(at + words, 0);
-                for (j, _) in guard_of.iter().enumerate().filter(|x| *x.1 == guard) {
-                    sets.masks[at + j / 64] |= 1 << (j % 64);
-                }
-            }
-            w += words as u32;
-        }
-        sets.word.push(w);
-        sets.group.push(sets.guards.len() as u32);
-        sets
-    }
 }
 
 /// One pass over `gates`; [`NetGame::from_grounded`] checked each gate's node and inputs against the

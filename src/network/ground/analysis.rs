@@ -1,0 +1,552 @@
+//! The rewrite and the load-time analysis: which program is grounded, and which of its facts can hold.
+//!
+//! Two stages, each one call: [`rewrite`] makes the program to ground (a [`Prepared`]), [`analyse`]
+//! evaluates what bounds its instances (an [`Analysis`]).
+//!
+//! [`rewrite`] lowers the game and makes its operation rules classic, exactly as the Datalog engine
+//! reads them, with the same rewrites (`engine::rewrite::prepare`), so that **both engines accept the
+//! same games**. For [`Strategy::Decomposed`] it then projects the variables only some conditions of a
+//! rule share into relations of their own (`engine::decompose`) and restricts every state-dependent
+//! relation to the instances its readers can ask for (the magic-sets rewrite of `engine::demand`,
+//! reading only what binds the asked arguments). Its program is what
+//! [`grounded_program`](super::grounded_program) prints.
+//!
+//! [`analyse`] runs the *negation-free relaxation* ([`negation_free_relaxation`]) to its fixpoint on the
+//! engine's evaluator: **every fact true in a reachable state is a row of the relaxed fixpoint**, so
+//! grounding never needs an atom outside it, and atoms are named by their row. The relations that
+//! depend on neither `true` nor `does` are evaluated exactly, once: they are constants. Two economies
+//! shape the fixpoint:
+//! - the state-dependent relations that neither the inputs nor a load-time or demand relation depend
+//!   on are left out ([`late_relations`]): grounding their rules in dependency order finds their facts
+//!   by the one join that grounds them instead of twice;
+//! - a late relation whose every rule reads its own demand with the head's arguments has exactly the
+//!   demand's rows ([`demand_shaped`]): its store is a copy of the demand's, **same row numbers**.
+//!
+//! Both stages share the grounding [`Budget`](super::Budget) through the evaluator's limits: a
+//! fixpoint that runs away means there is no network to build.
+
+use hashbrown::HashMap;
+
+use super::budget::{analysis_over_budget, NetworkError};
+use super::Strategy;
+use crate::engine::decompose::{
+    eliminate_variables, eliminate_variables_as, is_domain_relation, merge_alternatives,
+    merge_twins,
+};
+use crate::engine::demand::{demand, is_demand_relation, Lean};
+use crate::engine::eval::Db;
+use crate::engine::ir::{IrAtom, Lit, Origin, Pat, Program, RelId, Rule};
+use crate::engine::ops::to_classic;
+use crate::engine::plan::{plan, Phase, Plan};
+use crate::engine::rewrite::unfold_tables;
+use crate::engine::rulegame::{clamp_arithmetic, dynamic_relations, integer_range};
+use crate::engine::terms::TermId;
+use crate::engine::{lower, EngineError, Limits};
+use crate::syntax::ast;
+
+/// The relations the grounder reads by their role in the game.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct GameRelations {
+    pub(super) role: RelId,
+    pub(super) true_: RelId,
+    pub(super) does: RelId,
+    pub(super) next: RelId,
+    pub(super) legal: RelId,
+    pub(super) init: RelId,
+    pub(super) goal: RelId,
+    pub(super) terminal: RelId,
+}
+
+/// The program to ground, rewritten for a strategy (the result of [`rewrite`]).
+pub(super) struct Prepared {
+    /// The rewritten classic program.
+    pub(super) prog: Program,
+    pub(super) rels: GameRelations,
+}
+
+/// What the load-time analysis knows of a [`Prepared`] program (the result of [`analyse`]).
+pub(super) struct Analysis {
+    pub(super) prog: Program,
+    pub(super) rels: GameRelations,
+    /// The relaxed fixpoint (late relations empty until grounding completes them); its term store
+    /// is the one term store from here on.
+    pub(super) relaxed: Db,
+    /// The exact facts of the relations that depend on neither `true` nor `does`.
+    pub(super) exact: Db,
+    /// Per relation, whether it depends on the state (a demand relation does not: it is read from the
+    /// relaxed fixpoint as a constant filter).
+    pub(super) dynamic: Vec<bool>,
+    /// Per relation, whether the relaxed fixpoint left it out (see [`late_relations`]).
+    pub(super) late: Vec<bool>,
+    /// Per relation, whether it is a demand relation of the rewrite.
+    pub(super) demand: Vec<bool>,
+    /// Per relation, whether it is read only for its values (see [`is_domain_relation`]).
+    pub(super) domain: Vec<bool>,
+    /// Per relation, the demand relation whose rows it copies (see [`demand_shaped`]).
+    pub(super) copy_of: Vec<Option<RelId>>,
+    /// Per load-time relation of one column, its facts as a bitset by term number.
+    pub(super) unary: Vec<Option<Vec<u64>>>,
+    /// The roles, in order.
+    pub(super) roles: Vec<TermId>,
+    /// The base propositions that can hold, sorted by their KIF text, and their numbers.
+    pub(super) props: Vec<TermId>,
+    pub(super) prop_of: HashMap<TermId, u32>,
+    /// The moves that can be legal, sorted by their KIF text, and their numbers.
+    pub(super) moves: Vec<TermId>,
+    pub(super) move_of: HashMap<TermId, u32>,
+    /// The rows of `legal` in the relaxed fixpoint.
+    pub(super) legal_rows: Vec<Vec<TermId>>,
+    /// The propositions true initially.
+    pub(super) initial: Vec<u32>,
+}
+
+/// The program that `strategy` grounds: `p` lowered, made classic and prepared as for the Datalog
+/// engine, then decomposed and demand-driven for [`Strategy::Decomposed`].
+pub(super) fn rewrite(
+    p: &ast::Program,
+    strategy: Strategy,
+    limits: Limits,
+) -> Result<Prepared, NetworkError> {
+    // Operation rules become classic `next` rules first, exactly as the Datalog engine reads them.
+    let mut prog = to_classic(&lower(p)?)?;
+    // The same rewrites as the Datalog engine's, so that both engines accept the same games.
+    crate::engine::rewrite::prepare(&mut prog);
+    let role = prog
+        .keywords
+        .role
+        .ok_or_else(|| EngineError::Invalid("the game has no `role` facts".into()))?;
+    let rels = GameRelations {
+        role,
+        true_: prog.add_relation("true", 1),
+        does: prog.add_relation("does", 2),
+        next: prog.add_relation("next", 1),
+        legal: prog.add_relation("legal", 2),
+        init: prog.add_relation("init", 1),
+        goal: prog.add_relation("goal", 2),
+        terminal: prog.add_relation("terminal", 0),
+    };
+    if strategy == Strategy::Decomposed {
+        decompose_and_demand(&mut prog, rels, limits)?;
+    }
+    Ok(Prepared { prog, rels })
+}
+
+/// [`Strategy::Decomposed`]'s rewrites of `prog`: tables unfolded, alternatives merged, variables
+/// projected, every state-dependent relation restricted to what its readers ask, and the projections
+/// that demand leaves possible made.
+fn decompose_and_demand(
+    prog: &mut Program,
+    rels: GameRelations,
+    limits: Limits,
+) -> Result<(), NetworkError> {
+    let GameRelations {
+        role,
+        true_,
+        does,
+        next,
+        legal,
+        init,
+        goal,
+        terminal,
+    } = rels;
+    let dynamic = dynamic_relations(prog, &[true_, does], &[]);
+    let fixed: Vec<bool> = dynamic.iter().map(|d| !d).collect();
+    unfold_tables(prog, &dynamic, &fixed);
+    // Rules alike but for one condition (an `or`) become one first, so that what they share is
+    // projected, asked about and grounded once.
+    merge_alternatives(prog, &dynamic);
+    let dynamic = dynamic_relations(prog, &[true_, does], &[]);
+    eliminate_variables(prog, &dynamic);
+    let mut roots = vec![true_, does, next, legal, init, goal, terminal, role];
+    let k = prog.keywords;
+    roots.extend([k.base, k.input].into_iter().flatten());
+    let dynamic = dynamic_relations(prog, &[true_, does], &[]);
+    let per_move = vec![false; prog.relations.len()];
+    // The tables' sizes guide which literals bind what is asked.
+    let arities: Vec<usize> = prog.relations.iter().map(|r| r.arity).collect();
+    let splan = plan(prog, &[(true_, Phase::State), (does, Phase::Move)])?;
+    let mut sdb = Db::new(&splan, &arities, prog.terms.clone(), limits);
+    if let Err(e) = sdb.run(&splan, Phase::Static) {
+        return Err(analysis_over_budget(e, &sdb, prog, &limits));
+    }
+    let sizes: Vec<Option<f64>> = (0..prog.relations.len())
+        .map(|r| (splan.phases[r] == Phase::Static).then(|| sdb.rel(RelId(r as u32)).len() as f64))
+        .collect();
+    demand(prog, &roots, &dynamic, &per_move, &Lean::Binding(sizes));
+    // The demand rules read the conditions before the asked relation, with variables the demand
+    // does not keep: project those away too (they only make the relaxed fixpoint slower).
+    let asking = flags(prog, is_demand_relation);
+    eliminate_variables_as(prog, &asking, "demand#proj#", Origin::Demand, false);
+    // With the demands made, the rules no demand restricts get one more: variables a negation reads
+    // along with the rule's own (chess's `legal` and the king's square) are projected too, the
+    // projection reading a copy of what binds the rest (a projection out of a restricted rule
+    // would leave its demand behind).
+    let guarded = unrestricted(prog, dynamic_relations(prog, &[true_, does], &[]));
+    eliminate_variables_as(prog, &guarded, "guard#", Origin::Eliminated, true);
+    let asking = flags(prog, is_demand_relation);
+    merge_twins(prog, &asking);
+    Ok(())
+}
+
+/// Per relation of `p`, whether `is` says so of it.
+fn flags(p: &Program, is: fn(&Program, RelId) -> bool) -> Vec<bool> {
+    (0..p.relations.len())
+        .map(|r| is(p, RelId(r as u32)))
+        .collect()
+}
+
+/// The rows of relation `r` of `db`.
+pub(super) fn rows(db: &Db, r: RelId) -> Vec<Vec<TermId>> {
+    (0..db.rel(r).len())
+        .map(|i| db.rel(r).row(i).to_vec())
+        .collect()
+}
+
+/// The load-time analysis of `prepared`: the relaxed fixpoint, the exact static facts, and the
+/// roles, propositions and moves they name.
+pub(super) fn analyse(
+    Prepared { prog, rels }: Prepared,
+    limits: Limits,
+) -> Result<Analysis, NetworkError> {
+    let demand_rel = flags(&prog, is_demand_relation);
+    let domain_rel = flags(&prog, is_domain_relation);
+    let arities: Vec<usize> = prog.relations.iter().map(|r| r.arity).collect();
+    let relaxed = negation_free_relaxation(
+        &prog, rels.init, rels.true_, rels.next, rels.legal, rels.does,
+    );
+    let gplan = plan(
+        &prog,
+        &[(rels.true_, Phase::State), (rels.does, Phase::Move)],
+    )?;
+    let dynamic: Vec<bool> = gplan
+        .phases
+        .iter()
+        .zip(&demand_rel)
+        .map(|(p, &d)| *p != Phase::Static && !d)
+        .collect();
+    let (mut rdb, mut late) = relaxed_fixpoint(relaxed, &dynamic, rels, limits)?;
+    // A late relation whose every rule reads its own demand with the head's arguments (an all-bound
+    // demand copy: chess's `threatened_with_capture#bbbbbbb`) has no fact the demand lacks: its atoms
+    // are the demand's rows, known now. Numbered with the others, its readers need not wait for its
+    // instances and its heads are found as any other's, by the grounding workers.
+    let mut copy_of: Vec<Option<RelId>> = vec![None; prog.relations.len()];
+    for (r, d) in demand_shaped(&prog, &late, &demand_rel) {
+        rdb.rels[r.0 as usize] = rdb.rel(d).copy_rows();
+        late[r.0 as usize] = false;
+        copy_of[r.0 as usize] = Some(d);
+    }
+    let mut sdb = Db::new(&gplan, &arities, rdb.terms.clone(), limits);
+    if let Err(e) = sdb.run(&gplan, Phase::Static) {
+        return Err(analysis_over_budget(e, &sdb, &prog, &limits));
+    }
+    let unary = unary_bitsets(&sdb, &dynamic, &demand_rel, &arities);
+    // One term store from here on: the exact evaluation's extends the relaxed one's.
+    rdb.terms = sdb.terms.clone();
+
+    let roles: Vec<TermId> = rows(&sdb, rels.role).into_iter().map(|r| r[0]).collect();
+    if roles.is_empty() {
+        return Err(EngineError::Invalid("the game has no roles".into()).into());
+    }
+    let (props, prop_of) = sorted_terms(&rdb, rows(&rdb, rels.true_).into_iter().map(|r| r[0]));
+    let legal_rows = rows(&rdb, rels.legal);
+    let (moves, move_of) = sorted_terms(&rdb, legal_rows.iter().map(|r| r[1]));
+    let initial: Vec<u32> = rows(&sdb, rels.init)
+        .iter()
+        .filter_map(|r| prop_of.get(&r[0]).copied())
+        .collect();
+    Ok(Analysis {
+        prog,
+        rels,
+        relaxed: rdb,
+        exact: sdb,
+        dynamic,
+        late,
+        demand: demand_rel,
+        domain: domain_rel,
+        copy_of,
+        unary,
+        roles,
+        props,
+        prop_of,
+        moves,
+        move_of,
+        legal_rows,
+        initial,
+    })
+}
+
+/// `terms` sorted by their KIF text without repeats, and the number of each.
+fn sorted_terms(
+    db: &Db,
+    terms: impl Iterator<Item = TermId>,
+) -> (Vec<TermId>, HashMap<TermId, u32>) {
+    let mut sorted: Vec<TermId> = terms.collect();
+    sorted.sort_by_cached_key(|t| db.terms.kif(*t));
+    sorted.dedup();
+    let number = sorted
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (*t, i as u32))
+        .collect();
+    (sorted, number)
+}
+
+/// The fixpoint of the negation-free `relaxed` program, the late relations left out (empty), and
+/// which relations are late (by [`RelId`] index, over the relaxed program's relations).
+fn relaxed_fixpoint(
+    mut relaxed: Program,
+    dynamic: &[bool],
+    rels: GameRelations,
+    limits: Limits,
+) -> Result<(Db, Vec<bool>), NetworkError> {
+    let mut late = late_relations(
+        &relaxed,
+        &plan(&relaxed, &[])?,
+        dynamic,
+        &[rels.true_, rels.does],
+    );
+    // Without its negations, a rule of the relaxed program often has variables only one condition
+    // reads (chess's `legal` keeps the king's square for `not threatened`): projected away, the
+    // fixpoint derives each fact far fewer times. The projections are the relaxed program's own, of
+    // state-dependent relations no demand restricts.
+    let eligible = (0..relaxed.relations.len())
+        .map(|r| dynamic.get(r).copied().unwrap_or(false) && !late[r])
+        .collect();
+    let eligible = unrestricted(&relaxed, eligible);
+    eliminate_variables_as(
+        &mut relaxed,
+        &eligible,
+        "relaxed#elim#",
+        Origin::Eliminated,
+        false,
+    );
+    late.resize(relaxed.relations.len(), false);
+    let mut rplan = plan(&relaxed, &[])?;
+    // The late relations' rows are added by the grounder, which looks them up its own way.
+    for (ix, _) in rplan.indexes.iter_mut().zip(&late).filter(|(_, l)| **l) {
+        ix.clear();
+    }
+    let early: Vec<bool> = rplan
+        .strata
+        .iter()
+        .map(|s| !s.rels.iter().all(|r| late[r.0 as usize]))
+        .collect();
+    let relaxed_arities: Vec<usize> = relaxed.relations.iter().map(|r| r.arity).collect();
+    let mut rdb = Db::new(&rplan, &relaxed_arities, relaxed.terms.clone(), limits);
+    if let Err(e) = rdb.run_only_parallel(&rplan, Phase::Static, &early) {
+        return Err(analysis_over_budget(e, &rdb, &relaxed, &limits));
+    }
+    Ok((rdb, late))
+}
+
+/// Per load-time relation of one column, its facts as a bitset by term number: the commonest check
+/// (`coordinate(?x)` with `?x` known) without hashing.
+fn unary_bitsets(
+    sdb: &Db,
+    dynamic: &[bool],
+    demand: &[bool],
+    arities: &[usize],
+) -> Vec<Option<Vec<u64>>> {
+    (0..arities.len())
+        .map(|r| {
+            let rel = sdb.rel(RelId(r as u32));
+            if dynamic[r] || demand[r] || arities[r] != 1 {
+                return None;
+            }
+            let mut bits = vec![0u64; sdb.terms.len().div_ceil(64)];
+            for i in 0..rel.len() {
+                let t = rel.row(i)[0].0 as usize;
+                bits[t / 64] |= 1 << (t % 64);
+            }
+            Some(bits)
+        })
+        .collect()
+}
+
+/// `eligible` (by [`RelId`] index) without the relations a demand restricts, or that are demands: a
+/// projection out of such a rule would leave the demand behind and hold for every value, asked or not.
+pub(super) fn unrestricted(p: &Program, mut eligible: Vec<bool>) -> Vec<bool> {
+    for r in &p.rules {
+        let restricted = r.body.iter().any(|l| match l {
+            Lit::Pos(a) => is_demand_relation(p, a.rel),
+            _ => false,
+        });
+        if restricted || is_demand_relation(p, r.head.rel) {
+            if let Some(e) = eligible.get_mut(r.head.rel.0 as usize) {
+                *e = false;
+            }
+        }
+    }
+    eligible
+}
+
+/// The late relations (by [`RelId`] index) whose every rule reads one demand relation with exactly the
+/// head's arguments, with that demand relation: their facts are among the demand's rows.
+fn demand_shaped(p: &Program, late: &[bool], demand: &[bool]) -> Vec<(RelId, RelId)> {
+    let mut of: Vec<Option<Option<RelId>>> = vec![None; p.relations.len()];
+    for rule in &p.rules {
+        let h = rule.head.rel.0 as usize;
+        if !late.get(h).copied().unwrap_or(false) {
+            continue;
+        }
+        let asked = rule.body.iter().find_map(|l| match l {
+            Lit::Pos(a) if demand[a.rel.0 as usize] && a.args == rule.head.args => Some(a.rel),
+            _ => None,
+        });
+        of[h] = match of[h] {
+            None => Some(asked),
+            Some(d) if d == asked => Some(d),
+            Some(_) => Some(None),
+        };
+    }
+    of.iter()
+        .enumerate()
+        .filter_map(|(r, d)| Some((RelId(r as u32), (*d)??)))
+        .collect()
+}
+
+/// The state-dependent relations the relaxed fixpoint can leave out: those that neither the inputs
+/// (`roots`) nor a load-time or demand relation depend on, outside recursive strata. Grounding their
+/// rules in dependency order (see [`grounding_phases`](super::instantiate::grounding_phases)) finds
+/// their facts as it goes; the relaxed fixpoint would only have derived them by the same joins, once
+/// more (chess's `threatened_with_capture`, `goal`, `terminal`).
+fn late_relations(relaxed: &Program, rplan: &Plan, dynamic: &[bool], roots: &[RelId]) -> Vec<bool> {
+    let n = relaxed.relations.len();
+    // The relaxed program has no negation: every dependency is positive.
+    let mut deps: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for r in &relaxed.rules {
+        for l in &r.body {
+            if let Lit::Pos(a) = l {
+                deps[r.head.rel.0 as usize].push(a.rel.0 as usize);
+            }
+        }
+    }
+    let mut needed = vec![false; n];
+    let mut stack: Vec<usize> = roots.iter().map(|r| r.0 as usize).collect();
+    stack.extend((0..n).filter(|&r| !dynamic[r]));
+    for s in rplan.strata.iter().filter(|s| s.recursive) {
+        stack.extend(s.rels.iter().map(|r| r.0 as usize));
+    }
+    while !stack.is_empty() {
+        while let Some(r) = stack.pop() {
+            if !needed[r] {
+                needed[r] = true;
+                stack.extend_from_slice(&deps[r]);
+            }
+        }
+        // A stratum is evaluated whole.
+        for s in &rplan.strata {
+            let any = s.rels.iter().any(|r| needed[r.0 as usize]);
+            if any {
+                stack.extend(s.rels.iter().map(|r| r.0 as usize).filter(|&r| !needed[r]));
+            }
+        }
+    }
+    (0..n).map(|r| dynamic[r] && !needed[r]).collect()
+}
+
+/// The negation-free relaxation that bounds what grounding instantiates: a copy of `p` with **every**
+/// negative literal removed (of static relations too), each arithmetic result kept within the
+/// integers the program mentions ([`clamp_arithmetic`]), and the rules `true(X) :- init(X)`,
+/// `true(X) :- next(X)` and `does(X, Y) :- legal(X, Y)` added. Its least fixpoint holds every fact
+/// true in some reachable state, and more: it is an over-approximation, never the game.
+///
+/// Not `engine::rulegame`'s relaxation, which keeps the negations of relations that depend on
+/// neither `true` nor `does` (exact there, as they are evaluated first): the grounder decides those
+/// negations on the spot against the exact facts, so its bound needs none of them.
+fn negation_free_relaxation(
+    p: &Program,
+    init: RelId,
+    true_: RelId,
+    next: RelId,
+    legal: RelId,
+    does: RelId,
+) -> Program {
+    let mut q = p.clone();
+    // Arithmetic results stay within the integers the program mentions, as in the Datalog engine's
+    // relaxation (nim's `minus` would otherwise count below zero until the budget runs out).
+    let (lo, hi) = integer_range(&mut q);
+    for r in &mut q.rules {
+        r.body.retain(|l| !matches!(l, Lit::Neg(_)));
+        clamp_arithmetic(r, lo, hi);
+    }
+    let x = q.terms.intern_sym("X");
+    let y = q.terms.intern_sym("Y");
+    let copy = |head: RelId, body: RelId, n: usize| Rule {
+        head: IrAtom {
+            rel: head,
+            args: (0..n as u32).map(Pat::Var).collect(),
+        },
+        body: vec![Lit::Pos(IrAtom {
+            rel: body,
+            args: (0..n as u32).map(Pat::Var).collect(),
+        })],
+        var_names: vec![x, y][..n].to_vec(),
+    };
+    q.rules.push(copy(true_, init, 1));
+    q.rules.push(copy(true_, next, 1));
+    q.rules.push(copy(does, legal, 2));
+    q
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{analysed, kif, TURNS};
+    use super::*;
+
+    #[test]
+    fn the_relaxation_drops_every_negation_and_feeds_the_inputs() {
+        let limits = Limits::default();
+        let Prepared { prog, rels } = rewrite(&kif(TURNS), Strategy::AsWritten, limits).unwrap();
+        assert!(prog
+            .rules
+            .iter()
+            .any(|r| r.body.iter().any(|l| matches!(l, Lit::Neg(_)))));
+        let relaxed = negation_free_relaxation(
+            &prog, rels.init, rels.true_, rels.next, rels.legal, rels.does,
+        );
+        assert!(relaxed
+            .rules
+            .iter()
+            .all(|r| r.body.iter().all(|l| !matches!(l, Lit::Neg(_)))));
+        let feeds = |head: RelId, body: RelId| {
+            relaxed.rules.iter().any(|r| {
+                r.head.rel == head && matches!(&r.body[..], [Lit::Pos(a)] if a.rel == body)
+            })
+        };
+        assert!(feeds(rels.true_, rels.init) && feeds(rels.true_, rels.next));
+        assert!(feeds(rels.does, rels.legal));
+        assert_eq!(relaxed.rules.len(), prog.rules.len() + 3);
+    }
+
+    #[test]
+    fn the_analysis_bounds_the_propositions_and_leaves_the_outputs_late() {
+        let a = analysed(&kif(TURNS), Strategy::AsWritten);
+        let text =
+            |ts: &[TermId]| -> Vec<String> { ts.iter().map(|t| a.relaxed.terms.kif(*t)).collect() };
+        // Every proposition that can hold, sorted by its text; nothing else.
+        assert_eq!(
+            text(&a.props),
+            [
+                "(control black)",
+                "(control white)",
+                "(marked 1)",
+                "(marked 2)"
+            ]
+        );
+        assert_eq!(text(&a.roles), ["white", "black"]);
+        assert_eq!(a.initial, [1]);
+        // Nothing reads `terminal`: its facts are found by grounding its rules. `goal` reads no state.
+        assert!(a.late[a.rels.terminal.0 as usize]);
+        assert!(!a.dynamic[a.rels.goal.0 as usize] && !a.late[a.rels.goal.0 as usize]);
+        assert!(!a.late[a.rels.legal.0 as usize] && !a.late[a.rels.next.0 as usize]);
+        // `cell` depends on no state: a constant, as a bitset.
+        let cell = a
+            .prog
+            .relations
+            .iter()
+            .position(|r| a.prog.terms.name(r.name) == "cell");
+        let cell = cell.expect("a cell relation");
+        assert!(!a.dynamic[cell] && a.unary[cell].is_some());
+    }
+}

@@ -1,0 +1,422 @@
+//! Grounding and compilation: a classic GDL program becomes a levelised AND/NOT network.
+//!
+//! The entry point is [`ground`] ([`ground_with`] for another [`Budget`], [`ground_as`] for one
+//! [`Strategy`]). It runs these stages, each in its own file, each handing the next a value:
+//!
+//! 1. **rewrite** ([`analysis`]): the program is lowered and made classic, with the same rewrites as the
+//!    Datalog engine's, so that both engines accept the same games; for [`Strategy::Decomposed`], its
+//!    rules are decomposed and restricted to what is asked (the magic-sets rewrite). The result is the
+//!    classic program that is grounded, which [`grounded_program`] returns for printing;
+//! 2. **analyse** ([`analysis`]): the *relaxed* fixpoint (every negation dropped, `true` fed from
+//!    `init`/`next`, `does` from `legal`) on the engine's evaluator, an over-approximation of every fact
+//!    that can ever hold, and the exact facts of the relations that depend on neither `true` nor `does`
+//!    (they become constants);
+//! 3. **instantiate** ([`instantiate`]): every rule of a state-dependent relation is joined against those
+//!    fact sets, keeping only instances whose positive conditions can hold; static conditions are
+//!    decided on the spot. The instances, indexed by head atom, are the ground program ([`atoms`]);
+//! 4. **prove turns** ([`turns`]): when at most one role's turn holds and only that role moves, rules
+//!    that read a move drop the turn it implies;
+//! 5. **compile** ([`compile`], over the gate tables of [`gates`]): the ground atoms reachable from the
+//!    outputs (`legal`, `goal`, `terminal`, `next`) become gates, each after the gates it reads;
+//!    constants fold away, identical gates are shared, a NOT costs nothing (it is a flag on a gate
+//!    input);
+//! 6. **order**: the gates no output reads go, and the rest are numbered state part first.
+//!
+//! Every gate is an AND of possibly negated inputs with a possibly negated output (an OR is the negated
+//! AND of negated inputs), so one loop evaluates the whole network. **Gates that do not read `does`
+//! come first** (the *state* part: legal, goal, terminal), then the *move* part (`next`). **The
+//! network does not depend on how many threads ground or compile it.**
+//!
+//! A ground recursion through state-dependent relations (a cycle in the network) is not supported and
+//! returns [`NetworkError::Cyclic`]; so do budgets exceeded ([`budget`]), so that a caller can fall
+//! back to the Datalog evaluator with the reason.
+
+mod analysis;
+mod atoms;
+mod budget;
+mod compile;
+mod gates;
+mod instantiate;
+mod turns;
+
+use std::time::{Duration, Instant};
+
+use crate::engine::ir::Program;
+use crate::engine::terms::{TermId, TermStore};
+use crate::syntax::ast::{self, Syntax};
+
+use analysis::{Analysis, Prepared};
+use atoms::Ground;
+pub use budget::{Budget, Limit, NetworkError, OverBudget};
+use compile::{Compiled, Network, Outputs, SIDE_BY_SIDE};
+use instantiate::Instantiated;
+
+/// A literal of the compiled network: `node << 1 | negated`. Node 0 is the constant false, so literal 0
+/// is false and literal 1 is true.
+pub type NetLit = u32;
+/// The constant false.
+pub const FALSE: NetLit = 0;
+/// The constant true.
+pub const TRUE: NetLit = 1;
+
+/// One gate: the AND of `inputs[start..end]`, its output negated when `negate` is all ones.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Gate {
+    /// First input (index into [`Grounded::inputs`]).
+    pub start: u32,
+    /// One past the last input.
+    pub end: u32,
+    /// `0` or `!0`: XORed into the result.
+    pub negate: u64,
+}
+
+/// A legal move output: the move (global id), the literal that says it is legal, and the `does` input
+/// node to set when it is played (`u32::MAX` when nothing reads it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LegalOut {
+    /// Global move id.
+    pub mv: u32,
+    /// Legality.
+    pub lit: NetLit,
+    /// The `does` node, or `u32::MAX`.
+    pub does: u32,
+}
+
+/// A grounded and compiled game (see the module documentation).
+#[derive(Clone, Debug)]
+pub struct Grounded {
+    /// The term store that names roles, propositions and moves.
+    pub terms: TermStore,
+    /// The syntax of the source file (moves print in it).
+    pub syntax: Syntax,
+    /// The roles, in order.
+    pub roles: Vec<TermId>,
+    /// Base propositions, sorted by their KIF text; proposition `i` is node `1 + i`.
+    pub props: Vec<TermId>,
+    /// Moves (all roles), sorted by their KIF text.
+    pub moves: Vec<TermId>,
+    /// The propositions true initially.
+    pub initial: Vec<u32>,
+    /// Number of nodes (constant, propositions, `does` inputs, gates).
+    pub num_nodes: usize,
+    /// The node of the first gate; gates are numbered consecutively from here.
+    pub first_gate: usize,
+    /// All gates, in evaluation order.
+    pub gates: Vec<Gate>,
+    /// How many of `gates` form the state part (they come first).
+    pub state_gates: usize,
+    /// Gate inputs.
+    pub inputs: Vec<NetLit>,
+    /// Per role, its legal moves' outputs, sorted by move id.
+    pub legal: Vec<Vec<LegalOut>>,
+    /// Per role, `(value, literal)` for each possible goal value, ascending.
+    pub goals: Vec<Vec<(i32, NetLit)>>,
+    /// The terminal output.
+    pub terminal: NetLit,
+    /// Per proposition, the literal of `next(p)`.
+    pub next: Vec<NetLit>,
+    /// Ground rule instances that were made.
+    pub instances: usize,
+    /// How the rules were prepared, and where the load time went.
+    pub load: LoadReport,
+}
+
+/// Which strategy built a network and how long each stage took (the time of a strategy that gave up
+/// first is in `total` only).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LoadReport {
+    /// The strategy that succeeded.
+    pub strategy: Strategy,
+    /// Rewriting the rules and the relaxed fixpoint that bounds what can be true.
+    pub analysis: Duration,
+    /// Instantiating the rules.
+    pub grounding: Duration,
+    /// Building, sharing and ordering the gates.
+    pub compiling: Duration,
+    /// From the start of the first attempt to the end.
+    pub total: Duration,
+}
+
+impl std::fmt::Display for LoadReport {
+    /// `rules as written: analysis 12 ms, grounding 30 ms, compiling 8 ms`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        write!(
+            f,
+            "{}: analysis {:.0} ms, grounding {:.0} ms, compiling {:.0} ms",
+            match self.strategy {
+                Strategy::AsWritten => "rules as written",
+                Strategy::Decomposed => "rules decomposed",
+            },
+            ms(self.analysis),
+            ms(self.grounding),
+            ms(self.compiling)
+        )?;
+        let lost = self
+            .total
+            .saturating_sub(self.analysis + self.grounding + self.compiling);
+        if lost.as_secs_f64() * 1e3 >= 1.0 {
+            write!(f, " (after {:.0} ms on the rules as written)", ms(lost))?;
+        }
+        Ok(())
+    }
+}
+
+/// Grounds and compiles `p` with the default [`Budget`].
+pub fn ground(p: &ast::Program) -> Result<Grounded, NetworkError> {
+    ground_with(p, Budget::default())
+}
+
+/// Grounds and compiles `p` within `budget` (see the module documentation): the rules as written
+/// first, within [`PLAIN_SHARE`] of the default budget (and of `budget`); when that exceeds it, the
+/// rules decomposed and demand-driven (see [`Strategy::Decomposed`]) in the time left. A larger
+/// budget goes to the second strategy: the rules as written do not get smaller with time.
+pub fn ground_with(p: &ast::Program, budget: Budget) -> Result<Grounded, NetworkError> {
+    let started = Instant::now();
+    let default = Budget::default();
+    let plain = Budget {
+        max_time: budget.max_time.min(default.max_time).mul_f64(PLAIN_SHARE),
+        max_instances: budget.max_instances.min(PLAIN_SIZE.0),
+        max_gates: budget.max_gates.min(default.max_gates),
+        max_analysis_facts: budget.max_analysis_facts.min(PLAIN_SIZE.1),
+    };
+    match ground_as(p, plain, started, Strategy::AsWritten) {
+        Err(NetworkError::Budget(first)) => {
+            match ground_as(p, budget, started, Strategy::Decomposed) {
+                Err(NetworkError::Budget(second)) => Err(NetworkError::over(
+                    if first.limit == Limit::Time {
+                        Limit::Time
+                    } else {
+                        second.limit
+                    },
+                    format!("{first}; with the rules decomposed and demand-driven, {second}"),
+                )),
+                other => other,
+            }
+        }
+        other => other,
+    }
+}
+
+/// The part of the time budget the rules as written get before the decomposed form is tried.
+pub const PLAIN_SHARE: f64 = 0.3;
+
+/// The most instances and analysis facts the rules as written get, whatever the budget: a game that
+/// needs more is one whose decomposed form is far smaller (chess's relaxed fixpoint as written passes
+/// 300,000 facts in 70 ms; kalaha's as written needs about 400,000 for 432,915 gates, decomposed 96,836
+/// gates that play twice as fast). `battle`, the largest as written, needs about 110,000.
+pub const PLAIN_SIZE: (usize, usize) = (3_000_000, 300_000);
+
+/// How the rules are prepared for grounding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Strategy {
+    /// As written: the whole relaxed fixpoint, every instance of every rule over it. The smallest
+    /// networks when it fits, as no relation is added.
+    AsWritten,
+    /// Variables that only some conditions of a rule share projected into relations of their own
+    /// (`engine::decompose`), then every state-dependent relation restricted to the instances its
+    /// readers can ask for (the magic-sets rewrite of `engine::demand`, reading only what binds the
+    /// asked arguments): chess's frame rule, checkers' and skirmish's move rules.
+    Decomposed,
+}
+
+/// [`ground_with`] with one [`Strategy`], the budget's time counted from `started`.
+pub fn ground_as(
+    p: &ast::Program,
+    budget: Budget,
+    started: Instant,
+    strategy: Strategy,
+) -> Result<Grounded, NetworkError> {
+    ground_compiling(p, budget, started, strategy, SIDE_BY_SIDE)
+}
+
+/// The classic program that [`ground_as`] grounds with `strategy`: the game lowered, its operation
+/// rules made classic and rewritten as for the Datalog engine, then, for [`Strategy::Decomposed`],
+/// decomposed and demand-driven (a relation a demand restricts reads its demand relation, named
+/// after it with `#` and which arguments are asked). It prints as rules (`Program`'s `Display`, as `ggp-run stage --stage lowered` prints
+/// the program before these rewrites). The relaxed fixpoint runs on a copy of it with the negations
+/// dropped; this is the program whose rules are instantiated.
+///
+/// Fails as grounding would: an invalid game, or a load-time analysis (the demand rewrite sizes the
+/// static tables) over the default [`Budget`].
+pub fn grounded_program(p: &ast::Program, strategy: Strategy) -> Result<Program, NetworkError> {
+    let limits = budget::analysis_limits(Budget::default(), Instant::now());
+    Ok(analysis::rewrite(p, strategy, limits)?.prog)
+}
+
+/// [`ground_as`], the relations of at least `side_by_side` atoms compiled side by side, that many
+/// atoms a task (see [`compile::Compiler::compile_side_by_side`]): the stages one after the other.
+fn ground_compiling(
+    p: &ast::Program,
+    budget: Budget,
+    started: Instant,
+    strategy: Strategy,
+    side_by_side: usize,
+) -> Result<Grounded, NetworkError> {
+    let attempt = Instant::now();
+    let limits = budget::analysis_limits(budget, started);
+    let prepared: Prepared = analysis::rewrite(p, strategy, limits)?;
+    let mut facts: Analysis = analysis::analyse(prepared, limits)?;
+    let analysed = Instant::now();
+    let Instantiated {
+        found,
+        atoms,
+        to_ground,
+    } = instantiate::instantiate(&mut facts, budget, started)?;
+    let mut g = Ground::of(&facts, found, atoms, started);
+    let outputs = Outputs::of(&facts, &g);
+    let grounded = Instant::now();
+    let turns = turns::prove_turns(&mut g, &facts);
+    let compiled: Compiled = compile::compile(
+        &g,
+        &facts,
+        &to_ground,
+        &outputs,
+        &turns,
+        budget,
+        side_by_side,
+    )?;
+    let net: Network = compiled.order(facts.props.len());
+    let (terms, instances) = (g.terms, g.instances);
+    let Analysis {
+        prog,
+        roles,
+        props,
+        moves,
+        initial,
+        ..
+    } = facts;
+    Ok(Grounded {
+        terms,
+        syntax: prog.syntax,
+        roles,
+        props,
+        moves,
+        initial,
+        num_nodes: net.first_gate + net.gates.len(),
+        first_gate: net.first_gate,
+        gates: net.gates,
+        state_gates: net.state_gates,
+        inputs: net.inputs,
+        legal: net.legal,
+        goals: net.goals,
+        terminal: net.terminal,
+        next: net.next,
+        instances,
+        load: LoadReport {
+            strategy,
+            analysis: analysed - attempt,
+            grounding: grounded - analysed,
+            compiling: grounded.elapsed(),
+            total: started.elapsed(),
+        },
+    })
+}
+
+/// What the unit tests of the stages share: small games, and the stages run up to a point.
+#[cfg(test)]
+mod testing {
+    use super::*;
+
+    /// A turn-taking game on two cells: the role in control marks an unmarked cell, the other waits.
+    pub(super) const TURNS: &str = "
+        (role white) (role black)
+        (init (control white))
+        (cell 1) (cell 2)
+        (<= (legal ?r (mark ?x)) (true (control ?r)) (cell ?x) (not (true (marked ?x))))
+        (<= (legal ?r noop) (role ?r) (not (true (control ?r))))
+        (<= (next (marked ?x)) (does ?r (mark ?x)))
+        (<= (next (marked ?x)) (true (marked ?x)))
+        (<= (next (control black)) (true (control white)))
+        (<= (next (control white)) (true (control black)))
+        (<= terminal (true (marked 1)) (true (marked 2)))
+        (<= (goal ?r 50) (role ?r))";
+
+    /// A KIF program.
+    pub(super) fn kif(text: &str) -> ast::Program {
+        crate::syntax::parse_kif(text).expect("parses")
+    }
+
+    /// A game of the repository's `games/`.
+    pub(super) fn game(name: &str) -> ast::Program {
+        let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("games")
+            .join(name);
+        crate::syntax::parse_file(&file).expect("parses").0
+    }
+
+    /// The rewrite and the analysis of `p` with the default budget.
+    pub(super) fn analysed(p: &ast::Program, strategy: Strategy) -> Analysis {
+        let limits = budget::analysis_limits(Budget::default(), Instant::now());
+        analysis::analyse(
+            analysis::rewrite(p, strategy, limits).expect("rewrites"),
+            limits,
+        )
+        .expect("analyses")
+    }
+
+    /// `a` instantiated with the default budget.
+    pub(super) fn instantiated(a: &mut Analysis) -> Instantiated {
+        instantiate::instantiate(a, Budget::default(), Instant::now()).expect("grounds")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testing::*;
+    use super::*;
+
+    #[test]
+    fn the_grounded_program_is_the_demand_driven_rewrite_for_the_decomposed_strategy() {
+        let p = game("tictactoe.gdl");
+        let as_written = grounded_program(&p, Strategy::AsWritten)
+            .expect("rewrites")
+            .to_string();
+        let decomposed = grounded_program(&p, Strategy::Decomposed)
+            .expect("rewrites")
+            .to_string();
+        // As written, the program is the lowered one (`ggp-run stage --stage lowered`) prepared.
+        assert!(as_written.contains("line(") && !as_written.contains('#'));
+        // Decomposed and demand-driven: rules read demand relations, which have rules of their own.
+        let demand_rules = decomposed
+            .lines()
+            .filter(|l| l.split(":-").next().is_some_and(|h| h.contains('#')))
+            .count();
+        assert!(demand_rules > 0, "no demand rules in\n{decomposed}");
+        assert_ne!(as_written, decomposed);
+    }
+
+    /// The network, without the load report (timings).
+    fn network(path: &str, strategy: Strategy, side_by_side: usize) -> String {
+        let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+        let (p, _) = crate::syntax::parse_file(&file).expect("parses");
+        let g = ground_compiling(
+            &p,
+            Budget::default(),
+            Instant::now(),
+            strategy,
+            side_by_side,
+        )
+        .expect("grounds");
+        format!(
+            "{:?} {:?} {:?} {:?} {:?} {:?} {:?}",
+            g.gates, g.inputs, g.legal, g.goals, g.terminal, g.next, g.initial
+        )
+    }
+
+    #[test]
+    fn compiling_side_by_side_makes_the_same_network_as_atom_after_atom() {
+        for game in [
+            "games/connect4.gdl",
+            "games/breakthrough.gdl",
+            "games/tictactoe.gdl",
+        ] {
+            for strategy in [Strategy::AsWritten, Strategy::Decomposed] {
+                let one_by_one = network(game, strategy, usize::MAX);
+                // Two atoms a task: every relation of two atoms or more is split among tasks.
+                let side_by_side = network(game, strategy, 2);
+                assert!(one_by_one == side_by_side, "{game} ({strategy:?}) differs");
+            }
+        }
+    }
+}
