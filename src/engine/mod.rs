@@ -19,6 +19,7 @@ pub mod ops;
 pub mod plan;
 pub mod rewrite;
 pub mod rulegame;
+pub(crate) mod scc;
 pub mod terms;
 
 pub use ir::lower;

@@ -17,6 +17,9 @@ use smallvec::SmallVec;
 
 use super::eval::{compile, Instr};
 use super::ir::{Arith, Cmp, IrAtom, Lit, Pat, Program, RelId};
+use super::scc::component_of;
+/// Where `demand`, `rewrite` and the grounder have always imported the components from.
+pub(crate) use super::scc::tarjan;
 use super::terms::{TermId, TermStore};
 use super::EngineError;
 use crate::syntax::ast::Sym;
@@ -366,13 +369,9 @@ pub fn plan_sized(
             }
         }
     }
+    // Components come dependencies first (see `scc`), the order strata are evaluated in.
     let sccs = tarjan(n, &deps);
-    let mut comp = vec![0usize; n];
-    for (i, c) in sccs.iter().enumerate() {
-        for &r in c {
-            comp[r] = i;
-        }
-    }
+    let comp = component_of(n, &sccs);
     let mut phases = vec![Phase::Static; n];
     for &(r, ph) in inputs {
         phases[r.0 as usize] = ph;
@@ -448,63 +447,6 @@ pub fn plan_sized(
         phases,
         indexes,
     })
-}
-
-/// Strongly connected components, each after the components it depends on.
-pub(crate) fn tarjan(n: usize, deps: &[Vec<(usize, bool)>]) -> Vec<Vec<usize>> {
-    const UNSEEN: usize = usize::MAX;
-    let mut index = vec![UNSEEN; n];
-    let mut low = vec![0; n];
-    let mut on_stack = vec![false; n];
-    let mut stack = Vec::new();
-    let mut out = Vec::new();
-    let mut counter = 0;
-    for root in 0..n {
-        if index[root] != UNSEEN {
-            continue;
-        }
-        // An explicit call stack (node, next edge) so that deep dependency chains cannot overflow.
-        let mut calls = vec![(root, 0usize)];
-        index[root] = counter;
-        low[root] = counter;
-        counter += 1;
-        stack.push(root);
-        on_stack[root] = true;
-        while let Some(&mut (v, ref mut e)) = calls.last_mut() {
-            if *e < deps[v].len() {
-                let w = deps[v][*e].0;
-                *e += 1;
-                if index[w] == UNSEEN {
-                    index[w] = counter;
-                    low[w] = counter;
-                    counter += 1;
-                    stack.push(w);
-                    on_stack[w] = true;
-                    calls.push((w, 0));
-                } else if on_stack[w] {
-                    low[v] = low[v].min(index[w]);
-                }
-            } else {
-                calls.pop();
-                if let Some(&(u, _)) = calls.last() {
-                    low[u] = low[u].min(low[v]);
-                }
-                if low[v] == index[v] {
-                    let mut c = Vec::new();
-                    while let Some(w) = stack.pop() {
-                        on_stack[w] = false;
-                        c.push(w);
-                        if w == v {
-                            break;
-                        }
-                    }
-                    c.sort_unstable();
-                    out.push(c);
-                }
-            }
-        }
-    }
-    out
 }
 
 fn index_for(indexes: &mut [Vec<Vec<Slot>>], rel: RelId, key: &[Slot]) -> Option<usize> {
