@@ -10,16 +10,19 @@
 //!
 //! **Architecture invariant:** nothing in the evaluator handles strings; names appear only when printing.
 
+pub mod compiled;
 pub mod conformance;
 pub(crate) mod decompose;
 pub(crate) mod demand;
 pub mod eval;
 pub mod ir;
+mod join;
 pub mod ops;
 pub mod plan;
 pub mod rewrite;
 pub mod rulegame;
 pub(crate) mod scc;
+mod store;
 pub mod terms;
 
 pub use ir::lower;
