@@ -261,6 +261,7 @@ pub(super) fn join<T: Terms>(
 }
 
 /// [`join`] at a scan or negation `s`, step `i` of the body.
+#[inline]
 fn scan<T: Terms>(
     rels: &[RelStore],
     head: &[Pat],
@@ -333,6 +334,7 @@ fn scan<T: Terms>(
 
 /// Whether a built-in step (anything but a scan) holds under the current bindings, binding what it
 /// binds (`same`'s free side, arithmetic's result).
+#[inline]
 fn holds<T: Terms>(instr: &Instr, sc: &mut Scratch<T>) -> Result<bool, Stop> {
     Ok(match instr {
         Instr::Scan(_) => false,
@@ -368,4 +370,254 @@ fn holds<T: Terms>(instr: &Instr, sc: &mut Scratch<T>) -> Result<bool, Stop> {
             sc.matches(z, t)
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::compiled::Slot;
+    use crate::syntax::ast::Symbols;
+
+    /// Terms `a`, `b`, `c`, the function symbol `f`, and a relation `edge` (two columns, indexed by
+    /// its first) holding `a→b`, `a→c`, `b→c`, in that order.
+    struct Fixture {
+        terms: TermStore,
+        f: Sym,
+        a: TermId,
+        b: TermId,
+        c: TermId,
+        rels: Vec<RelStore>,
+    }
+
+    fn fixture() -> Fixture {
+        let mut terms = TermStore::new(Symbols::new());
+        let [a, b, c] = ["a", "b", "c"].map(|n| {
+            let s = terms.intern_sym(n);
+            terms.constant(s)
+        });
+        let f = terms.intern_sym("f");
+        let mut edge = RelStore::new(2, &[vec![Slot::column(0)]]);
+        for fact in [[a, b], [a, c], [b, c]] {
+            edge.insert(&fact, &terms);
+        }
+        Fixture {
+            terms,
+            f,
+            a,
+            b,
+            c,
+            rels: vec![edge],
+        }
+    }
+
+    /// `edge(?0, ?1)`, read through the index on its first column when `?0` is bound.
+    fn edge(bound: bool, positive: bool) -> Instr {
+        let first = if bound { Match::Var(0) } else { Match::Bind(0) };
+        Instr::Scan(Scan {
+            rel: 0,
+            index: bound.then_some(0),
+            key: if bound {
+                Box::new([Key::Var(0)])
+            } else {
+                Box::new([])
+            },
+            cols: if bound {
+                Box::new([(1, Match::Bind(1))])
+            } else {
+                Box::new([(0, first), (1, Match::Bind(1))])
+            },
+            positive,
+        })
+    }
+
+    /// Runs `code` (existence-only from `exists_from`) with `binds` set and the scan at step
+    /// `delta.0` restricted, through the evaluator's own store; the heads found and the hits.
+    fn run(
+        fx: &mut Fixture,
+        code: &[Instr],
+        exists_from: usize,
+        head: &[Pat],
+        binds: &[TermId],
+        delta: (usize, u32, u32),
+    ) -> Result<(Vec<TermId>, usize), Stop> {
+        let mut binds = binds.to_vec();
+        binds.resize(4, TermId(u32::MAX));
+        let mut pending = Vec::new();
+        let limits = Limits::default();
+        let mut sc = Scratch::new(&mut binds, &mut pending, &mut fx.terms, &limits);
+        join(&fx.rels, head, (code, exists_from), 0, delta, &mut sc)?;
+        let hits = sc.hits;
+        Ok((pending, hits))
+    }
+
+    const ALL: (usize, u32, u32) = (usize::MAX, 0, 0);
+
+    #[test]
+    fn a_scan_derives_one_head_per_matching_row() {
+        let mut fx = fixture();
+        let (a, b, c) = (fx.a, fx.b, fx.c);
+        let head = [Pat::Var(1), Pat::Var(0)];
+        let (found, hits) = run(&mut fx, &[edge(false, true)], 1, &head, &[], ALL)
+            .ok()
+            .unwrap();
+        assert_eq!(found, [b, a, c, a, c, b]);
+        assert_eq!(hits, 3);
+        // Through the index, newest row first.
+        let (found, _) = run(&mut fx, &[edge(true, true)], 1, &head, &[a], ALL)
+            .ok()
+            .unwrap();
+        assert_eq!(found, [c, a, b, a]);
+    }
+
+    #[test]
+    fn a_delta_restricts_its_scan_to_the_new_rows() {
+        let mut fx = fixture();
+        let (a, c) = (fx.a, fx.c);
+        let head = [Pat::Var(1)];
+        let (found, _) = run(&mut fx, &[edge(false, true)], 1, &head, &[], (0, 1, 3))
+            .ok()
+            .unwrap();
+        assert_eq!(found, [c, c]);
+        // The index chain stops below the range: row 0 (`a→b`) is not read.
+        let (found, _) = run(&mut fx, &[edge(true, true)], 1, &head, &[a], (0, 1, 3))
+            .ok()
+            .unwrap();
+        assert_eq!(found, [c]);
+        let (found, _) = run(&mut fx, &[edge(true, true)], 1, &head, &[a], (0, 2, 3))
+            .ok()
+            .unwrap();
+        assert!(found.is_empty());
+    }
+
+    #[test]
+    fn steps_from_exists_from_stop_at_their_first_solution() {
+        let mut fx = fixture();
+        let (a, b) = (fx.a, fx.b);
+        // `edge(?0, ?1), edge(?0, ?2)` with only `?0` in the head: `a` has two edges, so in full
+        // the second scan finds two rows for each of the first's two.
+        let code = [
+            edge(false, true),
+            Instr::Scan(Scan {
+                rel: 0,
+                index: Some(0),
+                key: Box::new([Key::Var(0)]),
+                cols: Box::new([(1, Match::Bind(2))]),
+                positive: true,
+            }),
+        ];
+        let (found, hits) = run(&mut fx, &code, 2, &[Pat::Var(0)], &[], ALL)
+            .ok()
+            .unwrap();
+        assert_eq!((found, hits), (vec![a, a, a, a, b], 5));
+        let (found, hits) = run(&mut fx, &code, 1, &[Pat::Var(0)], &[], ALL)
+            .ok()
+            .unwrap();
+        assert_eq!((found, hits), (vec![a, a, b], 3));
+        // With nothing in the head, the whole body is existence only: the first solution ends it.
+        let (_, hits) = run(&mut fx, &code, 0, &[], &[], ALL).ok().unwrap();
+        assert_eq!(hits, 1);
+    }
+
+    #[test]
+    fn a_negation_holds_once_when_no_row_matches() {
+        let mut fx = fixture();
+        let (a, c) = (fx.a, fx.c);
+        let head = [Pat::Var(0)];
+        let (found, hits) = run(&mut fx, &[edge(true, false)], 1, &head, &[c], ALL)
+            .ok()
+            .unwrap();
+        assert_eq!((found, hits), (vec![c], 1));
+        let (found, _) = run(&mut fx, &[edge(true, false)], 1, &head, &[a], ALL)
+            .ok()
+            .unwrap();
+        assert!(found.is_empty());
+    }
+
+    #[test]
+    fn a_key_term_the_store_lacks_matches_no_row() {
+        let mut fx = fixture();
+        let (f, a) = (fx.f, fx.a);
+        // `edge((f ?0), ?1)`: `(f a)` was never made, so no row can hold it.
+        let scan = |positive| {
+            Instr::Scan(Scan {
+                rel: 0,
+                index: Some(0),
+                key: Box::new([Key::Pat(Pat::Func(f, vec![Pat::Var(0)]))]),
+                cols: Box::new([(1, Match::Bind(1))]),
+                positive,
+            })
+        };
+        let (found, _) = run(&mut fx, &[scan(true)], 1, &[Pat::Var(0)], &[a], ALL)
+            .ok()
+            .unwrap();
+        assert!(found.is_empty());
+        let (found, _) = run(&mut fx, &[scan(false)], 1, &[Pat::Var(0)], &[a], ALL)
+            .ok()
+            .unwrap();
+        assert_eq!(found, [a]);
+    }
+
+    #[test]
+    fn built_ins_compare_compute_and_bind() {
+        let mut fx = fixture();
+        let (two, three) = (fx.terms.int(2), fx.terms.int(3));
+        let (a, b) = (fx.a, fx.b);
+        let sum = [Instr::Arith(
+            Arith::Plus,
+            Pat::Var(0),
+            Pat::Var(1),
+            Match::Bind(2),
+        )];
+        let (found, _) = run(&mut fx, &sum, 1, &[Pat::Var(2)], &[two, three], ALL)
+            .ok()
+            .unwrap();
+        assert_eq!(fx.terms.as_int(found[0]), Some(5));
+        // An overflow, or a non-number, has no result rather than a wrong one.
+        let big = fx.terms.int(i64::MAX);
+        let (found, _) = run(&mut fx, &sum, 1, &[Pat::Var(2)], &[big, three], ALL)
+            .ok()
+            .unwrap();
+        assert!(found.is_empty());
+        let (found, _) = run(&mut fx, &sum, 1, &[Pat::Var(2)], &[a, three], ALL)
+            .ok()
+            .unwrap();
+        assert!(found.is_empty());
+        let less = |strict| [Instr::Less(Pat::Var(0), Pat::Var(1), strict)];
+        let holds = |fx: &mut Fixture, code: &[Instr], binds: &[TermId]| {
+            run(fx, code, 1, &[], binds, ALL).ok().unwrap().1 == 1
+        };
+        assert!(holds(&mut fx, &less(true), &[two, three]));
+        assert!(!holds(&mut fx, &less(true), &[three, three]));
+        assert!(holds(&mut fx, &less(false), &[three, three]));
+        let distinct = [Instr::Distinct(Pat::Var(0), Pat::Var(1))];
+        assert!(holds(&mut fx, &distinct, &[a, b]));
+        assert!(!holds(&mut fx, &distinct, &[a, a]));
+        let same = [Instr::Same(Pat::Var(0), Match::Bind(1))];
+        let (found, _) = run(&mut fx, &same, 1, &[Pat::Var(1)], &[b], ALL)
+            .ok()
+            .unwrap();
+        assert_eq!(found, [b]);
+    }
+
+    #[test]
+    fn a_read_only_store_stops_for_a_new_term_and_a_deep_one_is_refused() {
+        let mut fx = fixture();
+        let (f, a) = (fx.f, fx.a);
+        let code = [edge(true, true)];
+        let head = [Pat::Func(f, vec![Pat::Var(1)])];
+        let mut binds = vec![a, TermId(u32::MAX)];
+        let mut pending = Vec::new();
+        let limits = Limits::default();
+        let mut sc = Scratch::new(&mut binds, &mut pending, &fx.terms, &limits);
+        let res = join(&fx.rels, &head, (&code, 1), 0, ALL, &mut sc);
+        assert!(matches!(res, Err(Stop::NewTerm)));
+        // The evaluator's own store makes the term, within the depth limit.
+        let limits = Limits {
+            max_depth: 0,
+            ..Limits::default()
+        };
+        let mut sc = Scratch::new(&mut binds, &mut pending, &mut fx.terms, &limits);
+        let res = join(&fx.rels, &head, (&code, 1), 0, ALL, &mut sc);
+        assert!(matches!(res, Err(Stop::Engine(EngineError::Runaway(_)))));
+    }
 }

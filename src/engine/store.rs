@@ -37,6 +37,7 @@ pub(super) struct Index {
 
 impl Index {
     /// Adds row `r` of `rows` (rows of `a` columns), the rows before it being in the index already.
+    #[inline]
     pub(super) fn add(&mut self, rows: &[TermId], a: usize, r: u32, terms: &TermStore) {
         let Index {
             slots,
@@ -177,6 +178,7 @@ impl RelStore {
             .map(|r| r as usize)
     }
 
+    #[inline]
     pub(super) fn clear(&mut self) {
         self.rows.clear();
         self.len = 0;
@@ -188,12 +190,14 @@ impl RelStore {
     }
 
     /// Adds a fact; false when it was already there.
+    #[inline]
     pub(super) fn insert(&mut self, fact: &[TermId], terms: &TermStore) -> bool {
         self.insert_row(fact, true, terms)
     }
 
     /// Adds a fact, first checking that it is new when `check` (else the caller knows it is, and the
     /// deduplication table is left out: [`RelStore::contains`] then scans).
+    #[inline]
     pub(super) fn insert_row(&mut self, fact: &[TermId], check: bool, terms: &TermStore) -> bool {
         if !check {
             self.push_row(fact, None, terms);
@@ -208,6 +212,7 @@ impl RelStore {
     }
 
     /// The row of a fact whose hash is `h`, if present.
+    #[inline]
     pub(super) fn find_hashed(&self, fact: &[TermId], h: u64) -> Option<u32> {
         let half = Filed::half(h);
         self.dedup
@@ -228,6 +233,7 @@ impl RelStore {
 
     /// Appends a fact (known to be new), in the deduplication table when its hash `h` is given, and
     /// in every index; returns its row.
+    #[inline]
     pub(super) fn push_row(&mut self, fact: &[TermId], h: Option<u64>, terms: &TermStore) -> u32 {
         let r = self.push_unindexed(fact, h);
         for ix in &mut self.indexes {
@@ -238,6 +244,7 @@ impl RelStore {
 
     /// Appends a fact (known to be new), in the deduplication table when its hash `h` is given but in
     /// no index yet; returns its row.
+    #[inline]
     pub(super) fn push_unindexed(&mut self, fact: &[TermId], h: Option<u64>) -> u32 {
         let r = self.len;
         self.rows.extend_from_slice(fact);
