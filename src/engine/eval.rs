@@ -1,30 +1,28 @@
-//! Stage 3, evaluation: relations stored as flat rows with hash indexes, and a semi-naive evaluator.
+//! Stage 3, evaluation: the semi-naive evaluator over a database of indexed relations.
 //!
-//! The main entry point is [`Db::run`], which evaluates every stratum of one [`Phase`] in plan order.
-//! A relation is a flat vector of rows (`arity` term ids each), a hash set of rows for deduplication, and
-//! one hash index per key its readers need (whole columns, or parts of a column's term: see
-//! [`Slot`]); an index maps a key to the most recent row with that key, and each row links to the
-//! previous one with the same key, so inserting allocates nothing once the vectors have grown. A row
-//! whose term lacks a keyed part (a constant where the key wants an argument) is left out of that
-//! index: no lookup through it could match the row. Clearing a phase keeps all capacity, so evaluating
-//! a state allocates nothing in the steady state.
+//! The main entry point is [`Db::run`], which evaluates every stratum of one [`Phase`] of a [`Plan`]
+//! in plan order. A [`Db`] holds every relation's facts ([`RelStore`], in `store`) and the term
+//! store; it runs rules through the join interpreter (`join`) and decides what the heads become.
+//! Clearing a phase keeps all capacity, so evaluating a state allocates nothing in the steady state.
 //!
-//! Recursive strata are evaluated semi-naively: after a first full pass, every pass evaluates each rule
-//! once per recursive body literal, with that literal scanned first and restricted to the rows added by
-//! the previous pass (the delta), and the others seeing every row. Rows only ever grow during a stratum, so a delta is a
-//! range of row numbers.
+//! Recursive strata are evaluated semi-naively, by one loop (`Db::fixpoint`): a first round runs
+//! every rule in full, and every later round runs each rule once per recursive body literal, with
+//! that literal scanned first and restricted to the rows the previous round added (the delta), the
+//! others seeing every row, until a round adds nothing. Rows only ever grow during a stratum, so a
+//! delta is a range of row numbers. How a round's rules run is the loop's parameter:
 //!
-//! The load-time analyses evaluate a few large recursive strata once: [`Db::run_only_parallel`] joins
-//! each pass's rules (and slices of each delta) side by side on rayon's threads against the facts of
-//! the previous passes, the workers sharing the term store read-only (a join that must make a new
-//! term is run again by the evaluator itself), then inserts relation by relation and index by index,
-//! also side by side. Row order depends on the passes alone, never on the number of threads.
+//! - in order ([`Db::run_only`], every state): rule after rule, each adding its facts at once, so a
+//!   later rule already sees them; nothing is allocated per round.
+//! - side by side ([`Db::run_only_parallel`], the load-time analyses, whose few rounds are large):
+//!   the round's rules, and slices of each delta, are joined on rayon's threads against the facts of
+//!   the previous rounds, the workers sharing the term store read-only (a join that must make a new
+//!   term is run again by the evaluator itself); then relations, and then their indexes, take the
+//!   new facts side by side, each relation in task order. **Row order depends on the rounds alone,
+//!   never on the number of threads.**
 //!
-//! Rule bodies run as [`Instr`]uctions ([`compile`]): the body order is fixed, so where each variable
-//! gets bound is known in advance, and matching a row binds or compares without a trail to undo; key
-//! columns found through an index are not compared again. In a per-state rule, the leading steps that
-//! read only load-time relations (a chain of `succ` facts) give the same answers in every state: the
-//! first evaluation keeps them (up to a bound) and later ones replay them.
+//! Both reach the same least fixpoint. In a per-state rule, the leading steps that read only
+//! load-time relations (a chain of `succ` facts) give the same answers in every state: the first
+//! evaluation keeps them (up to a bound) and later ones replay them.
 
 use rayon::prelude::*;
 use smallvec::SmallVec;

@@ -10,6 +10,9 @@
 //! what is bound at that point: whole columns, and the bound parts of a column's function term
 //! (`legal2(?p, (move ?piece ?u ?v ?x ?y))` with the squares known is looked up by the squares); those
 //! key [`Slot`] lists are the relation's indexes.
+//!
+//! What it produces is the [`Plan`] of `compiled`, which the evaluator reads; the components come
+//! from `scc` ([`tarjan`]), dependencies first.
 
 use std::fmt;
 
