@@ -12,7 +12,7 @@
 //! key [`Slot`] lists are the relation's indexes.
 //!
 //! What it produces is the [`Plan`] of `compiled`, which the evaluator reads; the components come
-//! from `scc` ([`tarjan`]), dependencies first.
+//! from `scc` (`tarjan`), dependencies first.
 
 use std::fmt;
 
