@@ -5,6 +5,7 @@ use hashbrown::{HashMap, HashSet};
 
 use super::{for_each_atom, for_each_var};
 use crate::diagnostics::Diagnostic;
+use crate::engine::scc;
 use crate::syntax::ast::{Atom, Literal, Program, Span, Statement, Sym, Term};
 use crate::syntax::Keyword;
 
@@ -31,11 +32,18 @@ struct Edge {
     atom: Option<Atom>,
 }
 
+impl scc::Successor for Edge {
+    fn to(&self) -> usize {
+        self.to
+    }
+}
+
 pub(super) struct Graph {
     nodes: Vec<Sym>,
     index: HashMap<Sym, usize>,
     edges: Vec<Vec<Edge>>,
-    /// Strongly connected component of each node; components are numbered dependencies first.
+    /// Strongly connected component of each node; components are numbered dependencies first (the
+    /// order [`scc::tarjan`] returns them in).
     scc: Vec<usize>,
     /// First defining span of each node.
     defined_at: Vec<Option<Span>>,
@@ -97,66 +105,8 @@ impl Graph {
                 }
             }
         }
-        g.scc = g.tarjan();
+        g.scc = scc::component_of(g.nodes.len(), &scc::tarjan(g.nodes.len(), &g.edges));
         g
-    }
-
-    /// Tarjan's algorithm without recursion (a generated file may have very many relations).
-    /// Components come out dependencies first, which is the order they are numbered in.
-    fn tarjan(&self) -> Vec<usize> {
-        let n = self.nodes.len();
-        const NONE: usize = usize::MAX;
-        let mut index = vec![NONE; n];
-        let mut low = vec![0; n];
-        let mut on_stack = vec![false; n];
-        let mut stack = Vec::new();
-        let mut comp = vec![NONE; n];
-        let mut next_index = 0;
-        let mut next_comp = 0;
-        let mut call: Vec<(usize, usize)> = Vec::new();
-        for root in 0..n {
-            if index[root] != NONE {
-                continue;
-            }
-            call.push((root, 0));
-            index[root] = next_index;
-            low[root] = next_index;
-            next_index += 1;
-            stack.push(root);
-            on_stack[root] = true;
-            while let Some(&mut (v, ref mut ei)) = call.last_mut() {
-                if *ei < self.edges[v].len() {
-                    let w = self.edges[v][*ei].to;
-                    *ei += 1;
-                    if index[w] == NONE {
-                        index[w] = next_index;
-                        low[w] = next_index;
-                        next_index += 1;
-                        stack.push(w);
-                        on_stack[w] = true;
-                        call.push((w, 0));
-                    } else if on_stack[w] {
-                        low[v] = low[v].min(index[w]);
-                    }
-                } else {
-                    call.pop();
-                    if let Some(&(u, _)) = call.last() {
-                        low[u] = low[u].min(low[v]);
-                    }
-                    if low[v] == index[v] {
-                        while let Some(w) = stack.pop() {
-                            on_stack[w] = false;
-                            comp[w] = next_comp;
-                            if w == v {
-                                break;
-                            }
-                        }
-                        next_comp += 1;
-                    }
-                }
-            }
-        }
-        comp
     }
 
     pub(super) fn strata(&self, p: &Program) -> Result<Strata, Vec<Diagnostic>> {

@@ -3,22 +3,29 @@
 //! Stages, each with one entry point and each printing itself as readable rules:
 //!
 //! 1. [`lower`] ([`ir`]): the parsed program becomes plain rules over interned ids.
-//! 2. [`plan()`] ([`plan`](mod@plan)): strata, the phase of each relation (load / state / move), join orders, indexes.
-//! 3. [`eval::Db::run`] ([`eval`]): semi-naive evaluation of one phase over flat, indexed relations.
+//! 2. [`plan()`] ([`plan`](mod@plan)): strata, the phase of each relation (load / state / move), join orders, indexes,
+//!    handed over as a [`compiled::Plan`] ([`compiled`]), the one interface between planning and
+//!    evaluation (strata come from `scc`, the components every stage shares).
+//! 3. [`eval::Db::run`] ([`eval`]): semi-naive evaluation of one phase over flat, indexed relations
+//!    (`store`), each rule body run by the join interpreter (`join`).
 //! 4. [`RuleGame`] ([`rulegame`]): states as bitsets over base propositions, interned moves.
 //! 5. [`conformance::replay`]: checks a game against a reference trace.
 //!
 //! **Architecture invariant:** nothing in the evaluator handles strings; names appear only when printing.
 
+pub mod compiled;
 pub mod conformance;
 pub(crate) mod decompose;
 pub(crate) mod demand;
 pub mod eval;
 pub mod ir;
+mod join;
 pub mod ops;
 pub mod plan;
 pub mod rewrite;
 pub mod rulegame;
+pub(crate) mod scc;
+mod store;
 pub mod terms;
 
 pub use ir::lower;

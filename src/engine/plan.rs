@@ -10,125 +10,20 @@
 //! what is bound at that point: whole columns, and the bound parts of a column's function term
 //! (`legal2(?p, (move ?piece ?u ?v ?x ?y))` with the squares known is looked up by the squares); those
 //! key [`Slot`] lists are the relation's indexes.
+//!
+//! What it produces is the [`Plan`] of `compiled`, which the evaluator reads; the components come
+//! from `scc` (`tarjan`), dependencies first.
 
 use std::fmt;
 
-use smallvec::SmallVec;
-
-use super::eval::{compile, Instr};
-use super::ir::{Arith, Cmp, IrAtom, Lit, Pat, Program, RelId};
-use super::terms::{TermId, TermStore};
+use super::compiled::{compile, CompiledRule, DeltaPlan, Step, Stratum};
+/// The planner's output types, where `rulegame` and the grounder have always imported them from.
+pub use super::compiled::{Phase, Plan, Slot};
+use super::ir::{Cmp, IrAtom, Lit, Pat, Program, RelId};
+use super::scc::component_of;
+/// Where `demand`, `rewrite` and the grounder have always imported the components from.
+pub(crate) use super::scc::tarjan;
 use super::EngineError;
-use crate::syntax::ast::Sym;
-
-/// When a relation is computed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Phase {
-    /// Once, when the game is loaded.
-    Static,
-    /// Once per state (depends on `true`).
-    State,
-    /// Once per joint move (depends on `does`).
-    Move,
-}
-
-/// Where one key value sits in a fact: a column, and the argument path inside that column's term
-/// (empty: the whole column), or the function symbol of a column's term ([`Slot::functor`]).
-#[derive(Clone, PartialEq, Eq, Hash)]
-pub struct Slot {
-    /// The column.
-    pub col: usize,
-    /// The argument positions leading from the column's term to the value; [`FUNCTOR`] alone: the
-    /// column's function symbol.
-    pub path: SmallVec<[u8; 2]>,
-}
-
-/// The path of a [`Slot::functor`] slot.
-pub const FUNCTOR: u8 = u8::MAX;
-
-/// The key value of function symbol `s` in a functor slot: above every term number, so that it is
-/// never a term's.
-pub(crate) fn functor_key(s: Sym) -> TermId {
-    TermId(0x8000_0000 | s.0)
-}
-
-impl Slot {
-    /// The whole column `col`.
-    pub fn column(col: usize) -> Slot {
-        Slot {
-            col,
-            path: SmallVec::new(),
-        }
-    }
-
-    /// The function symbol of column `col`'s term: a key for a column whose function term has
-    /// nothing bound (`true((control ?p))` looks up the `control` facts, not every `true` fact).
-    pub fn functor(col: usize) -> Slot {
-        Slot {
-            col,
-            path: SmallVec::from_slice(&[FUNCTOR]),
-        }
-    }
-
-    /// Whether the slot is a [`Slot::functor`] one.
-    pub fn is_functor(&self) -> bool {
-        self.path.last() == Some(&FUNCTOR)
-    }
-
-    /// The part of an atom's arguments `args` that the slot names (made by [`key_slots`] over them);
-    /// for a functor slot, the column's function term.
-    pub(crate) fn pattern<'a>(&self, args: &'a [Pat]) -> &'a Pat {
-        let mut p = &args[self.col];
-        for &i in &self.path {
-            if let Pat::Func(_, sub) = p {
-                if let Some(q) = sub.get(usize::from(i)) {
-                    p = q;
-                }
-            }
-        }
-        p
-    }
-
-    /// The key value of the slot in a bound pattern: the pattern itself, or for a functor slot the
-    /// [`functor_key`] of its symbol.
-    pub(crate) fn key_pattern<'a>(&self, args: &'a [Pat]) -> Result<&'a Pat, TermId> {
-        match self.pattern(args) {
-            Pat::Func(s, _) if self.is_functor() => Err(functor_key(*s)),
-            p => Ok(p),
-        }
-    }
-
-    /// The slot's value in a fact, if the fact's terms have that part.
-    #[inline]
-    pub(crate) fn value(&self, terms: &TermStore, fact: &[TermId]) -> Option<TermId> {
-        let mut t = fact[self.col];
-        for &i in &self.path {
-            if terms.is_const(t) {
-                return None;
-            }
-            if i == FUNCTOR {
-                return Some(functor_key(terms.sym(t)));
-            }
-            t = *terms.args(t).get(usize::from(i))?;
-        }
-        Some(t)
-    }
-}
-
-/// `2` for a whole column, `1.0.3` for argument 3 of argument 0 of column 1's term.
-impl fmt::Debug for Slot {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.col)?;
-        for &i in &self.path {
-            if i == FUNCTOR {
-                write!(f, ".f")?;
-            } else {
-                write!(f, ".{i}")?;
-            }
-        }
-        Ok(())
-    }
-}
 
 /// The key slots of a scan of `a` given what is bound: every bound column, and in a column whose
 /// function term is only partly bound, each bound part (a function term's arguments, in order).
@@ -157,75 +52,6 @@ pub(crate) fn key_slots(a: &IrAtom, bound: &[bool]) -> Vec<Slot> {
         }
     }
     out
-}
-
-/// One step of a compiled rule body.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Step {
-    /// For every fact of `atom.rel` whose `key` columns equal the bound values, bind the other columns.
-    Scan {
-        /// The atom.
-        atom: IrAtom,
-        /// What is bound when the step runs.
-        key: Vec<Slot>,
-        /// Which of the relation's indexes serves `key` (none for a full scan).
-        index: Option<usize>,
-    },
-    /// Succeeds when no fact of `atom.rel` matches (negation as failure).
-    Absent {
-        /// The atom.
-        atom: IrAtom,
-        /// What is bound when the step runs.
-        key: Vec<Slot>,
-        /// Which of the relation's indexes serves `key`.
-        index: Option<usize>,
-    },
-    /// A comparison.
-    Cmp(Cmp, Pat, Pat),
-    /// Arithmetic.
-    Arith(Arith, Pat, Pat, Pat),
-}
-
-/// A rule with its body in evaluation order.
-#[derive(Clone, Debug)]
-pub struct CompiledRule {
-    /// Index of the rule in [`Program::rules`].
-    pub source: usize,
-    /// The conclusion.
-    pub head: IrAtom,
-    /// The body, in evaluation order.
-    pub steps: Vec<Step>,
-    /// The number of variables.
-    pub num_vars: usize,
-    /// The first step from which no step binds a head variable: one solution of the steps from there
-    /// on is as good as all of them (they only check that something exists), so the join stops there
-    /// at the first success.
-    pub exists_from: usize,
-    /// The semi-naive variants: for each body scan of a relation of the rule's own stratum, the body
-    /// ordered with that scan first (it is the one restricted to the previous round's new rows, so
-    /// the join starts from the few new facts instead of looking them up from every old one).
-    pub deltas: Vec<DeltaPlan>,
-    /// `steps` compiled for execution.
-    pub code: Vec<Instr>,
-    /// In a per-state or per-move rule, the number of leading steps that read only load-time
-    /// relations (0 when fewer than two): their answers are the same in every state, so the evaluator
-    /// computes them once and replays them.
-    pub static_prefix: usize,
-    /// The variables bound by those steps, in the order the replay stores them.
-    pub prefix_vars: Vec<u32>,
-}
-
-/// A rule body ordered to start from one recursive relation's new facts.
-#[derive(Clone, Debug)]
-pub struct DeltaPlan {
-    /// The relation whose new rows step 0 scans.
-    pub rel: RelId,
-    /// The body, in evaluation order, starting with the scan of `rel`.
-    pub steps: Vec<Step>,
-    /// As [`CompiledRule::exists_from`], for these steps.
-    pub exists_from: usize,
-    /// `steps` compiled for execution.
-    pub code: Vec<Instr>,
 }
 
 /// The step index from which no step binds a variable of `head` (see [`CompiledRule::exists_from`]).
@@ -313,30 +139,6 @@ fn static_prefix(
     (n, vars)
 }
 
-/// A stratum: relations defined together.
-#[derive(Clone, Debug)]
-pub struct Stratum {
-    /// The relations.
-    pub rels: Vec<RelId>,
-    /// The compiled rules defining them.
-    pub rules: Vec<CompiledRule>,
-    /// Whether a rule reads a relation of the stratum itself.
-    pub recursive: bool,
-    /// When the stratum is computed.
-    pub phase: Phase,
-}
-
-/// The evaluation plan of a program.
-#[derive(Clone, Debug)]
-pub struct Plan {
-    /// Strata in evaluation order.
-    pub strata: Vec<Stratum>,
-    /// The phase of each relation.
-    pub phases: Vec<Phase>,
-    /// For each relation, the key slots of its indexes.
-    pub indexes: Vec<Vec<Vec<Slot>>>,
-}
-
 /// Plans `p` (see the module documentation). `inputs` are relations filled from outside, with their phase
 /// (for a game: `true` in `State`, `does` in `Move`).
 pub fn plan(p: &Program, inputs: &[(RelId, Phase)]) -> Result<Plan, EngineError> {
@@ -366,13 +168,9 @@ pub fn plan_sized(
             }
         }
     }
+    // Components come dependencies first (see `scc`), the order strata are evaluated in.
     let sccs = tarjan(n, &deps);
-    let mut comp = vec![0usize; n];
-    for (i, c) in sccs.iter().enumerate() {
-        for &r in c {
-            comp[r] = i;
-        }
-    }
+    let comp = component_of(n, &sccs);
     let mut phases = vec![Phase::Static; n];
     for &(r, ph) in inputs {
         phases[r.0 as usize] = ph;
@@ -448,63 +246,6 @@ pub fn plan_sized(
         phases,
         indexes,
     })
-}
-
-/// Strongly connected components, each after the components it depends on.
-pub(crate) fn tarjan(n: usize, deps: &[Vec<(usize, bool)>]) -> Vec<Vec<usize>> {
-    const UNSEEN: usize = usize::MAX;
-    let mut index = vec![UNSEEN; n];
-    let mut low = vec![0; n];
-    let mut on_stack = vec![false; n];
-    let mut stack = Vec::new();
-    let mut out = Vec::new();
-    let mut counter = 0;
-    for root in 0..n {
-        if index[root] != UNSEEN {
-            continue;
-        }
-        // An explicit call stack (node, next edge) so that deep dependency chains cannot overflow.
-        let mut calls = vec![(root, 0usize)];
-        index[root] = counter;
-        low[root] = counter;
-        counter += 1;
-        stack.push(root);
-        on_stack[root] = true;
-        while let Some(&mut (v, ref mut e)) = calls.last_mut() {
-            if *e < deps[v].len() {
-                let w = deps[v][*e].0;
-                *e += 1;
-                if index[w] == UNSEEN {
-                    index[w] = counter;
-                    low[w] = counter;
-                    counter += 1;
-                    stack.push(w);
-                    on_stack[w] = true;
-                    calls.push((w, 0));
-                } else if on_stack[w] {
-                    low[v] = low[v].min(index[w]);
-                }
-            } else {
-                calls.pop();
-                if let Some(&(u, _)) = calls.last() {
-                    low[u] = low[u].min(low[v]);
-                }
-                if low[v] == index[v] {
-                    let mut c = Vec::new();
-                    while let Some(w) = stack.pop() {
-                        on_stack[w] = false;
-                        c.push(w);
-                        if w == v {
-                            break;
-                        }
-                    }
-                    c.sort_unstable();
-                    out.push(c);
-                }
-            }
-        }
-    }
-    out
 }
 
 fn index_for(indexes: &mut [Vec<Vec<Slot>>], rel: RelId, key: &[Slot]) -> Option<usize> {
