@@ -15,6 +15,7 @@ pub(crate) mod decompose;
 pub(crate) mod demand;
 pub mod eval;
 pub mod ir;
+pub(crate) mod open;
 pub mod ops;
 pub mod plan;
 pub mod rewrite;

@@ -5,7 +5,11 @@
 //! `true` fed from `init` and `next`, `does` from `legal`) which over-approximates everything reachable:
 //! its `true` facts are the base propositions (one bit each of a [`RuleState`]) and its `legal` facts are the
 //! moves, interned as [`RuleMove`] ids numbered in the byte order of their KIF text, so a sorted id list
-//! is a sorted move list. `base` declarations, when present, are added to the propositions.
+//! is a sorted move list. `base` declarations, when present, are added to the propositions. When that
+//! fixpoint runs away (a counter of nested terms, which it grows past `terminal`), the game loads in
+//! *open mode* instead ([`super::open`]): propositions and moves are numbered as play finds them, move ids
+//! are in order of discovery (the legal moves still come out sorted by text) and states are bitsets as
+//! long as their highest bit needs.
 //!
 //! Evaluation borrows a scratch database from a small pool (so `&self` methods work from several threads)
 //! which remembers the last state it evaluated: asking for every role's legal moves and then the next
@@ -41,6 +45,7 @@ use hashbrown::HashMap;
 
 use super::eval::Db;
 use super::ir::{Cmp, Lit, Origin, Pat, Program, RelId, Rule};
+use super::open::{Discovered, Local};
 use super::ops::to_classic;
 use super::plan::{plan, plan_sized, Phase, Plan};
 use super::terms::{TermId, TermStore};
@@ -83,9 +88,25 @@ fn render_all(diags: &[crate::diagnostics::Diagnostic], file: &str, src: &str) -
 pub struct RuleState(Box<[u64]>);
 
 impl RuleState {
+    /// Bits beyond the words are false (an open-mode state is as long as its highest bit needs).
     #[inline]
     fn get(&self, i: usize) -> bool {
-        self.0[i / 64] >> (i % 64) & 1 == 1
+        self.0.get(i / 64).is_some_and(|w| w >> (i % 64) & 1 == 1)
+    }
+    /// The state of `words` without its trailing zero words, so that equal sets of propositions found
+    /// at different times are equal states with one key.
+    fn trimmed(mut words: Vec<u64>) -> RuleState {
+        while words.last() == Some(&0) {
+            words.pop();
+        }
+        RuleState(words.into_boxed_slice())
+    }
+    /// Sets bit `i` of `words`, lengthening them as needed.
+    fn set_growing(words: &mut Vec<u64>, i: usize) {
+        if words.len() <= i / 64 {
+            words.resize(i / 64 + 1, 0);
+        }
+        words[i / 64] |= 1 << (i % 64);
     }
     #[inline]
     fn set(&mut self, i: usize) {
@@ -118,6 +139,8 @@ struct Scratch {
     valid: bool,
     /// Whether the strata only goals read have been evaluated for `state`.
     goals_done: bool,
+    /// In open mode, which of `db`'s terms are which propositions and moves (empty otherwise).
+    local: Local,
 }
 
 /// A game played by evaluating its rules (see the module documentation).
@@ -157,6 +180,10 @@ pub struct RuleGame {
     inputs_derived: bool,
     /// Whether the rules run in their demand-driven form.
     demand: bool,
+    /// In open mode (the relaxed analysis could not bound the propositions), the propositions and
+    /// moves found so far; `props`, `moves` and the maps beside them are then empty, `flat` splits
+    /// nothing and `frame_mask` carries nothing over.
+    open: Option<Discovered>,
 }
 
 /// How the evaluator runs the rules.
@@ -241,6 +268,16 @@ fn compile_program(
 
 const NO_RULES: &str = "the game has no";
 
+/// The relations every game has, made by [`RuleGame::build`] before the analysis.
+struct Keywords {
+    role: RelId,
+    true_: RelId,
+    does: RelId,
+    next: RelId,
+    legal: RelId,
+    init: RelId,
+}
+
 impl RuleGame {
     /// Reads, parses and checks a rule file (`.kif` or `.gdl`), then loads it with [`RuleGame::from_program`].
     /// The game is named after the file's stem.
@@ -311,7 +348,28 @@ impl RuleGame {
         );
         let rplan = plan(&relaxed, &[])?;
         let mut rdb = Db::new(&rplan, &arities, relaxed.terms.clone(), limits);
-        rdb.run_only_parallel(&rplan, Phase::Static, &[])?;
+        match rdb.run_only_parallel(&rplan, Phase::Static, &[]) {
+            Ok(()) => {}
+            // The analysis could not bound the propositions (a counter of nested terms, which it
+            // grows past `terminal`): play finds them instead. Running out of the caller's time is
+            // not such a reason.
+            Err(EngineError::Runaway(_))
+                if limits
+                    .deadline
+                    .is_none_or(|d| std::time::Instant::now() < d) =>
+            {
+                let kw = Keywords {
+                    role,
+                    true_,
+                    does,
+                    next,
+                    legal,
+                    init,
+                };
+                return RuleGame::build_open(p, name, prog, limits, kw);
+            }
+            Err(e) => return Err(e),
+        }
         let terms = rdb.terms.clone();
 
         let roles: Vec<TermId> = (0..rdb.rel(role).len())
@@ -529,11 +587,136 @@ impl RuleGame {
             frame_mask,
             inputs_derived,
             demand: demand_forced,
+            open: None,
         };
         if let (Evaluation::Auto, Some(d), false) = (evaluation, demanded, demand_forced) {
             game.choose_evaluation(d, limits, compile)?;
         }
         Ok(game)
+    }
+
+    /// The open mode (see [`super::open`]): the rules compiled bottom-up without the relaxed analysis's
+    /// propositions (so nothing is split by function symbol and no frame rule becomes a mask), the
+    /// propositions and moves numbered as evaluations find them.
+    fn build_open(
+        p: &ast::Program,
+        name: &str,
+        mut prog: Program,
+        limits: Limits,
+        kw: Keywords,
+    ) -> Result<RuleGame, EngineError> {
+        let Keywords {
+            role,
+            true_,
+            does,
+            next,
+            legal,
+            init,
+        } = kw;
+        let (goal, terminal) = (prog.keywords.goal, prog.keywords.terminal);
+        let static_goals = goal.and_then(|g| head_goal_values(&prog, g));
+        let flat = Flat {
+            prop_rel: Vec::new(),
+            prop_args: Vec::new(),
+            next_rels: Vec::new(),
+            generic_true: true,
+        };
+        let keep = {
+            let k = prog.keywords;
+            let mut keep = vec![true_, does, next, legal, init];
+            keep.extend(
+                [k.role, k.goal, k.terminal, k.base, k.input, k.legal1]
+                    .into_iter()
+                    .flatten(),
+            );
+            keep
+        };
+        let dynamic = dynamic_relations(&prog, &keep[..2], &[]);
+        super::rewrite::unfold_views(&mut prog, &keep, &dynamic);
+        let inputs = [(true_, Phase::State), (does, Phase::Move)];
+        let sizes = vec![None; prog.relations.len()];
+        let terms = prog.terms.clone();
+        let c = compile_program(prog, &inputs, &sizes, &terms, limits, goal, &[], true_)?;
+        let roles: Vec<TermId> = (0..c.base.rel(role).len())
+            .map(|i| c.base.rel(role).row(i)[0])
+            .collect();
+        if roles.is_empty() {
+            return Err(EngineError::Invalid(format!("{NO_RULES} roles")));
+        }
+        let open = Discovered::new(c.base.terms.clone(), c.prog.syntax);
+        let mut initial = Vec::new();
+        for i in 0..c.base.rel(init).len() {
+            let b = open.prop_from(&c.base.terms, c.base.rel(init).row(i)[0]);
+            RuleState::set_growing(&mut initial, b as usize);
+        }
+        // Without the analysis no proposition is known to range over the roles, nor any goal value a
+        // rule computes.
+        let dynamics = if roles.len() == 1 {
+            Dynamics::TurnTaking
+        } else {
+            Dynamics::Simultaneous
+        };
+        let zero_sum = roles.len() == 2
+            && static_goals.is_some_and(|heads| {
+                let vals = |r: TermId| -> Vec<i64> {
+                    heads
+                        .iter()
+                        .filter(|(role, _)| role.is_none_or(|x| x == r))
+                        .map(|(_, v)| *v)
+                        .collect()
+                };
+                let (a, b) = (vals(roles[0]), vals(roles[1]));
+                !a.is_empty()
+                    && a.iter().all(|v| b.contains(&(100 - v)))
+                    && b.iter().all(|v| a.contains(&(100 - v)))
+            });
+        let noop = c
+            .base
+            .terms
+            .symbols()
+            .get("noop")
+            .and_then(|s| c.base.terms.find_constant(s));
+        Ok(RuleGame {
+            layout: crate::print::board::layout_of(p),
+            info: GameInfo {
+                name: name.to_string(),
+                roles: roles.iter().map(|t| c.base.terms.kif(*t)).collect(),
+                dynamics,
+                zero_sum,
+            },
+            prog: c.prog,
+            plan: c.plan,
+            base: c.base,
+            pool: Mutex::new(Vec::new()),
+            true_,
+            flat,
+            does,
+            next,
+            legal,
+            goal,
+            terminal,
+            roles,
+            props: Vec::new(),
+            prop_of: HashMap::new(),
+            moves: Vec::new(),
+            move_of: HashMap::new(),
+            move_kif: Vec::new(),
+            move_text: Vec::new(),
+            initial: RuleState::trimmed(initial),
+            noop,
+            core_strata: c.core_strata,
+            goal_strata: c.goal_strata,
+            frame_mask: RuleState(Box::new([])),
+            inputs_derived: c.inputs_derived,
+            demand: false,
+            open: Some(open),
+        })
+    }
+
+    /// Whether the propositions and moves are found in play (the open mode, see [`super::open`])
+    /// because the load-time analysis could not bound them.
+    pub fn finds_propositions_in_play(&self) -> bool {
+        self.open.is_some()
     }
 
     /// Loads a parsed program with explicit limits and evaluation.
@@ -638,12 +821,18 @@ impl RuleGame {
 
     /// The number of base propositions (bits of a state).
     pub fn num_propositions(&self) -> usize {
-        self.props.len()
+        match &self.open {
+            None => self.props.len(),
+            Some(o) => o.counts().0,
+        }
     }
 
     /// The number of distinct moves.
     pub fn num_moves(&self) -> usize {
-        self.moves.len()
+        match &self.open {
+            None => self.moves.len(),
+            Some(o) => o.counts().1,
+        }
     }
 
     /// Runs `f` on a scratch database holding the evaluation of `state`.
@@ -662,30 +851,31 @@ impl RuleGame {
         goals: bool,
         f: impl FnOnce(&mut Db) -> Result<R, EngineError>,
     ) -> Result<R, EngineError> {
+        self.with_scratch(state, goals, |db, _| f(db))
+    }
+
+    /// [`RuleGame::with_state_goals`], with the scratch database's open-mode [`Local`] lent too.
+    fn with_scratch<R>(
+        &self,
+        state: &RuleState,
+        goals: bool,
+        f: impl FnOnce(&mut Db, &mut Local) -> Result<R, EngineError>,
+    ) -> Result<R, EngineError> {
         let popped = self.pool.lock().map(|mut p| p.pop()).unwrap_or(None);
         let mut s = popped.unwrap_or_else(|| Scratch {
             db: self.base.clone(),
             state: state.clone(),
             valid: false,
             goals_done: false,
+            local: Local::default(),
         });
         let r = (|| {
             if !s.valid || s.state != *state {
                 s.valid = false;
                 s.db.clear_from(&self.plan, Phase::State);
-                for b in state.ones() {
-                    if self.inputs_derived {
-                        s.db.insert(self.flat.prop_rel[b], &self.flat.prop_args[b]);
-                        if self.flat.generic_true {
-                            s.db.insert(self.true_, &[self.props[b]]);
-                        }
-                    } else {
-                        // Each proposition is one fact of one relation, and nothing else adds to them.
-                        s.db.insert_new(self.flat.prop_rel[b], &self.flat.prop_args[b]);
-                        if self.flat.generic_true {
-                            s.db.insert_new(self.true_, &[self.props[b]]);
-                        }
-                    }
+                match &self.open {
+                    Some(open) => open.fill(&mut s.local, &mut s.db, self.true_, state.ones())?,
+                    None => self.fill(&mut s.db, state),
                 }
                 s.goals_done = false;
                 s.db.run_only(&self.plan, Phase::State, &self.core_strata)?;
@@ -696,15 +886,40 @@ impl RuleGame {
                 s.db.run_only(&self.plan, Phase::State, &self.goal_strata)?;
                 s.goals_done = true;
             }
-            f(&mut s.db)
+            f(&mut s.db, &mut s.local)
         })();
         if r.is_err() {
             s.valid = false;
+            // The term that broke the depth limit stays in the store, where the next evaluation
+            // would find it instead of making (and checking) it: in open mode, where such terms
+            // would then become propositions, a fresh copy of `base` takes this one's place.
+            if self.open.is_some() {
+                return r;
+            }
         }
         if let Ok(mut p) = self.pool.lock() {
             p.push(s);
         }
         r
+    }
+
+    /// Fills the state relations of `db` with `state`'s propositions (closed mode).
+    #[inline]
+    fn fill(&self, db: &mut Db, state: &RuleState) {
+        for b in state.ones() {
+            if self.inputs_derived {
+                db.insert(self.flat.prop_rel[b], &self.flat.prop_args[b]);
+                if self.flat.generic_true {
+                    db.insert(self.true_, &[self.props[b]]);
+                }
+            } else {
+                // Each proposition is one fact of one relation, and nothing else adds to them.
+                db.insert_new(self.flat.prop_rel[b], &self.flat.prop_args[b]);
+                if self.flat.generic_true {
+                    db.insert_new(self.true_, &[self.props[b]]);
+                }
+            }
+        }
     }
 
     fn legal_ids(
@@ -738,8 +953,11 @@ impl RuleGame {
             .roles
             .get(role)
             .ok_or_else(|| EngineError::Rules(format!("no role {role}")))?;
-        self.with_state(state, |db| {
-            Self::legal_ids(db, self.legal, r, &self.move_of, out);
+        self.with_scratch(state, false, |db, local| {
+            match &self.open {
+                None => Self::legal_ids(db, self.legal, r, &self.move_of, out),
+                Some(open) => open.legal_ids(local, db, self.legal, r, out),
+            }
             Ok(())
         })
     }
@@ -786,6 +1004,11 @@ impl RuleGame {
                 self.roles.len(),
                 joint.len()
             )));
+        }
+        if let Some(open) = &self.open {
+            return self.with_scratch(state, false, |db, local| {
+                Self::open_next(self, open, db, local, joint)
+            });
         }
         self.with_state(state, |db| {
             db.clear_from(&self.plan, Phase::Move);
@@ -840,23 +1063,66 @@ impl RuleGame {
         })
     }
 
+    /// [`RuleGame::try_next`] in open mode: every `next` fact numbered, found or new.
+    fn open_next(
+        &self,
+        open: &Discovered,
+        db: &mut Db,
+        local: &mut Local,
+        joint: &[RuleMove],
+    ) -> Result<RuleState, EngineError> {
+        db.clear_from(&self.plan, Phase::Move);
+        for (r, m) in joint.iter().enumerate() {
+            let mv = open
+                .local_move(local, &mut db.terms, *m)
+                .ok_or_else(|| EngineError::Rules(format!("unknown move id {}", m.0)))?;
+            db.insert(self.does, &[self.roles[r], mv]);
+        }
+        db.run(&self.plan, Phase::Move)?;
+        let mut words = Vec::new();
+        let rel = db.rel(self.next);
+        for i in 0..rel.len() {
+            let b = open.prop_index(local, &db.terms, rel.row(i)[0]);
+            RuleState::set_growing(&mut words, b as usize);
+        }
+        Ok(RuleState::trimmed(words))
+    }
+
+    /// Runs `f` on the store of the propositions' terms and the propositions, by index.
+    fn with_props<R>(&self, f: impl FnOnce(&TermStore, &[TermId]) -> R) -> R {
+        match &self.open {
+            None => f(&self.base.terms, &self.props),
+            Some(open) => open.with_props(f),
+        }
+    }
+
     /// The state's facts (the arguments of `true`) as KIF, sorted by bytes.
     pub fn state_facts(&self, state: &RuleState) -> Vec<String> {
-        let mut v: Vec<String> = state
-            .ones()
-            .map(|b| self.base.terms.kif(self.props[b]))
-            .collect();
+        let mut v: Vec<String> = self.with_props(|terms, props| {
+            state
+                .ones()
+                .filter_map(|b| props.get(b).map(|t| terms.kif(*t)))
+                .collect()
+        });
         v.sort();
         v
     }
 
     /// A move as KIF.
     pub fn move_kif(&self, m: RuleMove) -> &str {
-        self.move_kif.get(m.0 as usize).map_or("?", |s| s.as_str())
+        match &self.open {
+            None => self.move_kif.get(m.0 as usize).map(|s| s.as_str()),
+            Some(open) => open.move_kif(m),
+        }
+        .unwrap_or("?")
     }
 
-    /// The move whose KIF text is `text` (exactly as printed), if the game has one.
+    /// The move whose KIF text is `text` (exactly as printed), if the game has one (in open mode, if
+    /// play has found it).
     pub fn move_from_kif(&self, text: &str) -> Option<RuleMove> {
+        if let Some(open) = &self.open {
+            return open.move_from_kif(text);
+        }
         self.move_kif
             .binary_search_by(|k| k.as_str().cmp(text))
             .ok()
@@ -864,15 +1130,21 @@ impl RuleGame {
     }
 
     fn is_noop(&self, m: RuleMove) -> bool {
-        self.moves.get(m.0 as usize).copied() == self.noop && self.noop.is_some()
+        let Some(noop) = self.noop else { return false };
+        match &self.open {
+            None => self.moves.get(m.0 as usize) == Some(&noop),
+            Some(open) => open.move_is(m, noop),
+        }
     }
 
     /// Whether the proposition with this KIF text is true in `state`.
     pub fn holds(&self, state: &RuleState, kif: &str) -> bool {
-        self.props
-            .iter()
-            .position(|t| self.base.terms.kif(*t) == kif)
-            .is_some_and(|b| state.get(b))
+        self.with_props(|terms, props| {
+            props
+                .iter()
+                .position(|t| terms.kif(*t) == kif)
+                .is_some_and(|b| state.get(b))
+        })
     }
 }
 
@@ -1323,21 +1595,18 @@ impl Game for RuleGame {
     }
 
     fn show_move(&self, mv: &RuleMove) -> String {
-        self.move_text
-            .get(mv.0 as usize)
-            .cloned()
-            .unwrap_or_else(|| format!("?{}", mv.0))
+        match &self.open {
+            None => self.move_text.get(mv.0 as usize).map(|s| s.as_str()),
+            Some(open) => open.move_text(*mv),
+        }
+        .map_or_else(|| format!("?{}", mv.0), str::to_string)
     }
 
     fn show_state(&self, state: &RuleState) -> String {
-        let facts: Vec<TermId> = state.ones().map(|b| self.props[b]).collect();
-        crate::print::board::draw_state(
-            &self.base.terms,
-            &facts,
-            &self.props,
-            self.prog.syntax,
-            self.layout,
-        )
+        self.with_props(|terms, props| {
+            let facts: Vec<TermId> = state.ones().filter_map(|b| props.get(b).copied()).collect();
+            crate::print::board::draw_state(terms, &facts, props, self.prog.syntax, self.layout)
+        })
     }
 }
 
