@@ -10,6 +10,7 @@
 //!
 //! **Architecture invariant:** nothing in the evaluator handles strings; names appear only when printing.
 
+pub(crate) mod analysis;
 pub mod conformance;
 pub(crate) mod decompose;
 pub(crate) mod demand;
