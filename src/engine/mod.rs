@@ -13,6 +13,7 @@
 //!
 //! **Architecture invariant:** nothing in the evaluator handles strings; names appear only when printing.
 
+pub(crate) mod analysis;
 pub mod compiled;
 pub mod conformance;
 pub(crate) mod decompose;
@@ -20,6 +21,7 @@ pub(crate) mod demand;
 pub mod eval;
 pub mod ir;
 mod join;
+pub(crate) mod open;
 pub mod ops;
 pub mod plan;
 pub mod rewrite;

@@ -1,11 +1,16 @@
 //! Stage 4: [`RuleGame`], a [`Game`] whose rules are a lowered program.
 //!
 //! The main entry point is [`RuleGame::from_program`]. At load it plans the program, evaluates the
-//! relations that do not depend on the state once, and runs a *relaxed* fixpoint (negation ignored,
-//! `true` fed from `init` and `next`, `does` from `legal`) which over-approximates everything reachable:
+//! relations that do not depend on the state once, and runs a *relaxed* fixpoint (`engine::analysis`:
+//! negation ignored, `true` fed from `init` and `next`, `does` from `legal`) which over-approximates
+//! everything reachable:
 //! its `true` facts are the base propositions (one bit each of a [`RuleState`]) and its `legal` facts are the
 //! moves, interned as [`RuleMove`] ids numbered in the byte order of their KIF text, so a sorted id list
-//! is a sorted move list. `base` declarations, when present, are added to the propositions.
+//! is a sorted move list. `base` declarations, when present, are added to the propositions. When that
+//! fixpoint runs away (a counter of nested terms, which it grows past `terminal`), the game loads in
+//! *open mode* instead (`engine::open`): propositions and moves are numbered as play finds them, move ids
+//! are in order of discovery (the legal moves still come out sorted by text) and states are bitsets as
+//! long as their highest bit needs.
 //!
 //! Evaluation borrows a scratch database from a small pool (so `&self` methods work from several threads)
 //! which remembers the last state it evaluated: asking for every role's legal moves and then the next
@@ -39,10 +44,17 @@ use std::sync::Mutex;
 
 use hashbrown::HashMap;
 
+use super::analysis::{
+    self, detect_dynamics, flatten, split_goal_strata, take_frame_rules, zero_sum, Analysis, Flat,
+    Keywords, NO_RULES,
+};
+// Moved to `analysis`; the network still reads them here.
+pub(crate) use super::analysis::{clamp_arithmetic, dynamic_relations, integer_range};
 use super::eval::Db;
-use super::ir::{Cmp, Lit, Origin, Pat, Program, RelId, Rule};
+use super::ir::{Program, RelId};
+use super::open::{Discovered, Local};
 use super::ops::to_classic;
-use super::plan::{plan, plan_sized, Phase, Plan};
+use super::plan::{plan_sized, Phase, Plan};
 use super::terms::{TermId, TermStore};
 use super::{lower, EngineError, Limits};
 use crate::game::{Dynamics, Estimate, Game, GameInfo, Goal, RoleIndex};
@@ -83,9 +95,25 @@ fn render_all(diags: &[crate::diagnostics::Diagnostic], file: &str, src: &str) -
 pub struct RuleState(Box<[u64]>);
 
 impl RuleState {
+    /// Bits beyond the words are false (an open-mode state is as long as its highest bit needs).
     #[inline]
     fn get(&self, i: usize) -> bool {
-        self.0[i / 64] >> (i % 64) & 1 == 1
+        self.0.get(i / 64).is_some_and(|w| w >> (i % 64) & 1 == 1)
+    }
+    /// The state of `words` without its trailing zero words, so that equal sets of propositions found
+    /// at different times are equal states with one key.
+    fn trimmed(mut words: Vec<u64>) -> RuleState {
+        while words.last() == Some(&0) {
+            words.pop();
+        }
+        RuleState(words.into_boxed_slice())
+    }
+    /// Sets bit `i` of `words`, lengthening them as needed.
+    fn set_growing(words: &mut Vec<u64>, i: usize) {
+        if words.len() <= i / 64 {
+            words.resize(i / 64 + 1, 0);
+        }
+        words[i / 64] |= 1 << (i % 64);
     }
     #[inline]
     fn set(&mut self, i: usize) {
@@ -118,6 +146,8 @@ struct Scratch {
     valid: bool,
     /// Whether the strata only goals read have been evaluated for `state`.
     goals_done: bool,
+    /// In open mode, which of `db`'s terms are which propositions and moves (empty otherwise).
+    local: Local,
 }
 
 /// A game played by evaluating its rules (see the module documentation).
@@ -157,6 +187,10 @@ pub struct RuleGame {
     inputs_derived: bool,
     /// Whether the rules run in their demand-driven form.
     demand: bool,
+    /// In open mode (the relaxed analysis could not bound the propositions), the propositions and
+    /// moves found so far; `props`, `moves` and the maps beside them are then empty, `flat` splits
+    /// nothing and `frame_mask` carries nothing over.
+    open: Option<Discovered>,
 }
 
 /// How the evaluator runs the rules.
@@ -199,47 +233,149 @@ struct Compiled {
     inputs_derived: bool,
 }
 
-/// Plans `prog` and computes its load-time relations.
-#[allow(clippy::too_many_arguments)]
-fn compile_program(
-    prog: Program,
-    inputs: &[(RelId, Phase)],
-    sizes: &[Option<f64>],
-    terms: &TermStore,
-    limits: Limits,
+/// What compiling a form of the rules needs besides the rules: the relations filled from outside and
+/// the sizes that order joins.
+struct Compiler {
+    inputs: Vec<(RelId, Phase)>,
+    sizes: Vec<Option<f64>>,
+    terms: TermStore,
     goal: Option<RelId>,
-    prop_rel: &[RelId],
+    /// The relations a state fills (see [`Compiled::inputs_derived`]).
+    prop_rel: Vec<RelId>,
     true_: RelId,
-) -> Result<Compiled, EngineError> {
-    let inputs_derived = prog
-        .rules
-        .iter()
-        .any(|r| r.head.rel == true_ || prop_rel.contains(&r.head.rel));
-    let arities: Vec<usize> = prog.relations.iter().map(|r| r.arity).collect();
-    let mut sizes = sizes.to_vec();
-    sizes.resize(prog.relations.len(), None);
-    // Without this hint a demand relation, one fact binding twenty variables of a list pattern, would
-    // be joined after the relations it restricts (hex's `le(?el1), .., le(?el20)`).
-    for (i, sz) in sizes.iter_mut().enumerate() {
-        if super::demand::is_demand_relation(&prog, RelId(i as u32)) {
-            *sz = Some(1.0);
-        }
-    }
-    let plan = plan_sized(&prog, inputs, &sizes)?;
-    let (core_strata, goal_strata) = split_goal_strata(&prog, &plan, goal);
-    let mut base = Db::new(&plan, &arities, terms.clone(), limits);
-    base.run(&plan, Phase::Static)?;
-    Ok(Compiled {
-        prog,
-        plan,
-        base,
-        core_strata,
-        goal_strata,
-        inputs_derived,
-    })
 }
 
-const NO_RULES: &str = "the game has no";
+impl Compiler {
+    /// For rules shaped over the analysis's propositions: the sizes are what the relaxed analysis
+    /// derived (exact for static relations, an upper bound for the others), the propositions of each
+    /// flattened `true`, one move per role.
+    fn closed(prog: &Program, found: &Analysis, kw: &Keywords, flat: &Flat) -> Compiler {
+        let mut inputs = vec![(kw.true_, Phase::State), (kw.does, Phase::Move)];
+        inputs.extend(flat.prop_rel.iter().map(|r| (*r, Phase::State)));
+        let mut sizes: Vec<Option<f64>> = vec![None; prog.relations.len()];
+        for (sz, found) in sizes.iter_mut().zip(&found.sizes) {
+            if found.is_some() {
+                *sz = *found;
+            }
+        }
+        for r in &flat.prop_rel {
+            *sizes[r.0 as usize].get_or_insert(0.0) += 1.0;
+        }
+        sizes[kw.does.0 as usize] = Some(found.roles.len() as f64);
+        sizes[kw.true_.0 as usize] = Some(found.props.len() as f64);
+        Compiler {
+            inputs,
+            sizes,
+            terms: found.terms.clone(),
+            goal: kw.goal,
+            prop_rel: flat.prop_rel.clone(),
+            true_: kw.true_,
+        }
+    }
+
+    /// For the open mode: only `true` and `does` are filled, and no size is known.
+    fn open(prog: &Program, kw: &Keywords) -> Compiler {
+        Compiler {
+            inputs: vec![(kw.true_, Phase::State), (kw.does, Phase::Move)],
+            sizes: vec![None; prog.relations.len()],
+            terms: prog.terms.clone(),
+            goal: kw.goal,
+            prop_rel: Vec::new(),
+            true_: kw.true_,
+        }
+    }
+
+    /// Plans `prog` and computes its load-time relations.
+    fn compile(&self, prog: Program, limits: Limits) -> Result<Compiled, EngineError> {
+        let inputs_derived = prog
+            .rules
+            .iter()
+            .any(|r| r.head.rel == self.true_ || self.prop_rel.contains(&r.head.rel));
+        let arities: Vec<usize> = prog.relations.iter().map(|r| r.arity).collect();
+        let mut sizes = self.sizes.clone();
+        sizes.resize(prog.relations.len(), None);
+        // Without this hint a demand relation, one fact binding twenty variables of a list pattern,
+        // would be joined after the relations it restricts (hex's `le(?el1), .., le(?el20)`).
+        for (i, sz) in sizes.iter_mut().enumerate() {
+            if super::demand::is_demand_relation(&prog, RelId(i as u32)) {
+                *sz = Some(1.0);
+            }
+        }
+        let plan = plan_sized(&prog, &self.inputs, &sizes)?;
+        let (core_strata, goal_strata) = split_goal_strata(&prog, &plan, self.goal);
+        let mut base = Db::new(&plan, &arities, self.terms.clone(), limits);
+        base.run(&plan, Phase::Static)?;
+        Ok(Compiled {
+            prog,
+            plan,
+            base,
+            core_strata,
+            goal_strata,
+            inputs_derived,
+        })
+    }
+}
+
+/// The rules rewritten for play over the analysis's propositions (see [`RuleGame::shape`]).
+struct Shaped {
+    flat: Flat,
+    /// The relations the rewrites keep (see [`Keywords::kept`]).
+    keep: Vec<RelId>,
+    frame_mask: RuleState,
+}
+
+/// The compiled rules chosen at load, before the trial of [`RuleGame::choose_evaluation`].
+struct Chosen {
+    compiled: Compiled,
+    /// The demand-driven form of the relations that depend on the state, when it differs.
+    demanded: Option<Program>,
+    /// Whether `compiled` is a demand-driven form already (asked for, or the only one that loads).
+    demand: bool,
+}
+
+/// The propositions and moves of a closed-mode game, numbered in the byte order of their KIF text.
+#[derive(Default)]
+struct Interned {
+    props: Vec<TermId>,
+    prop_of: HashMap<TermId, u32>,
+    moves: Vec<TermId>,
+    move_of: HashMap<TermId, u32>,
+    move_kif: Vec<String>,
+    move_text: Vec<String>,
+}
+
+impl Interned {
+    fn new(found: &Analysis, syntax: Syntax) -> Interned {
+        let index = |v: &[TermId]| -> HashMap<TermId, u32> {
+            v.iter().enumerate().map(|(i, t)| (*t, i as u32)).collect()
+        };
+        let terms = &found.terms;
+        let move_kif: Vec<String> = found.moves.iter().map(|t| terms.kif(*t)).collect();
+        Interned {
+            prop_of: index(&found.props),
+            move_of: index(&found.moves),
+            move_text: match syntax {
+                Syntax::Kif => move_kif.clone(),
+                Syntax::Infix => found.moves.iter().map(|t| terms.infix(*t)).collect(),
+            },
+            move_kif,
+            props: found.props.clone(),
+            moves: found.moves.clone(),
+        }
+    }
+}
+
+/// Everything a [`RuleGame`] holds besides its compiled rules (see [`RuleGame::assemble`]).
+struct Parts {
+    roles: Vec<TermId>,
+    interned: Interned,
+    flat: Flat,
+    initial: RuleState,
+    frame_mask: RuleState,
+    dynamics: Dynamics,
+    zero_sum: bool,
+    open: Option<Discovered>,
+}
 
 impl RuleGame {
     /// Reads, parses and checks a rule file (`.kif` or `.gdl`), then loads it with [`RuleGame::from_program`].
@@ -276,6 +412,10 @@ impl RuleGame {
         RuleGame::build(p, name, limits, Evaluation::Auto)
     }
 
+    /// Loads a game in four steps: lower the rules, analyse them ([`analysis::analyse`]), shape them
+    /// over the propositions found ([`RuleGame::shape`]), and compile the form that runs best
+    /// ([`RuleGame::choose_compiled`], then [`RuleGame::choose_evaluation`]); or, when the analysis
+    /// cannot bound the propositions, [`RuleGame::build_open`].
     fn build(
         p: &ast::Program,
         name: &str,
@@ -284,97 +424,69 @@ impl RuleGame {
     ) -> Result<RuleGame, EngineError> {
         let mut prog = to_classic(&lower(p)?)?;
         super::rewrite::prepare(&mut prog);
-        let role = prog
-            .keywords
-            .role
-            .ok_or_else(|| EngineError::Invalid(format!("{NO_RULES} `role` facts")))?;
-        let true_ = prog.add_relation("true", 1);
-        let does = prog.add_relation("does", 2);
-        let next = prog.add_relation("next", 1);
-        let legal = prog.add_relation("legal", 2);
-        let init = prog.add_relation("init", 1);
-        let goal = prog.keywords.goal;
-        let terminal = prog.keywords.terminal;
-        let base_rel = prog.keywords.base;
-        let arities: Vec<usize> = prog.relations.iter().map(|r| r.arity).collect();
-
-        // The relaxed fixpoint: what can ever be true, and which moves can ever be legal.
-        let static_goals = goal.and_then(|g| head_goal_values(&prog, g));
-        let relaxed = relax(
-            &prog,
-            init,
-            true_,
-            next,
-            legal,
-            does,
-            goal.filter(|_| static_goals.is_none()),
-        );
-        let rplan = plan(&relaxed, &[])?;
-        let mut rdb = Db::new(&rplan, &arities, relaxed.terms.clone(), limits);
-        rdb.run_only_parallel(&rplan, Phase::Static, &[])?;
-        let terms = rdb.terms.clone();
-
-        let roles: Vec<TermId> = (0..rdb.rel(role).len())
-            .map(|i| rdb.rel(role).row(i)[0])
-            .collect();
-        if roles.is_empty() {
-            return Err(EngineError::Invalid(format!("{NO_RULES} roles")));
-        }
-        let mut props: Vec<TermId> = (0..rdb.rel(true_).len())
-            .map(|i| rdb.rel(true_).row(i)[0])
-            .collect();
-        if let Some(b) = base_rel {
-            for i in 0..rdb.rel(b).len() {
-                props.push(rdb.rel(b).row(i)[0]);
+        let kw = Keywords::add(&mut prog)?;
+        let Some(found) = analysis::analyse(&prog, &kw, limits)? else {
+            return RuleGame::build_open(p, name, prog, limits, &kw);
+        };
+        let interned = Interned::new(&found, prog.syntax);
+        let shaped = RuleGame::shape(&mut prog, &found, &kw);
+        let compiler = Compiler::closed(&prog, &found, &kw, &shaped.flat);
+        let chosen = RuleGame::choose_compiled(prog, &shaped.keep, &compiler, limits, evaluation)?;
+        let base = &chosen.compiled.base;
+        let mut initial = RuleState(vec![0; shaped.frame_mask.0.len()].into_boxed_slice());
+        for i in 0..base.rel(kw.init).len() {
+            if let Some(&b) = interned.prop_of.get(&base.rel(kw.init).row(i)[0]) {
+                initial.set(b as usize);
             }
         }
-        props.sort_by_cached_key(|t| terms.kif(*t));
-        props.dedup();
-        let prop_of: HashMap<TermId, u32> = props
-            .iter()
-            .enumerate()
-            .map(|(i, t)| (*t, i as u32))
-            .collect();
-        let mut moves: Vec<TermId> = (0..rdb.rel(legal).len())
-            .map(|i| rdb.rel(legal).row(i)[1])
-            .collect();
-        moves.sort_by_cached_key(|t| terms.kif(*t));
-        moves.dedup();
-        let move_of: HashMap<TermId, u32> = moves
-            .iter()
-            .enumerate()
-            .map(|(i, t)| (*t, i as u32))
-            .collect();
-        let move_kif: Vec<String> = moves.iter().map(|t| terms.kif(*t)).collect();
-        let move_text: Vec<String> = match prog.syntax {
-            Syntax::Kif => move_kif.clone(),
-            Syntax::Infix => moves.iter().map(|t| terms.infix(*t)).collect(),
+        let parts = Parts {
+            dynamics: detect_dynamics(&found.props, &found.roles, &base.terms),
+            zero_sum: found.zero_sum,
+            roles: found.roles,
+            interned,
+            flat: shaped.flat,
+            initial,
+            frame_mask: shaped.frame_mask,
+            open: None,
         };
+        let mut game = RuleGame::assemble(p, name, &kw, chosen.compiled, parts, chosen.demand);
+        if let (Evaluation::Auto, Some(d), false) = (evaluation, chosen.demanded, chosen.demand) {
+            game.choose_evaluation(d, limits, &compiler)?;
+        }
+        Ok(game)
+    }
 
-        // The real plan: `true` is read per state, `does` per move.
-        let flat = flatten(&mut prog, &props, &terms, true_, next);
-        let keep = {
-            let k = prog.keywords;
-            let mut keep = vec![true_, does, next, legal, init];
-            keep.extend(
-                [k.role, k.goal, k.terminal, k.base, k.input, k.legal1]
-                    .into_iter()
-                    .flatten(),
-            );
-            keep.extend(flat.next_rels.iter().map(|(r, _)| *r));
-            keep.extend(flat.prop_rel.iter().copied());
-            let dynamic = dynamic_relations(&prog, &keep[..2], &flat.prop_rel);
-            super::rewrite::unfold_views(&mut prog, &keep, &dynamic);
-            keep
-        };
-        let words = props.len().div_ceil(64).max(1);
-        let frame_mask = take_frame_rules(&mut prog, &flat, &props, &terms, true_, next, words);
-        // The demand-driven forms of the rules (see `engine::demand`), tried below when they differ:
+    /// Rewrites the rules for play over the analysis's propositions: `true` (and `next`) split by
+    /// function symbol, views unfolded into their readers, frame rules made a mask.
+    fn shape(prog: &mut Program, found: &Analysis, kw: &Keywords) -> Shaped {
+        let flat = flatten(prog, &found.props, &found.terms, kw.true_, kw.next);
+        let extra = flat.next_rels.iter().map(|(r, _)| *r);
+        let keep = kw.kept(prog, extra.chain(flat.prop_rel.iter().copied()));
+        let dynamic = dynamic_relations(prog, &keep[..2], &flat.prop_rel);
+        super::rewrite::unfold_views(prog, &keep, &dynamic);
+        let words = found.props.len().div_ceil(64).max(1);
+        let (true_, next) = (kw.true_, kw.next);
+        let mask = take_frame_rules(prog, &flat, &found.props, &found.terms, true_, next, words);
+        Shaped {
+            flat,
+            keep,
+            frame_mask: RuleState(mask.into_boxed_slice()),
+        }
+    }
+
+    /// Compiles the bottom-up rules, or a demand-driven form (see `engine::demand`) when `evaluation`
+    /// asks for it or when only that form can compute the load-time relations (hex's `isList` of
+    /// every list of up to 25 cells, mummy maze's direction table of 6.5M entries).
+    fn choose_compiled(
+        prog: Program,
+        keep: &[RelId],
+        compiler: &Compiler,
+        limits: Limits,
+        evaluation: Evaluation,
+    ) -> Result<Chosen, EngineError> {
         // `demanded` restricts the relations that depend on the state; `demand_with(&derived)` every
-        // derived relation, made only for games whose load-time relations turn out too large to
-        // compute in full (hex's `isList` of every list of up to 25 cells, mummy maze's direction
-        // table of 6.5M entries).
-        let dynamic = dynamic_relations(&prog, &keep[..2], &flat.prop_rel);
+        // derived relation.
+        let dynamic = dynamic_relations(&prog, &keep[..2], &compiler.prop_rel);
         let per_move = dynamic_relations(&prog, &keep[1..2], &[]);
         // Relations with a rule that has conditions (a table of facts has nothing to restrict).
         let mut derived = vec![false; prog.relations.len()];
@@ -383,157 +495,155 @@ impl RuleGame {
         }
         let demand_with = |eligible: &[bool]| {
             let mut d = prog.clone();
-            (super::demand::demand(
-                &mut d,
-                &keep,
-                eligible,
-                &per_move,
-                &super::demand::Lean::Full,
-            ) > 0)
-                .then_some(d)
+            let lean = &super::demand::Lean::Full;
+            (super::demand::demand(&mut d, keep, eligible, &per_move, lean) > 0).then_some(d)
         };
         let by_demand = evaluation != Evaluation::BottomUp;
         let demanded = by_demand.then(|| demand_with(&dynamic)).flatten();
         let static_derived = by_demand && derived.iter().zip(&dynamic).any(|(&d, &dy)| d && !dy);
-        let mut inputs = vec![(true_, Phase::State), (does, Phase::Move)];
-        inputs.extend(flat.prop_rel.iter().map(|r| (*r, Phase::State)));
-        // Sizes for join ordering: what the relaxed analysis derived (exact for static relations, an
-        // upper bound for the others), the propositions of each flattened `true`, one move per role.
-        let mut sizes: Vec<Option<f64>> = vec![None; prog.relations.len()];
-        for (i, sz) in sizes.iter_mut().enumerate().take(relaxed.relations.len()) {
-            let computed = relaxed.rules.iter().any(|r| r.head.rel.0 as usize == i);
-            if computed {
-                *sz = Some(rdb.rel(RelId(i as u32)).len() as f64);
+        let chosen = |compiled, demand| Chosen {
+            compiled,
+            demanded: demanded.clone(),
+            demand,
+        };
+        if let (Some(d), Evaluation::Demand) = (&demanded, evaluation) {
+            if let Ok(c) = compiler.compile(d.clone(), limits) {
+                return Ok(chosen(c, true));
             }
         }
-        for r in &flat.prop_rel {
-            *sizes[r.0 as usize].get_or_insert(0.0) += 1.0;
+        if !static_derived {
+            return Ok(chosen(compiler.compile(prog, limits)?, false));
         }
-        sizes[does.0 as usize] = Some(roles.len() as f64);
-        sizes[true_.0 as usize] = Some(props.len() as f64);
-        let prop_rel = flat.prop_rel.clone();
-        let compile = move |prog: Program, limits: Limits| {
-            compile_program(
-                prog, &inputs, &sizes, &terms, limits, goal, &prop_rel, true_,
-            )
+        // The load-time relations in full, within a time budget when a fully demand-driven form can
+        // take over.
+        let budget = Limits {
+            deadline: Some(std::time::Instant::now() + STATIC_TRIAL_TIME),
+            max_facts: limits.max_facts.min(STATIC_TRIAL_FACTS),
+            ..limits
         };
-        let forced = match (&demanded, evaluation) {
-            (Some(d), Evaluation::Demand) => compile(d.clone(), limits).ok(),
-            _ => None,
-        };
-        let mut demand_forced = forced.is_some();
-        let compiled = match forced {
-            Some(c) => c,
-            None if static_derived => {
-                // The load-time relations in full, within a time budget when a fully demand-driven
-                // form can take over.
-                let budget = Limits {
-                    deadline: Some(std::time::Instant::now() + STATIC_TRIAL_TIME),
-                    max_facts: limits.max_facts.min(STATIC_TRIAL_FACTS),
-                    ..limits
-                };
-                match compile(prog.clone(), budget) {
-                    Ok(mut c) => {
-                        c.base.set_limits(limits);
-                        c
-                    }
-                    // Only size is a reason to switch: a rule the plain form rejects (unsafe, say)
-                    // stays rejected even where a restricted copy would bind its variables.
-                    Err(e) if !matches!(e, EngineError::Runaway(_)) => return Err(e),
-                    Err(_) => match demand_with(&derived).and_then(|d| compile(d, limits).ok()) {
-                        Some(c) => {
-                            demand_forced = true;
-                            c
-                        }
-                        // Neither form loads: the bottom-up error, without the budget, says why.
-                        None => compile(prog, limits)?,
-                    },
-                }
+        match compiler.compile(prog.clone(), budget) {
+            Ok(mut c) => {
+                c.base.set_limits(limits);
+                Ok(chosen(c, false))
             }
-            None => compile(prog, limits)?,
-        };
-        let Compiled {
-            prog,
-            plan: gplan,
-            base,
-            core_strata,
-            goal_strata,
-            inputs_derived,
-        } = compiled;
-        let mut initial = RuleState(vec![0; words].into_boxed_slice());
-        for i in 0..base.rel(init).len() {
-            let t = base.rel(init).row(i)[0];
-            if let Some(&b) = prop_of.get(&t) {
-                initial.set(b as usize);
-            }
+            // Only size is a reason to switch: a rule the plain form rejects (unsafe, say) stays
+            // rejected even where a restricted copy would bind its variables.
+            Err(e) if !matches!(e, EngineError::Runaway(_)) => Err(e),
+            Err(_) => match demand_with(&derived).and_then(|d| compiler.compile(d, limits).ok()) {
+                Some(c) => Ok(chosen(c, true)),
+                // Neither form loads: the bottom-up error, without the budget, says why.
+                None => Ok(chosen(compiler.compile(prog, limits)?, false)),
+            },
         }
+    }
 
-        let role_names: Vec<String> = roles.iter().map(|t| base.terms.kif(*t)).collect();
-        let dynamics = detect_dynamics(&props, &roles, &base);
-        let zero_sum = roles.len() == 2
-            && goal.is_some_and(|g| {
-                let vals = |r: TermId| -> Vec<i64> {
-                    match &static_goals {
-                        Some(heads) => heads
-                            .iter()
-                            .filter(|(role, _)| role.is_none_or(|x| x == r))
-                            .map(|(_, v)| *v)
-                            .collect(),
-                        None => (0..rdb.rel(g).len())
-                            .map(|i| rdb.rel(g).row(i))
-                            .filter(|row| row[0] == r)
-                            .filter_map(|row| rdb.terms.as_int(row[1]))
-                            .collect(),
-                    }
-                };
-                let (a, b) = (vals(roles[0]), vals(roles[1]));
-                !a.is_empty()
-                    && a.iter().all(|v| b.contains(&(100 - v)))
-                    && b.iter().all(|v| a.contains(&(100 - v)))
-            });
-        let noop = base
-            .terms
+    /// The open mode (see `engine::open`): the rules compiled bottom-up without the relaxed analysis's
+    /// propositions (so nothing is split by function symbol and no frame rule becomes a mask), the
+    /// propositions and moves numbered as evaluations find them.
+    fn build_open(
+        p: &ast::Program,
+        name: &str,
+        mut prog: Program,
+        limits: Limits,
+        kw: &Keywords,
+    ) -> Result<RuleGame, EngineError> {
+        let static_goals = kw.goal.and_then(|g| analysis::head_goal_values(&prog, g));
+        let keep = kw.kept(&prog, std::iter::empty());
+        let dynamic = dynamic_relations(&prog, &keep[..2], &[]);
+        super::rewrite::unfold_views(&mut prog, &keep, &dynamic);
+        let c = Compiler::open(&prog, kw).compile(prog, limits)?;
+        let role = c.base.rel(kw.role);
+        let roles: Vec<TermId> = (0..role.len()).map(|i| role.row(i)[0]).collect();
+        if roles.is_empty() {
+            return Err(EngineError::Invalid(format!("{NO_RULES} roles")));
+        }
+        let open = Discovered::new(c.base.terms.clone(), c.prog.syntax);
+        let mut initial = Vec::new();
+        for i in 0..c.base.rel(kw.init).len() {
+            let b = open.prop_from(&c.base.terms, c.base.rel(kw.init).row(i)[0]);
+            RuleState::set_growing(&mut initial, b as usize);
+        }
+        let parts = Parts {
+            // Without the analysis no proposition is known to range over the roles, nor any goal
+            // value a rule computes.
+            dynamics: if roles.len() == 1 {
+                Dynamics::TurnTaking
+            } else {
+                Dynamics::Simultaneous
+            },
+            zero_sum: static_goals
+                .is_some_and(|heads| zero_sum(&roles, |r| analysis::head_values(&heads, r))),
+            roles,
+            interned: Interned::default(),
+            flat: Flat {
+                prop_rel: Vec::new(),
+                prop_args: Vec::new(),
+                next_rels: Vec::new(),
+                generic_true: true,
+            },
+            initial: RuleState::trimmed(initial),
+            frame_mask: RuleState(Box::new([])),
+            open: Some(open),
+        };
+        Ok(RuleGame::assemble(p, name, kw, c, parts, false))
+    }
+
+    /// The game of compiled rules `c` and `parts`.
+    fn assemble(
+        p: &ast::Program,
+        name: &str,
+        kw: &Keywords,
+        c: Compiled,
+        parts: Parts,
+        demand: bool,
+    ) -> RuleGame {
+        let terms = &c.base.terms;
+        let noop = terms
             .symbols()
             .get("noop")
-            .and_then(|s| base.terms.find_constant(s));
-        let mut game = RuleGame {
+            .and_then(|s| terms.find_constant(s));
+        let i = parts.interned;
+        RuleGame {
             layout: crate::print::board::layout_of(p),
             info: GameInfo {
                 name: name.to_string(),
-                roles: role_names,
-                dynamics,
-                zero_sum,
+                roles: parts.roles.iter().map(|t| terms.kif(*t)).collect(),
+                dynamics: parts.dynamics,
+                zero_sum: parts.zero_sum,
             },
-            prog,
-            plan: gplan,
-            base,
-            pool: Mutex::new(Vec::new()),
-            true_,
-            flat,
-            does,
-            next,
-            legal,
-            goal,
-            terminal,
-            roles,
-            props,
-            prop_of,
-            moves,
-            move_of,
-            move_kif,
-            move_text,
-            initial,
             noop,
-            core_strata,
-            goal_strata,
-            frame_mask,
-            inputs_derived,
-            demand: demand_forced,
-        };
-        if let (Evaluation::Auto, Some(d), false) = (evaluation, demanded, demand_forced) {
-            game.choose_evaluation(d, limits, compile)?;
+            prog: c.prog,
+            plan: c.plan,
+            base: c.base,
+            pool: Mutex::new(Vec::new()),
+            true_: kw.true_,
+            flat: parts.flat,
+            does: kw.does,
+            next: kw.next,
+            legal: kw.legal,
+            goal: kw.goal,
+            terminal: kw.terminal,
+            roles: parts.roles,
+            props: i.props,
+            prop_of: i.prop_of,
+            moves: i.moves,
+            move_of: i.move_of,
+            move_kif: i.move_kif,
+            move_text: i.move_text,
+            initial: parts.initial,
+            core_strata: c.core_strata,
+            goal_strata: c.goal_strata,
+            frame_mask: parts.frame_mask,
+            inputs_derived: c.inputs_derived,
+            demand,
+            open: parts.open,
         }
-        Ok(game)
+    }
+
+    /// Whether the propositions and moves are found in play (the open mode, see `engine::open`)
+    /// because the load-time analysis could not bound them.
+    pub fn finds_propositions_in_play(&self) -> bool {
+        self.open.is_some()
     }
 
     /// Loads a parsed program with explicit limits and evaluation.
@@ -594,7 +704,7 @@ impl RuleGame {
         &mut self,
         demanded: Program,
         limits: Limits,
-        compile: impl Fn(Program, Limits) -> Result<Compiled, EngineError>,
+        compiler: &Compiler,
     ) -> Result<(), EngineError> {
         let trial = || Limits {
             deadline: Some(std::time::Instant::now() + DEMAND_TRIAL_TIME),
@@ -603,7 +713,7 @@ impl RuleGame {
         self.base.set_limits(trial());
         let plain_cost = self.trial_cost();
         self.base.set_limits(limits);
-        let Ok(mut compiled) = compile(demanded, trial()) else {
+        let Ok(mut compiled) = compiler.compile(demanded, trial()) else {
             return Ok(());
         };
         compiled.base.set_limits(trial());
@@ -638,12 +748,18 @@ impl RuleGame {
 
     /// The number of base propositions (bits of a state).
     pub fn num_propositions(&self) -> usize {
-        self.props.len()
+        match &self.open {
+            None => self.props.len(),
+            Some(o) => o.counts().0,
+        }
     }
 
     /// The number of distinct moves.
     pub fn num_moves(&self) -> usize {
-        self.moves.len()
+        match &self.open {
+            None => self.moves.len(),
+            Some(o) => o.counts().1,
+        }
     }
 
     /// Runs `f` on a scratch database holding the evaluation of `state`.
@@ -662,30 +778,31 @@ impl RuleGame {
         goals: bool,
         f: impl FnOnce(&mut Db) -> Result<R, EngineError>,
     ) -> Result<R, EngineError> {
+        self.with_scratch(state, goals, |db, _| f(db))
+    }
+
+    /// [`RuleGame::with_state_goals`], with the scratch database's open-mode [`Local`] lent too.
+    fn with_scratch<R>(
+        &self,
+        state: &RuleState,
+        goals: bool,
+        f: impl FnOnce(&mut Db, &mut Local) -> Result<R, EngineError>,
+    ) -> Result<R, EngineError> {
         let popped = self.pool.lock().map(|mut p| p.pop()).unwrap_or(None);
         let mut s = popped.unwrap_or_else(|| Scratch {
             db: self.base.clone(),
             state: state.clone(),
             valid: false,
             goals_done: false,
+            local: Local::default(),
         });
         let r = (|| {
             if !s.valid || s.state != *state {
                 s.valid = false;
                 s.db.clear_from(&self.plan, Phase::State);
-                for b in state.ones() {
-                    if self.inputs_derived {
-                        s.db.insert(self.flat.prop_rel[b], &self.flat.prop_args[b]);
-                        if self.flat.generic_true {
-                            s.db.insert(self.true_, &[self.props[b]]);
-                        }
-                    } else {
-                        // Each proposition is one fact of one relation, and nothing else adds to them.
-                        s.db.insert_new(self.flat.prop_rel[b], &self.flat.prop_args[b]);
-                        if self.flat.generic_true {
-                            s.db.insert_new(self.true_, &[self.props[b]]);
-                        }
-                    }
+                match &self.open {
+                    Some(open) => open.fill(&mut s.local, &mut s.db, self.true_, state.ones())?,
+                    None => self.fill(&mut s.db, state),
                 }
                 s.goals_done = false;
                 s.db.run_only(&self.plan, Phase::State, &self.core_strata)?;
@@ -696,15 +813,40 @@ impl RuleGame {
                 s.db.run_only(&self.plan, Phase::State, &self.goal_strata)?;
                 s.goals_done = true;
             }
-            f(&mut s.db)
+            f(&mut s.db, &mut s.local)
         })();
         if r.is_err() {
             s.valid = false;
+            // The term that broke the depth limit stays in the store, where the next evaluation
+            // would find it instead of making (and checking) it: in open mode, where such terms
+            // would then become propositions, a fresh copy of `base` takes this one's place.
+            if self.open.is_some() {
+                return r;
+            }
         }
         if let Ok(mut p) = self.pool.lock() {
             p.push(s);
         }
         r
+    }
+
+    /// Fills the state relations of `db` with `state`'s propositions (closed mode).
+    #[inline]
+    fn fill(&self, db: &mut Db, state: &RuleState) {
+        for b in state.ones() {
+            if self.inputs_derived {
+                db.insert(self.flat.prop_rel[b], &self.flat.prop_args[b]);
+                if self.flat.generic_true {
+                    db.insert(self.true_, &[self.props[b]]);
+                }
+            } else {
+                // Each proposition is one fact of one relation, and nothing else adds to them.
+                db.insert_new(self.flat.prop_rel[b], &self.flat.prop_args[b]);
+                if self.flat.generic_true {
+                    db.insert_new(self.true_, &[self.props[b]]);
+                }
+            }
+        }
     }
 
     fn legal_ids(
@@ -738,8 +880,11 @@ impl RuleGame {
             .roles
             .get(role)
             .ok_or_else(|| EngineError::Rules(format!("no role {role}")))?;
-        self.with_state(state, |db| {
-            Self::legal_ids(db, self.legal, r, &self.move_of, out);
+        self.with_scratch(state, false, |db, local| {
+            match &self.open {
+                None => Self::legal_ids(db, self.legal, r, &self.move_of, out),
+                Some(open) => open.legal_ids(local, db, self.legal, r, out),
+            }
             Ok(())
         })
     }
@@ -786,6 +931,11 @@ impl RuleGame {
                 self.roles.len(),
                 joint.len()
             )));
+        }
+        if let Some(open) = &self.open {
+            return self.with_scratch(state, false, |db, local| {
+                Self::open_next(self, open, db, local, joint)
+            });
         }
         self.with_state(state, |db| {
             db.clear_from(&self.plan, Phase::Move);
@@ -840,23 +990,66 @@ impl RuleGame {
         })
     }
 
+    /// [`RuleGame::try_next`] in open mode: every `next` fact numbered, found or new.
+    fn open_next(
+        &self,
+        open: &Discovered,
+        db: &mut Db,
+        local: &mut Local,
+        joint: &[RuleMove],
+    ) -> Result<RuleState, EngineError> {
+        db.clear_from(&self.plan, Phase::Move);
+        for (r, m) in joint.iter().enumerate() {
+            let mv = open
+                .local_move(local, &mut db.terms, *m)
+                .ok_or_else(|| EngineError::Rules(format!("unknown move id {}", m.0)))?;
+            db.insert(self.does, &[self.roles[r], mv]);
+        }
+        db.run(&self.plan, Phase::Move)?;
+        let mut words = Vec::new();
+        let rel = db.rel(self.next);
+        for i in 0..rel.len() {
+            let b = open.prop_index(local, &db.terms, rel.row(i)[0]);
+            RuleState::set_growing(&mut words, b as usize);
+        }
+        Ok(RuleState::trimmed(words))
+    }
+
+    /// Runs `f` on the store of the propositions' terms and the propositions, by index.
+    fn with_props<R>(&self, f: impl FnOnce(&TermStore, &[TermId]) -> R) -> R {
+        match &self.open {
+            None => f(&self.base.terms, &self.props),
+            Some(open) => open.with_props(f),
+        }
+    }
+
     /// The state's facts (the arguments of `true`) as KIF, sorted by bytes.
     pub fn state_facts(&self, state: &RuleState) -> Vec<String> {
-        let mut v: Vec<String> = state
-            .ones()
-            .map(|b| self.base.terms.kif(self.props[b]))
-            .collect();
+        let mut v: Vec<String> = self.with_props(|terms, props| {
+            state
+                .ones()
+                .filter_map(|b| props.get(b).map(|t| terms.kif(*t)))
+                .collect()
+        });
         v.sort();
         v
     }
 
     /// A move as KIF.
     pub fn move_kif(&self, m: RuleMove) -> &str {
-        self.move_kif.get(m.0 as usize).map_or("?", |s| s.as_str())
+        match &self.open {
+            None => self.move_kif.get(m.0 as usize).map(|s| s.as_str()),
+            Some(open) => open.move_kif(m),
+        }
+        .unwrap_or("?")
     }
 
-    /// The move whose KIF text is `text` (exactly as printed), if the game has one.
+    /// The move whose KIF text is `text` (exactly as printed), if the game has one (in open mode, if
+    /// play has found it).
     pub fn move_from_kif(&self, text: &str) -> Option<RuleMove> {
+        if let Some(open) = &self.open {
+            return open.move_from_kif(text);
+        }
         self.move_kif
             .binary_search_by(|k| k.as_str().cmp(text))
             .ok()
@@ -864,384 +1057,21 @@ impl RuleGame {
     }
 
     fn is_noop(&self, m: RuleMove) -> bool {
-        self.moves.get(m.0 as usize).copied() == self.noop && self.noop.is_some()
+        let Some(noop) = self.noop else { return false };
+        match &self.open {
+            None => self.moves.get(m.0 as usize) == Some(&noop),
+            Some(open) => open.move_is(m, noop),
+        }
     }
 
     /// Whether the proposition with this KIF text is true in `state`.
     pub fn holds(&self, state: &RuleState, kif: &str) -> bool {
-        self.props
-            .iter()
-            .position(|t| self.base.terms.kif(*t) == kif)
-            .is_some_and(|b| state.get(b))
-    }
-}
-
-/// The smallest and the largest integer the program mentions, widened to hold 0: the range a relaxed
-/// fixpoint keeps arithmetic results in (see [`clamp_arithmetic`]).
-pub(crate) fn integer_range(q: &mut Program) -> (TermId, TermId) {
-    let ints: Vec<i64> = (0..q.terms.len() as u32)
-        .filter_map(|i| q.terms.as_int(TermId(i)))
-        .collect();
-    let lo = q.terms.int(ints.iter().copied().min().unwrap_or(0).min(0));
-    let hi = q.terms.int(ints.iter().copied().max().unwrap_or(0).max(0));
-    (lo, hi)
-}
-
-/// Keeps every arithmetic result of `r` between `lo` and `hi`: without negation, arithmetic can count
-/// forever (a counter no longer stops at a terminal state, a pile goes below zero), so a relaxed
-/// fixpoint keeps the finite tables a classic translation of the game would list.
-pub(crate) fn clamp_arithmetic(r: &mut Rule, lo: TermId, hi: TermId) {
-    let results: Vec<Pat> = r
-        .body
-        .iter()
-        .filter_map(|l| match l {
-            Lit::Arith(_, _, _, z) => Some(z.clone()),
-            _ => None,
-        })
-        .collect();
-    for z in results {
-        r.body.push(Lit::Cmp(Cmp::Leq, Pat::Term(lo), z.clone()));
-        r.body.push(Lit::Cmp(Cmp::Leq, z, Pat::Term(hi)));
-    }
-}
-
-/// Adds `true :- init`, `true :- next`, `does :- legal` and drops negations: the relaxed program.
-fn relax(
-    p: &Program,
-    init: RelId,
-    true_: RelId,
-    next: RelId,
-    legal: RelId,
-    does: RelId,
-    with_goal: Option<RelId>,
-) -> Program {
-    let mut q = p.clone();
-    // Relations that read the state or the moves, directly or not; negation of any other relation is
-    // exact (it is computed before anything dynamic) and stays, which keeps the over-approximation tight.
-    let n = q.relations.len();
-    let mut dynamic = vec![false; n];
-    dynamic[true_.0 as usize] = true;
-    dynamic[does.0 as usize] = true;
-    loop {
-        let mut changed = false;
-        for r in &q.rules {
-            let h = r.head.rel.0 as usize;
-            if dynamic[h] {
-                continue;
-            }
-            let reads = r.body.iter().any(|l| match l {
-                Lit::Pos(a) | Lit::Neg(a) => dynamic[a.rel.0 as usize],
-                _ => false,
-            });
-            if reads {
-                dynamic[h] = true;
-                changed = true;
-            }
-        }
-        if !changed {
-            break;
-        }
-    }
-    // Without negation, arithmetic can count forever (a counter `count(N) & plus(N,1,M)` no longer
-    // stops at a terminal state), so the relaxation keeps only results between the smallest and the
-    // largest integer the program mentions (and 0), the finite tables a classic translation would list.
-    // A game that leaves that range in play gets an error from `try_next`, not a wrong state.
-    let (lo, hi) = integer_range(&mut q);
-    for r in &mut q.rules {
-        r.body
-            .retain(|l| !matches!(l, Lit::Neg(a) if dynamic[a.rel.0 as usize]));
-        // A dynamic condition whose variables are each bound by another positive condition or used
-        // nowhere else only filters; dropping it keeps the result an over-approximation, and spares
-        // the analysis relations (counts, paths) whose relaxed extension is huge and joins with every
-        // move (the frame rule `next(cell(X,Y,P)) :- does(R, move(..)) & true(cell(X,Y,P)) & ..`).
-        let mut i = r.body.len();
-        while i > 0 {
-            i -= 1;
-            let Lit::Pos(a) = &r.body[i] else { continue };
-            if !dynamic[a.rel.0 as usize] {
-                continue;
-            }
-            // Filters (negations, `distinct`, `less`, `leq`) over a variable only this literal binds
-            // go with it: dropping conditions keeps an over-approximation as long as the rule stays
-            // safe (the frame rule of chess reads `~is_castle_move(?piece, ..)` of the move's piece).
-            let mut covered = true;
-            let mut with: Vec<usize> = Vec::new();
-            for x in &a.args {
-                x.each_var(&mut |v| {
-                    let (mut in_pos, mut in_head, mut binds) = (false, false, false);
-                    let mut filters = Vec::new();
-                    for (j, l) in r.body.iter().enumerate().filter(|(j, _)| *j != i) {
-                        l.each_var(&mut |w| {
-                            if w == v {
-                                match l {
-                                    Lit::Pos(_) => in_pos = true,
-                                    Lit::Neg(_)
-                                    | Lit::Cmp(Cmp::Distinct | Cmp::Less | Cmp::Leq, ..) => {
-                                        filters.push(j)
-                                    }
-                                    Lit::Cmp(Cmp::Same, ..) | Lit::Arith(..) => binds = true,
-                                }
-                            }
-                        });
-                    }
-                    r.head
-                        .args
-                        .iter()
-                        .for_each(|y| y.each_var(&mut |w| in_head |= w == v));
-                    if in_pos {
-                        return;
-                    }
-                    if in_head || binds {
-                        covered = false;
-                    } else {
-                        with.extend(filters);
-                    }
-                });
-            }
-            if covered {
-                with.push(i);
-                with.sort_unstable();
-                with.dedup();
-                for &j in with.iter().rev() {
-                    r.body.remove(j);
-                }
-                i = i.min(r.body.len());
-            }
-        }
-        clamp_arithmetic(r, lo, hi);
-    }
-    let x = q.terms.intern_sym("X");
-    let y = q.terms.intern_sym("Y");
-    let copy = |head: RelId, body: RelId, n: usize| Rule {
-        head: super::ir::IrAtom {
-            rel: head,
-            args: (0..n as u32).map(Pat::Var).collect(),
-        },
-        body: vec![Lit::Pos(super::ir::IrAtom {
-            rel: body,
-            args: (0..n as u32).map(Pat::Var).collect(),
-        })],
-        var_names: vec![x, y][..n].to_vec(),
-    };
-    q.rules.push(copy(true_, init, 1));
-    q.rules.push(copy(true_, next, 1));
-    q.rules.push(copy(does, legal, 2));
-    // Only what the propositions and moves need: goals and terminal conditions of the union of all
-    // states can be far larger than anything a real state derives.
-    let mut roots = vec![true_, does];
-    roots.extend(q.keywords.role);
-    roots.extend(q.keywords.base);
-    roots.extend(with_goal);
-    super::rewrite::prune_to(&mut q, &roots);
-    q
-}
-
-/// Splits the state strata of `plan` into those evaluated in every state and those only `goal` reads
-/// (directly or not), evaluated when a goal is asked: a playout asks for goals once, at its end.
-fn split_goal_strata(p: &Program, plan: &Plan, goal: Option<RelId>) -> (Vec<bool>, Vec<bool>) {
-    let n = p.relations.len();
-    let mut reads: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for r in &p.rules {
-        for l in &r.body {
-            if let Lit::Pos(a) | Lit::Neg(a) = l {
-                reads[r.head.rel.0 as usize].push(a.rel.0 as usize);
-            }
-        }
-    }
-    let mut core = vec![false; n];
-    let mut work: Vec<usize> = (0..n).filter(|&r| Some(RelId(r as u32)) != goal).collect();
-    // Everything but `goal` is a root: what any of them reads is core.
-    while let Some(r) = work.pop() {
-        if std::mem::replace(&mut core[r], true) {
-            continue;
-        }
-        work.extend(reads[r].iter().copied().filter(|&b| !core[b]));
-    }
-    let core_strata: Vec<bool> = plan
-        .strata
-        .iter()
-        .map(|s| s.rels.iter().any(|r| core[r.0 as usize]))
-        .collect();
-    let goal_strata = core_strata.iter().map(|c| !c).collect();
-    (core_strata, goal_strata)
-}
-
-/// Removes the frame rules (a `next` fact copied from the same `true` fact, with only comparisons of
-/// its variables as further conditions, into a `next` relation no rule reads) and returns the mask of
-/// the propositions they carry over (see [`RuleGame`]'s `frame_mask`).
-fn take_frame_rules(
-    prog: &mut Program,
-    flat: &Flat,
-    props: &[TermId],
-    terms: &TermStore,
-    true_: RelId,
-    next: RelId,
-    words: usize,
-) -> RuleState {
-    let mut mask = RuleState(vec![0; words].into_boxed_slice());
-    let read: Vec<RelId> = prog
-        .rules
-        .iter()
-        .flat_map(|r| r.body.iter())
-        .filter_map(|l| match l {
-            Lit::Pos(a) | Lit::Neg(a) => Some(a.rel),
-            _ => None,
-        })
-        .collect();
-    let mut rules = std::mem::take(&mut prog.rules);
-    rules.retain(|r| {
-        let h = r.head.rel;
-        let is_next = h == next || flat.next_rels.iter().any(|(x, _)| *x == h);
-        if !is_next || read.contains(&h) {
-            return true;
-        }
-        let Some((Lit::Pos(a), filters)) = r.body.split_first() else {
-            return true;
-        };
-        // The copied relation: `true` for `next`, `true$f` for `next$f`.
-        let same_fact = if h == next {
-            a.rel == true_
-        } else {
-            flat.next_rels
+        self.with_props(|terms, props| {
+            props
                 .iter()
-                .find(|(x, _)| *x == h)
-                .is_some_and(|(_, f)| {
-                    let mut found = false;
-                    for (b, rel) in flat.prop_rel.iter().enumerate() {
-                        if *rel == a.rel {
-                            found = terms.sym(props[b]) == *f;
-                            break;
-                        }
-                    }
-                    found
-                })
-        };
-        let simple = |x: &Pat| matches!(x, Pat::Var(_) | Pat::Term(_));
-        let filters_ok = filters.iter().all(|l| match l {
-            Lit::Cmp(_, x, y) => simple(x) && simple(y),
-            _ => false,
-        });
-        if !same_fact || a.args != r.head.args || !filters_ok || !a.args.iter().all(simple) {
-            return true;
-        }
-        for (b, prop) in props.iter().enumerate() {
-            let args: &[TermId] = if h == next {
-                if flat.prop_rel[b] != true_ && !flat.generic_true {
-                    continue;
-                }
-                std::slice::from_ref(prop)
-            } else if flat.prop_rel[b] == a.rel {
-                &flat.prop_args[b]
-            } else {
-                continue;
-            };
-            let mut binds: Vec<Option<TermId>> = vec![None; r.var_names.len()];
-            let mut ok = args.len() == a.args.len();
-            for (x, &t) in a.args.iter().zip(args) {
-                ok &= match x {
-                    Pat::Var(v) => *binds[*v as usize].get_or_insert(t) == t,
-                    Pat::Term(c) => *c == t,
-                    Pat::Func(..) => false,
-                };
-            }
-            let val = |x: &Pat| match x {
-                Pat::Var(v) => binds[*v as usize],
-                Pat::Term(t) => Some(*t),
-                Pat::Func(..) => None,
-            };
-            ok = ok
-                && filters.iter().all(|l| {
-                    let Lit::Cmp(c, x, y) = l else { return false };
-                    let (Some(x), Some(y)) = (val(x), val(y)) else {
-                        return false;
-                    };
-                    match c {
-                        Cmp::Distinct => x != y,
-                        Cmp::Same => x == y,
-                        Cmp::Less | Cmp::Leq => match (terms.as_int(x), terms.as_int(y)) {
-                            (Some(x), Some(y)) => {
-                                if *c == Cmp::Less {
-                                    x < y
-                                } else {
-                                    x <= y
-                                }
-                            }
-                            _ => false,
-                        },
-                    }
-                });
-            if ok {
-                mask.set(b);
-            }
-        }
-        false
-    });
-    prog.rules = rules;
-    mask
-}
-
-/// Which relations depend, directly or not, on the state or the moves: `inputs` and `props`.
-pub(crate) fn dynamic_relations(p: &Program, inputs: &[RelId], props: &[RelId]) -> Vec<bool> {
-    let mut dynamic = vec![false; p.relations.len()];
-    for r in inputs.iter().chain(props) {
-        dynamic[r.0 as usize] = true;
-    }
-    loop {
-        let mut changed = false;
-        for r in &p.rules {
-            let h = r.head.rel.0 as usize;
-            if !dynamic[h]
-                && r.body.iter().any(|l| match l {
-                    Lit::Pos(a) | Lit::Neg(a) => dynamic[a.rel.0 as usize],
-                    _ => false,
-                })
-            {
-                dynamic[h] = true;
-                changed = true;
-            }
-        }
-        if !changed {
-            return dynamic;
-        }
-    }
-}
-
-/// The goal values each rule gives, read from the rule heads: `(role or every role, value)`, or `None`
-/// when some head computes its role or value (then the relaxed fixpoint derives them).
-fn head_goal_values(p: &Program, goal: RelId) -> Option<Vec<(Option<TermId>, i64)>> {
-    p.rules
-        .iter()
-        .filter(|r| r.head.rel == goal)
-        .map(|r| {
-            let role = match &r.head.args[0] {
-                Pat::Var(_) => None,
-                Pat::Term(t) => Some(*t),
-                Pat::Func(..) => return None,
-            };
-            match &r.head.args[1] {
-                Pat::Term(t) => p.terms.as_int(*t).map(|v| (role, v)),
-                _ => None,
-            }
+                .position(|t| terms.kif(*t) == kif)
+                .is_some_and(|b| state.get(b))
         })
-        .collect()
-}
-
-fn detect_dynamics(props: &[TermId], roles: &[TermId], db: &Db) -> Dynamics {
-    let mut by_sym: HashMap<ast::Sym, Vec<TermId>> = HashMap::new();
-    for &t in props {
-        let args = db.terms.args(t);
-        if args.len() == 1 {
-            by_sym.entry(db.terms.sym(t)).or_default().push(args[0]);
-        }
-    }
-    let turn = roles.len() > 1
-        && by_sym.values().any(|vals| {
-            vals.iter().all(|v| roles.contains(v)) && roles.iter().all(|r| vals.contains(r))
-        });
-    if turn || roles.len() == 1 {
-        Dynamics::TurnTaking
-    } else {
-        Dynamics::Simultaneous
     }
 }
 
@@ -1323,112 +1153,17 @@ impl Game for RuleGame {
     }
 
     fn show_move(&self, mv: &RuleMove) -> String {
-        self.move_text
-            .get(mv.0 as usize)
-            .cloned()
-            .unwrap_or_else(|| format!("?{}", mv.0))
+        match &self.open {
+            None => self.move_text.get(mv.0 as usize).map(|s| s.as_str()),
+            Some(open) => open.move_text(*mv),
+        }
+        .map_or_else(|| format!("?{}", mv.0), str::to_string)
     }
 
     fn show_state(&self, state: &RuleState) -> String {
-        let facts: Vec<TermId> = state.ones().map(|b| self.props[b]).collect();
-        crate::print::board::draw_state(
-            &self.base.terms,
-            &facts,
-            &self.props,
-            self.prog.syntax,
-            self.layout,
-        )
-    }
-}
-
-/// `true` and `next` split by the function symbol of their argument (see [`flatten`]).
-struct Flat {
-    /// For each base proposition, the flattened `true` relation it goes into and its arguments.
-    prop_rel: Vec<RelId>,
-    prop_args: Vec<Box<[TermId]>>,
-    /// The flattened `next` relations, with their function symbols.
-    next_rels: Vec<(RelId, ast::Sym)>,
-    /// Whether some rule still reads `true(X)` with a variable argument (then `true` is filled too).
-    generic_true: bool,
-}
-
-/// Splits `true(f(a,b))` into a relation `true$f(a,b)` (and `next` likewise) so that joins look the
-/// arguments up through ordinary column indexes instead of matching nested terms: a lookup of
-/// `true(cell(X,Y,red))` with `X`, `Y` bound becomes one hash probe on three columns instead of building
-/// the term, probing the term store and then the index. A literal with a variable argument keeps reading
-/// the generic relation, which is then filled as well.
-fn flatten(
-    prog: &mut Program,
-    props: &[TermId],
-    terms: &TermStore,
-    true_: RelId,
-    next: RelId,
-) -> Flat {
-    let mut generic_true = false;
-    let mut next_read = false;
-    for r in &prog.rules {
-        for l in &r.body {
-            if let Lit::Pos(a) | Lit::Neg(a) = l {
-                if a.rel == true_ && matches!(a.args[0], Pat::Var(_)) {
-                    generic_true = true;
-                }
-                next_read |= a.rel == next;
-            }
-        }
-        if r.head.rel == next && matches!(r.head.args[0], Pat::Var(_)) {
-            next_read = true;
-        }
-    }
-    let split = |prog: &mut Program, base: &str, t: &Pat| -> Option<(RelId, Vec<Pat>, ast::Sym)> {
-        let (f, args) = match t {
-            Pat::Var(_) => return None,
-            Pat::Term(t) => (
-                terms.sym(*t),
-                terms.args(*t).iter().map(|a| Pat::Term(*a)).collect(),
-            ),
-            Pat::Func(f, args) => (*f, args.clone()),
-        };
-        let name = format!("{base}${}", terms.name(f));
-        Some((
-            prog.add_generated(Origin::StateSplit, &name, args.len()),
-            args,
-            f,
-        ))
-    };
-    let mut next_rels = Vec::new();
-    let mut rules = std::mem::take(&mut prog.rules);
-    for r in &mut rules {
-        for l in &mut r.body {
-            if let Lit::Pos(a) | Lit::Neg(a) = l {
-                if a.rel == true_ {
-                    if let Some((rel, args, _)) = split(prog, "true", &a.args[0]) {
-                        *a = super::ir::IrAtom { rel, args };
-                    }
-                }
-            }
-        }
-        if r.head.rel == next && !next_read {
-            if let Some((rel, args, f)) = split(prog, "next", &r.head.args[0]) {
-                r.head = super::ir::IrAtom { rel, args };
-                if !next_rels.contains(&(rel, f)) {
-                    next_rels.push((rel, f));
-                }
-            }
-        }
-    }
-    prog.rules = rules;
-    let mut prop_rel = Vec::with_capacity(props.len());
-    let mut prop_args = Vec::with_capacity(props.len());
-    for &p in props {
-        let (rel, _, _) =
-            split(prog, "true", &Pat::Term(p)).unwrap_or((true_, Vec::new(), ast::Sym(0)));
-        prop_rel.push(rel);
-        prop_args.push(terms.args(p).to_vec().into_boxed_slice());
-    }
-    Flat {
-        prop_rel,
-        prop_args,
-        next_rels,
-        generic_true,
+        self.with_props(|terms, props| {
+            let facts: Vec<TermId> = state.ones().filter_map(|b| props.get(b).copied()).collect();
+            crate::print::board::draw_state(terms, &facts, props, self.prog.syntax, self.layout)
+        })
     }
 }

@@ -252,6 +252,18 @@ impl TermStore {
         id
     }
 
+    /// The copy in this store of `t`, a term of `src` (another store whose symbols may be numbered
+    /// differently: symbols are matched by name), created when new. Recursive, as deep as `t`, which
+    /// the evaluator keeps within [`super::Limits::max_depth`].
+    pub fn import(&mut self, src: &TermStore, t: TermId) -> TermId {
+        let sym = self.symbols.intern(src.name(src.sym(t)));
+        if src.is_const(t) {
+            return self.constant(sym);
+        }
+        let args: Vec<TermId> = src.args(t).iter().map(|&a| self.import(src, a)).collect();
+        self.func(sym, &args)
+    }
+
     /// The symbol of a term (the constant itself, or the function symbol).
     #[inline]
     pub fn sym(&self, t: TermId) -> Sym {
@@ -357,5 +369,24 @@ mod tests {
         let nested = st.func(cell, &[t]);
         assert_eq!(st.depth(nested), 2);
         assert_eq!(st.find_func(cell, &[t, t]), None);
+    }
+
+    #[test]
+    fn import_copies_a_term_across_stores_numbered_differently() {
+        let mut a = TermStore::new(Symbols::new());
+        let (s, n, zero) = (a.intern_sym("s"), a.intern_sym("n"), a.intern_sym("0"));
+        let z = a.constant(zero);
+        let t = a.func(s, &[z]);
+        let t = a.func(n, &[t]);
+        let mut b = TermStore::new(Symbols::new());
+        let other = b.intern_sym("other");
+        b.constant(other);
+        let u = b.import(&a, t);
+        assert_eq!(b.kif(u), "(n (s 0))");
+        assert_eq!(b.depth(u), 2);
+        assert_eq!(b.import(&a, t), u, "hash-consed");
+        assert_eq!(a.import(&b, u), t, "and back to the same id");
+        let zb = b.import(&a, z);
+        assert_eq!(b.as_int(zb), Some(0));
     }
 }

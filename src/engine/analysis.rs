@@ -1,0 +1,742 @@
+//! The load-time analysis of [`super::RuleGame`]: what can ever be true, and which moves can ever be
+//! legal.
+//!
+//! The entry point is [`analyse`]. It runs a *relaxed* fixpoint of the rules ([`relax`]: negation of
+//! anything that depends on the state dropped, `true` fed from `init` and `next`, `does` from `legal`,
+//! arithmetic kept within the integers the program mentions by [`clamp_arithmetic`]), which
+//! over-approximates every reachable state: its `true` facts (and `base` declarations) are the base
+//! propositions, its `legal` facts the moves, and the sizes of its relations order the joins of the real
+//! plan. When it runs away (a counter of nested terms, which grows past `terminal` since the relaxation
+//! ignores it) [`analyse`] says so with `None`, and the game loads in open mode (`engine::open`).
+//!
+//! The rest shapes the rules once the propositions are known: [`flatten`] splits `true` and `next` by
+//! function symbol, [`take_frame_rules`] turns rules that only copy a fact forward into a mask,
+//! [`split_goal_strata`] sets apart what only `goal` reads, and [`detect_dynamics`] and [`zero_sum`] read
+//! properties of the game for [`crate::game::GameInfo`]. The network shares [`dynamic_relations`],
+//! [`integer_range`] and [`clamp_arithmetic`] (through their old `rulegame` paths).
+
+use hashbrown::HashMap;
+
+use super::eval::Db;
+use super::ir::{Cmp, Lit, Origin, Pat, Program, RelId, Rule};
+use super::plan::{plan, Phase, Plan};
+use super::terms::{TermId, TermStore};
+use super::{EngineError, Limits};
+use crate::game::Dynamics;
+use crate::syntax::ast;
+
+/// The relations every game has: found or made before the analysis.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Keywords {
+    pub(crate) role: RelId,
+    pub(crate) true_: RelId,
+    pub(crate) does: RelId,
+    pub(crate) next: RelId,
+    pub(crate) legal: RelId,
+    pub(crate) init: RelId,
+    pub(crate) goal: Option<RelId>,
+    pub(crate) terminal: Option<RelId>,
+    pub(crate) base: Option<RelId>,
+}
+
+/// The start of the message of a game without some keyword.
+pub(crate) const NO_RULES: &str = "the game has no";
+
+impl Keywords {
+    /// The keyword relations of `prog`, made when no rule mentions them; an error when there is no
+    /// `role`.
+    pub(crate) fn add(prog: &mut Program) -> Result<Keywords, EngineError> {
+        let role = prog
+            .keywords
+            .role
+            .ok_or_else(|| EngineError::Invalid(format!("{NO_RULES} `role` facts")))?;
+        Ok(Keywords {
+            role,
+            true_: prog.add_relation("true", 1),
+            does: prog.add_relation("does", 2),
+            next: prog.add_relation("next", 1),
+            legal: prog.add_relation("legal", 2),
+            init: prog.add_relation("init", 1),
+            goal: prog.keywords.goal,
+            terminal: prog.keywords.terminal,
+            base: prog.keywords.base,
+        })
+    }
+
+    /// The relations the rewrites keep, readers or not: the keywords, then `extra`.
+    pub(crate) fn kept(&self, prog: &Program, extra: impl Iterator<Item = RelId>) -> Vec<RelId> {
+        let k = prog.keywords;
+        let mut keep = vec![self.true_, self.does, self.next, self.legal, self.init];
+        keep.extend(
+            [k.role, k.goal, k.terminal, k.base, k.input, k.legal1]
+                .into_iter()
+                .flatten(),
+        );
+        keep.extend(extra);
+        keep
+    }
+}
+
+/// What the relaxed fixpoint found (see the module documentation).
+#[derive(Debug)]
+pub(crate) struct Analysis {
+    /// The fixpoint's term store: the program's terms and those it made.
+    pub(crate) terms: TermStore,
+    /// The roles, in `role` order.
+    pub(crate) roles: Vec<TermId>,
+    /// The base propositions, in the byte order of their KIF text.
+    pub(crate) props: Vec<TermId>,
+    /// The moves, in the byte order of their KIF text.
+    pub(crate) moves: Vec<TermId>,
+    /// The number of facts of each relation the fixpoint computes (exact for those that do not
+    /// depend on the state, an upper bound for the others); `None` for the rest.
+    pub(crate) sizes: Vec<Option<f64>>,
+    /// Whether the game has two roles whose possible goal values pair up as `v` and `100 - v`.
+    pub(crate) zero_sum: bool,
+}
+
+/// Runs the relaxed fixpoint of `prog` (see the module documentation); `None` when it runs away
+/// within the caller's time.
+pub(crate) fn analyse(
+    prog: &Program,
+    kw: &Keywords,
+    limits: Limits,
+) -> Result<Option<Analysis>, EngineError> {
+    let arities: Vec<usize> = prog.relations.iter().map(|r| r.arity).collect();
+    let static_goals = kw.goal.and_then(|g| head_goal_values(prog, g));
+    let relaxed = relax(
+        prog,
+        kw.init,
+        kw.true_,
+        kw.next,
+        kw.legal,
+        kw.does,
+        kw.goal.filter(|_| static_goals.is_none()),
+    );
+    let rplan = plan(&relaxed, &[])?;
+    let mut rdb = Db::new(&rplan, &arities, relaxed.terms.clone(), limits);
+    match rdb.run_only_parallel(&rplan, Phase::Static, &[]) {
+        Ok(()) => {}
+        // Running out of the caller's time is no sign that the propositions are unbounded.
+        Err(EngineError::Runaway(_))
+            if limits
+                .deadline
+                .is_none_or(|d| std::time::Instant::now() < d) =>
+        {
+            return Ok(None)
+        }
+        Err(e) => return Err(e),
+    }
+    let column = |r: RelId, c: usize| -> Vec<TermId> {
+        (0..rdb.rel(r).len())
+            .map(|i| rdb.rel(r).row(i)[c])
+            .collect()
+    };
+    let roles = column(kw.role, 0);
+    if roles.is_empty() {
+        return Err(EngineError::Invalid(format!("{NO_RULES} roles")));
+    }
+    let mut props = column(kw.true_, 0);
+    if let Some(b) = kw.base {
+        props.extend(column(b, 0));
+    }
+    props.sort_by_cached_key(|t| rdb.terms.kif(*t));
+    props.dedup();
+    let mut moves = column(kw.legal, 1);
+    moves.sort_by_cached_key(|t| rdb.terms.kif(*t));
+    moves.dedup();
+    let sizes = (0..relaxed.relations.len())
+        .map(|i| {
+            let computed = relaxed.rules.iter().any(|r| r.head.rel.0 as usize == i);
+            computed.then(|| rdb.rel(RelId(i as u32)).len() as f64)
+        })
+        .collect();
+    let zero_sum = kw.goal.is_some_and(|g| {
+        zero_sum(&roles, |r| match &static_goals {
+            Some(heads) => head_values(heads, r),
+            None => (0..rdb.rel(g).len())
+                .map(|i| rdb.rel(g).row(i))
+                .filter(|row| row[0] == r)
+                .filter_map(|row| rdb.terms.as_int(row[1]))
+                .collect(),
+        })
+    });
+    Ok(Some(Analysis {
+        terms: rdb.terms,
+        roles,
+        props,
+        moves,
+        sizes,
+        zero_sum,
+    }))
+}
+
+/// Whether there are two roles and every possible goal value `v` of one (`vals`) has `100 - v` among
+/// the other's.
+pub(crate) fn zero_sum(roles: &[TermId], vals: impl Fn(TermId) -> Vec<i64>) -> bool {
+    if roles.len() != 2 {
+        return false;
+    }
+    let (a, b) = (vals(roles[0]), vals(roles[1]));
+    !a.is_empty()
+        && a.iter().all(|v| b.contains(&(100 - v)))
+        && b.iter().all(|v| a.contains(&(100 - v)))
+}
+
+/// The values that rule heads (see [`head_goal_values`]) give role `r`.
+pub(crate) fn head_values(heads: &[(Option<TermId>, i64)], r: TermId) -> Vec<i64> {
+    heads
+        .iter()
+        .filter(|(role, _)| role.is_none_or(|x| x == r))
+        .map(|(_, v)| *v)
+        .collect()
+}
+
+/// The smallest and the largest integer the program mentions, widened to hold 0: the range a relaxed
+/// fixpoint keeps arithmetic results in (see [`clamp_arithmetic`]).
+pub(crate) fn integer_range(q: &mut Program) -> (TermId, TermId) {
+    let ints: Vec<i64> = (0..q.terms.len() as u32)
+        .filter_map(|i| q.terms.as_int(TermId(i)))
+        .collect();
+    let lo = q.terms.int(ints.iter().copied().min().unwrap_or(0).min(0));
+    let hi = q.terms.int(ints.iter().copied().max().unwrap_or(0).max(0));
+    (lo, hi)
+}
+
+/// Keeps every arithmetic result of `r` between `lo` and `hi`: without negation, arithmetic can count
+/// forever (a counter no longer stops at a terminal state, a pile goes below zero), so a relaxed
+/// fixpoint keeps the finite tables a classic translation of the game would list.
+pub(crate) fn clamp_arithmetic(r: &mut Rule, lo: TermId, hi: TermId) {
+    let results: Vec<Pat> = r
+        .body
+        .iter()
+        .filter_map(|l| match l {
+            Lit::Arith(_, _, _, z) => Some(z.clone()),
+            _ => None,
+        })
+        .collect();
+    for z in results {
+        r.body.push(Lit::Cmp(Cmp::Leq, Pat::Term(lo), z.clone()));
+        r.body.push(Lit::Cmp(Cmp::Leq, z, Pat::Term(hi)));
+    }
+}
+
+/// Adds `true :- init`, `true :- next`, `does :- legal` and drops negations: the relaxed program.
+pub(crate) fn relax(
+    p: &Program,
+    init: RelId,
+    true_: RelId,
+    next: RelId,
+    legal: RelId,
+    does: RelId,
+    with_goal: Option<RelId>,
+) -> Program {
+    let mut q = p.clone();
+    // Relations that read the state or the moves, directly or not; negation of any other relation is
+    // exact (it is computed before anything dynamic) and stays, which keeps the over-approximation tight.
+    let n = q.relations.len();
+    let mut dynamic = vec![false; n];
+    dynamic[true_.0 as usize] = true;
+    dynamic[does.0 as usize] = true;
+    loop {
+        let mut changed = false;
+        for r in &q.rules {
+            let h = r.head.rel.0 as usize;
+            if dynamic[h] {
+                continue;
+            }
+            let reads = r.body.iter().any(|l| match l {
+                Lit::Pos(a) | Lit::Neg(a) => dynamic[a.rel.0 as usize],
+                _ => false,
+            });
+            if reads {
+                dynamic[h] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    // Without negation, arithmetic can count forever (a counter `count(N) & plus(N,1,M)` no longer
+    // stops at a terminal state), so the relaxation keeps only results between the smallest and the
+    // largest integer the program mentions (and 0), the finite tables a classic translation would list.
+    // A game that leaves that range in play gets an error from `try_next`, not a wrong state.
+    let (lo, hi) = integer_range(&mut q);
+    for r in &mut q.rules {
+        r.body
+            .retain(|l| !matches!(l, Lit::Neg(a) if dynamic[a.rel.0 as usize]));
+        // A dynamic condition whose variables are each bound by another positive condition or used
+        // nowhere else only filters; dropping it keeps the result an over-approximation, and spares
+        // the analysis relations (counts, paths) whose relaxed extension is huge and joins with every
+        // move (the frame rule `next(cell(X,Y,P)) :- does(R, move(..)) & true(cell(X,Y,P)) & ..`).
+        let mut i = r.body.len();
+        while i > 0 {
+            i -= 1;
+            let Lit::Pos(a) = &r.body[i] else { continue };
+            if !dynamic[a.rel.0 as usize] {
+                continue;
+            }
+            // Filters (negations, `distinct`, `less`, `leq`) over a variable only this literal binds
+            // go with it: dropping conditions keeps an over-approximation as long as the rule stays
+            // safe (the frame rule of chess reads `~is_castle_move(?piece, ..)` of the move's piece).
+            let mut covered = true;
+            let mut with: Vec<usize> = Vec::new();
+            for x in &a.args {
+                x.each_var(&mut |v| {
+                    let (mut in_pos, mut in_head, mut binds) = (false, false, false);
+                    let mut filters = Vec::new();
+                    for (j, l) in r.body.iter().enumerate().filter(|(j, _)| *j != i) {
+                        l.each_var(&mut |w| {
+                            if w == v {
+                                match l {
+                                    Lit::Pos(_) => in_pos = true,
+                                    Lit::Neg(_)
+                                    | Lit::Cmp(Cmp::Distinct | Cmp::Less | Cmp::Leq, ..) => {
+                                        filters.push(j)
+                                    }
+                                    Lit::Cmp(Cmp::Same, ..) | Lit::Arith(..) => binds = true,
+                                }
+                            }
+                        });
+                    }
+                    r.head
+                        .args
+                        .iter()
+                        .for_each(|y| y.each_var(&mut |w| in_head |= w == v));
+                    if in_pos {
+                        return;
+                    }
+                    if in_head || binds {
+                        covered = false;
+                    } else {
+                        with.extend(filters);
+                    }
+                });
+            }
+            if covered {
+                with.push(i);
+                with.sort_unstable();
+                with.dedup();
+                for &j in with.iter().rev() {
+                    r.body.remove(j);
+                }
+                i = i.min(r.body.len());
+            }
+        }
+        clamp_arithmetic(r, lo, hi);
+    }
+    let x = q.terms.intern_sym("X");
+    let y = q.terms.intern_sym("Y");
+    let copy = |head: RelId, body: RelId, n: usize| Rule {
+        head: crate::engine::ir::IrAtom {
+            rel: head,
+            args: (0..n as u32).map(Pat::Var).collect(),
+        },
+        body: vec![Lit::Pos(crate::engine::ir::IrAtom {
+            rel: body,
+            args: (0..n as u32).map(Pat::Var).collect(),
+        })],
+        var_names: vec![x, y][..n].to_vec(),
+    };
+    q.rules.push(copy(true_, init, 1));
+    q.rules.push(copy(true_, next, 1));
+    q.rules.push(copy(does, legal, 2));
+    // Only what the propositions and moves need: goals and terminal conditions of the union of all
+    // states can be far larger than anything a real state derives.
+    let mut roots = vec![true_, does];
+    roots.extend(q.keywords.role);
+    roots.extend(q.keywords.base);
+    roots.extend(with_goal);
+    crate::engine::rewrite::prune_to(&mut q, &roots);
+    q
+}
+
+/// Splits the state strata of `plan` into those evaluated in every state and those only `goal` reads
+/// (directly or not), evaluated when a goal is asked: a playout asks for goals once, at its end.
+pub(crate) fn split_goal_strata(
+    p: &Program,
+    plan: &Plan,
+    goal: Option<RelId>,
+) -> (Vec<bool>, Vec<bool>) {
+    let n = p.relations.len();
+    let mut reads: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for r in &p.rules {
+        for l in &r.body {
+            if let Lit::Pos(a) | Lit::Neg(a) = l {
+                reads[r.head.rel.0 as usize].push(a.rel.0 as usize);
+            }
+        }
+    }
+    let mut core = vec![false; n];
+    let mut work: Vec<usize> = (0..n).filter(|&r| Some(RelId(r as u32)) != goal).collect();
+    // Everything but `goal` is a root: what any of them reads is core.
+    while let Some(r) = work.pop() {
+        if std::mem::replace(&mut core[r], true) {
+            continue;
+        }
+        work.extend(reads[r].iter().copied().filter(|&b| !core[b]));
+    }
+    let core_strata: Vec<bool> = plan
+        .strata
+        .iter()
+        .map(|s| s.rels.iter().any(|r| core[r.0 as usize]))
+        .collect();
+    let goal_strata = core_strata.iter().map(|c| !c).collect();
+    (core_strata, goal_strata)
+}
+
+/// Removes the frame rules (a `next` fact copied from the same `true` fact, with only comparisons of
+/// its variables as further conditions, into a `next` relation no rule reads) and returns the mask of
+/// the propositions they carry over (see [`RuleGame`]'s `frame_mask`).
+pub(crate) fn take_frame_rules(
+    prog: &mut Program,
+    flat: &Flat,
+    props: &[TermId],
+    terms: &TermStore,
+    true_: RelId,
+    next: RelId,
+    words: usize,
+) -> Vec<u64> {
+    let mut mask = vec![0; words];
+    let read: Vec<RelId> = prog
+        .rules
+        .iter()
+        .flat_map(|r| r.body.iter())
+        .filter_map(|l| match l {
+            Lit::Pos(a) | Lit::Neg(a) => Some(a.rel),
+            _ => None,
+        })
+        .collect();
+    let mut rules = std::mem::take(&mut prog.rules);
+    rules.retain(|r| {
+        let h = r.head.rel;
+        let is_next = h == next || flat.next_rels.iter().any(|(x, _)| *x == h);
+        if !is_next || read.contains(&h) {
+            return true;
+        }
+        let Some((Lit::Pos(a), filters)) = r.body.split_first() else {
+            return true;
+        };
+        // The copied relation: `true` for `next`, `true$f` for `next$f`.
+        let same_fact = if h == next {
+            a.rel == true_
+        } else {
+            flat.next_rels
+                .iter()
+                .find(|(x, _)| *x == h)
+                .is_some_and(|(_, f)| {
+                    let mut found = false;
+                    for (b, rel) in flat.prop_rel.iter().enumerate() {
+                        if *rel == a.rel {
+                            found = terms.sym(props[b]) == *f;
+                            break;
+                        }
+                    }
+                    found
+                })
+        };
+        let simple = |x: &Pat| matches!(x, Pat::Var(_) | Pat::Term(_));
+        let filters_ok = filters.iter().all(|l| match l {
+            Lit::Cmp(_, x, y) => simple(x) && simple(y),
+            _ => false,
+        });
+        if !same_fact || a.args != r.head.args || !filters_ok || !a.args.iter().all(simple) {
+            return true;
+        }
+        for (b, prop) in props.iter().enumerate() {
+            let args: &[TermId] = if h == next {
+                if flat.prop_rel[b] != true_ && !flat.generic_true {
+                    continue;
+                }
+                std::slice::from_ref(prop)
+            } else if flat.prop_rel[b] == a.rel {
+                &flat.prop_args[b]
+            } else {
+                continue;
+            };
+            let mut binds: Vec<Option<TermId>> = vec![None; r.var_names.len()];
+            let mut ok = args.len() == a.args.len();
+            for (x, &t) in a.args.iter().zip(args) {
+                ok &= match x {
+                    Pat::Var(v) => *binds[*v as usize].get_or_insert(t) == t,
+                    Pat::Term(c) => *c == t,
+                    Pat::Func(..) => false,
+                };
+            }
+            let val = |x: &Pat| match x {
+                Pat::Var(v) => binds[*v as usize],
+                Pat::Term(t) => Some(*t),
+                Pat::Func(..) => None,
+            };
+            ok = ok
+                && filters.iter().all(|l| {
+                    let Lit::Cmp(c, x, y) = l else { return false };
+                    let (Some(x), Some(y)) = (val(x), val(y)) else {
+                        return false;
+                    };
+                    match c {
+                        Cmp::Distinct => x != y,
+                        Cmp::Same => x == y,
+                        Cmp::Less | Cmp::Leq => match (terms.as_int(x), terms.as_int(y)) {
+                            (Some(x), Some(y)) => {
+                                if *c == Cmp::Less {
+                                    x < y
+                                } else {
+                                    x <= y
+                                }
+                            }
+                            _ => false,
+                        },
+                    }
+                });
+            if ok {
+                mask[b / 64] |= 1 << (b % 64);
+            }
+        }
+        false
+    });
+    prog.rules = rules;
+    mask
+}
+
+/// Which relations depend, directly or not, on the state or the moves: `inputs` and `props`.
+pub(crate) fn dynamic_relations(p: &Program, inputs: &[RelId], props: &[RelId]) -> Vec<bool> {
+    let mut dynamic = vec![false; p.relations.len()];
+    for r in inputs.iter().chain(props) {
+        dynamic[r.0 as usize] = true;
+    }
+    loop {
+        let mut changed = false;
+        for r in &p.rules {
+            let h = r.head.rel.0 as usize;
+            if !dynamic[h]
+                && r.body.iter().any(|l| match l {
+                    Lit::Pos(a) | Lit::Neg(a) => dynamic[a.rel.0 as usize],
+                    _ => false,
+                })
+            {
+                dynamic[h] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            return dynamic;
+        }
+    }
+}
+
+/// The goal values each rule gives, read from the rule heads: `(role or every role, value)`, or `None`
+/// when some head computes its role or value (then the relaxed fixpoint derives them).
+pub(crate) fn head_goal_values(p: &Program, goal: RelId) -> Option<Vec<(Option<TermId>, i64)>> {
+    p.rules
+        .iter()
+        .filter(|r| r.head.rel == goal)
+        .map(|r| {
+            let role = match &r.head.args[0] {
+                Pat::Var(_) => None,
+                Pat::Term(t) => Some(*t),
+                Pat::Func(..) => return None,
+            };
+            match &r.head.args[1] {
+                Pat::Term(t) => p.terms.as_int(*t).map(|v| (role, v)),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+pub(crate) fn detect_dynamics(props: &[TermId], roles: &[TermId], terms: &TermStore) -> Dynamics {
+    let mut by_sym: HashMap<ast::Sym, Vec<TermId>> = HashMap::new();
+    for &t in props {
+        let args = terms.args(t);
+        if args.len() == 1 {
+            by_sym.entry(terms.sym(t)).or_default().push(args[0]);
+        }
+    }
+    let turn = roles.len() > 1
+        && by_sym.values().any(|vals| {
+            vals.iter().all(|v| roles.contains(v)) && roles.iter().all(|r| vals.contains(r))
+        });
+    if turn || roles.len() == 1 {
+        Dynamics::TurnTaking
+    } else {
+        Dynamics::Simultaneous
+    }
+}
+
+/// `true` and `next` split by the function symbol of their argument (see [`flatten`]).
+pub(crate) struct Flat {
+    /// For each base proposition, the flattened `true` relation it goes into and its arguments.
+    pub(crate) prop_rel: Vec<RelId>,
+    pub(crate) prop_args: Vec<Box<[TermId]>>,
+    /// The flattened `next` relations, with their function symbols.
+    pub(crate) next_rels: Vec<(RelId, ast::Sym)>,
+    /// Whether some rule still reads `true(X)` with a variable argument (then `true` is filled too).
+    pub(crate) generic_true: bool,
+}
+
+/// Splits `true(f(a,b))` into a relation `true$f(a,b)` (and `next` likewise) so that joins look the
+/// arguments up through ordinary column indexes instead of matching nested terms: a lookup of
+/// `true(cell(X,Y,red))` with `X`, `Y` bound becomes one hash probe on three columns instead of building
+/// the term, probing the term store and then the index. A literal with a variable argument keeps reading
+/// the generic relation, which is then filled as well.
+pub(crate) fn flatten(
+    prog: &mut Program,
+    props: &[TermId],
+    terms: &TermStore,
+    true_: RelId,
+    next: RelId,
+) -> Flat {
+    let mut generic_true = false;
+    let mut next_read = false;
+    for r in &prog.rules {
+        for l in &r.body {
+            if let Lit::Pos(a) | Lit::Neg(a) = l {
+                if a.rel == true_ && matches!(a.args[0], Pat::Var(_)) {
+                    generic_true = true;
+                }
+                next_read |= a.rel == next;
+            }
+        }
+        if r.head.rel == next && matches!(r.head.args[0], Pat::Var(_)) {
+            next_read = true;
+        }
+    }
+    let split = |prog: &mut Program, base: &str, t: &Pat| -> Option<(RelId, Vec<Pat>, ast::Sym)> {
+        let (f, args) = match t {
+            Pat::Var(_) => return None,
+            Pat::Term(t) => (
+                terms.sym(*t),
+                terms.args(*t).iter().map(|a| Pat::Term(*a)).collect(),
+            ),
+            Pat::Func(f, args) => (*f, args.clone()),
+        };
+        let name = format!("{base}${}", terms.name(f));
+        Some((
+            prog.add_generated(Origin::StateSplit, &name, args.len()),
+            args,
+            f,
+        ))
+    };
+    let mut next_rels = Vec::new();
+    let mut rules = std::mem::take(&mut prog.rules);
+    for r in &mut rules {
+        for l in &mut r.body {
+            if let Lit::Pos(a) | Lit::Neg(a) = l {
+                if a.rel == true_ {
+                    if let Some((rel, args, _)) = split(prog, "true", &a.args[0]) {
+                        *a = crate::engine::ir::IrAtom { rel, args };
+                    }
+                }
+            }
+        }
+        if r.head.rel == next && !next_read {
+            if let Some((rel, args, f)) = split(prog, "next", &r.head.args[0]) {
+                r.head = crate::engine::ir::IrAtom { rel, args };
+                if !next_rels.contains(&(rel, f)) {
+                    next_rels.push((rel, f));
+                }
+            }
+        }
+    }
+    prog.rules = rules;
+    let mut prop_rel = Vec::with_capacity(props.len());
+    let mut prop_args = Vec::with_capacity(props.len());
+    for &p in props {
+        let (rel, _, _) =
+            split(prog, "true", &Pat::Term(p)).unwrap_or((true_, Vec::new(), ast::Sym(0)));
+        prop_rel.push(rel);
+        prop_args.push(terms.args(p).to_vec().into_boxed_slice());
+    }
+    Flat {
+        prop_rel,
+        prop_args,
+        next_rels,
+        generic_true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn prepared(rules: &str) -> (Program, Keywords) {
+        let p = crate::syntax::parse_kif(rules).expect("parses");
+        let mut prog = crate::engine::ops::to_classic(&crate::engine::lower(&p).expect("lowers"))
+            .expect("classic");
+        crate::engine::rewrite::prepare(&mut prog);
+        let kw = Keywords::add(&mut prog).expect("has roles");
+        (prog, kw)
+    }
+
+    #[test]
+    fn the_analysis_finds_every_reachable_proposition_and_move_sorted_by_text() {
+        let (prog, kw) = prepared(
+            "(role x) (role o) (init (cell b)) (init (control x)) \
+             (<= (legal ?r (mark ?c)) (true (control ?r)) (true (cell ?c))) \
+             (<= (legal ?r noop) (role ?r) (not (true (control ?r)))) \
+             (<= (next (cell ?r)) (does ?r (mark ?c))) (<= (next (control o)) (true (control x))) \
+             (<= (next (control x)) (true (control o))) (<= terminal (true (cell x))) \
+             (goal x 100) (goal o 0)",
+        );
+        let found = analyse(&prog, &kw, Limits::default())
+            .expect("runs")
+            .expect("bounded");
+        let kif = |v: &[TermId]| -> Vec<String> { v.iter().map(|t| found.terms.kif(*t)).collect() };
+        assert_eq!(kif(&found.roles), ["x", "o"]);
+        assert_eq!(
+            kif(&found.props),
+            [
+                "(cell b)",
+                "(cell o)",
+                "(cell x)",
+                "(control o)",
+                "(control x)"
+            ]
+        );
+        // `(cell x)` and `(cell o)` are reachable in the relaxation only: it over-approximates.
+        assert_eq!(
+            kif(&found.moves),
+            ["(mark b)", "(mark o)", "(mark x)", "noop"]
+        );
+        assert!(found.zero_sum, "100 and 0");
+        assert_eq!(
+            detect_dynamics(&found.props, &found.roles, &found.terms),
+            Dynamics::TurnTaking,
+            "control ranges over the roles"
+        );
+    }
+
+    #[test]
+    fn a_counter_of_nested_terms_cannot_be_bounded() {
+        let (prog, kw) = prepared(
+            "(role a) (init (n 0)) (<= (legal a noop) (true (n ?x))) \
+             (<= (next (n (s ?x))) (true (n ?x))) (<= terminal (true (n (s 0)))) (goal a 100)",
+        );
+        assert!(analyse(&prog, &kw, Limits::default())
+            .expect("runs")
+            .is_none());
+        // ...but running out of the caller's time is an error, not a reason for the open mode.
+        let late = Limits {
+            deadline: Some(std::time::Instant::now()),
+            ..Limits::default()
+        };
+        assert!(matches!(
+            analyse(&prog, &kw, late),
+            Err(EngineError::Runaway(_))
+        ));
+    }
+
+    #[test]
+    fn zero_sum_pairs_each_value_with_its_complement() {
+        let roles = [TermId(0), TermId(1)];
+        let vals = |a: Vec<i64>, b: Vec<i64>| {
+            move |r: TermId| if r.0 == 0 { a.clone() } else { b.clone() }
+        };
+        assert!(zero_sum(&roles, vals(vec![0, 50, 100], vec![100, 50, 0])));
+        assert!(!zero_sum(&roles, vals(vec![0, 100], vec![100])));
+        assert!(!zero_sum(&roles, vals(vec![], vec![])));
+        assert!(!zero_sum(&roles[..1], vals(vec![0], vec![100])));
+    }
+}
