@@ -53,6 +53,7 @@ pub mod game;
 pub mod games;
 pub mod learn;
 pub mod network;
+pub mod pipeline;
 pub mod players;
 pub mod print;
 pub mod protocol;

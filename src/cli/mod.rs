@@ -53,7 +53,8 @@ enum Command {
     Convert(ConvertArgs),
     /// Replays a reference trace (shared/conformance/FORMAT.md) and reports `N passed, M failed`.
     Replay(ReplayArgs),
-    /// Prints what one compilation stage makes of a rule file (lowered rules, plan, or network).
+    /// Prints what one stage of the pipeline makes of a rule file (program, classic, prepared, analysed,
+    /// plan, decomposed, network).
     Stage(StageArgs),
     /// Serves a player over the GGP protocol (HTTP), for game managers to play against.
     Serve(protocol::ServeArgs),
@@ -112,7 +113,7 @@ struct StageArgs {
     file: PathBuf,
     /// The stage to print.
     #[arg(long, value_enum, default_value = "plan")]
-    stage: rules::Stage,
+    stage: rules::StageArg,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -448,7 +449,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             }
         }
         (Some(Command::Stage(a)), _) => {
-            let text = rules::stage_text(&a.file, a.stage)?;
+            let text = rules::stage_text(&a.file, a.stage.0)?;
             std::io::stdout().lock().write_all(text.as_bytes())?;
             Ok(())
         }

@@ -7,6 +7,7 @@ use std::time::Instant;
 use ggp::check::{check, Semantics};
 use ggp::diagnostics::{count, render};
 use ggp::network::{Budget, NetGame};
+use ggp::pipeline::Stage;
 use ggp::print::{convert, to_infix, to_kif};
 use ggp::syntax::ast::Syntax;
 
@@ -203,44 +204,43 @@ pub fn convert_file(path: &Path, to: Syntax) -> Result<String, CliError> {
     })
 }
 
-/// A compilation stage that `ggp-run stage` prints.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Stage {
-    /// The program lowered to plain rules over interned ids (operation rules already made classic).
-    Lowered,
-    /// The Datalog evaluator's plan: strata, phases, join orders and index keys.
-    Plan,
-    /// The grounded propositional network: one equation per gate and output.
-    Network,
+/// A stage of [`ggp::pipeline`], as `ggp-run stage --stage NAME` takes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StageArg(pub Stage);
+
+impl clap::ValueEnum for StageArg {
+    fn value_variants<'a>() -> &'a [Self] {
+        const ALL: [StageArg; Stage::ALL.len()] = {
+            let mut all = [StageArg(Stage::Program); Stage::ALL.len()];
+            let mut i = 0;
+            while i < all.len() {
+                all[i] = StageArg(Stage::ALL[i]);
+                i += 1;
+            }
+            all
+        };
+        &ALL
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        let value = clap::builder::PossibleValue::new(self.0.name()).help(self.0.about());
+        Some(match self.0 {
+            // The names these stages had before the pipeline was named.
+            Stage::Classic => value.alias("lowered"),
+            Stage::Analysed => value.alias("analyzed"),
+            _ => value,
+        })
+    }
 }
 
 /// `ggp-run stage FILE --stage S`: what that stage makes of the file, as text.
 pub fn stage_text(path: &Path, stage: Stage) -> Result<String, CliError> {
     let (program, _) = read_rules(path)?;
-    let file = path.display().to_string();
-    let failed = |e: &dyn std::fmt::Display| CliError::File {
-        path: PathBuf::from(path),
-        message: e.to_string(),
-    };
-    Ok(match stage {
-        Stage::Lowered => {
-            let lowered = ggp::engine::lower(&program).map_err(|e| failed(&e))?;
-            ggp::engine::ops::to_classic(&lowered)
-                .map_err(|e| failed(&e))?
-                .to_string()
+    ggp::pipeline::print(&program, &path.display().to_string(), stage).map_err(|message| {
+        CliError::File {
+            path: PathBuf::from(path),
+            message,
         }
-        Stage::Plan => {
-            let game =
-                ggp::engine::RuleGame::from_program(&program, &file).map_err(|e| failed(&e))?;
-            ggp::engine::plan::PlanDisplay {
-                program: game.program(),
-                plan: game.plan(),
-            }
-            .to_string()
-        }
-        Stage::Network => ggp::network::ground(&program)
-            .map_err(|e| failed(&e))?
-            .to_string(),
     })
 }
 

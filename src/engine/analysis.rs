@@ -740,3 +740,67 @@ mod tests {
         assert!(!zero_sum(&roles[..1], vals(vec![0], vec![100])));
     }
 }
+
+/// What the load-time analysis found, as text (`ggp-run stage --stage analysed`): the roles, what
+/// kind of game it is, when each relation is computed (the plan's phases), and the base propositions
+/// and moves, or that play finds them (open mode).
+pub struct AnalysisDisplay<'a> {
+    pub(crate) info: &'a crate::game::GameInfo,
+    pub(crate) terms: &'a TermStore,
+    pub(crate) prog: &'a Program,
+    pub(crate) plan: &'a Plan,
+    pub(crate) props: &'a [TermId],
+    pub(crate) moves: &'a [TermId],
+    pub(crate) open: bool,
+    pub(crate) demand: bool,
+}
+
+impl std::fmt::Display for AnalysisDisplay<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kif = |t: TermId| self.terms.kif(t);
+        writeln!(f, "roles: {}", self.info.roles.join(" "))?;
+        let dynamics = match self.info.dynamics {
+            Dynamics::TurnTaking => "turn-taking",
+            Dynamics::Simultaneous => "simultaneous",
+        };
+        let zero_sum = if self.info.zero_sum { ", zero-sum" } else { "" };
+        writeln!(f, "dynamics: {dynamics}{zero_sum}")?;
+        let evaluation = if self.demand {
+            "demand-driven"
+        } else {
+            "bottom-up"
+        };
+        writeln!(f, "evaluation: {evaluation}")?;
+        for (phase, when) in [
+            (Phase::Static, "at load"),
+            (Phase::State, "per state"),
+            (Phase::Move, "per joint move"),
+        ] {
+            let mut names: Vec<String> = (0..self.prog.relations.len())
+                .filter(|&i| self.plan.phases.get(i) == Some(&phase))
+                .map(|i| {
+                    let r = &self.prog.relations[i];
+                    format!("{}/{}", self.prog.terms.name(r.name), r.arity)
+                })
+                .collect();
+            names.sort();
+            writeln!(f, "computed {when}: {}", names.join(" "))?;
+        }
+        if self.open {
+            writeln!(
+                f,
+                "propositions and moves: found in play (the relaxed analysis does not bound them)"
+            )?;
+            return Ok(());
+        }
+        writeln!(f, "propositions ({}):", self.props.len())?;
+        for &p in self.props {
+            writeln!(f, "  {}", kif(p))?;
+        }
+        writeln!(f, "moves ({}):", self.moves.len())?;
+        for &m in self.moves {
+            writeln!(f, "  {}", kif(m))?;
+        }
+        Ok(())
+    }
+}

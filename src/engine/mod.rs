@@ -13,7 +13,7 @@
 //!
 //! **Architecture invariant:** nothing in the evaluator handles strings; names appear only when printing.
 
-pub(crate) mod analysis;
+pub mod analysis;
 pub mod compiled;
 pub mod conformance;
 pub(crate) mod decompose;

@@ -746,6 +746,21 @@ impl RuleGame {
         &self.plan
     }
 
+    /// What the load-time analysis found (roles, when each relation is computed, propositions,
+    /// moves), printable: `ggp-run stage --stage analysed`.
+    pub fn analysis(&self) -> super::analysis::AnalysisDisplay<'_> {
+        super::analysis::AnalysisDisplay {
+            info: &self.info,
+            terms: &self.base.terms,
+            prog: &self.prog,
+            plan: &self.plan,
+            props: &self.props,
+            moves: &self.moves,
+            open: self.open.is_some(),
+            demand: self.demand,
+        }
+    }
+
     /// The number of base propositions (bits of a state).
     pub fn num_propositions(&self) -> usize {
         match &self.open {
