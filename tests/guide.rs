@@ -121,7 +121,6 @@ fn the_guides_two_syntaxes_are_one_game() {
             std::fs::write(dir.join(name), &b.body).unwrap();
         }
     }
-    // (The infix version takes 10 s to load: see the guide on grounding.)
     let (_, gdl) = ggp_run(&dir, &["perft", "take.gdl", "4"]);
     let (_, kif) = ggp_run(&dir, &["perft", "take.kif", "4"]);
     assert_eq!(gdl.trim(), kif.trim(), "perft 4");

@@ -220,10 +220,13 @@ impl<'a, T: Terms> Scratch<'a, T> {
                 let t = self.terms.func(*s, &ids).ok_or(Stop::NewTerm)?;
                 let terms = self.terms.store();
                 if terms.depth(t) > self.max_depth {
+                    // The whole term is hundreds of parentheses; its head says which one grew.
+                    let text = terms.kif(t);
+                    let head: String = text.chars().take(60).collect();
+                    let cut = if head.len() < text.len() { " ..." } else { "" };
                     return Err(EngineError::Runaway(format!(
-                        "a derived term is nested more than {} deep: {}",
+                        "a derived term is nested more than {} deep: {head}{cut}",
                         self.max_depth,
-                        terms.kif(t)
                     ))
                     .into());
                 }
