@@ -11,11 +11,9 @@
 //!
 //! The rest shapes the rules once the propositions are known: [`flatten`] splits `true` and `next` by
 //! function symbol, [`take_frame_rules`] turns rules that only copy a fact forward into a mask,
-//! [`split_goal_strata`] sets apart what only `goal` reads, and [`detect_dynamics`] and [`zero_sum`] read
-//! properties of the game for [`crate::game::GameInfo`]. The network shares [`dynamic_relations`],
+//! [`split_goal_strata`] sets apart what only `goal` reads, and [`zero_sum`] reads a property of the
+//! game for [`crate::game::GameInfo`] (whether it takes turns is [`super::facade::dynamics_of`]). The network shares [`dynamic_relations`],
 //! [`integer_range`] and [`clamp_arithmetic`] (through their old `rulegame` paths).
-
-use hashbrown::HashMap;
 
 use super::eval::Db;
 use super::ir::{Cmp, Lit, Origin, Pat, Program, RelId, Rule};
@@ -546,25 +544,6 @@ pub(crate) fn head_goal_values(p: &Program, goal: RelId) -> Option<Vec<(Option<T
         .collect()
 }
 
-pub(crate) fn detect_dynamics(props: &[TermId], roles: &[TermId], terms: &TermStore) -> Dynamics {
-    let mut by_sym: HashMap<ast::Sym, Vec<TermId>> = HashMap::new();
-    for &t in props {
-        let args = terms.args(t);
-        if args.len() == 1 {
-            by_sym.entry(terms.sym(t)).or_default().push(args[0]);
-        }
-    }
-    let turn = roles.len() > 1
-        && by_sym.values().any(|vals| {
-            vals.iter().all(|v| roles.contains(v)) && roles.iter().all(|r| vals.contains(r))
-        });
-    if turn || roles.len() == 1 {
-        Dynamics::TurnTaking
-    } else {
-        Dynamics::Simultaneous
-    }
-}
-
 /// `true` and `next` split by the function symbol of their argument (see [`flatten`]).
 pub(crate) struct Flat {
     /// For each base proposition, the flattened `true` relation it goes into and its arguments.
@@ -657,90 +636,6 @@ pub(crate) fn flatten(
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn prepared(rules: &str) -> (Program, Keywords) {
-        let p = crate::syntax::parse_kif(rules).expect("parses");
-        let mut prog = crate::engine::ops::to_classic(&crate::engine::lower(&p).expect("lowers"))
-            .expect("classic");
-        crate::engine::rewrite::prepare(&mut prog);
-        let kw = Keywords::add(&mut prog).expect("has roles");
-        (prog, kw)
-    }
-
-    #[test]
-    fn the_analysis_finds_every_reachable_proposition_and_move_sorted_by_text() {
-        let (prog, kw) = prepared(
-            "(role x) (role o) (init (cell b)) (init (control x)) \
-             (<= (legal ?r (mark ?c)) (true (control ?r)) (true (cell ?c))) \
-             (<= (legal ?r noop) (role ?r) (not (true (control ?r)))) \
-             (<= (next (cell ?r)) (does ?r (mark ?c))) (<= (next (control o)) (true (control x))) \
-             (<= (next (control x)) (true (control o))) (<= terminal (true (cell x))) \
-             (goal x 100) (goal o 0)",
-        );
-        let found = analyse(&prog, &kw, Limits::default())
-            .expect("runs")
-            .expect("bounded");
-        let kif = |v: &[TermId]| -> Vec<String> { v.iter().map(|t| found.terms.kif(*t)).collect() };
-        assert_eq!(kif(&found.roles), ["x", "o"]);
-        assert_eq!(
-            kif(&found.props),
-            [
-                "(cell b)",
-                "(cell o)",
-                "(cell x)",
-                "(control o)",
-                "(control x)"
-            ]
-        );
-        // `(cell x)` and `(cell o)` are reachable in the relaxation only: it over-approximates.
-        assert_eq!(
-            kif(&found.moves),
-            ["(mark b)", "(mark o)", "(mark x)", "noop"]
-        );
-        assert!(found.zero_sum, "100 and 0");
-        assert_eq!(
-            detect_dynamics(&found.props, &found.roles, &found.terms),
-            Dynamics::TurnTaking,
-            "control ranges over the roles"
-        );
-    }
-
-    #[test]
-    fn a_counter_of_nested_terms_cannot_be_bounded() {
-        let (prog, kw) = prepared(
-            "(role a) (init (n 0)) (<= (legal a noop) (true (n ?x))) \
-             (<= (next (n (s ?x))) (true (n ?x))) (<= terminal (true (n (s 0)))) (goal a 100)",
-        );
-        assert!(analyse(&prog, &kw, Limits::default())
-            .expect("runs")
-            .is_none());
-        // ...but running out of the caller's time is an error, not a reason for the open mode.
-        let late = Limits {
-            deadline: Some(std::time::Instant::now()),
-            ..Limits::default()
-        };
-        assert!(matches!(
-            analyse(&prog, &kw, late),
-            Err(EngineError::Runaway(_))
-        ));
-    }
-
-    #[test]
-    fn zero_sum_pairs_each_value_with_its_complement() {
-        let roles = [TermId(0), TermId(1)];
-        let vals = |a: Vec<i64>, b: Vec<i64>| {
-            move |r: TermId| if r.0 == 0 { a.clone() } else { b.clone() }
-        };
-        assert!(zero_sum(&roles, vals(vec![0, 50, 100], vec![100, 50, 0])));
-        assert!(!zero_sum(&roles, vals(vec![0, 100], vec![100])));
-        assert!(!zero_sum(&roles, vals(vec![], vec![])));
-        assert!(!zero_sum(&roles[..1], vals(vec![0], vec![100])));
-    }
-}
-
 /// What the load-time analysis found, as text (`ggp-run stage --stage analysed`): the roles, what
 /// kind of game it is, when each relation is computed (the plan's phases), and the base propositions
 /// and moves, or that play finds them (open mode).
@@ -802,5 +697,89 @@ impl std::fmt::Display for AnalysisDisplay<'_> {
             writeln!(f, "  {}", kif(m))?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn prepared(rules: &str) -> (Program, Keywords) {
+        let p = crate::syntax::parse_kif(rules).expect("parses");
+        let mut prog = crate::engine::ops::to_classic(&crate::engine::lower(&p).expect("lowers"))
+            .expect("classic");
+        crate::engine::rewrite::prepare(&mut prog);
+        let kw = Keywords::add(&mut prog).expect("has roles");
+        (prog, kw)
+    }
+
+    #[test]
+    fn the_analysis_finds_every_reachable_proposition_and_move_sorted_by_text() {
+        let (prog, kw) = prepared(
+            "(role x) (role o) (init (cell b)) (init (control x)) \
+             (<= (legal ?r (mark ?c)) (true (control ?r)) (true (cell ?c))) \
+             (<= (legal ?r noop) (role ?r) (not (true (control ?r)))) \
+             (<= (next (cell ?r)) (does ?r (mark ?c))) (<= (next (control o)) (true (control x))) \
+             (<= (next (control x)) (true (control o))) (<= terminal (true (cell x))) \
+             (goal x 100) (goal o 0)",
+        );
+        let found = analyse(&prog, &kw, Limits::default())
+            .expect("runs")
+            .expect("bounded");
+        let kif = |v: &[TermId]| -> Vec<String> { v.iter().map(|t| found.terms.kif(*t)).collect() };
+        assert_eq!(kif(&found.roles), ["x", "o"]);
+        assert_eq!(
+            kif(&found.props),
+            [
+                "(cell b)",
+                "(cell o)",
+                "(cell x)",
+                "(control o)",
+                "(control x)"
+            ]
+        );
+        // `(cell x)` and `(cell o)` are reachable in the relaxation only: it over-approximates.
+        assert_eq!(
+            kif(&found.moves),
+            ["(mark b)", "(mark o)", "(mark x)", "noop"]
+        );
+        assert!(found.zero_sum, "100 and 0");
+        assert_eq!(
+            crate::engine::facade::dynamics_of(&found.terms, &found.props, &found.roles),
+            Dynamics::TurnTaking,
+            "control ranges over the roles"
+        );
+    }
+
+    #[test]
+    fn a_counter_of_nested_terms_cannot_be_bounded() {
+        let (prog, kw) = prepared(
+            "(role a) (init (n 0)) (<= (legal a noop) (true (n ?x))) \
+             (<= (next (n (s ?x))) (true (n ?x))) (<= terminal (true (n (s 0)))) (goal a 100)",
+        );
+        assert!(analyse(&prog, &kw, Limits::default())
+            .expect("runs")
+            .is_none());
+        // ...but running out of the caller's time is an error, not a reason for the open mode.
+        let late = Limits {
+            deadline: Some(std::time::Instant::now()),
+            ..Limits::default()
+        };
+        assert!(matches!(
+            analyse(&prog, &kw, late),
+            Err(EngineError::Runaway(_))
+        ));
+    }
+
+    #[test]
+    fn zero_sum_pairs_each_value_with_its_complement() {
+        let roles = [TermId(0), TermId(1)];
+        let vals = |a: Vec<i64>, b: Vec<i64>| {
+            move |r: TermId| if r.0 == 0 { a.clone() } else { b.clone() }
+        };
+        assert!(zero_sum(&roles, vals(vec![0, 50, 100], vec![100, 50, 0])));
+        assert!(!zero_sum(&roles, vals(vec![0, 100], vec![100])));
+        assert!(!zero_sum(&roles, vals(vec![], vec![])));
+        assert!(!zero_sum(&roles[..1], vals(vec![0], vec![100])));
     }
 }

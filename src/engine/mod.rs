@@ -19,6 +19,7 @@ pub mod conformance;
 pub(crate) mod decompose;
 pub(crate) mod demand;
 pub mod eval;
+pub mod facade;
 pub mod ir;
 mod join;
 pub(crate) mod open;

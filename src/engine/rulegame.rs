@@ -45,12 +45,13 @@ use std::sync::Mutex;
 use hashbrown::HashMap;
 
 use super::analysis::{
-    self, detect_dynamics, flatten, split_goal_strata, take_frame_rules, zero_sum, Analysis, Flat,
-    Keywords, NO_RULES,
+    self, flatten, split_goal_strata, take_frame_rules, zero_sum, Analysis, Flat, Keywords,
+    NO_RULES,
 };
 // Moved to `analysis`; the network still reads them here.
 pub(crate) use super::analysis::{clamp_arithmetic, dynamic_relations, integer_range};
 use super::eval::Db;
+use super::facade::Choice;
 use super::ir::{Program, RelId};
 use super::open::{Discovered, Local};
 use super::ops::to_classic;
@@ -440,7 +441,7 @@ impl RuleGame {
             }
         }
         let parts = Parts {
-            dynamics: detect_dynamics(&found.props, &found.roles, &base.terms),
+            dynamics: super::facade::dynamics_of(&base.terms, &found.props, &found.roles),
             zero_sum: found.zero_sum,
             roles: found.roles,
             interned,
@@ -1133,38 +1134,14 @@ impl Game for RuleGame {
             return None;
         }
         let mut buf = Vec::new();
-        let mut many = Vec::new();
-        let mut not_noop = Vec::new();
-        for r in 0..self.roles.len() {
+        super::facade::mover_of(self.roles.len(), |r| {
             self.legal_moves(state, r, &mut buf);
-            if buf.len() > 1 {
-                many.push(r);
-            } else if buf.len() == 1 && !self.is_noop(buf[0]) {
-                not_noop.push(r);
-            }
-        }
-        match (many.len(), not_noop.len()) {
-            (1, _) => Some(many[0]),
-            (0, 1) => Some(not_noop[0]),
-            _ => None,
-        }
+            Choice::of(buf.len(), || self.is_noop(buf[0]))
+        })
     }
 
     fn estimate(&self, state: &RuleState) -> Estimate {
-        if self.info.num_roles() != 2 {
-            return Estimate::Guess(0);
-        }
-        let (g0, g1) = (self.goal(state, 0), self.goal(state, 1));
-        if self.is_terminal(state) {
-            return Estimate::from_goals(g0, g1);
-        }
-        // Goal values of the current state (often partial credit) plus a small mobility term.
-        let mut buf = Vec::new();
-        self.legal_moves(state, 0, &mut buf);
-        let m0 = buf.len() as i32;
-        self.legal_moves(state, 1, &mut buf);
-        let m1 = buf.len() as i32;
-        Estimate::Guess((g0 - g1) * 10 + (m0 - m1))
+        super::facade::goal_mobility_estimate(self, state)
     }
 
     fn show_move(&self, mv: &RuleMove) -> String {

@@ -29,8 +29,8 @@ use rand::{Rng, SeedableRng};
 
 /// Replays a reference trace on any engine, this one included.
 pub use crate::engine::conformance::replay;
-use crate::engine::terms::TermId;
-use crate::game::{Dynamics, Estimate, Game, GameInfo, Goal, RoleIndex};
+use crate::engine::facade::{dynamics_of, goal_mobility_estimate, mover_of, Choice};
+use crate::game::{Estimate, Game, GameInfo, Goal, RoleIndex};
 use crate::syntax::ast::{self, Syntax};
 pub use ground::{
     ground, ground_with, Budget, Gate, Grounded, Limit, LoadReport, NetLit, NetworkError,
@@ -334,7 +334,7 @@ impl NetGame {
                 && a.iter().all(|v| b.contains(&(100 - v)))
                 && b.iter().all(|v| a.contains(&(100 - v)))
         };
-        let dynamics = detect_dynamics(&net);
+        let dynamics = dynamics_of(&net.terms, &net.props, &net.roles);
         let legal_sets = LegalSets::new(&net);
         let fan = prop::Fanout::new(
             &net,
@@ -941,27 +941,6 @@ impl NetGame {
     }
 }
 
-fn detect_dynamics(net: &Grounded) -> Dynamics {
-    let t = &net.terms;
-    let mut by_sym: hashbrown::HashMap<ast::Sym, Vec<TermId>> = hashbrown::HashMap::new();
-    for &p in &net.props {
-        let args = t.args(p);
-        if args.len() == 1 {
-            by_sym.entry(t.sym(p)).or_default().push(args[0]);
-        }
-    }
-    let roles = &net.roles;
-    let turn = roles.len() > 1
-        && by_sym.values().any(|vals| {
-            vals.iter().all(|v| roles.contains(v)) && roles.iter().all(|r| vals.contains(r))
-        });
-    if turn || roles.len() == 1 {
-        Dynamics::TurnTaking
-    } else {
-        Dynamics::Simultaneous
-    }
-}
-
 impl Game for NetGame {
     type State = NetState;
     type Move = NetMove;
@@ -1054,40 +1033,17 @@ impl Game for NetGame {
                 return None;
             }
             let mut buf = std::mem::take(&mut s.moves);
-            // (how many roles, the last such role): with several moves, and with one move that is not
-            // the no-op. Counted, not collected: a tree search asks this at every node it adds.
-            let (mut many, mut not_noop) = ((0, 0), (0, 0));
-            for r in 0..self.net.roles.len() {
+            let mover = mover_of(self.net.roles.len(), |r| {
                 self.legal_into(&s.vals, r, &mut buf);
-                if buf.len() > 1 {
-                    many = (many.0 + 1, r);
-                } else if buf.len() == 1 && !self.is_noop(buf[0]) {
-                    not_noop = (not_noop.0 + 1, r);
-                }
-            }
+                Choice::of(buf.len(), || self.is_noop(buf[0]))
+            });
             s.moves = buf;
-            match (many.0, not_noop.0) {
-                (1, _) => Some(many.1),
-                (0, 1) => Some(not_noop.1),
-                _ => None,
-            }
+            mover
         })
     }
 
     fn estimate(&self, state: &NetState) -> Estimate {
-        if self.info.num_roles() != 2 {
-            return Estimate::Guess(0);
-        }
-        let (g0, g1) = (self.goal(state, 0), self.goal(state, 1));
-        if self.is_terminal(state) {
-            return Estimate::from_goals(g0, g1);
-        }
-        let mut buf = Vec::new();
-        self.legal_moves(state, 0, &mut buf);
-        let m0 = buf.len() as i32;
-        self.legal_moves(state, 1, &mut buf);
-        let m1 = buf.len() as i32;
-        Estimate::Guess((g0 - g1) * 10 + (m0 - m1))
+        goal_mobility_estimate(self, state)
     }
 
     fn random_playout(
