@@ -12,8 +12,9 @@
 //! The rest shapes the rules once the propositions are known: [`flatten`] splits `true` and `next` by
 //! function symbol, [`take_frame_rules`] turns rules that only copy a fact forward into a mask,
 //! [`split_goal_strata`] sets apart what only `goal` reads, and [`zero_sum`] reads a property of the
-//! game for [`crate::game::GameInfo`] (whether it takes turns is [`super::facade::dynamics_of`]). The network shares [`dynamic_relations`],
-//! [`integer_range`] and [`clamp_arithmetic`] (through their old `rulegame` paths).
+//! game for [`crate::game::GameInfo`] (whether it takes turns is [`super::facade::dynamics_of`]). The
+//! network shares [`dynamic_relations`], [`integer_range`] and [`clamp_arithmetic`] (in
+//! `network::ground::analysis`).
 
 use super::eval::Db;
 use super::ir::{Cmp, Lit, Origin, Pat, Program, RelId, Rule};

@@ -45,11 +45,9 @@ use std::sync::Mutex;
 use hashbrown::HashMap;
 
 use super::analysis::{
-    self, flatten, split_goal_strata, take_frame_rules, zero_sum, Analysis, Flat, Keywords,
-    NO_RULES,
+    self, dynamic_relations, flatten, split_goal_strata, take_frame_rules, zero_sum, Analysis,
+    Flat, Keywords, NO_RULES,
 };
-// Moved to `analysis`; the network still reads them here.
-pub(crate) use super::analysis::{clamp_arithmetic, dynamic_relations, integer_range};
 use super::eval::Db;
 use super::facade::Choice;
 use super::ir::{Program, RelId};

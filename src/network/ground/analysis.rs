@@ -29,6 +29,7 @@ use hashbrown::HashMap;
 
 use super::budget::{analysis_over_budget, NetworkError};
 use super::Strategy;
+use crate::engine::analysis::{clamp_arithmetic, dynamic_relations, integer_range};
 use crate::engine::decompose::{
     eliminate_variables, eliminate_variables_as, is_domain_relation, merge_alternatives,
     merge_twins,
@@ -39,7 +40,6 @@ use crate::engine::ir::{IrAtom, Lit, Origin, Pat, Program, RelId, Rule};
 use crate::engine::ops::to_classic;
 use crate::engine::plan::{plan, Phase, Plan};
 use crate::engine::rewrite::unfold_tables;
-use crate::engine::rulegame::{clamp_arithmetic, dynamic_relations, integer_range};
 use crate::engine::terms::TermId;
 use crate::engine::{lower, EngineError, Limits};
 use crate::syntax::ast;
