@@ -20,13 +20,11 @@ const GAMES: &[&str] = &[
 ];
 
 /// Stages that fail on a game, with what their error must say.
-const FAILS: &[(&str, Stage, &str)] = &[
-    (
-        "tests/data/nested_counter.kif",
-        Stage::Network,
-        "nested more than 200 deep: (n (s (s",
-    ),
-];
+const FAILS: &[(&str, Stage, &str)] = &[(
+    "tests/data/nested_counter.kif",
+    Stage::Network,
+    "nested more than 200 deep: (n (s (s",
+)];
 
 fn check(actual: &str, golden: &Path) {
     if std::env::var_os("UPDATE_GOLDEN").is_some() {
