@@ -105,12 +105,8 @@ pub(crate) fn analyse(
     let static_goals = kw.goal.and_then(|g| head_goal_values(prog, g));
     let relaxed = relax(
         prog,
-        kw.init,
-        kw.true_,
-        kw.next,
-        kw.legal,
-        kw.does,
-        kw.goal.filter(|_| static_goals.is_none()),
+        [kw.init, kw.true_, kw.next, kw.legal, kw.does],
+        Relaxation::Propositions(kw.goal.filter(|_| static_goals.is_none())),
     );
     let rplan = plan(&relaxed, &[])?;
     let mut rdb = Db::new(&rplan, &arities, relaxed.terms.clone(), limits);
@@ -220,17 +216,71 @@ pub(crate) fn clamp_arithmetic(r: &mut Rule, lo: TermId, hi: TermId) {
     }
 }
 
-/// Adds `true :- init`, `true :- next`, `does :- legal` and drops negations: the relaxed program.
+/// How much of the rules [`relax`] keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Relaxation {
+    /// What the base propositions and moves need, kept tight (the Datalog evaluator's analysis):
+    /// negations of relations that depend on neither `true` nor `does` stay (they are exact, being
+    /// evaluated first), conditions that only filter a dropped one go with it, and the program is
+    /// pruned to `true`, `does`, `role`, `base` and, when given, this goal relation.
+    Propositions(Option<RelId>),
+    /// Every relation, **every** negation dropped (of static relations too), nothing pruned: the bound
+    /// of what grounding instantiates (the grounder decides static negations on the spot against the
+    /// exact facts, so its bound needs none of them).
+    EveryRelation,
+}
+
+/// The relaxed program: `true(X) :- init(X)`, `true(X) :- next(X)` and `does(R, M) :- legal(R, M)`
+/// added, negations dropped as `how` says, each arithmetic result kept within the integers the
+/// program mentions ([`clamp_arithmetic`]). Its least fixpoint holds every fact true in some
+/// reachable state, and more: an over-approximation, never the game. The one relaxation of both
+/// engines; they differ only in `how`.
 pub(crate) fn relax(
     p: &Program,
-    init: RelId,
-    true_: RelId,
-    next: RelId,
-    legal: RelId,
-    does: RelId,
-    with_goal: Option<RelId>,
+    [init, true_, next, legal, does]: [RelId; 5],
+    how: Relaxation,
 ) -> Program {
     let mut q = p.clone();
+    match how {
+        Relaxation::Propositions(_) => drop_dynamic_conditions(&mut q, true_, does),
+        Relaxation::EveryRelation => {
+            let (lo, hi) = integer_range(&mut q);
+            for r in &mut q.rules {
+                r.body.retain(|l| !matches!(l, Lit::Neg(_)));
+                clamp_arithmetic(r, lo, hi);
+            }
+        }
+    }
+    let x = q.terms.intern_sym("X");
+    let y = q.terms.intern_sym("Y");
+    let copy = |head: RelId, body: RelId, n: usize| Rule {
+        head: crate::engine::ir::IrAtom {
+            rel: head,
+            args: (0..n as u32).map(Pat::Var).collect(),
+        },
+        body: vec![Lit::Pos(crate::engine::ir::IrAtom {
+            rel: body,
+            args: (0..n as u32).map(Pat::Var).collect(),
+        })],
+        var_names: vec![x, y][..n].to_vec(),
+    };
+    q.rules.push(copy(true_, init, 1));
+    q.rules.push(copy(true_, next, 1));
+    q.rules.push(copy(does, legal, 2));
+    if let Relaxation::Propositions(with_goal) = how {
+        // Only what the propositions and moves need: goals and terminal conditions of the union of
+        // all states can be far larger than anything a real state derives.
+        let mut roots = vec![true_, does];
+        roots.extend(q.keywords.role);
+        roots.extend(q.keywords.base);
+        roots.extend(with_goal);
+        crate::engine::rewrite::prune_to(&mut q, &roots);
+    }
+    q
+}
+
+/// [`Relaxation::Propositions`]' negations and filters dropped, arithmetic clamped.
+fn drop_dynamic_conditions(q: &mut Program, true_: RelId, does: RelId) {
     // Relations that read the state or the moves, directly or not; negation of any other relation is
     // exact (it is computed before anything dynamic) and stays, which keeps the over-approximation tight.
     let n = q.relations.len();
@@ -261,7 +311,7 @@ pub(crate) fn relax(
     // stops at a terminal state), so the relaxation keeps only results between the smallest and the
     // largest integer the program mentions (and 0), the finite tables a classic translation would list.
     // A game that leaves that range in play gets an error from `try_next`, not a wrong state.
-    let (lo, hi) = integer_range(&mut q);
+    let (lo, hi) = integer_range(q);
     for r in &mut q.rules {
         r.body
             .retain(|l| !matches!(l, Lit::Neg(a) if dynamic[a.rel.0 as usize]));
@@ -325,30 +375,6 @@ pub(crate) fn relax(
         }
         clamp_arithmetic(r, lo, hi);
     }
-    let x = q.terms.intern_sym("X");
-    let y = q.terms.intern_sym("Y");
-    let copy = |head: RelId, body: RelId, n: usize| Rule {
-        head: crate::engine::ir::IrAtom {
-            rel: head,
-            args: (0..n as u32).map(Pat::Var).collect(),
-        },
-        body: vec![Lit::Pos(crate::engine::ir::IrAtom {
-            rel: body,
-            args: (0..n as u32).map(Pat::Var).collect(),
-        })],
-        var_names: vec![x, y][..n].to_vec(),
-    };
-    q.rules.push(copy(true_, init, 1));
-    q.rules.push(copy(true_, next, 1));
-    q.rules.push(copy(does, legal, 2));
-    // Only what the propositions and moves need: goals and terminal conditions of the union of all
-    // states can be far larger than anything a real state derives.
-    let mut roots = vec![true_, does];
-    roots.extend(q.keywords.role);
-    roots.extend(q.keywords.base);
-    roots.extend(with_goal);
-    crate::engine::rewrite::prune_to(&mut q, &roots);
-    q
 }
 
 /// Splits the state strata of `plan` into those evaluated in every state and those only `goal` reads

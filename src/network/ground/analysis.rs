@@ -11,8 +11,8 @@
 //! reading only what binds the asked arguments). Its program is what
 //! [`grounded_program`](super::grounded_program) prints.
 //!
-//! [`analyse`] runs the *negation-free relaxation* ([`negation_free_relaxation`]) to its fixpoint on the
-//! engine's evaluator: **every fact true in a reachable state is a row of the relaxed fixpoint**, so
+//! [`analyse`] runs the *negation-free relaxation* (the engine's one `relax`, in its `EveryRelation`
+//! mode) to its fixpoint on the engine's evaluator: **every fact true in a reachable state is a row of the relaxed fixpoint**, so
 //! grounding never needs an atom outside it, and atoms are named by their row. The relations that
 //! depend on neither `true` nor `does` are evaluated exactly, once: they are constants. Two economies
 //! shape the fixpoint:
@@ -29,14 +29,14 @@ use hashbrown::HashMap;
 
 use super::budget::{analysis_over_budget, NetworkError};
 use super::Strategy;
-use crate::engine::analysis::{clamp_arithmetic, dynamic_relations, integer_range};
+use crate::engine::analysis::{dynamic_relations, relax, Relaxation};
 use crate::engine::decompose::{
     eliminate_variables, eliminate_variables_as, is_domain_relation, merge_alternatives,
     merge_twins,
 };
 use crate::engine::demand::{demand, is_demand_relation, Lean};
 use crate::engine::eval::Db;
-use crate::engine::ir::{IrAtom, Lit, Origin, Pat, Program, RelId, Rule};
+use crate::engine::ir::{Lit, Origin, Program, RelId};
 use crate::engine::ops::to_classic;
 use crate::engine::plan::{plan, Phase, Plan};
 use crate::engine::rewrite::unfold_tables;
@@ -211,9 +211,7 @@ pub(super) fn analyse(
     let demand_rel = flags(&prog, is_demand_relation);
     let domain_rel = flags(&prog, is_domain_relation);
     let arities: Vec<usize> = prog.relations.iter().map(|r| r.arity).collect();
-    let relaxed = negation_free_relaxation(
-        &prog, rels.init, rels.true_, rels.next, rels.legal, rels.does,
-    );
+    let relaxed = negation_free_relaxation(&prog, &rels);
     let gplan = plan(
         &prog,
         &[(rels.true_, Phase::State), (rels.does, Phase::Move)],
@@ -445,48 +443,14 @@ fn late_relations(relaxed: &Program, rplan: &Plan, dynamic: &[bool], roots: &[Re
     (0..n).map(|r| dynamic[r] && !needed[r]).collect()
 }
 
-/// The negation-free relaxation that bounds what grounding instantiates: a copy of `p` with **every**
-/// negative literal removed (of static relations too), each arithmetic result kept within the
-/// integers the program mentions ([`clamp_arithmetic`]), and the rules `true(X) :- init(X)`,
-/// `true(X) :- next(X)` and `does(X, Y) :- legal(X, Y)` added. Its least fixpoint holds every fact
-/// true in some reachable state, and more: it is an over-approximation, never the game.
-///
-/// Not `engine::rulegame`'s relaxation, which keeps the negations of relations that depend on
-/// neither `true` nor `does` (exact there, as they are evaluated first): the grounder decides those
-/// negations on the spot against the exact facts, so its bound needs none of them.
-fn negation_free_relaxation(
-    p: &Program,
-    init: RelId,
-    true_: RelId,
-    next: RelId,
-    legal: RelId,
-    does: RelId,
-) -> Program {
-    let mut q = p.clone();
-    // Arithmetic results stay within the integers the program mentions, as in the Datalog engine's
-    // relaxation (nim's `minus` would otherwise count below zero until the budget runs out).
-    let (lo, hi) = integer_range(&mut q);
-    for r in &mut q.rules {
-        r.body.retain(|l| !matches!(l, Lit::Neg(_)));
-        clamp_arithmetic(r, lo, hi);
-    }
-    let x = q.terms.intern_sym("X");
-    let y = q.terms.intern_sym("Y");
-    let copy = |head: RelId, body: RelId, n: usize| Rule {
-        head: IrAtom {
-            rel: head,
-            args: (0..n as u32).map(Pat::Var).collect(),
-        },
-        body: vec![Lit::Pos(IrAtom {
-            rel: body,
-            args: (0..n as u32).map(Pat::Var).collect(),
-        })],
-        var_names: vec![x, y][..n].to_vec(),
-    };
-    q.rules.push(copy(true_, init, 1));
-    q.rules.push(copy(true_, next, 1));
-    q.rules.push(copy(does, legal, 2));
-    q
+/// The engine's [`relax`] in its [`Relaxation::EveryRelation`] mode: the bound of what grounding
+/// instantiates.
+fn negation_free_relaxation(prog: &Program, rels: &GameRelations) -> Program {
+    relax(
+        prog,
+        [rels.init, rels.true_, rels.next, rels.legal, rels.does],
+        Relaxation::EveryRelation,
+    )
 }
 
 #[cfg(test)]
@@ -502,9 +466,7 @@ mod tests {
             .rules
             .iter()
             .any(|r| r.body.iter().any(|l| matches!(l, Lit::Neg(_)))));
-        let relaxed = negation_free_relaxation(
-            &prog, rels.init, rels.true_, rels.next, rels.legal, rels.does,
-        );
+        let relaxed = negation_free_relaxation(&prog, &rels);
         assert!(relaxed
             .rules
             .iter()
