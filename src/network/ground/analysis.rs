@@ -12,8 +12,8 @@
 //! [`grounded_program`](super::grounded_program) prints.
 //!
 //! [`analyse`] runs the *negation-free relaxation* (the engine's one `relax`, in its `EveryRelation`
-//! mode) to its fixpoint on the engine's evaluator: **every fact true in a reachable state is a row of the relaxed fixpoint**, so
-//! grounding never needs an atom outside it, and atoms are named by their row. The relations that
+//! mode) to its fixpoint on the engine's evaluator: **every fact true in a reachable state is a row of
+//! the relaxed fixpoint**, so grounding never needs an atom outside it, and atoms are named by their row. The relations that
 //! depend on neither `true` nor `does` are evaluated exactly, once: they are constants. Two economies
 //! shape the fixpoint:
 //! - the state-dependent relations that neither the inputs nor a load-time or demand relation depend
