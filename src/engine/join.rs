@@ -174,21 +174,6 @@ impl<'a, T: Terms> Scratch<'a, T> {
         }
     }
 
-    /// The values of a scan's key under the current bindings; `None` when a key term is not in the
-    /// store (then no row has it).
-    #[inline]
-    fn key(&self, key: &[Key]) -> Option<SmallVec<[TermId; 8]>> {
-        let mut keyv = SmallVec::new();
-        for k in key {
-            keyv.push(match k {
-                Key::Var(v) => self.binds[*v as usize],
-                Key::Const(t) => *t,
-                Key::Pat(p) => self.find(p)?,
-            });
-        }
-        Some(keyv)
-    }
-
     /// The term a bound pattern denotes, if it exists in the store (if not, no fact can contain it).
     fn find(&self, p: &Pat) -> Option<TermId> {
         match p {
@@ -310,14 +295,21 @@ fn scan<T: Terms>(
             }
         }
         Some(ix) => {
-            let Some(keyv) = sc.key(&s.key) else {
-                // A key term the store lacks is in no row: nothing matches.
-                return if positive {
-                    Ok(false)
-                } else {
-                    join(rels, head, body, i + 1, delta, sc)
-                };
-            };
+            // Filled here, not returned by a helper: moving the key out of a call as an
+            // `Option<SmallVec>` cost chess on this evaluator 6% of its states per second.
+            let mut keyv: SmallVec<[TermId; 8]> = SmallVec::new();
+            for k in s.key.iter() {
+                keyv.push(match k {
+                    Key::Var(v) => sc.binds[*v as usize],
+                    Key::Const(t) => *t,
+                    Key::Pat(p) => match sc.find(p) {
+                        Some(t) => t,
+                        // A key term the store lacks is in no row: nothing matches.
+                        None if positive => return Ok(false),
+                        None => return join(rels, head, body, i + 1, delta, sc),
+                    },
+                });
+            }
             let next = &rel.indexes[ix].next;
             let mut x = rel.lookup(ix, &keyv, sc.terms.store());
             // The chain runs newest first: below `lo` nothing is left to read.
