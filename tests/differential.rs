@@ -140,7 +140,7 @@ fn native_legal<G: Twin>(g: &G, s: &G::State, role: usize) -> (Vec<G::Move>, Vec
 
 fn rule_legal(
     g: &RuleGame,
-    s: &ggp::engine::RuleState,
+    s: &ggp::engine::BitState,
     role: usize,
 ) -> (Vec<ggp::engine::RuleMove>, Vec<String>) {
     let mut ms = Vec::new();

@@ -7,7 +7,8 @@
 
 use std::fmt;
 
-use super::rulegame::{RuleGame, RuleMove, RuleState};
+use super::rulegame::{RuleGame, RuleMove};
+use super::BitState;
 use crate::game::{Game, Goal, RoleIndex};
 
 /// The first difference of a failed playout.
@@ -73,22 +74,22 @@ pub trait TraceGame: Game {
 }
 
 impl TraceGame for RuleGame {
-    fn trace_state(&self, state: &RuleState) -> Vec<String> {
+    fn trace_state(&self, state: &BitState) -> Vec<String> {
         self.state_facts(state)
     }
 
-    fn trace_legal(&self, state: &RuleState, role: RoleIndex) -> Result<Vec<String>, String> {
+    fn trace_legal(&self, state: &BitState, role: RoleIndex) -> Result<Vec<String>, String> {
         let mut buf = Vec::new();
         self.try_legal(state, role, &mut buf)
             .map_err(|e| format!("error: {e}"))?;
         Ok(buf.iter().map(|m| self.move_kif(*m).to_string()).collect())
     }
 
-    fn trace_terminal(&self, state: &RuleState) -> Result<bool, String> {
+    fn trace_terminal(&self, state: &BitState) -> Result<bool, String> {
         self.try_terminal(state).map_err(|e| format!("error: {e}"))
     }
 
-    fn trace_goals(&self, state: &RuleState, role: RoleIndex) -> Result<Vec<Goal>, String> {
+    fn trace_goals(&self, state: &BitState, role: RoleIndex) -> Result<Vec<Goal>, String> {
         self.goal_values(state, role)
             .map_err(|e| format!("error: {e}"))
     }
@@ -97,7 +98,7 @@ impl TraceGame for RuleGame {
         self.move_from_kif(text)
     }
 
-    fn trace_next(&self, state: &RuleState, joint: &[RuleMove]) -> Result<RuleState, String> {
+    fn trace_next(&self, state: &BitState, joint: &[RuleMove]) -> Result<BitState, String> {
         self.try_next(state, joint)
             .map_err(|e| format!("error: {e}"))
     }

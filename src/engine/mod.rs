@@ -14,6 +14,7 @@
 //! **Architecture invariant:** nothing in the evaluator handles strings; names appear only when printing.
 
 pub mod analysis;
+mod bitstate;
 pub mod compiled;
 pub mod conformance;
 pub(crate) mod decompose;
@@ -31,9 +32,10 @@ pub(crate) mod scc;
 mod store;
 pub mod terms;
 
+pub use bitstate::BitState;
 pub use ir::lower;
 pub use plan::plan;
-pub use rulegame::{Evaluation, LoadError, RuleGame, RuleMove, RuleState};
+pub use rulegame::{Evaluation, LoadError, RuleGame, RuleMove};
 
 /// What can go wrong when loading or evaluating a rule program.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

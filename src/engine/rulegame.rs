@@ -4,7 +4,7 @@
 //! relations that do not depend on the state once, and runs a *relaxed* fixpoint (`engine::analysis`:
 //! negation ignored, `true` fed from `init` and `next`, `does` from `legal`) which over-approximates
 //! everything reachable:
-//! its `true` facts are the base propositions (one bit each of a [`RuleState`]) and its `legal` facts are the
+//! its `true` facts are the base propositions (one bit each of a [`BitState`]) and its `legal` facts are the
 //! moves, interned as [`RuleMove`] ids numbered in the byte order of their KIF text, so a sorted id list
 //! is a sorted move list. `base` declarations, when present, are added to the propositions. When that
 //! fixpoint runs away (a counter of nested terms, which it grows past `terminal`), the game loads in
@@ -48,6 +48,7 @@ use super::analysis::{
     self, dynamic_relations, flatten, split_goal_strata, take_frame_rules, zero_sum, Analysis,
     Flat, Keywords, NO_RULES,
 };
+use super::bitstate::BitState;
 use super::eval::Db;
 use super::facade::Choice;
 use super::ir::{Program, RelId};
@@ -89,50 +90,6 @@ fn render_all(diags: &[crate::diagnostics::Diagnostic], file: &str, src: &str) -
     out
 }
 
-/// A state: one bit per base proposition.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct RuleState(Box<[u64]>);
-
-impl RuleState {
-    /// Bits beyond the words are false (an open-mode state is as long as its highest bit needs).
-    #[inline]
-    fn get(&self, i: usize) -> bool {
-        self.0.get(i / 64).is_some_and(|w| w >> (i % 64) & 1 == 1)
-    }
-    /// The state of `words` without its trailing zero words, so that equal sets of propositions found
-    /// at different times are equal states with one key.
-    fn trimmed(mut words: Vec<u64>) -> RuleState {
-        while words.last() == Some(&0) {
-            words.pop();
-        }
-        RuleState(words.into_boxed_slice())
-    }
-    /// Sets bit `i` of `words`, lengthening them as needed.
-    fn set_growing(words: &mut Vec<u64>, i: usize) {
-        if words.len() <= i / 64 {
-            words.resize(i / 64 + 1, 0);
-        }
-        words[i / 64] |= 1 << (i % 64);
-    }
-    #[inline]
-    fn set(&mut self, i: usize) {
-        self.0[i / 64] |= 1 << (i % 64);
-    }
-    fn ones(&self) -> impl Iterator<Item = usize> + '_ {
-        self.0.iter().enumerate().flat_map(|(w, &bits)| {
-            let mut b = bits;
-            std::iter::from_fn(move || {
-                if b == 0 {
-                    return None;
-                }
-                let i = b.trailing_zeros() as usize;
-                b &= b - 1;
-                Some(w * 64 + i)
-            })
-        })
-    }
-}
-
 /// A move: an interned id; ids are in the byte order of the moves' KIF text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct RuleMove(pub u32);
@@ -141,7 +98,7 @@ struct Scratch {
     db: Db,
     /// The state `db` holds, when `valid`; kept as a buffer otherwise so that switching states does
     /// not allocate.
-    state: RuleState,
+    state: BitState,
     valid: bool,
     /// Whether the strata only goals read have been evaluated for `state`.
     goals_done: bool,
@@ -172,7 +129,7 @@ pub struct RuleGame {
     move_of: HashMap<TermId, u32>,
     move_kif: Vec<String>,
     move_text: Vec<String>,
-    initial: RuleState,
+    initial: BitState,
     noop: Option<TermId>,
     /// The state strata to evaluate in every state (everything but what only `goal` reads), and those
     /// evaluated when a goal is asked.
@@ -181,7 +138,7 @@ pub struct RuleGame {
     /// The propositions that frame rules (`next(f(X)) :- true(f(X))`, with filters on `X` only) carry
     /// over: the next state has every proposition of the state within this mask, without evaluating
     /// those rules.
-    frame_mask: RuleState,
+    frame_mask: BitState,
     /// Whether some rule derives into a relation the state fills (then filling checks duplicates).
     inputs_derived: bool,
     /// Whether the rules run in their demand-driven form.
@@ -320,7 +277,7 @@ struct Shaped {
     flat: Flat,
     /// The relations the rewrites keep (see [`Keywords::kept`]).
     keep: Vec<RelId>,
-    frame_mask: RuleState,
+    frame_mask: BitState,
 }
 
 /// The compiled rules chosen at load, before the trial of [`RuleGame::choose_evaluation`].
@@ -369,8 +326,8 @@ struct Parts {
     roles: Vec<TermId>,
     interned: Interned,
     flat: Flat,
-    initial: RuleState,
-    frame_mask: RuleState,
+    initial: BitState,
+    frame_mask: BitState,
     dynamics: Dynamics,
     zero_sum: bool,
     open: Option<Discovered>,
@@ -432,7 +389,7 @@ impl RuleGame {
         let compiler = Compiler::closed(&prog, &found, &kw, &shaped.flat);
         let chosen = RuleGame::choose_compiled(prog, &shaped.keep, &compiler, limits, evaluation)?;
         let base = &chosen.compiled.base;
-        let mut initial = RuleState(vec![0; shaped.frame_mask.0.len()].into_boxed_slice());
+        let mut initial = BitState::with_words(shaped.frame_mask.words().len());
         for i in 0..base.rel(kw.init).len() {
             if let Some(&b) = interned.prop_of.get(&base.rel(kw.init).row(i)[0]) {
                 initial.set(b as usize);
@@ -469,7 +426,7 @@ impl RuleGame {
         Shaped {
             flat,
             keep,
-            frame_mask: RuleState(mask.into_boxed_slice()),
+            frame_mask: BitState::from_words(mask),
         }
     }
 
@@ -557,11 +514,10 @@ impl RuleGame {
             return Err(EngineError::Invalid(format!("{NO_RULES} roles")));
         }
         let open = Discovered::new(c.base.terms.clone(), c.prog.syntax);
-        let mut initial = Vec::new();
-        for i in 0..c.base.rel(kw.init).len() {
-            let b = open.prop_from(&c.base.terms, c.base.rel(kw.init).row(i)[0]);
-            RuleState::set_growing(&mut initial, b as usize);
-        }
+        let init = c.base.rel(kw.init);
+        let initial = BitState::from_ones(
+            (0..init.len()).map(|i| open.prop_from(&c.base.terms, init.row(i)[0]) as usize),
+        );
         let parts = Parts {
             // Without the analysis no proposition is known to range over the roles, nor any goal
             // value a rule computes.
@@ -580,8 +536,8 @@ impl RuleGame {
                 next_rels: Vec::new(),
                 generic_true: true,
             },
-            initial: RuleState::trimmed(initial),
-            frame_mask: RuleState(Box::new([])),
+            initial,
+            frame_mask: BitState::from_words(Vec::new()),
             open: Some(open),
         };
         Ok(RuleGame::assemble(p, name, kw, c, parts, false))
@@ -779,7 +735,7 @@ impl RuleGame {
     /// Runs `f` on a scratch database holding the evaluation of `state`.
     fn with_state<R>(
         &self,
-        state: &RuleState,
+        state: &BitState,
         f: impl FnOnce(&mut Db) -> Result<R, EngineError>,
     ) -> Result<R, EngineError> {
         self.with_state_goals(state, false, f)
@@ -788,7 +744,7 @@ impl RuleGame {
     /// [`RuleGame::with_state`], with the strata only goals read evaluated too when `goals`.
     fn with_state_goals<R>(
         &self,
-        state: &RuleState,
+        state: &BitState,
         goals: bool,
         f: impl FnOnce(&mut Db) -> Result<R, EngineError>,
     ) -> Result<R, EngineError> {
@@ -798,7 +754,7 @@ impl RuleGame {
     /// [`RuleGame::with_state_goals`], with the scratch database's open-mode [`Local`] lent too.
     fn with_scratch<R>(
         &self,
-        state: &RuleState,
+        state: &BitState,
         goals: bool,
         f: impl FnOnce(&mut Db, &mut Local) -> Result<R, EngineError>,
     ) -> Result<R, EngineError> {
@@ -820,7 +776,7 @@ impl RuleGame {
                 }
                 s.goals_done = false;
                 s.db.run_only(&self.plan, Phase::State, &self.core_strata)?;
-                s.state.0.clone_from(&state.0);
+                s.state.clone_from(state);
                 s.valid = true;
             }
             if goals && !s.goals_done {
@@ -846,7 +802,7 @@ impl RuleGame {
 
     /// Fills the state relations of `db` with `state`'s propositions (closed mode).
     #[inline]
-    fn fill(&self, db: &mut Db, state: &RuleState) {
+    fn fill(&self, db: &mut Db, state: &BitState) {
         for b in state.ones() {
             if self.inputs_derived {
                 db.insert(self.flat.prop_rel[b], &self.flat.prop_args[b]);
@@ -886,7 +842,7 @@ impl RuleGame {
     /// The legal moves of `role`, sorted.
     pub fn try_legal(
         &self,
-        state: &RuleState,
+        state: &BitState,
         role: RoleIndex,
         out: &mut Vec<RuleMove>,
     ) -> Result<(), EngineError> {
@@ -904,7 +860,7 @@ impl RuleGame {
     }
 
     /// Whether the state is terminal.
-    pub fn try_terminal(&self, state: &RuleState) -> Result<bool, EngineError> {
+    pub fn try_terminal(&self, state: &BitState) -> Result<bool, EngineError> {
         match self.terminal {
             None => Ok(false),
             Some(t) => self.with_state(state, |db| Ok(!db.rel(t).is_empty())),
@@ -912,11 +868,7 @@ impl RuleGame {
     }
 
     /// Every goal value the rules give `role` in `state`, sorted (normally exactly one).
-    pub fn goal_values(
-        &self,
-        state: &RuleState,
-        role: RoleIndex,
-    ) -> Result<Vec<Goal>, EngineError> {
+    pub fn goal_values(&self, state: &BitState, role: RoleIndex) -> Result<Vec<Goal>, EngineError> {
         let (Some(g), Some(&r)) = (self.goal, self.roles.get(role)) else {
             return Ok(Vec::new());
         };
@@ -934,11 +886,7 @@ impl RuleGame {
     }
 
     /// The state reached by a joint move.
-    pub fn try_next(
-        &self,
-        state: &RuleState,
-        joint: &[RuleMove],
-    ) -> Result<RuleState, EngineError> {
+    pub fn try_next(&self, state: &BitState, joint: &[RuleMove]) -> Result<BitState, EngineError> {
         if joint.len() != self.roles.len() {
             return Err(EngineError::Rules(format!(
                 "a joint move needs {} moves, got {}",
@@ -961,14 +909,7 @@ impl RuleGame {
                 db.insert(self.does, &[self.roles[r], mv]);
             }
             db.run(&self.plan, Phase::Move)?;
-            let mut s = RuleState(
-                state
-                    .0
-                    .iter()
-                    .zip(self.frame_mask.0.iter())
-                    .map(|(a, m)| a & m)
-                    .collect(),
-            );
+            let mut s = state.and(&self.frame_mask);
             let unforeseen = |db: &Db, fact: Option<TermId>| {
                 EngineError::Rules(format!(
                     "the next state has {}, which the load-time analysis did not foresee \
@@ -1011,7 +952,7 @@ impl RuleGame {
         db: &mut Db,
         local: &mut Local,
         joint: &[RuleMove],
-    ) -> Result<RuleState, EngineError> {
+    ) -> Result<BitState, EngineError> {
         db.clear_from(&self.plan, Phase::Move);
         for (r, m) in joint.iter().enumerate() {
             let mv = open
@@ -1020,13 +961,10 @@ impl RuleGame {
             db.insert(self.does, &[self.roles[r], mv]);
         }
         db.run(&self.plan, Phase::Move)?;
-        let mut words = Vec::new();
         let rel = db.rel(self.next);
-        for i in 0..rel.len() {
-            let b = open.prop_index(local, &db.terms, rel.row(i)[0]);
-            RuleState::set_growing(&mut words, b as usize);
-        }
-        Ok(RuleState::trimmed(words))
+        Ok(BitState::from_ones((0..rel.len()).map(|i| {
+            open.prop_index(local, &db.terms, rel.row(i)[0]) as usize
+        })))
     }
 
     /// Runs `f` on the store of the propositions' terms and the propositions, by index.
@@ -1038,7 +976,7 @@ impl RuleGame {
     }
 
     /// The state's facts (the arguments of `true`) as KIF, sorted by bytes.
-    pub fn state_facts(&self, state: &RuleState) -> Vec<String> {
+    pub fn state_facts(&self, state: &BitState) -> Vec<String> {
         let mut v: Vec<String> = self.with_props(|terms, props| {
             state
                 .ones()
@@ -1079,7 +1017,7 @@ impl RuleGame {
     }
 
     /// Whether the proposition with this KIF text is true in `state`.
-    pub fn holds(&self, state: &RuleState, kif: &str) -> bool {
+    pub fn holds(&self, state: &BitState, kif: &str) -> bool {
         self.with_props(|terms, props| {
             props
                 .iter()
@@ -1090,44 +1028,44 @@ impl RuleGame {
 }
 
 impl Game for RuleGame {
-    type State = RuleState;
+    type State = BitState;
     type Move = RuleMove;
 
     fn info(&self) -> &GameInfo {
         &self.info
     }
 
-    fn initial_state(&self) -> RuleState {
+    fn initial_state(&self) -> BitState {
         self.initial.clone()
     }
 
-    fn is_terminal(&self, state: &RuleState) -> bool {
+    fn is_terminal(&self, state: &BitState) -> bool {
         self.try_terminal(state).unwrap_or(true)
     }
 
-    fn state_key(&self, state: &RuleState) -> u64 {
-        crate::game::bitset_key(&state.0)
+    fn state_key(&self, state: &BitState) -> u64 {
+        state.key()
     }
 
-    fn legal_moves(&self, state: &RuleState, role: RoleIndex, out: &mut Vec<RuleMove>) {
+    fn legal_moves(&self, state: &BitState, role: RoleIndex, out: &mut Vec<RuleMove>) {
         if self.try_legal(state, role, out).is_err() {
             out.clear();
         }
     }
 
-    fn next_state(&self, state: &RuleState, joint: &[RuleMove]) -> RuleState {
+    fn next_state(&self, state: &BitState, joint: &[RuleMove]) -> BitState {
         self.try_next(state, joint)
             .unwrap_or_else(|_| state.clone())
     }
 
-    fn goal(&self, state: &RuleState, role: RoleIndex) -> Goal {
+    fn goal(&self, state: &BitState, role: RoleIndex) -> Goal {
         self.goal_values(state, role)
             .ok()
             .and_then(|v| v.last().copied())
             .unwrap_or(0)
     }
 
-    fn mover(&self, state: &RuleState) -> Option<RoleIndex> {
+    fn mover(&self, state: &BitState) -> Option<RoleIndex> {
         if self.is_terminal(state) {
             return None;
         }
@@ -1138,7 +1076,7 @@ impl Game for RuleGame {
         })
     }
 
-    fn estimate(&self, state: &RuleState) -> Estimate {
+    fn estimate(&self, state: &BitState) -> Estimate {
         super::facade::goal_mobility_estimate(self, state)
     }
 
@@ -1150,7 +1088,7 @@ impl Game for RuleGame {
         .map_or_else(|| format!("?{}", mv.0), str::to_string)
     }
 
-    fn show_state(&self, state: &RuleState) -> String {
+    fn show_state(&self, state: &BitState) -> String {
         self.with_props(|terms, props| {
             let facts: Vec<TermId> = state.ones().filter_map(|b| props.get(b).copied()).collect();
             crate::print::board::draw_state(terms, &facts, props, self.prog.syntax, self.layout)

@@ -30,6 +30,7 @@ use rand::{Rng, SeedableRng};
 /// Replays a reference trace on any engine, this one included.
 pub use crate::engine::conformance::replay;
 use crate::engine::facade::{dynamics_of, goal_mobility_estimate, mover_of, Choice};
+use crate::engine::BitState;
 use crate::game::{Estimate, Game, GameInfo, Goal, RoleIndex};
 use crate::syntax::ast::{self, Syntax};
 pub use ground::{
@@ -37,30 +38,6 @@ pub use ground::{
     OverBudget, Strategy,
 };
 use legal_sets::LegalSets;
-
-/// A state: one bit per base proposition.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct NetState(Box<[u64]>);
-
-impl NetState {
-    #[inline]
-    fn get(&self, i: usize) -> bool {
-        self.0[i / 64] >> (i % 64) & 1 == 1
-    }
-    fn ones(&self) -> impl Iterator<Item = usize> + '_ {
-        self.0.iter().enumerate().flat_map(|(w, &bits)| {
-            let mut b = bits;
-            std::iter::from_fn(move || {
-                if b == 0 {
-                    return None;
-                }
-                let i = b.trailing_zeros() as usize;
-                b &= b - 1;
-                Some(w * 64 + i)
-            })
-        })
-    }
-}
 
 /// A move: its index in the game's moves sorted by KIF text (the same ids as `RuleGame`'s).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -154,7 +131,7 @@ pub struct NetGame {
     prop_kif: Vec<String>,
     /// `does_of[role][move]`: the `does` node, or `u32::MAX`.
     does_of: Vec<Vec<u32>>,
-    initial: NetState,
+    initial: BitState,
     noop: Option<u32>,
     fan: prop::Fanout,
     /// How change propagation keeps each role's legal moves (see [`LegalSets`]).
@@ -304,9 +281,9 @@ impl NetGame {
         validate(&net)?;
         let terms = &net.terms;
         let words = net.props.len().div_ceil(64).max(1);
-        let mut initial = NetState(vec![0; words].into_boxed_slice());
+        let mut initial = BitState::with_words(words);
         for &p in &net.initial {
-            initial.0[p as usize / 64] |= 1 << (p % 64);
+            initial.set(p as usize);
         }
         let move_kif: Vec<String> = net.moves.iter().map(|t| terms.kif(*t)).collect();
         let move_text = match net.syntax {
@@ -472,17 +449,17 @@ impl NetGame {
     }
 
     /// Runs `f` on node values holding the state part of the network evaluated on `state` (lane 0).
-    fn with_state<R>(&self, state: &NetState, f: impl FnOnce(&mut Scratch) -> R) -> R {
+    fn with_state<R>(&self, state: &BitState, f: impl FnOnce(&mut Scratch) -> R) -> R {
         SCRATCH.with(|s| {
             let mut s = s.borrow_mut();
-            if !(s.valid && s.game == self.id && *s.state == *state.0) {
+            if !(s.valid && s.game == self.id && *s.state == *state.words()) {
                 self.load(&mut s, state);
             }
             f(&mut s)
         })
     }
 
-    fn load(&self, s: &mut Scratch, state: &NetState) {
+    fn load(&self, s: &mut Scratch, state: &BitState) {
         let n = &self.net;
         // Room after the nodes for the next state while a playout copies it in.
         let size = n.num_nodes + n.props.len();
@@ -504,7 +481,7 @@ impl NetGame {
             n.first_gate,
         );
         s.state.clear();
-        s.state.extend_from_slice(&state.0);
+        s.state.extend_from_slice(state.words());
         s.valid = true;
     }
 
@@ -534,12 +511,12 @@ impl NetGame {
     }
 
     /// The state's facts as KIF, sorted by bytes (propositions are numbered in that order).
-    pub fn state_facts(&self, state: &NetState) -> Vec<String> {
+    pub fn state_facts(&self, state: &BitState) -> Vec<String> {
         state.ones().map(|b| self.prop_kif[b].clone()).collect()
     }
 
     /// Every goal value the rules give `role` in `state`, ascending (normally exactly one).
-    pub fn goal_values(&self, state: &NetState, role: RoleIndex) -> Vec<Goal> {
+    pub fn goal_values(&self, state: &BitState, role: RoleIndex) -> Vec<Goal> {
         self.with_state(state, |s| {
             self.net.goals.get(role).map_or(Vec::new(), |g| {
                 g.iter()
@@ -566,10 +543,10 @@ impl NetGame {
     pub fn random_playout_with(
         &self,
         method: PlayoutMethod,
-        state: &NetState,
+        state: &BitState,
         rng: &mut SmallRng,
         max_steps: u32,
-    ) -> (NetState, u32) {
+    ) -> (BitState, u32) {
         match method {
             PlayoutMethod::FullPass => self.playout_full_pass(state, rng, max_steps),
             PlayoutMethod::Propagate => self.playout_propagate(state, rng, max_steps),
@@ -578,10 +555,10 @@ impl NetGame {
 
     fn playout_propagate(
         &self,
-        state: &NetState,
+        state: &BitState,
         rng: &mut SmallRng,
         max_steps: u32,
-    ) -> (NetState, u32) {
+    ) -> (BitState, u32) {
         let n = &self.net;
         let np = n.props.len();
         let sets = &self.sets;
@@ -605,7 +582,7 @@ impl NetGame {
                 && w.len() == n.num_nodes
                 && snap.len() == w.len()
                 && lsnap.len() == lbits.len()
-                && **snap_state == *state.0
+                && **snap_state == *state.words()
             {
                 w.copy_from_slice(snap);
                 lbits.copy_from_slice(lsnap);
@@ -628,7 +605,7 @@ impl NetGame {
                 lsnap.clear();
                 lsnap.extend_from_slice(lbits);
                 snap_state.clear();
-                snap_state.extend_from_slice(&state.0);
+                snap_state.extend_from_slice(state.words());
             }
             played.clear();
             played.resize(n.legal.len(), u32::MAX);
@@ -682,10 +659,10 @@ impl NetGame {
                     fan.flip(w, frames, lbits, d);
                 }
             }
-            let mut out = NetState(vec![0; self.words].into_boxed_slice());
+            let mut out = BitState::with_words(self.words);
             for p in 0..np {
                 if w[1 + p] >> 31 == 1 {
-                    out.0[p / 64] |= 1 << (p % 64);
+                    out.set(p);
                 }
             }
             (out, steps)
@@ -746,19 +723,19 @@ impl NetGame {
 
     fn playout_full_pass(
         &self,
-        state: &NetState,
+        state: &BitState,
         rng: &mut SmallRng,
         max_steps: u32,
-    ) -> (NetState, u32) {
+    ) -> (BitState, u32) {
         let n = &self.net;
         SCRATCH.with(|s| {
             let mut s = s.borrow_mut();
             let size = n.num_nodes + n.props.len();
-            if s.snap_game == self.id && s.vals.len() == size && *s.snap_state == *state.0 {
+            if s.snap_game == self.id && s.vals.len() == size && *s.snap_state == *state.words() {
                 let Scratch { vals, snap, .. } = &mut *s;
                 vals[..snap.len()].copy_from_slice(snap);
             } else {
-                if !(s.valid && s.game == self.id && *s.state == *state.0) {
+                if !(s.valid && s.game == self.id && *s.state == *state.words()) {
                     self.load(&mut s, state);
                 }
                 let Scratch {
@@ -770,7 +747,7 @@ impl NetGame {
                 snap.clear();
                 snap.extend_from_slice(&vals[..n.num_nodes]);
                 snap_state.clear();
-                snap_state.extend_from_slice(&state.0);
+                snap_state.extend_from_slice(state.words());
                 s.snap_game = self.id;
             }
             // The scratch no longer matches any state once the playout moves on.
@@ -824,10 +801,10 @@ impl NetGame {
                 }
                 steps += 1;
             }
-            let mut out = NetState(vec![0; self.words].into_boxed_slice());
+            let mut out = BitState::with_words(self.words);
             for p in 0..np {
                 if vals[1 + p] & 1 != 0 {
-                    out.0[p / 64] |= 1 << (p % 64);
+                    out.set(p);
                 }
             }
             (out, steps)
@@ -851,7 +828,7 @@ impl NetGame {
     /// room for); returns the number of playouts and the total number of joint moves played.
     pub fn batch_playouts_from(
         &self,
-        state: &NetState,
+        state: &BitState,
         rng: &mut SmallRng,
         lanes: u32,
         max_steps: u32,
@@ -942,26 +919,26 @@ impl NetGame {
 }
 
 impl Game for NetGame {
-    type State = NetState;
+    type State = BitState;
     type Move = NetMove;
 
     fn info(&self) -> &GameInfo {
         &self.info
     }
 
-    fn initial_state(&self) -> NetState {
+    fn initial_state(&self) -> BitState {
         self.initial.clone()
     }
 
-    fn is_terminal(&self, state: &NetState) -> bool {
+    fn is_terminal(&self, state: &BitState) -> bool {
         self.with_state(state, |s| lit_val(&s.vals, self.net.terminal) & 1 != 0)
     }
 
-    fn state_key(&self, state: &NetState) -> u64 {
-        crate::game::bitset_key(&state.0)
+    fn state_key(&self, state: &BitState) -> u64 {
+        state.key()
     }
 
-    fn legal_moves(&self, state: &NetState, role: RoleIndex, out: &mut Vec<NetMove>) {
+    fn legal_moves(&self, state: &BitState, role: RoleIndex, out: &mut Vec<NetMove>) {
         out.clear();
         self.with_state(state, |s| {
             if let Some(l) = self.net.legal.get(role) {
@@ -974,7 +951,7 @@ impl Game for NetGame {
         })
     }
 
-    fn next_state(&self, state: &NetState, joint: &[NetMove]) -> NetState {
+    fn next_state(&self, state: &BitState, joint: &[NetMove]) -> BitState {
         let n = &self.net;
         self.with_state(state, |s| {
             for (r, m) in joint.iter().enumerate() {
@@ -990,10 +967,10 @@ impl Game for NetGame {
                 &mut s.vals,
                 n.first_gate + n.state_gates,
             );
-            let mut out = NetState(vec![0; self.words].into_boxed_slice());
+            let mut out = BitState::with_words(self.words);
             for (p, l) in n.next.iter().enumerate() {
                 if lit_val(&s.vals, *l) & 1 != 0 {
-                    out.0[p / 64] |= 1 << (p % 64);
+                    out.set(p);
                 }
             }
             for v in &mut s.vals[1 + n.props.len()..n.first_gate] {
@@ -1003,7 +980,7 @@ impl Game for NetGame {
         })
     }
 
-    fn goal(&self, state: &NetState, role: RoleIndex) -> Goal {
+    fn goal(&self, state: &BitState, role: RoleIndex) -> Goal {
         // The last goal value that holds, as goal_values would list them, without collecting them.
         self.with_state(state, |s| {
             self.net.goals.get(role).map_or(0, |g| {
@@ -1017,7 +994,7 @@ impl Game for NetGame {
 
     fn playout_goals(
         &self,
-        state: &NetState,
+        state: &BitState,
         rng: &mut SmallRng,
         _buf: &mut Vec<NetMove>,
         count: u32,
@@ -1027,7 +1004,7 @@ impl Game for NetGame {
         lanes
     }
 
-    fn mover(&self, state: &NetState) -> Option<RoleIndex> {
+    fn mover(&self, state: &BitState) -> Option<RoleIndex> {
         self.with_state(state, |s| {
             if lit_val(&s.vals, self.net.terminal) & 1 != 0 {
                 return None;
@@ -1042,17 +1019,17 @@ impl Game for NetGame {
         })
     }
 
-    fn estimate(&self, state: &NetState) -> Estimate {
+    fn estimate(&self, state: &BitState) -> Estimate {
         goal_mobility_estimate(self, state)
     }
 
     fn random_playout(
         &self,
-        state: &NetState,
+        state: &BitState,
         rng: &mut SmallRng,
         _buf: &mut Vec<NetMove>,
         max_steps: u32,
-    ) -> (NetState, u32) {
+    ) -> (BitState, u32) {
         self.random_playout_with(self.method, state, rng, max_steps)
     }
 
@@ -1063,9 +1040,9 @@ impl Game for NetGame {
             .unwrap_or_else(|| format!("?{}", mv.0))
     }
 
-    fn show_state(&self, state: &NetState) -> String {
+    fn show_state(&self, state: &BitState) -> String {
         let facts: Vec<_> = (0..self.net.props.len())
-            .filter(|&p| state.0[p / 64] >> (p % 64) & 1 == 1)
+            .filter(|&p| state.get(p))
             .map(|p| self.net.props[p])
             .collect();
         crate::print::board::draw_state(
