@@ -3,7 +3,7 @@
 //! ```text
 //!  program      syntax::parse_file                 the rules as read (printed in the file's own syntax)
 //!  classic      engine::lower + ops::to_classic    plain rules over interned ids, operation rules classic
-//!  prepared     engine::rewrite::prepare           the rules both engines start from
+//!  prepared     engine::rewrite::prepared          the rules both engines start from
 //!  analysed     engine::RuleGame (its analysis)    roles, when each relation is computed, propositions, moves
 //!  plan         engine::plan                       the Datalog evaluator's strata, join orders, indexes
 //!  decomposed   network::ground::grounded_program  the rules decomposed and demand-driven, as grounded
@@ -105,11 +105,9 @@ pub fn print(program: &ast::Program, name: &str, stage: Stage) -> Result<String,
     Ok(match stage {
         Stage::Program => crate::print::format(program),
         Stage::Classic => classic()?.to_string(),
-        Stage::Prepared => {
-            let mut prepared = classic()?;
-            rewrite::prepare(&mut prepared);
-            prepared.to_string()
-        }
+        Stage::Prepared => rewrite::prepared(program)
+            .map_err(|e| text(&e))?
+            .to_string(),
         Stage::Analysed => RuleGame::from_program(program, name)
             .map_err(|e| text(&e))?
             .analysis()

@@ -25,6 +25,14 @@ use super::plan::tarjan;
 use super::terms::TermStore;
 use crate::syntax::ast::Sym;
 
+/// The pipeline's `prepared` stage, the program both engines start from: `p` lowered, its operation
+/// rules made classic, then [`prepare`]d.
+pub fn prepared(p: &crate::syntax::ast::Program) -> Result<Program, super::EngineError> {
+    let mut prog = super::ops::to_classic(&super::lower(p)?)?;
+    prepare(&mut prog);
+    Ok(prog)
+}
+
 /// Applies every rewrite of the module documentation to a classic (not operational) program.
 pub fn prepare(p: &mut Program) {
     bind_role_variables(p);

@@ -53,10 +53,9 @@ use super::eval::Db;
 use super::facade::Choice;
 use super::ir::{Program, RelId};
 use super::open::{Discovered, Local};
-use super::ops::to_classic;
 use super::plan::{plan_sized, Phase, Plan};
 use super::terms::{TermId, TermStore};
-use super::{lower, EngineError, Limits};
+use super::{EngineError, Limits};
 use crate::game::{Dynamics, Estimate, Game, GameInfo, Goal, RoleIndex};
 use crate::syntax::ast::{self, Syntax};
 
@@ -378,8 +377,7 @@ impl RuleGame {
         limits: Limits,
         evaluation: Evaluation,
     ) -> Result<RuleGame, EngineError> {
-        let mut prog = to_classic(&lower(p)?)?;
-        super::rewrite::prepare(&mut prog);
+        let mut prog = super::rewrite::prepared(p)?;
         let kw = Keywords::add(&mut prog)?;
         let Some(found) = analysis::analyse(&prog, &kw, limits)? else {
             return RuleGame::build_open(p, name, prog, limits, &kw);

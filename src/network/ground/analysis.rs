@@ -29,7 +29,7 @@ use hashbrown::HashMap;
 
 use super::budget::{analysis_over_budget, NetworkError};
 use super::Strategy;
-use crate::engine::analysis::{dynamic_relations, relax, Relaxation};
+use crate::engine::analysis::{dynamic_relations, relax, Keywords, Relaxation};
 use crate::engine::decompose::{
     eliminate_variables, eliminate_variables_as, is_domain_relation, merge_alternatives,
     merge_twins,
@@ -37,14 +37,14 @@ use crate::engine::decompose::{
 use crate::engine::demand::{demand, is_demand_relation, Lean};
 use crate::engine::eval::Db;
 use crate::engine::ir::{Lit, Origin, Program, RelId};
-use crate::engine::ops::to_classic;
 use crate::engine::plan::{plan, Phase, Plan};
 use crate::engine::rewrite::unfold_tables;
 use crate::engine::terms::TermId;
-use crate::engine::{lower, EngineError, Limits};
+use crate::engine::{EngineError, Limits};
 use crate::syntax::ast;
 
-/// The relations the grounder reads by their role in the game.
+/// The relations the grounder reads by their role in the game: the engine's [`Keywords`], `goal` and
+/// `terminal` made when no rule mentions them (the network has an output for each either way).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct GameRelations {
     pub(super) role: RelId,
@@ -55,6 +55,32 @@ pub(super) struct GameRelations {
     pub(super) init: RelId,
     pub(super) goal: RelId,
     pub(super) terminal: RelId,
+}
+
+impl GameRelations {
+    /// The game relations of `prog`, made when no rule mentions them; an error when there is no
+    /// `role`.
+    fn add(prog: &mut Program) -> Result<GameRelations, EngineError> {
+        let Keywords {
+            role,
+            true_,
+            does,
+            next,
+            legal,
+            init,
+            ..
+        } = Keywords::add(prog)?;
+        Ok(GameRelations {
+            role,
+            true_,
+            does,
+            next,
+            legal,
+            init,
+            goal: prog.add_relation("goal", 2),
+            terminal: prog.add_relation("terminal", 0),
+        })
+    }
 }
 
 /// The program to ground, rewritten for a strategy (the result of [`rewrite`]).
@@ -107,24 +133,10 @@ pub(super) fn rewrite(
     strategy: Strategy,
     limits: Limits,
 ) -> Result<Prepared, NetworkError> {
-    // Operation rules become classic `next` rules first, exactly as the Datalog engine reads them.
-    let mut prog = to_classic(&lower(p)?)?;
-    // The same rewrites as the Datalog engine's, so that both engines accept the same games.
-    crate::engine::rewrite::prepare(&mut prog);
-    let role = prog
-        .keywords
-        .role
-        .ok_or_else(|| EngineError::Invalid("the game has no `role` facts".into()))?;
-    let rels = GameRelations {
-        role,
-        true_: prog.add_relation("true", 1),
-        does: prog.add_relation("does", 2),
-        next: prog.add_relation("next", 1),
-        legal: prog.add_relation("legal", 2),
-        init: prog.add_relation("init", 1),
-        goal: prog.add_relation("goal", 2),
-        terminal: prog.add_relation("terminal", 0),
-    };
+    // The Datalog evaluator's own start (operation rules made classic, the same rewrites) and
+    // keywords, so that both engines accept the same games.
+    let mut prog = crate::engine::rewrite::prepared(p)?;
+    let rels = GameRelations::add(&mut prog)?;
     if strategy == Strategy::Decomposed {
         decompose_and_demand(&mut prog, rels, limits)?;
     }
