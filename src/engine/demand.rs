@@ -24,7 +24,7 @@
 use hashbrown::HashMap;
 
 use super::ir::{Cmp, IrAtom, Lit, Origin, Pat, Program, RelId, Rule};
-use super::plan::tarjan;
+use super::scc::{component_of, tarjan};
 
 /// How the name of a demand relation starts (a name only: a demand relation is known by its
 /// [`Origin`]).
@@ -84,13 +84,8 @@ fn unstratified(q: &Program, origin: &HashMap<RelId, RelId>) -> Vec<RelId> {
             }
         }
     }
-    let mut comp = vec![0usize; n];
     let sccs = tarjan(n, &deps);
-    for (i, c) in sccs.iter().enumerate() {
-        for &r in c {
-            comp[r] = i;
-        }
-    }
+    let comp = component_of(n, &sccs);
     let mut culprits = Vec::new();
     let add = |r: usize, culprits: &mut Vec<RelId>| {
         if let Some(&o) = origin.get(&RelId(r as u32)) {

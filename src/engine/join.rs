@@ -426,7 +426,9 @@ mod tests {
     }
 
     /// Runs `code` (existence-only from `exists_from`) with `binds` set and the scan at step
-    /// `delta.0` restricted, through the evaluator's own store; the heads found and the hits.
+    /// `delta.0` restricted, through the evaluator's own store; the heads found and the hits. With
+    /// the evaluator's own store and the default limits nothing here should stop a join early, so
+    /// a stop fails the test in one place instead of in every caller.
     fn run(
         fx: &mut Fixture,
         code: &[Instr],
@@ -434,15 +436,28 @@ mod tests {
         head: &[Pat],
         binds: &[TermId],
         delta: (usize, u32, u32),
-    ) -> Result<(Vec<TermId>, usize), Stop> {
+    ) -> (Vec<TermId>, usize) {
         let mut binds = binds.to_vec();
         binds.resize(4, TermId(u32::MAX));
         let mut pending = Vec::new();
         let limits = Limits::default();
         let mut sc = Scratch::new(&mut binds, &mut pending, &mut fx.terms, &limits);
-        join(&fx.rels, head, (code, exists_from), 0, delta, &mut sc)?;
+        if join(&fx.rels, head, (code, exists_from), 0, delta, &mut sc).is_err() {
+            panic!("the join stopped early");
+        }
         let hits = sc.hits;
-        Ok((pending, hits))
+        (pending, hits)
+    }
+
+    /// [`run`] as most tests want it: every step derives heads (none is existence-only) and every
+    /// row is read.
+    fn heads(
+        fx: &mut Fixture,
+        code: &[Instr],
+        head: &[Pat],
+        binds: &[TermId],
+    ) -> (Vec<TermId>, usize) {
+        run(fx, code, code.len(), head, binds, ALL)
     }
 
     const ALL: (usize, u32, u32) = (usize::MAX, 0, 0);
@@ -452,15 +467,11 @@ mod tests {
         let mut fx = fixture();
         let (a, b, c) = (fx.a, fx.b, fx.c);
         let head = [Pat::Var(1), Pat::Var(0)];
-        let (found, hits) = run(&mut fx, &[edge(false, true)], 1, &head, &[], ALL)
-            .ok()
-            .unwrap();
+        let (found, hits) = heads(&mut fx, &[edge(false, true)], &head, &[]);
         assert_eq!(found, [b, a, c, a, c, b]);
         assert_eq!(hits, 3);
         // Through the index, newest row first.
-        let (found, _) = run(&mut fx, &[edge(true, true)], 1, &head, &[a], ALL)
-            .ok()
-            .unwrap();
+        let (found, _) = heads(&mut fx, &[edge(true, true)], &head, &[a]);
         assert_eq!(found, [c, a, b, a]);
     }
 
@@ -469,18 +480,12 @@ mod tests {
         let mut fx = fixture();
         let (a, c) = (fx.a, fx.c);
         let head = [Pat::Var(1)];
-        let (found, _) = run(&mut fx, &[edge(false, true)], 1, &head, &[], (0, 1, 3))
-            .ok()
-            .unwrap();
+        let (found, _) = run(&mut fx, &[edge(false, true)], 1, &head, &[], (0, 1, 3));
         assert_eq!(found, [c, c]);
         // The index chain stops below the range: row 0 (`a→b`) is not read.
-        let (found, _) = run(&mut fx, &[edge(true, true)], 1, &head, &[a], (0, 1, 3))
-            .ok()
-            .unwrap();
+        let (found, _) = run(&mut fx, &[edge(true, true)], 1, &head, &[a], (0, 1, 3));
         assert_eq!(found, [c]);
-        let (found, _) = run(&mut fx, &[edge(true, true)], 1, &head, &[a], (0, 2, 3))
-            .ok()
-            .unwrap();
+        let (found, _) = run(&mut fx, &[edge(true, true)], 1, &head, &[a], (0, 2, 3));
         assert!(found.is_empty());
     }
 
@@ -500,16 +505,12 @@ mod tests {
                 positive: true,
             }),
         ];
-        let (found, hits) = run(&mut fx, &code, 2, &[Pat::Var(0)], &[], ALL)
-            .ok()
-            .unwrap();
+        let (found, hits) = heads(&mut fx, &code, &[Pat::Var(0)], &[]);
         assert_eq!((found, hits), (vec![a, a, a, a, b], 5));
-        let (found, hits) = run(&mut fx, &code, 1, &[Pat::Var(0)], &[], ALL)
-            .ok()
-            .unwrap();
+        let (found, hits) = run(&mut fx, &code, 1, &[Pat::Var(0)], &[], ALL);
         assert_eq!((found, hits), (vec![a, a, b], 3));
         // With nothing in the head, the whole body is existence only: the first solution ends it.
-        let (_, hits) = run(&mut fx, &code, 0, &[], &[], ALL).ok().unwrap();
+        let (_, hits) = run(&mut fx, &code, 0, &[], &[], ALL);
         assert_eq!(hits, 1);
     }
 
@@ -518,13 +519,9 @@ mod tests {
         let mut fx = fixture();
         let (a, c) = (fx.a, fx.c);
         let head = [Pat::Var(0)];
-        let (found, hits) = run(&mut fx, &[edge(true, false)], 1, &head, &[c], ALL)
-            .ok()
-            .unwrap();
+        let (found, hits) = heads(&mut fx, &[edge(true, false)], &head, &[c]);
         assert_eq!((found, hits), (vec![c], 1));
-        let (found, _) = run(&mut fx, &[edge(true, false)], 1, &head, &[a], ALL)
-            .ok()
-            .unwrap();
+        let (found, _) = heads(&mut fx, &[edge(true, false)], &head, &[a]);
         assert!(found.is_empty());
     }
 
@@ -542,13 +539,9 @@ mod tests {
                 positive,
             })
         };
-        let (found, _) = run(&mut fx, &[scan(true)], 1, &[Pat::Var(0)], &[a], ALL)
-            .ok()
-            .unwrap();
+        let (found, _) = heads(&mut fx, &[scan(true)], &[Pat::Var(0)], &[a]);
         assert!(found.is_empty());
-        let (found, _) = run(&mut fx, &[scan(false)], 1, &[Pat::Var(0)], &[a], ALL)
-            .ok()
-            .unwrap();
+        let (found, _) = heads(&mut fx, &[scan(false)], &[Pat::Var(0)], &[a]);
         assert_eq!(found, [a]);
     }
 
@@ -563,24 +556,17 @@ mod tests {
             Pat::Var(1),
             Match::Bind(2),
         )];
-        let (found, _) = run(&mut fx, &sum, 1, &[Pat::Var(2)], &[two, three], ALL)
-            .ok()
-            .unwrap();
+        let (found, _) = heads(&mut fx, &sum, &[Pat::Var(2)], &[two, three]);
         assert_eq!(fx.terms.as_int(found[0]), Some(5));
         // An overflow, or a non-number, has no result rather than a wrong one.
         let big = fx.terms.int(i64::MAX);
-        let (found, _) = run(&mut fx, &sum, 1, &[Pat::Var(2)], &[big, three], ALL)
-            .ok()
-            .unwrap();
+        let (found, _) = heads(&mut fx, &sum, &[Pat::Var(2)], &[big, three]);
         assert!(found.is_empty());
-        let (found, _) = run(&mut fx, &sum, 1, &[Pat::Var(2)], &[a, three], ALL)
-            .ok()
-            .unwrap();
+        let (found, _) = heads(&mut fx, &sum, &[Pat::Var(2)], &[a, three]);
         assert!(found.is_empty());
         let less = |strict| [Instr::Less(Pat::Var(0), Pat::Var(1), strict)];
-        let holds = |fx: &mut Fixture, code: &[Instr], binds: &[TermId]| {
-            run(fx, code, 1, &[], binds, ALL).ok().unwrap().1 == 1
-        };
+        let holds =
+            |fx: &mut Fixture, code: &[Instr], binds: &[TermId]| heads(fx, code, &[], binds).1 == 1;
         assert!(holds(&mut fx, &less(true), &[two, three]));
         assert!(!holds(&mut fx, &less(true), &[three, three]));
         assert!(holds(&mut fx, &less(false), &[three, three]));
@@ -588,9 +574,7 @@ mod tests {
         assert!(holds(&mut fx, &distinct, &[a, b]));
         assert!(!holds(&mut fx, &distinct, &[a, a]));
         let same = [Instr::Same(Pat::Var(0), Match::Bind(1))];
-        let (found, _) = run(&mut fx, &same, 1, &[Pat::Var(1)], &[b], ALL)
-            .ok()
-            .unwrap();
+        let (found, _) = heads(&mut fx, &same, &[Pat::Var(1)], &[b]);
         assert_eq!(found, [b]);
     }
 

@@ -21,7 +21,7 @@
 //! views into their readers.
 
 use super::ir::{Cmp, IrAtom, Lit, Origin, Pat, Program, RelId, Rule};
-use super::plan::tarjan;
+use super::scc::{component_of, tarjan};
 use super::terms::TermStore;
 use crate::syntax::ast::Sym;
 
@@ -152,12 +152,7 @@ fn split_negation(p: &mut Program) -> bool {
             }
         }
     }
-    let mut comp = vec![0usize; n];
-    for (i, c) in tarjan(n, &deps).iter().enumerate() {
-        for &r in c {
-            comp[r] = i;
-        }
-    }
+    let mut comp = component_of(n, &tarjan(n, &deps));
     let mut changed = false;
     let mut made: Vec<(IrAtom, RelId)> = Vec::new();
     for ri in 0..p.rules.len() {

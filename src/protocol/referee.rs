@@ -12,7 +12,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use crate::game::{Game, GameError};
+use crate::game::{Game, GameError, GameInfo};
 use crate::players::{make_player, Clock, Player, PlayerConfig, PlayerSpec};
 
 use super::estimated::{Estimated, ESTIMATE_PLAYOUTS};
@@ -255,6 +255,39 @@ pub fn run_match<G: KifGame>(
     observe: &mut dyn FnMut(RefereeEvent<'_>),
 ) -> Result<MatchRecord, RefereeError> {
     let info = game.info();
+    check_seats(info, seats)?;
+    let clock = Clock::new(settings.start_clock, settings.play_clock);
+    let mut players = seat_players(seats, settings);
+    let mut rng = SmallRng::seed_from_u64(settings.player_config.seed ^ 0x5eed);
+    let start_time = epoch_millis();
+    let random_token = format!("{:016x}", rng.gen::<u64>());
+    let started = start_all(game, rules, &mut players, settings, clock);
+    for (role, (name, problem)) in started.iter().enumerate() {
+        observe(RefereeEvent::Started {
+            role: &info.roles[role],
+            name,
+            problem: problem.as_ref().map(|(_, why)| why.as_str()),
+        });
+    }
+    let (names, missed) = started.into_iter().unzip();
+    let mut record = new_record(info, settings, random_token, start_time, names);
+    let mut referee = Referee {
+        game,
+        settings,
+        clock,
+        players,
+        missed,
+        rng,
+        legal: Vec::new(),
+    };
+    let last = referee.play(&mut record, observe)?;
+    referee.say_goodbye(record.is_completed, last);
+    Ok(record)
+}
+
+/// Refuses seats that do not fit the game before any player is contacted, so that no player is told
+/// of a match that cannot be played: one seat per role, and local players that can play the game.
+fn check_seats(info: &GameInfo, seats: &[Seat]) -> Result<(), RefereeError> {
     let roles = &info.roles;
     if seats.len() != roles.len() {
         return Err(RefereeError::Seats(format!(
@@ -270,8 +303,13 @@ pub fn run_match<G: KifGame>(
             spec.kind.supports(info)?;
         }
     }
-    let clock = Clock::new(settings.start_clock, settings.play_clock);
-    let mut seats_: Vec<SeatPlayer<G>> = seats
+    Ok(())
+}
+
+/// Each seat's player: a local player is made with its own configuration, a remote one gets its
+/// connection, so that the rest of the match treats both through [`SeatPlayer`].
+fn seat_players<G: KifGame>(seats: &[Seat], settings: &MatchSettings) -> Vec<SeatPlayer<G>> {
+    seats
         .iter()
         .enumerate()
         .map(|(role, seat)| match seat {
@@ -281,50 +319,33 @@ pub fn run_match<G: KifGame>(
             }
             Seat::Remote(url) => SeatPlayer::Remote(Remote::new(url)),
         })
-        .collect();
-    let mut rng = SmallRng::seed_from_u64(settings.player_config.seed ^ 0x5eed);
-    let start_time = epoch_millis();
-    let random_token = format!("{:016x}", rng.gen::<u64>());
+        .collect()
+}
 
-    // Start: every player at once. A remote player that misses it is replaced throughout.
-    let start_message = |role: &str| Message::Start {
-        match_id: settings.match_id.clone(),
-        role: role.to_string(),
-        rules: rules.to_string(),
-        start_clock: settings.start_clock.as_secs_f64(),
-        play_clock: settings.play_clock.as_secs_f64(),
-    };
-    let started: Vec<(String, Option<(String, String)>)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = seats_
+/// Starts every player at once, so that the start clock runs once for all of them; per role, the
+/// player's name and, when it missed the start (it is then replaced throughout), the error code and
+/// why.
+fn start_all<G: KifGame>(
+    game: &G,
+    rules: &str,
+    players: &mut [SeatPlayer<G>],
+    settings: &MatchSettings,
+    clock: Clock,
+) -> Vec<(String, Option<(String, String)>)> {
+    let roles = &game.info().roles;
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = players
             .iter_mut()
             .enumerate()
             .map(|(role, seat)| {
-                let message = start_message(&roles[role]);
-                scope.spawn(move || match seat {
-                    SeatPlayer::Local(player) => {
-                        let deadline = clock.start_deadline(Instant::now());
-                        let name = player.name();
-                        match catch_unwind(AssertUnwindSafe(|| {
-                            player.prepare(game, role, deadline)
-                        })) {
-                            Ok(Ok(())) => (name, None),
-                            Ok(Err(e)) => (name, Some(("CE".to_string(), e.to_string()))),
-                            Err(_) => (name, Some(("CE".to_string(), "it panicked".to_string()))),
-                        }
-                    }
-                    SeatPlayer::Remote(remote) => {
-                        let name = remote.name().unwrap_or_else(|| remote.receiver.clone());
-                        match remote.send(&message, settings.start_clock + GRACE) {
-                            // A player in another match says so, and will not play this one.
-                            Ok(reply) if reply.trim().eq_ignore_ascii_case("busy") => (
-                                name,
-                                Some(("CE".to_string(), "it replied `busy`".to_string())),
-                            ),
-                            Ok(_) => (name, None),
-                            Err(problem) => (name, Some(problem)),
-                        }
-                    }
-                })
+                let message = Message::Start {
+                    match_id: settings.match_id.clone(),
+                    role: roles[role].to_string(),
+                    rules: rules.to_string(),
+                    start_clock: settings.start_clock.as_secs_f64(),
+                    play_clock: settings.play_clock.as_secs_f64(),
+                };
+                scope.spawn(move || start_one(game, role, seat, &message, settings, clock))
             })
             .collect();
         handles
@@ -334,17 +355,55 @@ pub fn run_match<G: KifGame>(
                     .unwrap_or_else(|_| ("?".into(), Some(("CE".into(), "it panicked".into()))))
             })
             .collect()
-    });
-    for (role, (name, problem)) in started.iter().enumerate() {
-        observe(RefereeEvent::Started {
-            role: &roles[role],
-            name,
-            problem: problem.as_ref().map(|(_, why)| why.as_str()),
-        });
-    }
-    let missed: Vec<Option<(String, String)>> = started.iter().map(|(_, p)| p.clone()).collect();
+    })
+}
 
-    let mut record = MatchRecord {
+/// Starts one seat, as [`start_all`] reports it: a local player prepares (an error or a panic is a
+/// missed start, so that one bad player cannot end the match); a remote one is asked its name and sent
+/// `start`.
+fn start_one<G: KifGame>(
+    game: &G,
+    role: usize,
+    seat: &mut SeatPlayer<G>,
+    message: &Message,
+    settings: &MatchSettings,
+    clock: Clock,
+) -> (String, Option<(String, String)>) {
+    match seat {
+        SeatPlayer::Local(player) => {
+            let deadline = clock.start_deadline(Instant::now());
+            let name = player.name();
+            match catch_unwind(AssertUnwindSafe(|| player.prepare(game, role, deadline))) {
+                Ok(Ok(())) => (name, None),
+                Ok(Err(e)) => (name, Some(("CE".to_string(), e.to_string()))),
+                Err(_) => (name, Some(("CE".to_string(), "it panicked".to_string()))),
+            }
+        }
+        SeatPlayer::Remote(remote) => {
+            let name = remote.name().unwrap_or_else(|| remote.receiver.clone());
+            match remote.send(message, settings.start_clock + GRACE) {
+                // A player in another match says so, and will not play this one.
+                Ok(reply) if reply.trim().eq_ignore_ascii_case("busy") => (
+                    name,
+                    Some(("CE".to_string(), "it replied `busy`".to_string())),
+                ),
+                Ok(_) => (name, None),
+                Err(problem) => (name, Some(problem)),
+            }
+        }
+    }
+}
+
+/// The record as the start leaves it (ggp-base's fields, no state or move yet), for the play to fill
+/// in.
+fn new_record(
+    info: &GameInfo,
+    settings: &MatchSettings,
+    random_token: String,
+    start_time: i64,
+    player_names: Vec<String>,
+) -> MatchRecord {
+    MatchRecord {
         match_id: settings.match_id.clone(),
         random_token,
         start_time,
@@ -360,43 +419,109 @@ pub fn run_match<G: KifGame>(
         state_times: Vec::new(),
         errors: Vec::new(),
         goal_values: Vec::new(),
-        player_names_from_host: started.iter().map(|(n, _)| n.clone()).collect(),
+        player_names_from_host: player_names,
         game_name: Some(info.name.clone()),
-        game_role_names: Some(roles.clone()),
-    };
+        game_role_names: Some(info.roles.clone()),
+    }
+}
 
-    let mut state = game.initial_state();
-    let mut last: Option<Vec<String>> = None;
-    let mut legal = Vec::new();
-    loop {
-        record.states.push(state_text(&game.state_kif(&state)));
-        record.state_times.push(epoch_millis());
-        let step = record.moves.len();
-        observe(RefereeEvent::Board {
-            step,
-            board: &game.show_state(&state),
-        });
+/// Per role, in role order, its name and its part in one step (what [`RefereeEvent::Step`] shows).
+type StepReports = Vec<(String, MoveReport)>;
+
+/// A started match: what every step needs, kept together so that the steps are methods rather than
+/// functions of a dozen arguments.
+struct Referee<'a, G: KifGame> {
+    game: &'a G,
+    settings: &'a MatchSettings,
+    clock: Clock,
+    players: Vec<SeatPlayer<G>>,
+    /// Per role, the error code and why when its player missed the start.
+    missed: Vec<Option<(String, String)>>,
+    /// Picks the substitute moves, seeded from the match's seed so that a match can be replayed.
+    rng: SmallRng,
+    /// A role's legal moves when it needs a substitute, kept so that substitutes do not allocate.
+    legal: Vec<G::Move>,
+}
+
+impl<G: KifGame> Referee<'_, G> {
+    /// Plays from the initial state until the game ends (or, after [`MAX_STEPS`], aborts it), filling
+    /// in the record as it goes; returns the last joint move, which `stop` tells the players.
+    fn play(
+        &mut self,
+        record: &mut MatchRecord,
+        observe: &mut dyn FnMut(RefereeEvent<'_>),
+    ) -> Result<Option<Vec<String>>, RefereeError> {
+        let game = self.game;
+        let mut state = game.initial_state();
+        let mut last: Option<Vec<String>> = None;
+        loop {
+            record.states.push(state_text(&game.state_kif(&state)));
+            record.state_times.push(epoch_millis());
+            let step = record.moves.len();
+            observe(RefereeEvent::Board {
+                step,
+                board: &game.show_state(&state),
+            });
+            if game.is_terminal(&state) {
+                break;
+            }
+            if step == MAX_STEPS {
+                record.is_aborted = true;
+                break;
+            }
+            let (joint, reports) = self.collect_moves(&state, &last)?;
+            observe(RefereeEvent::Step {
+                step: step + 1,
+                mover: game.mover(&state),
+                moves: &reports,
+            });
+            record.moves.push(
+                reports
+                    .iter()
+                    .map(|(_, r)| ggp_base_spacing(&r.mv))
+                    .collect(),
+            );
+            record.errors.push(
+                reports
+                    .iter()
+                    .map(|(_, r)| r.error.clone().unwrap_or_default())
+                    .collect(),
+            );
+            state = game.next_state(&state, &joint);
+            last = Some(reports.iter().map(|(_, r)| r.mv.clone()).collect());
+        }
         if game.is_terminal(&state) {
-            break;
+            record.is_completed = true;
+            record.goal_values = (0..game.info().roles.len())
+                .map(|r| game.goal(&state, r))
+                .collect();
         }
-        if step == MAX_STEPS {
-            record.is_aborted = true;
-            break;
-        }
-        let answers = ask_all(game, &state, &mut seats_, &missed, settings, clock, &last);
+        Ok(last)
+    }
+
+    /// One step's joint move in `state`: every seat is asked at once, and a move that is late, failed
+    /// or illegal is replaced so that the match goes on. Returns the joint move and, per role, its name
+    /// and report.
+    fn collect_moves(
+        &mut self,
+        state: &G::State,
+        last: &Option<Vec<String>>,
+    ) -> Result<(Vec<G::Move>, StepReports), RefereeError> {
+        let game = self.game;
+        let roles = &game.info().roles;
+        let answers = ask_all(
+            game,
+            state,
+            &mut self.players,
+            &self.missed,
+            self.settings,
+            self.clock,
+            last,
+        );
         let mut joint = Vec::with_capacity(roles.len());
         let mut reports = Vec::with_capacity(roles.len());
         for (role, (answer, took)) in answers.into_iter().enumerate() {
-            let late = took > settings.play_clock + GRACE;
-            let chosen = match answer {
-                _ if late => Err(("TO".to_string(), format!("replied after {took:.2?}"))),
-                Answer::Move { mv, effort } => Ok((mv, effort)),
-                Answer::Reply(text) => {
-                    read_move(game, &state, role, &text).map(|mv| (mv, String::new()))
-                }
-                Answer::Failed { code, detail } => Err((code, detail)),
-            };
-            let (mv, report) = match chosen {
+            let (mv, report) = match self.accept(state, role, answer, took) {
                 Ok((mv, effort)) => {
                     let report = MoveReport {
                         mv: game.move_kif(&mv),
@@ -407,72 +532,88 @@ pub fn run_match<G: KifGame>(
                     };
                     (mv, report)
                 }
-                Err((code, detail)) => {
-                    game.legal_moves(&state, role, &mut legal);
-                    if legal.is_empty() {
-                        return Err(GameError::Rules(format!(
-                            "{} has no legal move in a non-terminal state",
-                            roles[role]
-                        ))
-                        .into());
-                    }
-                    let mv = legal[rng.gen_range(0..legal.len())].clone();
-                    let report = MoveReport {
-                        mv: game.move_kif(&mv),
-                        took,
-                        effort: String::new(),
-                        error: Some(code),
-                        detail: Some(detail),
-                    };
-                    (mv, report)
-                }
+                Err(problem) => self.substitute(state, role, took, problem)?,
             };
             joint.push(mv);
             reports.push((roles[role].clone(), report));
         }
-        observe(RefereeEvent::Step {
-            step: step + 1,
-            mover: game.mover(&state),
-            moves: &reports,
-        });
-        record.moves.push(
-            reports
-                .iter()
-                .map(|(_, r)| ggp_base_spacing(&r.mv))
-                .collect(),
-        );
-        record.errors.push(
-            reports
-                .iter()
-                .map(|(_, r)| r.error.clone().unwrap_or_default())
-                .collect(),
-        );
-        state = game.next_state(&state, &joint);
-        last = Some(reports.iter().map(|(_, r)| r.mv.clone()).collect());
+        Ok((joint, reports))
     }
-    if game.is_terminal(&state) {
-        record.is_completed = true;
-        record.goal_values = (0..roles.len()).map(|r| game.goal(&state, r)).collect();
-    }
-    // Stop: the players that started learn the last joint move; their answers do not matter.
-    let stop = Message::Stop {
-        match_id: settings.match_id.clone(),
-        moves: last,
-    };
-    let abort = Message::Abort {
-        match_id: settings.match_id.clone(),
-    };
-    let goodbye = if record.is_completed { &stop } else { &abort };
-    std::thread::scope(|scope| {
-        for (seat, missed) in seats_.iter().zip(&missed) {
-            if let (SeatPlayer::Remote(remote), None) = (seat, missed) {
-                scope.spawn(move || {
-                    let _ = remote.send(goodbye, settings.play_clock + GRACE);
-                });
+
+    /// The move `role` answered, with its search effort, or the error code and why it cannot be
+    /// played: an answer past the clock and its grace is a timeout even when it is legal, so that a
+    /// slow player gains nothing by being slow.
+    fn accept(
+        &self,
+        state: &G::State,
+        role: usize,
+        answer: Answer<G::Move>,
+        took: Duration,
+    ) -> Result<(G::Move, String), (String, String)> {
+        let late = took > self.settings.play_clock + GRACE;
+        match answer {
+            _ if late => Err(("TO".to_string(), format!("replied after {took:.2?}"))),
+            Answer::Move { mv, effort } => Ok((mv, effort)),
+            Answer::Reply(text) => {
+                read_move(self.game, state, role, &text).map(|mv| (mv, String::new()))
             }
+            Answer::Failed { code, detail } => Err((code, detail)),
         }
-    });
-    Ok(record)
+    }
+
+    /// A random legal move in place of one that cannot be played, reported with the error code and
+    /// why, so that the match always finishes. A role without a legal move is an error of the rules.
+    fn substitute(
+        &mut self,
+        state: &G::State,
+        role: usize,
+        took: Duration,
+        (code, detail): (String, String),
+    ) -> Result<(G::Move, MoveReport), RefereeError> {
+        let game = self.game;
+        game.legal_moves(state, role, &mut self.legal);
+        if self.legal.is_empty() {
+            return Err(GameError::Rules(format!(
+                "{} has no legal move in a non-terminal state",
+                game.info().roles[role]
+            ))
+            .into());
+        }
+        let mv = self.legal[self.rng.gen_range(0..self.legal.len())].clone();
+        let report = MoveReport {
+            mv: game.move_kif(&mv),
+            took,
+            effort: String::new(),
+            error: Some(code),
+            detail: Some(detail),
+        };
+        Ok((mv, report))
+    }
+
+    /// Tells the remote players that started how the match ended, all at once: `stop` with the last
+    /// joint move when it finished, `abort` otherwise. Their answers do not matter.
+    fn say_goodbye(&self, completed: bool, last: Option<Vec<String>>) {
+        let match_id = self.settings.match_id.clone();
+        let goodbye = if completed {
+            Message::Stop {
+                match_id,
+                moves: last,
+            }
+        } else {
+            Message::Abort { match_id }
+        };
+        let goodbye = &goodbye;
+        let timeout = self.settings.play_clock + GRACE;
+        std::thread::scope(|scope| {
+            for (seat, missed) in self.players.iter().zip(&self.missed) {
+                if let (SeatPlayer::Remote(remote), None) = (seat, missed) {
+                    scope.spawn(move || {
+                        let _ = remote.send(goodbye, timeout);
+                    });
+                }
+            }
+        });
+    }
 }
 
 /// Reads a remote player's reply as a legal move of `role`.
