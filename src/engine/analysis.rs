@@ -23,6 +23,7 @@ use super::terms::{TermId, TermStore};
 use super::{EngineError, Limits};
 use crate::game::Dynamics;
 use crate::syntax::ast;
+use hashbrown::HashMap;
 
 /// The relations every game has: found or made before the analysis.
 #[derive(Clone, Copy, Debug)]
@@ -83,10 +84,8 @@ pub(crate) struct Analysis {
     pub(crate) terms: TermStore,
     /// The roles, in `role` order.
     pub(crate) roles: Vec<TermId>,
-    /// The base propositions, in the byte order of their KIF text.
-    pub(crate) props: Vec<TermId>,
-    /// The moves, in the byte order of their KIF text.
-    pub(crate) moves: Vec<TermId>,
+    /// The base propositions and the moves, numbered.
+    pub(crate) numbered: Numbered,
     /// The number of facts of each relation the fixpoint computes (exact for those that do not
     /// depend on the state, an upper bound for the others); `None` for the rest.
     pub(crate) sizes: Vec<Option<f64>>,
@@ -135,11 +134,7 @@ pub(crate) fn analyse(
     if let Some(b) = kw.base {
         props.extend(column(b, 0));
     }
-    props.sort_by_cached_key(|t| rdb.terms.kif(*t));
-    props.dedup();
-    let mut moves = column(kw.legal, 1);
-    moves.sort_by_cached_key(|t| rdb.terms.kif(*t));
-    moves.dedup();
+    let numbered = Numbered::sorted(&rdb.terms, props, column(kw.legal, 1));
     let sizes = (0..relaxed.relations.len())
         .map(|i| {
             let computed = relaxed.rules.iter().any(|r| r.head.rel.0 as usize == i);
@@ -159,11 +154,44 @@ pub(crate) fn analyse(
     Ok(Some(Analysis {
         terms: rdb.terms,
         roles,
-        props,
-        moves,
+        numbered,
         sizes,
         zero_sum,
     }))
+}
+
+/// The base propositions and the moves of a game, numbered in the byte order of their KIF text: what
+/// a state's bits and a move's id mean. **Both engines number what their relaxed fixpoint found with
+/// [`Numbered::sorted`]**, so a game's moves have the same ids on either engine.
+#[derive(Debug, Default)]
+pub(crate) struct Numbered {
+    pub(crate) props: Vec<TermId>,
+    pub(crate) prop_of: HashMap<TermId, u32>,
+    pub(crate) moves: Vec<TermId>,
+    pub(crate) move_of: HashMap<TermId, u32>,
+}
+
+impl Numbered {
+    /// `props` and `moves` (terms of `terms`) without repeats, sorted by their KIF text, numbered.
+    pub(crate) fn sorted(
+        terms: &TermStore,
+        props: impl IntoIterator<Item = TermId>,
+        moves: impl IntoIterator<Item = TermId>,
+    ) -> Numbered {
+        let sorted = |v: &mut Vec<TermId>| -> HashMap<TermId, u32> {
+            v.sort_by_cached_key(|t| terms.kif(*t));
+            v.dedup();
+            v.iter().enumerate().map(|(i, t)| (*t, i as u32)).collect()
+        };
+        let mut props: Vec<TermId> = props.into_iter().collect();
+        let mut moves: Vec<TermId> = moves.into_iter().collect();
+        Numbered {
+            prop_of: sorted(&mut props),
+            move_of: sorted(&mut moves),
+            props,
+            moves,
+        }
+    }
 }
 
 /// Whether there are two roles and every possible goal value `v` of one (`vals`) has `100 - v` among
@@ -756,7 +784,7 @@ mod tests {
         let kif = |v: &[TermId]| -> Vec<String> { v.iter().map(|t| found.terms.kif(*t)).collect() };
         assert_eq!(kif(&found.roles), ["x", "o"]);
         assert_eq!(
-            kif(&found.props),
+            kif(&found.numbered.props),
             [
                 "(cell b)",
                 "(cell o)",
@@ -767,12 +795,12 @@ mod tests {
         );
         // `(cell x)` and `(cell o)` are reachable in the relaxation only: it over-approximates.
         assert_eq!(
-            kif(&found.moves),
+            kif(&found.numbered.moves),
             ["(mark b)", "(mark o)", "(mark x)", "noop"]
         );
         assert!(found.zero_sum, "100 and 0");
         assert_eq!(
-            crate::engine::facade::dynamics_of(&found.terms, &found.props, &found.roles),
+            crate::engine::facade::dynamics_of(&found.terms, &found.numbered.props, &found.roles),
             Dynamics::TurnTaking,
             "control ranges over the roles"
         );

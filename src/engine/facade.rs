@@ -17,7 +17,7 @@ use hashbrown::HashMap;
 
 use super::terms::{TermId, TermStore};
 use crate::game::{Dynamics, Estimate, Game, RoleIndex};
-use crate::syntax::ast::Sym;
+use crate::syntax::ast::{Sym, Syntax};
 
 /// Whether the game takes turns, read from its base propositions (see the module documentation).
 pub fn dynamics_of(terms: &TermStore, props: &[TermId], roles: &[TermId]) -> Dynamics {
@@ -99,6 +99,26 @@ pub fn goal_mobility_estimate<G: Game>(game: &G, state: &G::State) -> Estimate {
     game.legal_moves(state, 1, &mut buf);
     let m1 = buf.len() as i32;
     Estimate::Guess((g0 - g1) * 10 + (m0 - m1))
+}
+
+/// Each move's text in KIF (what the protocol and the traces use) and in the game's own syntax (what
+/// people read), by move id: both engines print moves the same way.
+#[derive(Debug, Default)]
+pub(crate) struct MoveTexts {
+    pub(crate) kif: Vec<String>,
+    pub(crate) own: Vec<String>,
+}
+
+impl MoveTexts {
+    /// The texts of `moves`, terms of `terms`, for a game written in `syntax`.
+    pub(crate) fn of(terms: &TermStore, moves: &[TermId], syntax: Syntax) -> MoveTexts {
+        let kif: Vec<String> = moves.iter().map(|t| terms.kif(*t)).collect();
+        let own = match syntax {
+            Syntax::Kif => kif.clone(),
+            Syntax::Infix => moves.iter().map(|t| terms.infix(*t)).collect(),
+        };
+        MoveTexts { kif, own }
+    }
 }
 
 #[cfg(test)]

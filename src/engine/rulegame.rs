@@ -46,18 +46,18 @@ use hashbrown::HashMap;
 
 use super::analysis::{
     self, dynamic_relations, flatten, split_goal_strata, take_frame_rules, zero_sum, Analysis,
-    Flat, Keywords, NO_RULES,
+    Flat, Keywords, Numbered, NO_RULES,
 };
 use super::bitstate::BitState;
 use super::eval::Db;
-use super::facade::Choice;
+use super::facade::{Choice, MoveTexts};
 use super::ir::{Program, RelId};
 use super::open::{Discovered, Local};
 use super::plan::{plan_sized, Phase, Plan};
 use super::terms::{TermId, TermStore};
 use super::{EngineError, Limits};
 use crate::game::{Dynamics, Estimate, Game, GameInfo, Goal, RoleIndex};
-use crate::syntax::ast::{self, Syntax};
+use crate::syntax::ast;
 
 /// Why [`RuleGame::load`] failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -122,12 +122,9 @@ pub struct RuleGame {
     goal: Option<RelId>,
     terminal: Option<RelId>,
     roles: Vec<TermId>,
-    props: Vec<TermId>,
-    prop_of: HashMap<TermId, u32>,
-    moves: Vec<TermId>,
-    move_of: HashMap<TermId, u32>,
-    move_kif: Vec<String>,
-    move_text: Vec<String>,
+    /// The propositions and moves of the analysis, numbered, and the moves' texts.
+    numbered: Numbered,
+    move_texts: MoveTexts,
     initial: BitState,
     noop: Option<TermId>,
     /// The state strata to evaluate in every state (everything but what only `goal` reads), and those
@@ -217,7 +214,7 @@ impl Compiler {
             *sizes[r.0 as usize].get_or_insert(0.0) += 1.0;
         }
         sizes[kw.does.0 as usize] = Some(found.roles.len() as f64);
-        sizes[kw.true_.0 as usize] = Some(found.props.len() as f64);
+        sizes[kw.true_.0 as usize] = Some(found.numbered.props.len() as f64);
         Compiler {
             inputs,
             sizes,
@@ -288,42 +285,11 @@ struct Chosen {
     demand: bool,
 }
 
-/// The propositions and moves of a closed-mode game, numbered in the byte order of their KIF text.
-#[derive(Default)]
-struct Interned {
-    props: Vec<TermId>,
-    prop_of: HashMap<TermId, u32>,
-    moves: Vec<TermId>,
-    move_of: HashMap<TermId, u32>,
-    move_kif: Vec<String>,
-    move_text: Vec<String>,
-}
-
-impl Interned {
-    fn new(found: &Analysis, syntax: Syntax) -> Interned {
-        let index = |v: &[TermId]| -> HashMap<TermId, u32> {
-            v.iter().enumerate().map(|(i, t)| (*t, i as u32)).collect()
-        };
-        let terms = &found.terms;
-        let move_kif: Vec<String> = found.moves.iter().map(|t| terms.kif(*t)).collect();
-        Interned {
-            prop_of: index(&found.props),
-            move_of: index(&found.moves),
-            move_text: match syntax {
-                Syntax::Kif => move_kif.clone(),
-                Syntax::Infix => found.moves.iter().map(|t| terms.infix(*t)).collect(),
-            },
-            move_kif,
-            props: found.props.clone(),
-            moves: found.moves.clone(),
-        }
-    }
-}
-
 /// Everything a [`RuleGame`] holds besides its compiled rules (see [`RuleGame::assemble`]).
 struct Parts {
     roles: Vec<TermId>,
-    interned: Interned,
+    numbered: Numbered,
+    move_texts: MoveTexts,
     flat: Flat,
     initial: BitState,
     frame_mask: BitState,
@@ -382,22 +348,23 @@ impl RuleGame {
         let Some(found) = analysis::analyse(&prog, &kw, limits)? else {
             return RuleGame::build_open(p, name, prog, limits, &kw);
         };
-        let interned = Interned::new(&found, prog.syntax);
+        let move_texts = MoveTexts::of(&found.terms, &found.numbered.moves, prog.syntax);
         let shaped = RuleGame::shape(&mut prog, &found, &kw);
         let compiler = Compiler::closed(&prog, &found, &kw, &shaped.flat);
         let chosen = RuleGame::choose_compiled(prog, &shaped.keep, &compiler, limits, evaluation)?;
         let base = &chosen.compiled.base;
         let mut initial = BitState::with_words(shaped.frame_mask.words().len());
         for i in 0..base.rel(kw.init).len() {
-            if let Some(&b) = interned.prop_of.get(&base.rel(kw.init).row(i)[0]) {
+            if let Some(&b) = found.numbered.prop_of.get(&base.rel(kw.init).row(i)[0]) {
                 initial.set(b as usize);
             }
         }
         let parts = Parts {
-            dynamics: super::facade::dynamics_of(&base.terms, &found.props, &found.roles),
+            dynamics: super::facade::dynamics_of(&base.terms, &found.numbered.props, &found.roles),
             zero_sum: found.zero_sum,
             roles: found.roles,
-            interned,
+            numbered: found.numbered,
+            move_texts,
             flat: shaped.flat,
             initial,
             frame_mask: shaped.frame_mask,
@@ -413,14 +380,22 @@ impl RuleGame {
     /// Rewrites the rules for play over the analysis's propositions: `true` (and `next`) split by
     /// function symbol, views unfolded into their readers, frame rules made a mask.
     fn shape(prog: &mut Program, found: &Analysis, kw: &Keywords) -> Shaped {
-        let flat = flatten(prog, &found.props, &found.terms, kw.true_, kw.next);
+        let flat = flatten(prog, &found.numbered.props, &found.terms, kw.true_, kw.next);
         let extra = flat.next_rels.iter().map(|(r, _)| *r);
         let keep = kw.kept(prog, extra.chain(flat.prop_rel.iter().copied()));
         let dynamic = dynamic_relations(prog, &keep[..2], &flat.prop_rel);
         super::rewrite::unfold_views(prog, &keep, &dynamic);
-        let words = found.props.len().div_ceil(64).max(1);
+        let words = found.numbered.props.len().div_ceil(64).max(1);
         let (true_, next) = (kw.true_, kw.next);
-        let mask = take_frame_rules(prog, &flat, &found.props, &found.terms, true_, next, words);
+        let mask = take_frame_rules(
+            prog,
+            &flat,
+            &found.numbered.props,
+            &found.terms,
+            true_,
+            next,
+            words,
+        );
         Shaped {
             flat,
             keep,
@@ -527,7 +502,8 @@ impl RuleGame {
             zero_sum: static_goals
                 .is_some_and(|heads| zero_sum(&roles, |r| analysis::head_values(&heads, r))),
             roles,
-            interned: Interned::default(),
+            numbered: Numbered::default(),
+            move_texts: MoveTexts::default(),
             flat: Flat {
                 prop_rel: Vec::new(),
                 prop_args: Vec::new(),
@@ -555,7 +531,6 @@ impl RuleGame {
             .symbols()
             .get("noop")
             .and_then(|s| terms.find_constant(s));
-        let i = parts.interned;
         RuleGame {
             layout: crate::print::board::layout_of(p),
             info: GameInfo {
@@ -577,12 +552,8 @@ impl RuleGame {
             goal: kw.goal,
             terminal: kw.terminal,
             roles: parts.roles,
-            props: i.props,
-            prop_of: i.prop_of,
-            moves: i.moves,
-            move_of: i.move_of,
-            move_kif: i.move_kif,
-            move_text: i.move_text,
+            numbered: parts.numbered,
+            move_texts: parts.move_texts,
             initial: parts.initial,
             core_strata: c.core_strata,
             goal_strata: c.goal_strata,
@@ -707,8 +678,8 @@ impl RuleGame {
             terms: &self.base.terms,
             prog: &self.prog,
             plan: &self.plan,
-            props: &self.props,
-            moves: &self.moves,
+            props: &self.numbered.props,
+            moves: &self.numbered.moves,
             open: self.open.is_some(),
             demand: self.demand,
         }
@@ -717,7 +688,7 @@ impl RuleGame {
     /// The number of base propositions (bits of a state).
     pub fn num_propositions(&self) -> usize {
         match &self.open {
-            None => self.props.len(),
+            None => self.numbered.props.len(),
             Some(o) => o.counts().0,
         }
     }
@@ -725,7 +696,7 @@ impl RuleGame {
     /// The number of distinct moves.
     pub fn num_moves(&self) -> usize {
         match &self.open {
-            None => self.moves.len(),
+            None => self.numbered.moves.len(),
             Some(o) => o.counts().1,
         }
     }
@@ -805,13 +776,13 @@ impl RuleGame {
             if self.inputs_derived {
                 db.insert(self.flat.prop_rel[b], &self.flat.prop_args[b]);
                 if self.flat.generic_true {
-                    db.insert(self.true_, &[self.props[b]]);
+                    db.insert(self.true_, &[self.numbered.props[b]]);
                 }
             } else {
                 // Each proposition is one fact of one relation, and nothing else adds to them.
                 db.insert_new(self.flat.prop_rel[b], &self.flat.prop_args[b]);
                 if self.flat.generic_true {
-                    db.insert_new(self.true_, &[self.props[b]]);
+                    db.insert_new(self.true_, &[self.numbered.props[b]]);
                 }
             }
         }
@@ -850,7 +821,7 @@ impl RuleGame {
             .ok_or_else(|| EngineError::Rules(format!("no role {role}")))?;
         self.with_scratch(state, false, |db, local| {
             match &self.open {
-                None => Self::legal_ids(db, self.legal, r, &self.move_of, out),
+                None => Self::legal_ids(db, self.legal, r, &self.numbered.move_of, out),
                 Some(open) => open.legal_ids(local, db, self.legal, r, out),
             }
             Ok(())
@@ -901,6 +872,7 @@ impl RuleGame {
             db.clear_from(&self.plan, Phase::Move);
             for (r, m) in joint.iter().enumerate() {
                 let mv = *self
+                    .numbered
                     .moves
                     .get(m.0 as usize)
                     .ok_or_else(|| EngineError::Rules(format!("unknown move id {}", m.0)))?;
@@ -919,6 +891,7 @@ impl RuleGame {
             for i in 0..rel.len() {
                 let fact = rel.row(i)[0];
                 let b = self
+                    .numbered
                     .prop_of
                     .get(&fact)
                     .ok_or_else(|| unforeseen(db, Some(fact)))?;
@@ -934,7 +907,7 @@ impl RuleGame {
                         db.terms.find_func(f, row)
                     };
                     let b = t
-                        .and_then(|t| self.prop_of.get(&t))
+                        .and_then(|t| self.numbered.prop_of.get(&t))
                         .ok_or_else(|| unforeseen(db, t))?;
                     s.set(*b as usize);
                 }
@@ -968,7 +941,7 @@ impl RuleGame {
     /// Runs `f` on the store of the propositions' terms and the propositions, by index.
     fn with_props<R>(&self, f: impl FnOnce(&TermStore, &[TermId]) -> R) -> R {
         match &self.open {
-            None => f(&self.base.terms, &self.props),
+            None => f(&self.base.terms, &self.numbered.props),
             Some(open) => open.with_props(f),
         }
     }
@@ -988,7 +961,7 @@ impl RuleGame {
     /// A move as KIF.
     pub fn move_kif(&self, m: RuleMove) -> &str {
         match &self.open {
-            None => self.move_kif.get(m.0 as usize).map(|s| s.as_str()),
+            None => self.move_texts.kif.get(m.0 as usize).map(|s| s.as_str()),
             Some(open) => open.move_kif(m),
         }
         .unwrap_or("?")
@@ -1000,7 +973,8 @@ impl RuleGame {
         if let Some(open) = &self.open {
             return open.move_from_kif(text);
         }
-        self.move_kif
+        self.move_texts
+            .kif
             .binary_search_by(|k| k.as_str().cmp(text))
             .ok()
             .map(|i| RuleMove(i as u32))
@@ -1009,7 +983,7 @@ impl RuleGame {
     fn is_noop(&self, m: RuleMove) -> bool {
         let Some(noop) = self.noop else { return false };
         match &self.open {
-            None => self.moves.get(m.0 as usize) == Some(&noop),
+            None => self.numbered.moves.get(m.0 as usize) == Some(&noop),
             Some(open) => open.move_is(m, noop),
         }
     }
@@ -1080,7 +1054,7 @@ impl Game for RuleGame {
 
     fn show_move(&self, mv: &RuleMove) -> String {
         match &self.open {
-            None => self.move_text.get(mv.0 as usize).map(|s| s.as_str()),
+            None => self.move_texts.own.get(mv.0 as usize).map(|s| s.as_str()),
             Some(open) => open.move_text(*mv),
         }
         .map_or_else(|| format!("?{}", mv.0), str::to_string)

@@ -29,10 +29,10 @@ use rand::{Rng, SeedableRng};
 
 /// Replays a reference trace on any engine, this one included.
 pub use crate::engine::conformance::replay;
-use crate::engine::facade::{dynamics_of, goal_mobility_estimate, mover_of, Choice};
+use crate::engine::facade::{dynamics_of, goal_mobility_estimate, mover_of, Choice, MoveTexts};
 use crate::engine::BitState;
 use crate::game::{Estimate, Game, GameInfo, Goal, RoleIndex};
-use crate::syntax::ast::{self, Syntax};
+use crate::syntax::ast;
 pub use ground::{
     ground, ground_with, Budget, Gate, Grounded, Limit, LoadReport, NetLit, NetworkError,
     OverBudget, Strategy,
@@ -126,8 +126,7 @@ pub struct NetGame {
     net: Grounded,
     id: u64,
     words: usize,
-    move_kif: Vec<String>,
-    move_text: Vec<String>,
+    move_texts: MoveTexts,
     prop_kif: Vec<String>,
     /// `does_of[role][move]`: the `does` node, or `u32::MAX`.
     does_of: Vec<Vec<u32>>,
@@ -285,11 +284,7 @@ impl NetGame {
         for &p in &net.initial {
             initial.set(p as usize);
         }
-        let move_kif: Vec<String> = net.moves.iter().map(|t| terms.kif(*t)).collect();
-        let move_text = match net.syntax {
-            Syntax::Kif => move_kif.clone(),
-            Syntax::Infix => net.moves.iter().map(|t| terms.infix(*t)).collect(),
-        };
+        let move_texts = MoveTexts::of(terms, &net.moves, net.syntax);
         let prop_kif = net.props.iter().map(|t| terms.kif(*t)).collect();
         let mut does_of = vec![vec![u32::MAX; net.moves.len()]; net.roles.len()];
         for (r, l) in net.legal.iter().enumerate() {
@@ -368,8 +363,7 @@ impl NetGame {
             },
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             words,
-            move_kif,
-            move_text,
+            move_texts,
             prop_kif,
             does_of,
             initial,
@@ -499,7 +493,8 @@ impl NetGame {
 
     /// The move whose KIF text is `text` (exactly as printed), if the game has one.
     pub fn move_from_kif(&self, text: &str) -> Option<NetMove> {
-        self.move_kif
+        self.move_texts
+            .kif
             .binary_search_by(|k| k.as_str().cmp(text))
             .ok()
             .map(|i| NetMove(i as u32))
@@ -507,7 +502,10 @@ impl NetGame {
 
     /// A move as KIF.
     pub fn move_kif(&self, m: NetMove) -> &str {
-        self.move_kif.get(m.0 as usize).map_or("?", |s| s.as_str())
+        self.move_texts
+            .kif
+            .get(m.0 as usize)
+            .map_or("?", |s| s.as_str())
     }
 
     /// The state's facts as KIF, sorted by bytes (propositions are numbered in that order).
@@ -1034,7 +1032,8 @@ impl Game for NetGame {
     }
 
     fn show_move(&self, mv: &NetMove) -> String {
-        self.move_text
+        self.move_texts
+            .own
             .get(mv.0 as usize)
             .cloned()
             .unwrap_or_else(|| format!("?{}", mv.0))

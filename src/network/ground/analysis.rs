@@ -25,11 +25,9 @@
 //! Both stages share the grounding [`Budget`](super::Budget) through the evaluator's limits: a
 //! fixpoint that runs away means there is no network to build.
 
-use hashbrown::HashMap;
-
 use super::budget::{analysis_over_budget, NetworkError};
 use super::Strategy;
-use crate::engine::analysis::{dynamic_relations, relax, Keywords, Relaxation};
+use crate::engine::analysis::{dynamic_relations, relax, Keywords, Numbered, Relaxation};
 use crate::engine::decompose::{
     eliminate_variables, eliminate_variables_as, is_domain_relation, merge_alternatives,
     merge_twins,
@@ -114,12 +112,9 @@ pub(super) struct Analysis {
     pub(super) unary: Vec<Option<Vec<u64>>>,
     /// The roles, in order.
     pub(super) roles: Vec<TermId>,
-    /// The base propositions that can hold, sorted by their KIF text, and their numbers.
-    pub(super) props: Vec<TermId>,
-    pub(super) prop_of: HashMap<TermId, u32>,
-    /// The moves that can be legal, sorted by their KIF text, and their numbers.
-    pub(super) moves: Vec<TermId>,
-    pub(super) move_of: HashMap<TermId, u32>,
+    /// The base propositions that can hold and the moves that can be legal, numbered as the Datalog
+    /// evaluator numbers its own.
+    pub(super) numbered: Numbered,
     /// The rows of `legal` in the relaxed fixpoint.
     pub(super) legal_rows: Vec<Vec<TermId>>,
     /// The propositions true initially.
@@ -257,12 +252,15 @@ pub(super) fn analyse(
     if roles.is_empty() {
         return Err(EngineError::Invalid("the game has no roles".into()).into());
     }
-    let (props, prop_of) = sorted_terms(&rdb, rows(&rdb, rels.true_).into_iter().map(|r| r[0]));
     let legal_rows = rows(&rdb, rels.legal);
-    let (moves, move_of) = sorted_terms(&rdb, legal_rows.iter().map(|r| r[1]));
+    let numbered = Numbered::sorted(
+        &rdb.terms,
+        rows(&rdb, rels.true_).into_iter().map(|r| r[0]),
+        legal_rows.iter().map(|r| r[1]),
+    );
     let initial: Vec<u32> = rows(&sdb, rels.init)
         .iter()
-        .filter_map(|r| prop_of.get(&r[0]).copied())
+        .filter_map(|r| numbered.prop_of.get(&r[0]).copied())
         .collect();
     Ok(Analysis {
         prog,
@@ -276,29 +274,10 @@ pub(super) fn analyse(
         copy_of,
         unary,
         roles,
-        props,
-        prop_of,
-        moves,
-        move_of,
+        numbered,
         legal_rows,
         initial,
     })
-}
-
-/// `terms` sorted by their KIF text without repeats, and the number of each.
-fn sorted_terms(
-    db: &Db,
-    terms: impl Iterator<Item = TermId>,
-) -> (Vec<TermId>, HashMap<TermId, u32>) {
-    let mut sorted: Vec<TermId> = terms.collect();
-    sorted.sort_by_cached_key(|t| db.terms.kif(*t));
-    sorted.dedup();
-    let number = sorted
-        .iter()
-        .enumerate()
-        .map(|(i, t)| (*t, i as u32))
-        .collect();
-    (sorted, number)
 }
 
 /// The fixpoint of the negation-free `relaxed` program, the late relations left out (empty), and
@@ -500,7 +479,7 @@ mod tests {
             |ts: &[TermId]| -> Vec<String> { ts.iter().map(|t| a.relaxed.terms.kif(*t)).collect() };
         // Every proposition that can hold, sorted by its text; nothing else.
         assert_eq!(
-            text(&a.props),
+            text(&a.numbered.props),
             [
                 "(control black)",
                 "(control white)",

@@ -253,10 +253,10 @@ mod tests {
         let mut a = analysed(&kif(TURNS), Strategy::AsWritten);
         let inst = instantiated(&mut a);
         let g = Ground::of(&a, inst.found, inst.atoms, Instant::now());
-        let marked = a.relaxed.terms.kif(a.props[2]);
+        let marked = a.relaxed.terms.kif(a.numbered.props[2]);
         assert_eq!(marked, "(marked 1)");
         let next = g
-            .find_atom(a.rels.next, &[a.props[2]])
+            .find_atom(a.rels.next, &[a.numbered.props[2]])
             .expect("next (marked 1) can hold");
         assert_eq!(atom_name(&g, next), "(next (marked 1))");
         // `does(r, (mark 1))` for each role, then `true (marked 1)`: the rules' order.
@@ -275,7 +275,7 @@ mod tests {
         assert!(!g.always[next as usize] && g.used[next as usize]);
         // An input atom is defined by no rule: no alternative.
         let input = g
-            .find_atom(a.rels.true_, &[a.props[2]])
+            .find_atom(a.rels.true_, &[a.numbered.props[2]])
             .expect("true (marked 1)");
         assert_eq!(g.bodies(input).count(), 0);
     }

@@ -65,7 +65,11 @@ impl Outputs {
         let mut legal: Vec<Vec<(u32, TermId, Out)>> = vec![Vec::new(); a.roles.len()];
         for row in &a.legal_rows {
             if let Some(ri) = role_of(row[0]) {
-                legal[ri].push((a.move_of[&row[1]], row[1], out_lit(a.rels.legal, row)));
+                legal[ri].push((
+                    a.numbered.move_of[&row[1]],
+                    row[1],
+                    out_lit(a.rels.legal, row),
+                ));
             }
         }
         for l in &mut legal {
@@ -90,6 +94,7 @@ impl Outputs {
             goals,
             terminal: out_lit(a.rels.terminal, &[]),
             next: a
+                .numbered
                 .props
                 .iter()
                 .map(|p| out_lit(a.rels.next, &[*p]))
@@ -136,7 +141,14 @@ pub(super) fn compile<'a>(
     budget: Budget,
     side_by_side: usize,
 ) -> Result<Compiled<'a>, NetworkError> {
-    let mut c = Compiler::new(g, a.props.len(), &a.prop_of, &a.roles, &a.move_of, budget);
+    let mut c = Compiler::new(
+        g,
+        a.numbered.props.len(),
+        &a.numbered.prop_of,
+        &a.roles,
+        &a.numbered.move_of,
+        budget,
+    );
     c.logic.one_mover = one_mover.iter().map(|t| t.is_some()).collect();
     compile_atoms(&mut c, g, a, to_ground, side_by_side)?;
     let lit = |c: &mut Compiler, o: &Out| -> Result<NetLit, NetworkError> {

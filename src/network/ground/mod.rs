@@ -41,6 +41,7 @@ mod turns;
 
 use std::time::{Duration, Instant};
 
+use crate::engine::analysis::Numbered;
 use crate::engine::ir::Program;
 use crate::engine::terms::{TermId, TermStore};
 use crate::syntax::ast::{self, Syntax};
@@ -276,13 +277,12 @@ fn ground_compiling(
         budget,
         side_by_side,
     )?;
-    let net: Network = compiled.order(facts.props.len());
+    let net: Network = compiled.order(facts.numbered.props.len());
     let (terms, instances) = (g.terms, g.instances);
     let Analysis {
         prog,
         roles,
-        props,
-        moves,
+        numbered: Numbered { props, moves, .. },
         initial,
         ..
     } = facts;

@@ -31,7 +31,7 @@ pub(super) fn prove_turns(g: &mut Ground, a: &Analysis) -> Vec<Option<u32>> {
         a.rels.legal,
         a.rels.next,
         &a.initial,
-        &a.prop_of,
+        &a.numbered.prop_of,
     );
     drop_implied_turns(g, &a.roles, &turns);
     turns
