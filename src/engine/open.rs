@@ -245,13 +245,10 @@ impl Discovered {
         out: &mut Vec<RuleMove>,
     ) {
         out.clear();
-        let rel = db.rel(legal);
-        for i in 0..rel.len() {
-            let row = rel.row(i);
-            if row[0] == role {
-                out.push(RuleMove(self.move_index(local, &db.terms, row[1])));
-            }
-        }
+        out.extend(
+            super::rulegame::moves_of(db, legal, role)
+                .map(|t| RuleMove(self.move_index(local, &db.terms, t))),
+        );
         out.sort_unstable_by(|a, b| self.move_kif(*a).cmp(&self.move_kif(*b)));
     }
 

@@ -89,6 +89,16 @@ fn render_all(diags: &[crate::diagnostics::Diagnostic], file: &str, src: &str) -
     out
 }
 
+/// The moves of `role` among the facts of `legal` (in either mode: what differs is how they are
+/// numbered).
+pub(crate) fn moves_of(db: &Db, legal: RelId, role: TermId) -> impl Iterator<Item = TermId> + '_ {
+    let rel = db.rel(legal);
+    (0..rel.len())
+        .map(move |i| rel.row(i))
+        .filter(move |row| row[0] == role)
+        .map(|row| row[1])
+}
+
 /// A move: an interned id; ids are in the byte order of the moves' KIF text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct RuleMove(pub u32);
@@ -754,17 +764,14 @@ impl RuleGame {
             }
             f(&mut s.db, &mut s.local)
         })();
-        if r.is_err() {
-            s.valid = false;
-            // The term that broke the depth limit stays in the store, where the next evaluation
-            // would find it instead of making (and checking) it: in open mode, where such terms
-            // would then become propositions, a fresh copy of `base` takes this one's place.
-            if self.open.is_some() {
-                return r;
+        // After an error, the term that broke the depth limit stays in the store, where the next
+        // evaluation would find it instead of making (and checking) it, and half-derived facts stay
+        // in the relations: the scratch is dropped and a fresh copy of `base` takes its place, so
+        // that the same question fails the same way every time, in either mode.
+        if r.is_ok() {
+            if let Ok(mut p) = self.pool.lock() {
+                p.push(s);
             }
-        }
-        if let Ok(mut p) = self.pool.lock() {
-            p.push(s);
         }
         r
     }
@@ -796,15 +803,11 @@ impl RuleGame {
         out: &mut Vec<RuleMove>,
     ) {
         out.clear();
-        let rel = db.rel(legal);
-        for i in 0..rel.len() {
-            let row = rel.row(i);
-            if row[0] == role {
-                if let Some(&m) = map.get(&row[1]) {
-                    out.push(RuleMove(m));
-                }
-            }
-        }
+        out.extend(
+            moves_of(db, legal, role)
+                .filter_map(|t| map.get(&t))
+                .map(|&m| RuleMove(m)),
+        );
         out.sort_unstable();
     }
 
