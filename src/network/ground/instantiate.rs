@@ -763,7 +763,14 @@ impl Grounder<'_> {
             Arith::Times => p.checked_mul(q),
         };
         let Some(v) = v else { return Ok(()) };
-        let t = self.terms.int(v);
+        // A result the analysis never made (its relaxation clamps arithmetic to the integers the rules
+        // name) is in no relaxed fact, so no instance holds it. Made here it would exist only in this
+        // worker's copy of the store: a late head holding it once crashed the compiler's goal reading.
+        let Some(t) =
+            (self.terms.symbols().get(&v.to_string())).and_then(|s| self.terms.find_constant(s))
+        else {
+            return Ok(());
+        };
         let saved = b.clone();
         if self.matches(z, t, b) {
             self.step(rule, order, k + 1, b, body)?;
