@@ -184,6 +184,13 @@ impl TermStore {
         }
     }
 
+    /// The constant for the integer `n`, if the store has it.
+    pub fn find_int(&self, n: i64) -> Option<TermId> {
+        self.symbols
+            .get(&n.to_string())
+            .and_then(|s| self.find_constant(s))
+    }
+
     /// The constant for the integer `n`.
     pub fn int(&mut self, n: i64) -> TermId {
         let sym = self.symbols.intern(&n.to_string());

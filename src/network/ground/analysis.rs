@@ -247,6 +247,12 @@ pub(super) fn analyse(
     let unary = unary_bitsets(&sdb, &dynamic, &demand_rel, &arities);
     // One term store from here on: the exact evaluation's extends the relaxed one's.
     rdb.terms = sdb.terms.clone();
+    // Goal values are integers from 0 to 100, and `goal` is grounded late, from its instances: made
+    // here, a value computed past the integers the rules name (`goal(r, G) :- ... times(N, 4, G)`),
+    // which the relaxation's arithmetic clamp never made, is one the grounding can find.
+    for v in 0..=100 {
+        rdb.terms.int(v);
+    }
 
     let roles: Vec<TermId> = rows(&sdb, rels.role).into_iter().map(|r| r[0]).collect();
     if roles.is_empty() {

@@ -764,11 +764,10 @@ impl Grounder<'_> {
         };
         let Some(v) = v else { return Ok(()) };
         // A result the analysis never made (its relaxation clamps arithmetic to the integers the rules
-        // name) is in no relaxed fact, so no instance holds it. Made here it would exist only in this
-        // worker's copy of the store: a late head holding it once crashed the compiler's goal reading.
-        let Some(t) =
-            (self.terms.symbols().get(&v.to_string())).and_then(|s| self.terms.find_constant(s))
-        else {
+        // name; the goal scale is made besides) is in no relaxed fact, so no instance holds it. Made
+        // here it would exist only in this worker's copy of the store: a late head holding it once
+        // crashed the compiler's goal reading.
+        let Some(t) = self.terms.find_int(v) else {
             return Ok(());
         };
         let saved = b.clone();
