@@ -1068,7 +1068,7 @@ fn mutated_corpus_games_pass_every_stage_and_the_engines_agree() {
 }
 
 /// A game whose goal value is computed (`times`) past the integers the rules name: 400 in the second
-/// state (ground it: `an_arithmetic_result_past_the_analysis_grounds`).
+/// state (`an_arithmetic_result_past_the_analysis_is_refused_not_a_panic`).
 const ARITHMETIC_GOAL_PAST_THE_ANALYSIS: &str = "role(r)\n\
      init(count(1))\n\
      legal(r, go)\n\
@@ -1093,12 +1093,16 @@ const KNOWN: &[(u64, usize, &str)] = &[];
 /// The grounder's workers made an arithmetic result the analysis had clamped away in their own copies
 /// of the term store; `goal`, completed late from such instances, then held a term the ground program's
 /// store did not have: an index out of bounds when the compiler read the goal values. (Mutant 338 of
-/// knightstour.gdl, the default seed; the engines' disagreement on such games is the next test.)
+/// knightstour.gdl, the default seed; the engines' disagreement on such games is the next test.) The
+/// value, 400, is past the goal scale too: the network now refuses the game, saying so.
 #[test]
-fn an_arithmetic_result_past_the_analysis_grounds() {
+fn an_arithmetic_result_past_the_analysis_is_refused_not_a_panic() {
     let p = parse_infix(ARITHMETIC_GOAL_PAST_THE_ANALYSIS).unwrap();
     let grounded = std::panic::catch_unwind(|| ground_with(&p, budget()).map(|_| ()));
-    assert!(matches!(grounded, Ok(Ok(()))), "{grounded:?}");
+    assert!(
+        matches!(&grounded, Ok(Err(NetworkError::Unsupported(m))) if m.contains("computes 400")),
+        "{grounded:?}"
+    );
 }
 
 /// The engines disagreed on a goal value computed past the integers the rules name (Datalog [28],
@@ -1108,6 +1112,34 @@ fn an_arithmetic_result_past_the_analysis_grounds() {
 fn an_arithmetic_goal_value_past_the_named_integers() {
     let r = drive_caught(ARITHMETIC_GOAL_PAST_THE_NAMED, Syntax::Infix, 1);
     assert!(r.as_ref().is_ok_and(|r| r.compared && r.steps > 0), "{r:?}");
+}
+
+/// A late relation (`terminal`, grounded from its instances) computed past both the integers the rules
+/// name and the goal scale: the network cannot number the result (280) and refuses the game, saying
+/// so, rather than find no instance and call the second state non-terminal; the Datalog evaluator plays
+/// it.
+const ARITHMETIC_TERMINAL_PAST_THE_SCALE: &str = "role(r)\n\
+     init(count(1))\n\
+     legal(r, go)\n\
+     next(count(7)) :- true(count(1))\n\
+     terminal :- true(count(N)) & times(N, 40, G) & less(200, G)\n\
+     goal(r, 100)";
+
+#[test]
+fn an_arithmetic_result_past_the_goal_scale_in_a_late_relation_is_refused_by_the_network() {
+    let p = parse_infix(ARITHMETIC_TERMINAL_PAST_THE_SCALE).unwrap();
+    let refused = ground_with(&p, budget());
+    assert!(
+        matches!(&refused, Err(NetworkError::Unsupported(m)) if m.contains("computes 280")),
+        "{:?}",
+        refused.map(|_| ())
+    );
+    let g = RuleGame::with_limits(&p, "terminal", Limits::default()).unwrap();
+    let s = g.initial_state();
+    assert!(!g.is_terminal(&s));
+    let mut moves = Vec::new();
+    g.legal_moves(&s, 0, &mut moves);
+    assert!(g.is_terminal(&g.next_state(&s, &moves[..1])));
 }
 
 /// Mutants the fuzz once failed on, replayed on every run.

@@ -764,10 +764,19 @@ impl Grounder<'_> {
         };
         let Some(v) = v else { return Ok(()) };
         // A result the analysis never made (its relaxation clamps arithmetic to the integers the rules
-        // name; the goal scale is made besides) is in no relaxed fact, so no instance holds it. Made
-        // here it would exist only in this worker's copy of the store: a late head holding it once
-        // crashed the compiler's goal reading.
+        // name; the goal scale is made besides) is in no relaxed fact, so no instance of a relation
+        // the relaxed fixpoint bounds holds it. A late relation is not bounded that way: its
+        // instance may be real (`terminal :- ... times(N, 40, G) & G > 200`), and matching nothing
+        // would give a wrong answer. Made here, the term would exist only in this worker's copy of
+        // the store (a late head holding one once crashed the compiler's goal reading), so the
+        // network refuses the game instead and the Datalog evaluator plays it.
         let Some(t) = self.terms.find_int(v) else {
+            if self.src.late[rule.head.rel.0 as usize] {
+                return Err(NetworkError::Unsupported(format!(
+                    "arithmetic computes {v}, beyond the integers the rules name and the goal \
+                     scale 0 to 100, in a rule the network grounds from its instances"
+                )));
+            }
             return Ok(());
         };
         let saved = b.clone();
