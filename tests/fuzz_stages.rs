@@ -33,8 +33,8 @@
 //! mutants and how long (default: [`CASES`] mutants, stopping early after [`SECONDS`] s; about 25 s in a
 //! release build on the loaded 2-core development machine, a third of the mutants infix).
 //!
-//! Regression cases found by the fuzz live in `fuzz_regressions` and the named tests below; mutants of
-//! bugs still open are left out of the default run by [`KNOWN`], each naming the test that reproduces it.
+//! Regression cases found by the fuzz live in `fuzz_regressions` and the named tests below; no mutant of
+//! the default run is left out.
 
 use std::panic::AssertUnwindSafe;
 use std::sync::mpsc;
@@ -205,15 +205,18 @@ fn is_atom(t: &str) -> bool {
     t != "(" && t != ")"
 }
 
-/// One random mutation of `t`, described.
-fn mutate(t: &mut Vec<String>, rng: &mut SmallRng) -> String {
-    if t.is_empty() {
-        t.push("(role r)".into());
-        return "empty: added a role".into();
-    }
-    let atoms: Vec<usize> = (0..t.len()).filter(|&i| is_atom(&t[i])).collect();
+/// The mutations of either syntax, by `choice`: a token deleted (0), duplicated (1), swapped with
+/// another of `atoms` (2) or replaced by one (8); a statement (`statements` finds them) deleted,
+/// duplicated or moved to the end (3 to 5). `None` for any other choice, or without atoms to pick.
+fn mutate_either(
+    t: &mut Vec<String>,
+    rng: &mut SmallRng,
+    choice: u32,
+    atoms: &[usize],
+    statements: fn(&[String]) -> Vec<(usize, usize)>,
+) -> Option<String> {
     let pick = |rng: &mut SmallRng, v: &[usize]| v[rng.gen_range(0..v.len())];
-    match rng.gen_range(0..11) {
+    Some(match choice {
         0 => {
             let i = rng.gen_range(0..t.len());
             format!("deleted token {i} `{}`", t.remove(i))
@@ -224,18 +227,24 @@ fn mutate(t: &mut Vec<String>, rng: &mut SmallRng) -> String {
             format!("duplicated token {i} `{}`", t[i])
         }
         2 if !atoms.is_empty() => {
-            let (i, j) = (pick(rng, &atoms), pick(rng, &atoms));
+            let (i, j) = (pick(rng, atoms), pick(rng, atoms));
             t.swap(i, j);
             format!("swapped tokens {i} `{}` and {j} `{}`", t[j], t[i])
         }
+        8 if !atoms.is_empty() => {
+            let (i, j) = (pick(rng, atoms), pick(rng, atoms));
+            let new = t[j].clone();
+            let old = std::mem::replace(&mut t[i], new);
+            format!("token {i} `{old}` became `{}`", t[i])
+        }
         3..=5 => {
-            let f = forms(t, 0);
+            let f = statements(t);
             if f.is_empty() {
-                return "no form".into();
+                return Some("no statement".into());
             }
             let (a, b) = f[rng.gen_range(0..f.len())];
-            let form: Vec<String> = t[a..b].to_vec();
-            let text = form.join(" ");
+            let stmt: Vec<String> = t[a..b].to_vec();
+            let text = stmt.join(" ");
             match rng.gen_range(0..3) {
                 0 => {
                     t.drain(a..b);
@@ -244,17 +253,34 @@ fn mutate(t: &mut Vec<String>, rng: &mut SmallRng) -> String {
                 1 => {
                     let (c, _) = f[rng.gen_range(0..f.len())];
                     let at = if c > a { c.max(b) } else { c };
-                    t.splice(at..at, form);
+                    t.splice(at..at, stmt);
                     format!("duplicated statement `{text}` at token {at}")
                 }
                 _ => {
                     // Moved to the end: the order of statements must not matter.
                     t.drain(a..b);
-                    t.extend(form);
+                    t.extend(stmt);
                     format!("moved statement `{text}` to the end")
                 }
             }
         }
+        _ => return None,
+    })
+}
+
+/// One random mutation of `t`, described.
+fn mutate(t: &mut Vec<String>, rng: &mut SmallRng) -> String {
+    if t.is_empty() {
+        t.push("(role r)".into());
+        return "empty: added a role".into();
+    }
+    let atoms: Vec<usize> = (0..t.len()).filter(|&i| is_atom(&t[i])).collect();
+    let pick = |rng: &mut SmallRng, v: &[usize]| v[rng.gen_range(0..v.len())];
+    let choice = rng.gen_range(0..11);
+    if let Some(done) = mutate_either(t, rng, choice, &atoms, |t| forms(t, 0)) {
+        return done;
+    }
+    match choice {
         6..=7 => {
             // A literal of a rule deleted, or negated.
             let rules: Vec<(usize, usize)> = forms(t, 0)
@@ -284,13 +310,6 @@ fn mutate(t: &mut Vec<String>, rng: &mut SmallRng) -> String {
                 t.insert(x, "(".into());
                 format!("negated literal `{text}`")
             }
-        }
-        8 if !atoms.is_empty() => {
-            // A constant or variable replaced by another from the file.
-            let (i, j) = (pick(rng, &atoms), pick(rng, &atoms));
-            let new = t[j].clone();
-            let old = std::mem::replace(&mut t[i], new);
-            format!("token {i} `{old}` became `{}`", t[i])
         }
         9 if !atoms.is_empty() => {
             // A variable made fresh, a constant made a variable, or a variable made a constant.
@@ -513,48 +532,11 @@ fn mutate_infix(t: &mut Vec<String>, rng: &mut SmallRng) -> String {
     }
     let atoms: Vec<usize> = (0..t.len()).filter(|&i| is_infix_atom(&t[i])).collect();
     let pick = |rng: &mut SmallRng, v: &[usize]| v[rng.gen_range(0..v.len())];
-    match rng.gen_range(0..12) {
-        0 => {
-            let i = rng.gen_range(0..t.len());
-            format!("deleted token {i} `{}`", t.remove(i))
-        }
-        1 => {
-            let i = rng.gen_range(0..t.len());
-            t.insert(i, t[i].clone());
-            format!("duplicated token {i} `{}`", t[i])
-        }
-        2 if !atoms.is_empty() => {
-            let (i, j) = (pick(rng, &atoms), pick(rng, &atoms));
-            t.swap(i, j);
-            format!("swapped tokens {i} `{}` and {j} `{}`", t[j], t[i])
-        }
-        3..=5 => {
-            let f = infix_statements(t);
-            if f.is_empty() {
-                return "no statement".into();
-            }
-            let (a, b) = f[rng.gen_range(0..f.len())];
-            let stmt: Vec<String> = t[a..b].to_vec();
-            let text = stmt.join(" ");
-            match rng.gen_range(0..3) {
-                0 => {
-                    t.drain(a..b);
-                    format!("deleted statement `{text}`")
-                }
-                1 => {
-                    let (c, _) = f[rng.gen_range(0..f.len())];
-                    let at = if c > a { c.max(b) } else { c };
-                    t.splice(at..at, stmt);
-                    format!("duplicated statement `{text}` at token {at}")
-                }
-                _ => {
-                    // Moved to the end: the order of statements must not matter.
-                    t.drain(a..b);
-                    t.extend(stmt);
-                    format!("moved statement `{text}` to the end")
-                }
-            }
-        }
+    let choice = rng.gen_range(0..12);
+    if let Some(done) = mutate_either(t, rng, choice, &atoms, infix_statements) {
+        return done;
+    }
+    match choice {
         6..=7 => {
             // A literal of a rule or an operation (condition or effect) deleted, or negated.
             let lits: Vec<_> = infix_statements(t)
@@ -573,13 +555,6 @@ fn mutate_infix(t: &mut Vec<String>, rng: &mut SmallRng) -> String {
                 t.insert(x, "~".into());
                 format!("negated literal `{text}`")
             }
-        }
-        8 if !atoms.is_empty() => {
-            // A constant, relation or variable replaced by another from the file.
-            let (i, j) = (pick(rng, &atoms), pick(rng, &atoms));
-            let new = t[j].clone();
-            let old = std::mem::replace(&mut t[i], new);
-            format!("token {i} `{old}` became `{}`", t[i])
         }
         9 if !atoms.is_empty() => {
             // A variable made fresh, anonymous or a constant; a constant made a variable.
@@ -1002,9 +977,6 @@ fn mutated_corpus_games_pass_every_stage_and_the_engines_agree() {
                 if only.is_none() && started.elapsed() > seconds {
                     break;
                 }
-                if only.is_none() && KNOWN.iter().any(|k| (k.0, k.1) == (seed, n)) {
-                    continue;
-                }
                 let m = mutant(&sources.0, &sources.1, seed, n);
                 *current.lock().unwrap_or_else(|p| p.into_inner()) = Some(m.to_string());
                 let t = Instant::now();
@@ -1085,10 +1057,6 @@ const ARITHMETIC_GOAL_PAST_THE_NAMED: &str = "role(r)\n\
      next(count(7)) :- true(count(1))\n\
      terminal :- true(count(7))\n\
      goal(r, G) :- true(count(N)) & times(N, 4, G)";
-
-/// Mutants the default run leaves out, each for a known bug that a named test below reproduces:
-/// (seed, mutant number, the test).
-const KNOWN: &[(u64, usize, &str)] = &[];
 
 /// The grounder's workers made an arithmetic result the analysis had clamped away in their own copies
 /// of the term store; `goal`, completed late from such instances, then held a term the ground program's

@@ -132,20 +132,7 @@ impl LegalSets {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The role in control marks an unmarked cell, the other waits.
-    const TURNS: &str = "
-        (role white) (role black)
-        (init (control white))
-        (cell 1) (cell 2)
-        (<= (legal ?r (mark ?x)) (true (control ?r)) (cell ?x) (not (true (marked ?x))))
-        (<= (legal ?r noop) (role ?r) (not (true (control ?r))))
-        (<= (next (marked ?x)) (does ?r (mark ?x)))
-        (<= (next (marked ?x)) (true (marked ?x)))
-        (<= (next (control black)) (true (control white)))
-        (<= (next (control white)) (true (control black)))
-        (<= terminal (true (marked 1)) (true (marked 2)))
-        (<= (goal ?r 50) (role ?r))";
+    use crate::network::ground::testing::TURNS;
 
     #[test]
     fn the_turn_guards_the_moves_it_enables() {

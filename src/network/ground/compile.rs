@@ -855,16 +855,20 @@ mod tests {
     fn prop(i: u32) -> NetLit {
         i << 1
     }
+    /// The shared state of a compilation over four propositions, its gates in `table`.
+    fn global(table: &mut GateTable) -> Global<'_> {
+        Global {
+            table,
+            num_props: 4,
+            budget: Budget::default(),
+            started: std::time::Instant::now(),
+        }
+    }
 
     #[test]
     fn constants_fold_and_gates_are_shared() {
         let (l, mut table) = (logic(), GateTable::default());
-        let mut gs = Global {
-            table: &mut table,
-            num_props: 4,
-            budget: Budget::default(),
-            started: std::time::Instant::now(),
-        };
+        let mut gs = global(&mut table);
         let (a, b) = (prop(1), prop(2));
         assert_eq!(l.and(&mut gs, &[a, TRUE]).unwrap(), a);
         assert_eq!(l.and(&mut gs, &[a, FALSE, b]).unwrap(), FALSE);
@@ -883,12 +887,7 @@ mod tests {
     #[test]
     fn what_every_alternative_holds_is_factored_out() {
         let (l, mut table) = (logic(), GateTable::default());
-        let mut gs = Global {
-            table: &mut table,
-            num_props: 4,
-            budget: Budget::default(),
-            started: std::time::Instant::now(),
-        };
+        let mut gs = global(&mut table);
         let (a, b, c) = (prop(1), prop(2), prop(3));
         // `a&b | a&c` is `a & (b|c)`: an OR gate and an AND gate, not three.
         let terms: Vec<Lits> = vec![SmallVec::from_slice(&[a, b]), SmallVec::from_slice(&[a, c])];

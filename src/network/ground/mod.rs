@@ -315,11 +315,11 @@ fn ground_compiling(
 
 /// What the unit tests of the stages share: small games, and the stages run up to a point.
 #[cfg(test)]
-mod testing {
+pub(crate) mod testing {
     use super::*;
 
     /// A turn-taking game on two cells: the role in control marks an unmarked cell, the other waits.
-    pub(super) const TURNS: &str = "
+    pub(crate) const TURNS: &str = "
         (role white) (role black)
         (init (control white))
         (cell 1) (cell 2)
