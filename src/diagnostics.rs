@@ -19,6 +19,45 @@ pub fn count_as(n: usize, singular: &str, plural: &str) -> String {
     format!("{n} {}", if n == 1 { singular } else { plural })
 }
 
+/// The candidate closest to `word` when it is close enough to be a slip of the keyboard (an edit
+/// distance of at most a third of the word's length, and at least one): the "did you mean" of an
+/// unknown name. Letter case is ignored.
+pub fn did_you_mean<'c>(word: &str, candidates: impl IntoIterator<Item = &'c str>) -> Option<&'c str> {
+    let word = word.to_ascii_lowercase();
+    let limit = (word.chars().count() / 3).max(1);
+    let (distance, closest) = candidates
+        .into_iter()
+        .map(|c| (edit_distance(&word, &c.to_ascii_lowercase()), c))
+        .min_by_key(|&(d, _)| d)?;
+    (distance > 0 && distance <= limit).then_some(closest)
+}
+
+/// Levenshtein distance, with a transposition of two neighbours counting as one edit (`mtcs` is one
+/// edit from `mcts`).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let mut rows = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in rows.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for j in 0..=b.len() {
+        rows[0][j] = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut d = (rows[i - 1][j] + 1)
+                .min(rows[i][j - 1] + 1)
+                .min(rows[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                d = d.min(rows[i - 2][j - 2] + 1);
+            }
+            rows[i][j] = d;
+        }
+    }
+    rows[a.len()][b.len()]
+}
+
 /// How bad a problem is: errors make a file unusable, warnings only point at something suspicious.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Severity {
@@ -197,6 +236,17 @@ mod tests {
             text,
             "f.kif:2:7: error: bad\n2 | (init (p ?y))\n  |       ^^\n  = help: fix it\n"
         );
+    }
+
+    #[test]
+    fn slips_of_the_keyboard_are_recognised() {
+        let kinds = ["mcts", "mcs", "minimax", "random", "id"];
+        assert_eq!(did_you_mean("mtcs", kinds), Some("mcts"));
+        assert_eq!(did_you_mean("MINIMAZ", kinds), Some("minimax"));
+        assert_eq!(did_you_mean("ranodm", kinds), Some("random"));
+        assert_eq!(did_you_mean("chess", kinds), None);
+        assert_eq!(did_you_mean("mcts", kinds), None, "an exact name is no slip");
+        assert_eq!(did_you_mean("ocupied", ["occupied", "cell"]), Some("occupied"));
     }
 
     #[test]

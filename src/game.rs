@@ -10,7 +10,7 @@
 //!
 //! **Architecture invariant:** search code knows only this trait, never a concrete game.
 
-use std::fmt::{self, Debug};
+use std::fmt::Debug;
 use std::hash::Hash;
 
 use rand::rngs::SmallRng;
@@ -85,61 +85,6 @@ impl GameInfo {
     }
 }
 
-/// The result of a finished two-player game, from the seeds' `outcome` type.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Outcome {
-    /// This role won.
-    Winner(RoleIndex),
-    /// Nobody won.
-    Draw,
-}
-
-/// A game's judgement of a state, from the seeds' `est` type, always from the point of view of role 0
-/// (the seeds' Maxie): larger is better for role 0.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Estimate {
-    /// The game is decided.
-    Definitely(Outcome),
-    /// A heuristic score; positive favours role 0.
-    Guess(i32),
-}
-
-impl Estimate {
-    /// A total order on estimates: a certain win for role 0 is above every guess, a certain loss below, a
-    /// draw counts as a guess of 0.
-    pub fn score(self) -> i64 {
-        match self {
-            Estimate::Definitely(Outcome::Winner(0)) => i64::MAX / 2,
-            Estimate::Definitely(Outcome::Winner(_)) => -(i64::MAX / 2),
-            Estimate::Definitely(Outcome::Draw) => 0,
-            Estimate::Guess(n) => i64::from(n),
-        }
-    }
-
-    /// The estimate of a terminal two-player state with these goal values.
-    pub fn from_goals(goal0: Goal, goal1: Goal) -> Estimate {
-        use std::cmp::Ordering::*;
-        match goal0.cmp(&goal1) {
-            Greater => Estimate::Definitely(Outcome::Winner(0)),
-            Less => Estimate::Definitely(Outcome::Winner(1)),
-            Equal => Estimate::Definitely(Outcome::Draw),
-        }
-    }
-}
-
-impl fmt::Display for Estimate {
-    /// The seeds' trace notation: `Guess:3`, `Guess:~2` (SML writes negative numbers with `~`).
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Estimate::Guess(n) if *n < 0 => write!(f, "Guess:~{}", n.unsigned_abs()),
-            Estimate::Guess(n) => write!(f, "Guess:{n}"),
-            Estimate::Definitely(Outcome::Draw) => write!(f, "Definitely:Draw"),
-            Estimate::Definitely(Outcome::Winner(0)) => write!(f, "Definitely:Winner Maxie"),
-            Estimate::Definitely(Outcome::Winner(_)) => write!(f, "Definitely:Winner Minnie"),
-        }
-    }
-}
-
 /// What can go wrong when a game is used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum GameError {
@@ -169,7 +114,7 @@ pub enum GameError {
 ///
 /// Methods that fill a `Vec` take it from the caller so that hot loops can reuse one buffer and allocate
 /// nothing.
-pub trait Game: Send + Sync {
+pub trait Game: Send + Sync + 'static {
     /// A game state. Cheap to clone, hash and compare.
     type State: Clone + Eq + Hash + Debug + Send + Sync + 'static;
     /// A move of one role.
@@ -199,23 +144,6 @@ pub trait Game: Send + Sync {
     /// The role in control in a turn-taking state, `None` in a terminal state or when several roles move.
     fn mover(&self, state: &Self::State) -> Option<RoleIndex>;
 
-    /// Heuristic value of a non-terminal state from role 0's point of view; exact in a terminal state.
-    /// The default knows only terminal states and says `Guess(0)` otherwise.
-    fn estimate(&self, state: &Self::State) -> Estimate {
-        if self.is_terminal(state) && self.info().num_roles() == 2 {
-            Estimate::from_goals(self.goal(state, 0), self.goal(state, 1))
-        } else {
-            Estimate::Guess(0)
-        }
-    }
-
-    /// The estimate a searcher asks for at a leaf of its search: [`Game::estimate`], except that a game
-    /// whose estimate is undefined in some states (an explicit tree's inner nodes) says so with an error
-    /// instead of inventing a number.
-    fn try_estimate(&self, state: &Self::State) -> Result<Estimate, GameError> {
-        Ok(self.estimate(state))
-    }
-
     /// A 64-bit key of `state` for transposition tables: equal states have equal keys, and different
     /// states collide about as rarely as random numbers do. The default feeds the state's `Hash` to a
     /// multiply-rotate hasher (no strings, no allocation); bitset states override it with a Zobrist-style
@@ -227,13 +155,11 @@ pub trait Game: Send + Sync {
         h.finish()
     }
 
-    /// A short name for `state` in search traces. Games with natural names (tree nodes) override this;
-    /// the default is 12 hex digits of the state's hash.
-    fn state_name(&self, state: &Self::State) -> String {
-        use std::hash::Hasher;
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        state.hash(&mut h);
-        format!("{:012x}", h.finish() & 0xffff_ffff_ffff)
+    /// A short name for `state` in search traces, where the game has a natural one (a tree node's
+    /// name, a pile's size); `None` lets the trace name it by its hash or by number.
+    fn state_name(&self, state: &Self::State) -> Option<String> {
+        let _ = state;
+        None
     }
 
     /// Plays uniformly random legal moves from `state` until the game ends or `max_steps` joint moves
@@ -323,6 +249,19 @@ pub trait Game: Send + Sync {
 
     /// A move as text, in the game's own notation.
     fn show_move(&self, mv: &Self::Move) -> String;
+
+    /// A move as GDL's KIF writes it, `(mark 1 1)`: what the GGP protocol and match records carry. The
+    /// default writes [`Game::show_move`]'s `name(a,b)` as `(name a b)`.
+    fn move_kif(&self, mv: &Self::Move) -> String {
+        kif_form(&self.show_move(mv))
+    }
+
+    /// The facts true in `state`, each as KIF text, sorted: what match records carry. Empty for a game
+    /// that is not written as facts.
+    fn state_kif(&self, state: &Self::State) -> Vec<String> {
+        let _ = state;
+        Vec::new()
+    }
 
     /// A state drawn for a person (a board where the game has one).
     fn show_state(&self, state: &Self::State) -> String;
@@ -415,6 +354,27 @@ pub fn normalize_move_text(text: &str) -> String {
     out
 }
 
+/// `mark(1,2)` as KIF writes it, `(mark 1 2)`; a text already in KIF, or a bare word, is returned as
+/// it is.
+pub fn kif_form(text: &str) -> String {
+    match text.split_once('(') {
+        Some((name, args)) if !name.is_empty() && !name.contains(char::is_whitespace) => {
+            let args: Vec<&str> = args
+                .trim_end_matches(')')
+                .split(',')
+                .map(str::trim)
+                .filter(|a| !a.is_empty())
+                .collect();
+            if args.is_empty() {
+                name.to_string()
+            } else {
+                format!("({name} {})", args.join(" "))
+            }
+        }
+        _ => text.to_string(),
+    }
+}
+
 /// The number of move sequences of length `depth` from `state`; a sequence that reaches a terminal state
 /// earlier counts once. Joint moves count as one step each (the product of the roles' legal moves).
 pub fn perft<G: Game>(game: &G, state: &G::State, depth: u32) -> u64 {
@@ -484,23 +444,18 @@ mod tests {
     use super::*;
 
     #[test]
+    fn moves_are_written_in_kif() {
+        assert_eq!(kif_form("mark(1,2)"), "(mark 1 2)");
+        assert_eq!(kif_form("(mark 1 2)"), "(mark 1 2)");
+        assert_eq!(kif_form("noop"), "noop");
+        assert_eq!(kif_form("3"), "3");
+    }
+
+    #[test]
     fn move_text_is_compared_loosely() {
         assert_eq!(normalize_move_text("( MARK 1 1 )"), "mark 1 1");
         assert_eq!(normalize_move_text("mark(1,1)"), "mark 1 1");
         assert_eq!(normalize_move_text(" 3 "), "3");
     }
 
-    #[test]
-    fn estimates_print_like_the_seeds() {
-        assert_eq!(Estimate::Guess(-2).to_string(), "Guess:~2");
-        assert_eq!(Estimate::Guess(3).to_string(), "Guess:3");
-    }
-
-    #[test]
-    fn estimate_order_puts_certain_results_outside_guesses() {
-        let win = Estimate::Definitely(Outcome::Winner(0)).score();
-        let loss = Estimate::Definitely(Outcome::Winner(1)).score();
-        assert!(win > Estimate::Guess(i32::MAX).score());
-        assert!(loss < Estimate::Guess(i32::MIN).score());
-    }
 }

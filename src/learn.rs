@@ -34,9 +34,9 @@
 //! ...
 //! ```
 //!
-//! The first line names the format and its version. The fingerprint mixes the game's name, its roles and
-//! the key of its initial state, so a file trained on a differently sized board or other rules is refused
-//! even when the name matches. A rule file's two engines (network and Datalog) key a state by the same
+//! The first line names the format and its version. The fingerprint mixes the game's roles and the keys of
+//! the states within two moves of the start, so a file trained on a differently sized board or other
+//! rules is refused even when the name matches, and a game served under another name is recognised. A rule file's two engines (network and Datalog) key a state by the same
 //! bitset of facts, so a file trained on one serves the other; were their keys ever to differ, the
 //! initial state's key would differ too and the file would be refused rather than misread. Then one line per state: its
 //! key in 16 hex digits and its score. Loading checks every line and says which one is wrong.
@@ -118,15 +118,36 @@ pub struct Model {
     pub scores: HashMap<u64, f64>,
 }
 
-/// A key that tells games apart: the name, the roles and the key of the initial state, mixed.
+/// A key that tells games apart by their rules rather than their name: the roles, and the keys of the
+/// initial state and of every state one and two joint moves from it, mixed in an order that does not
+/// depend on the order of the moves. A file trained on a differently sized board or other rules is
+/// refused even when the name matches, and a game served under another name (a match id) is
+/// recognised.
 pub fn fingerprint<G: Game>(game: &G) -> u64 {
     let info = game.info();
-    let mut h = mix64(game.state_key(&game.initial_state()));
-    let text = format!("{}\0{}", info.name, info.roles.join("\0"));
-    for b in text.bytes() {
+    let start = game.initial_state();
+    let mut h = mix64(game.state_key(&start));
+    for b in info.roles.join("\0").bytes() {
         h = mix64(h ^ u64::from(b)).wrapping_add(0x9e37_79b9_7f4a_7c15);
     }
-    h
+    // The states within two joint moves, summed (order-free) after mixing each with its depth.
+    let mut buffers: Vec<Vec<G::Move>> = (0..info.num_roles()).map(|_| Vec::new()).collect();
+    let mut frontier = vec![start];
+    for depth in 1..=2u64 {
+        let mut next = Vec::new();
+        for state in &frontier {
+            if game.is_terminal(state) {
+                continue;
+            }
+            for joint in crate::game::joint_moves(game, state, &mut buffers) {
+                let child = game.next_state(state, &joint);
+                h = h.wrapping_add(mix64(game.state_key(&child) ^ depth));
+                next.push(child);
+            }
+        }
+        frontier = next;
+    }
+    mix64(h)
 }
 
 /// Checks that `info`'s game suits the seed's scheme: two roles taking turns.
@@ -277,11 +298,12 @@ pub fn train<G: Game>(
 }
 
 impl Model {
-    /// Checks that these scores were learned on `game`; the error names the game they belong to.
+    /// Checks that these scores were learned on `game` (its roles and its rules, by [`fingerprint`];
+    /// not its name, which a server takes from the match); the error names the game they belong to.
     pub fn check<G: Game>(&self, game: &G, path: &Path) -> Result<(), ModelError> {
         let info = game.info();
         let h = &self.header;
-        let message = if h.game != info.name || h.roles != info.roles {
+        let message = if h.roles != info.roles {
             format!(
                 "this file was trained on `{}` (roles {}), not on `{}` (roles {})",
                 h.game,
@@ -291,9 +313,10 @@ impl Model {
             )
         } else if h.fingerprint != fingerprint(game) {
             format!(
-                "this file was trained on another form of `{}` (its initial state differs: other \
-                 rules, another board size, or an engine that keys states differently)",
-                h.game
+                "this file was trained on `{}`, whose rules differ from `{}`'s (another initial \
+                 state or other moves: other rules, another board size, or an engine that keys \
+                 states differently)",
+                h.game, info.name
             )
         } else {
             return Ok(());
@@ -302,6 +325,12 @@ impl Model {
             path: path.to_path_buf(),
             message,
         })
+    }
+
+    /// The learned score of the state with key `key`, from the first role's point of view; 0 for a
+    /// state never seen in training.
+    pub fn score(&self, key: u64) -> f64 {
+        self.scores.get(&key).copied().unwrap_or(0.0)
     }
 
     /// The file's text (see the module documentation), states in key order so that equal scores give
@@ -479,7 +508,10 @@ mod tests {
         let mut other = model.clone();
         other.header.fingerprint ^= 1;
         let err = other.check(&ttt, Path::new("m")).unwrap_err().to_string();
-        assert!(err.contains("another form"), "{err}");
+        assert!(err.contains("whose rules differ"), "{err}");
+        // The same rules under another name (a served match's id) are the same game.
+        let four = TicTacToe::new(4, 3).unwrap();
+        assert!(model.check(&four, Path::new("m")).is_err(), "another board");
     }
 
     #[test]

@@ -1,48 +1,46 @@
-//! Round-robin tournaments between local players: the schedule, one clocked game, and the table.
+//! Round-robin tournaments: the schedule, one game on the referee, and the table.
 //!
 //! # Schedule
 //!
 //! Every pair of entrants plays `games` games (a one-role game: every entrant plays `games` alone). The
 //! seats rotate from game to game: in game `g` of a group, role `r` is taken by the group's entrant
 //! `(r + g) mod size`. In a two-role game each entrant of a pair therefore sits first in half the games;
-//! in a game of more roles than the group has entrants, an entrant takes several seats of one game.
+//! in a game of more roles than the group has entrants, an entrant takes several seats of one game, and
+//! the games of a group are rounded up to a multiple of its size so that every entrant holds as many
+//! seats as the others.
 //!
 //! # Results
 //!
-//! Results are counted per seat: a seat **wins** when its goal is strictly higher than every other seat's,
-//! **draws** when it ties for the highest, and **loses** otherwise. An entrant holding two seats of one
-//! game gets two results. A seat's **score** is 1 for a win, ½ for a draw, 0 for a loss; the table gives
-//! each entrant's mean score with a 95% interval by the normal approximation (mean ± 1.96 × the sample
-//! standard deviation / √n, clamped to 0..=1), and its mean goal.
+//! Results are counted per seat, as the referee judges them ([`seat_results`]): a seat **wins** when its
+//! goal is strictly higher than every other seat's, **draws** when it ties for the highest, and **loses**
+//! otherwise. An entrant holding two seats of one game gets two results. A seat's **score** is 1 for a
+//! win, ½ for a draw, 0 for a loss; the table gives each entrant's mean score with a 95% Wilson interval
+//! (honest at small counts: eight wins in eight games is not a certainty), and its mean goal.
 //!
-//! Games run on a few worker threads at once ([`TournamentOptions::workers`]); each game's players are
-//! built afresh with a seed of their own, so a tournament with the same seed plays the same games.
+//! Every game is a match run by the [referee](crate::referee), so the same rules hold as anywhere: every
+//! seat asked at once, an answer past the play clock and its grace, illegal or failed replaced by a
+//! random legal move and counted against the seat ([`Standing::substituted`]). Games run on a few worker
+//! threads at once ([`TournamentOptions::workers`]); each game's players are built afresh with a seed of
+//! their own, so a tournament with the same seed plays the same games.
 //!
 //! # Remote entrants
 //!
-//! [`run_with_remote`] seats players that speak the GGP protocol (`http://host:port`) beside local ones:
-//! each game is then a match run by the [referee](crate::protocol::referee), which sends the rules as
-//! KIF, and a remote entrant plays one game at a time (a player server plays one match at a time; the
-//! other workers take games without it meanwhile). A move the referee had to substitute (late, illegal,
-//! or a failed connection) counts against the seat in [`Standing::substituted`]; so does a local player's
-//! move that comes after its play clock, replaced by a random legal move in the same way. This is how one
-//! tournament spreads over several machines: `ggp-run serve` on each, and their addresses as entrants.
+//! An entrant may be a player server (`http://host:port`) when the game is written as rules: the
+//! referee sends it the rules, and it plays one game at a time (a player server plays one match at a
+//! time; the other workers take games without it meanwhile). This is how one tournament spreads over
+//! several machines: `ggp-run serve` on each, and their addresses as entrants.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
-use std::time::{Duration, Instant};
-
-use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
+use std::time::Duration;
 
 use crate::game::{mix64, Game, GameError, Goal};
-use crate::players::{make_player, Clock, PlayerConfig, PlayerError, PlayerSpec};
-use crate::protocol::referee::{run_match, MatchSettings, RefereeError, Seat};
-use crate::protocol::KifGame;
-
-/// A game ends by itself long before this in every game we know; rule files might loop.
-const MAX_STEPS: usize = 10_000;
+use crate::load::Loaded;
+use crate::players::{Clock, PlayerConfig};
+use crate::referee::{
+    make_seat, run_match, seat_results, MatchSettings, RefereeError, Seat, SeatResult, SeatSpec,
+};
 
 /// Why a tournament could not run.
 #[derive(Debug, thiserror::Error)]
@@ -53,15 +51,7 @@ pub enum TournamentError {
     /// An entrant cannot play the game.
     #[error(transparent)]
     Game(#[from] GameError),
-    /// A player failed during a game.
-    #[error("{player}: {source}")]
-    Player {
-        /// The entrant.
-        player: String,
-        /// What went wrong.
-        source: PlayerError,
-    },
-    /// The referee could not run a match with remote players.
+    /// A match could not be played.
     #[error(transparent)]
     Referee(#[from] RefereeError),
 }
@@ -73,6 +63,8 @@ pub struct TournamentOptions {
     pub games: u32,
     /// Every player's clocks.
     pub clock: Clock,
+    /// How long past the play clock an answer is still taken.
+    pub grace: Duration,
     /// The players' settings; each game's seed is derived from `config.seed` and the game's number.
     pub config: PlayerConfig,
     /// Games played at once (at least 1).
@@ -86,12 +78,9 @@ pub struct GameRecord {
     pub seats: Vec<usize>,
     /// Each role's goal at the end.
     pub goals: Vec<Goal>,
-    /// Per role: moves replaced by a random legal one (late; for remote players also illegal or failed).
+    /// Per role: answers replaced by a random legal move (late, illegal, or a failed seat).
     pub substituted: Vec<u32>,
 }
-
-/// What one game produced, per role: goals and substituted moves.
-type Outcome = (Vec<Goal>, Vec<u32>);
 
 /// The seatings of every game: for each game, the entrant in each role's seat (see the module docs).
 pub fn schedule(entrants: usize, roles: usize, games: u32) -> Vec<Vec<usize>> {
@@ -108,140 +97,69 @@ pub fn schedule(entrants: usize, roles: usize, games: u32) -> Vec<Vec<usize>> {
     };
     let mut out = Vec::new();
     for group in &groups {
-        for g in 0..games as usize {
-            out.push((0..roles).map(|r| group[(r + g) % group.len()]).collect());
+        let size = group.len();
+        // Seats rotate evenly only over a multiple of the group's size when it does not divide the roles.
+        let games = if roles % size == 0 {
+            games as usize
+        } else {
+            (games as usize).div_ceil(size) * size
+        };
+        for g in 0..games {
+            out.push((0..roles).map(|r| group[(r + g) % size]).collect());
         }
     }
     out
 }
 
-/// Plays one game with the entrants `specs[seats[r]]` in the seats, under `clock`; returns each role's
-/// goal and how many of its moves came after the play clock. A late move is replaced by a random legal
-/// one, as a referee would replace it, so a player cannot buy strength with time it was not given.
-pub fn play_game<G: Game>(
-    game: &G,
-    specs: &[PlayerSpec],
-    seats: &[usize],
-    clock: Clock,
-    config: &PlayerConfig,
-) -> Result<(Vec<Goal>, Vec<u32>), TournamentError> {
-    let players: Vec<_> = seats
-        .iter()
-        .enumerate()
-        .map(|(role, &e)| make_player::<G>(specs[e].kind, role, &specs[e].config(config)))
-        .collect();
-    play_with(game, players, clock, config.seed, |role, source| {
-        TournamentError::Player {
-            player: specs[seats[role]].to_string(),
-            source,
-        }
-    })
-}
-
-/// [`play_game`] with the players built: `players[r]` plays role `r`; `failed` names a player's error.
-fn play_with<G: Game>(
-    game: &G,
-    mut players: Vec<Box<dyn crate::players::Player<G>>>,
-    clock: Clock,
-    seed: u64,
-    failed: impl Fn(usize, PlayerError) -> TournamentError,
-) -> Result<(Vec<Goal>, Vec<u32>), TournamentError> {
-    for (role, p) in players.iter_mut().enumerate() {
-        p.prepare(game, role, clock.start_deadline(Instant::now()))
-            .map_err(|e| failed(role, e))?;
-    }
-    let mut state = game.initial_state();
-    let mut joint = Vec::with_capacity(players.len());
-    let mut late = vec![0u32; players.len()];
-    let mut legal = Vec::new();
-    let mut rng = SmallRng::seed_from_u64(seed ^ 0x1a7e);
-    let mut steps = 0;
-    while !game.is_terminal(&state) {
-        if steps == MAX_STEPS {
-            return Err(TournamentError::Usage(format!(
-                "a game did not end within {MAX_STEPS} moves"
-            )));
-        }
-        joint.clear();
-        for (role, p) in players.iter_mut().enumerate() {
-            let asked = Instant::now();
-            let choice = p
-                .choose(game, &state, role, clock.move_deadline(asked))
-                .map_err(|e| failed(role, e))?;
-            if asked.elapsed() <= clock.play {
-                joint.push(choice.mv);
-                continue;
-            }
-            late[role] += 1;
-            game.legal_moves(&state, role, &mut legal);
-            if legal.is_empty() {
-                return Err(GameError::Rules(format!(
-                    "{} has no legal move in a non-terminal state",
-                    game.info().roles[role]
-                ))
-                .into());
-            }
-            joint.push(legal[rng.gen_range(0..legal.len())].clone());
-        }
-        state = game.next_state(&state, &joint);
-        steps += 1;
-    }
-    let goals = (0..players.len()).map(|r| game.goal(&state, r)).collect();
-    Ok((goals, late))
-}
-
-/// Plays the whole schedule of `specs` on `game`; `on_game` is called after each game with the number
-/// finished so far. Records come back in schedule order.
+/// Plays the whole schedule of `entrants` on `loaded`'s game; `on_game` is called after each game with
+/// the number finished so far and its record. Records come back in schedule order.
 pub fn run<G: Game>(
-    game: &G,
-    specs: &[PlayerSpec],
+    loaded: &Loaded<G>,
+    entrants: &[SeatSpec],
     options: &TournamentOptions,
-    on_game: impl Fn(usize) + Sync,
+    on_game: impl Fn(usize, &GameRecord) + Sync,
 ) -> Result<Vec<GameRecord>, TournamentError> {
-    let info = game.info();
-    for s in specs {
-        refuse_unfit(s, game)?;
-    }
-    let exclusive = vec![false; specs.len()];
-    run_schedule(
-        specs.len(),
-        info.num_roles(),
-        options,
-        &exclusive,
-        |_, seats, config| play_game(game, specs, seats, options.clock, config),
-        on_game,
-    )
-}
-
-/// Plays the whole schedule of `entrants`, local or remote, on `game`, whose rules as KIF sentences are
-/// `rules` (what remote players are sent); each game is a match run by the referee (see the module docs).
-pub fn run_with_remote<G: KifGame>(
-    game: &G,
-    rules: &str,
-    entrants: &[Seat],
-    options: &TournamentOptions,
-    on_game: impl Fn(usize) + Sync,
-) -> Result<Vec<GameRecord>, TournamentError> {
-    let roles = game.info().num_roles();
+    let info = loaded.game.info();
+    let roles = info.num_roles();
     for e in entrants {
-        if let Seat::Local(spec) = e {
-            refuse_unfit(spec, game)?;
+        match e {
+            SeatSpec::Person => {
+                return Err(TournamentError::Usage(
+                    "a tournament has no time for a human player".into(),
+                ))
+            }
+            SeatSpec::Player(spec) => spec.kind.check(info)?,
+            SeatSpec::Remote(_) => {}
         }
     }
-    let remote = entrants.len()
-        - entrants
-            .iter()
-            .filter(|e| matches!(e, Seat::Local(_)))
-            .count();
+    let remote = entrants
+        .iter()
+        .filter(|e| matches!(e, SeatSpec::Remote(_)))
+        .count();
     if roles > 2 && remote > 0 {
         return Err(TournamentError::Usage(format!(
             "games are played in pairs, so a pair holds all {roles} seats of a match, and a remote \
              player takes only one: remote players can enter tournaments of one- and two-role games"
         )));
     }
+    let rules = match (remote, &loaded.rules) {
+        (0, _) => None,
+        (_, Some(rules)) => Some(
+            rules
+                .to_kif()
+                .map_err(|e| TournamentError::Usage(format!("the rules cannot be sent: {e}")))?,
+        ),
+        (_, None) => {
+            return Err(TournamentError::Usage(
+                "remote players are sent the game's rules, so the game must be a rule file (.kif \
+                 or .gdl), e.g. games/connect4.gdl rather than connect4"
+                    .into(),
+            ))
+        }
+    };
     let exclusive: Vec<bool> = entrants
         .iter()
-        .map(|e| matches!(e, Seat::Remote(_)))
+        .map(|e| matches!(e, SeatSpec::Remote(_)))
         .collect();
     let run_id = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -252,42 +170,41 @@ pub fn run_with_remote<G: KifGame>(
         options,
         &exclusive,
         |i, seats, config| {
-            let seated: Vec<Seat> = seats.iter().map(|&e| entrants[e].clone()).collect();
+            let mut seated = seats
+                .iter()
+                .enumerate()
+                .map(|(role, &e)| {
+                    make_seat(&entrants[e], role, loaded, config, &mut |_| {
+                        Err(RefereeError::Seats("no person plays in a tournament".into()))
+                    })
+                })
+                .collect::<Result<Vec<Box<dyn Seat<G>>>, _>>()?;
             let settings = MatchSettings {
-                match_id: format!("tournament.{run_id}.{i}"),
-                start_clock: options.clock.start,
-                play_clock: options.clock.play,
-                player_config: config.clone(),
+                grace: options.grace,
+                ..MatchSettings::new(format!("tournament.{run_id}.{i}"), options.clock, config.seed)
             };
-            let record = run_match(game, rules, &seated, &settings, &mut |_| {})?;
-            if !record.is_completed {
-                return Err(TournamentError::Usage(format!(
-                    "a game did not end within {} moves",
-                    record.moves.len()
-                )));
+            let result = run_match(
+                loaded.game.as_ref(),
+                rules.as_deref(),
+                &mut seated,
+                &settings,
+                &mut [],
+            )?;
+            match (result.goals, result.aborted) {
+                (Some(goals), None) => Ok((goals, result.substituted)),
+                (_, why) => Err(TournamentError::Usage(format!(
+                    "game {} stopped early: {}",
+                    i + 1,
+                    why.unwrap_or_default()
+                ))),
             }
-            let mut substituted = vec![0u32; seats.len()];
-            for step in &record.errors {
-                for (count, error) in substituted.iter_mut().zip(step) {
-                    *count += u32::from(!error.is_empty());
-                }
-            }
-            Ok((record.goal_values, substituted))
         },
         on_game,
     )
 }
 
-/// Refuses a local entrant that cannot play `game` before any game starts.
-fn refuse_unfit<G: Game>(spec: &PlayerSpec, game: &G) -> Result<(), TournamentError> {
-    spec.kind.supports(game.info())?;
-    if spec.kind == crate::players::PlayerKind::Human {
-        return Err(TournamentError::Usage(
-            "a tournament has no time for a human player".into(),
-        ));
-    }
-    Ok(())
-}
+/// What one game produced, per role: goals and substituted moves.
+type Outcome = (Vec<Goal>, Vec<u32>);
 
 /// The games not yet started, and which exclusive entrants are in a game now.
 struct Pending {
@@ -303,7 +220,7 @@ fn run_schedule(
     options: &TournamentOptions,
     exclusive: &[bool],
     play: impl Fn(usize, &[usize], &PlayerConfig) -> Result<Outcome, TournamentError> + Sync,
-    on_game: impl Fn(usize) + Sync,
+    on_game: impl Fn(usize, &GameRecord) + Sync,
 ) -> Result<Vec<GameRecord>, TournamentError> {
     if entrants < 2 && roles > 1 {
         return Err(TournamentError::Usage(
@@ -361,10 +278,15 @@ fn run_schedule(
                     release(i);
                     match outcome {
                         Ok(outcome) => {
+                            let record = GameRecord {
+                                seats: seatings[i].clone(),
+                                goals: outcome.0.clone(),
+                                substituted: outcome.1.clone(),
+                            };
                             if let Ok(mut r) = results.lock() {
                                 r[i] = Some(outcome);
                             }
-                            on_game(done.fetch_add(1, Ordering::Relaxed) + 1);
+                            on_game(done.fetch_add(1, Ordering::Relaxed) + 1, &record);
                         }
                         Err(e) => {
                             stop.store(true, Ordering::Relaxed);
@@ -417,7 +339,7 @@ pub struct Standing {
     pub average_goal: f64,
     /// Mean score (win 1, draw ½, loss 0).
     pub score: f64,
-    /// The 95% interval of the score (normal approximation), low end.
+    /// The 95% interval of the score (Wilson's), low end.
     pub low: f64,
     /// The high end.
     pub high: f64,
@@ -445,26 +367,18 @@ pub fn standings(names: &[String], records: &[GameRecord]) -> Vec<Standing> {
         .collect();
     let mut goal_sums = vec![0.0; names.len()];
     for rec in records {
-        let Some(&top) = rec.goals.iter().max() else {
-            continue;
-        };
-        let at_top = rec.goals.iter().filter(|&&g| g == top).count();
-        for (seat, (&e, &goal)) in rec.seats.iter().zip(&rec.goals).enumerate() {
+        for (seat, result) in seat_results(&rec.goals).into_iter().enumerate() {
+            let e = rec.seats[seat];
             let Some(s) = table.get_mut(e) else { continue };
             s.games += 1;
             s.substituted += rec.substituted.get(seat).copied().unwrap_or(0);
-            goal_sums[e] += f64::from(goal);
-            let score = if goal < top {
-                s.losses += 1;
-                0.0
-            } else if at_top == 1 {
-                s.wins += 1;
-                1.0
-            } else {
-                s.draws += 1;
-                0.5
-            };
-            scores[e].push(score);
+            goal_sums[e] += f64::from(rec.goals[seat]);
+            match result {
+                SeatResult::Win => s.wins += 1,
+                SeatResult::Draw => s.draws += 1,
+                SeatResult::Loss => s.losses += 1,
+            }
+            scores[e].push(result.score());
         }
     }
     for (e, s) in table.iter_mut().enumerate() {
@@ -474,16 +388,19 @@ pub fn standings(names: &[String], records: &[GameRecord]) -> Vec<Standing> {
         }
         s.average_goal = goal_sums[e] / n;
         s.score = scores[e].iter().sum::<f64>() / n;
-        let var = if n > 1.0 {
-            scores[e].iter().map(|x| (x - s.score).powi(2)).sum::<f64>() / (n - 1.0)
-        } else {
-            0.0
-        };
-        let half = 1.96 * (var / n).sqrt();
-        s.low = (s.score - half).max(0.0);
-        s.high = (s.score + half).min(1.0);
+        (s.low, s.high) = wilson(s.score, n);
     }
     table
+}
+
+/// The 95% Wilson score interval of a mean score `p` over `n` games: unlike the normal approximation
+/// it never collapses to a point at 0 or 1, so eight wins in eight games reads 0.68..1, not 1..1.
+pub fn wilson(p: f64, n: f64) -> (f64, f64) {
+    const Z: f64 = 1.96;
+    let z2 = Z * Z;
+    let centre = (p + z2 / (2.0 * n)) / (1.0 + z2 / n);
+    let half = Z / (1.0 + z2 / n) * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
+    ((centre - half).max(0.0), (centre + half).min(1.0))
 }
 
 /// The table as CSV, with a header line.
@@ -532,57 +449,6 @@ pub fn entrant_names<E: std::fmt::Display>(specs: &[E]) -> Vec<String> {
 mod tests {
     use super::*;
 
-    /// Takes the first legal move, after sleeping past the play clock when told to.
-    struct Sleepy {
-        sleep: std::time::Duration,
-    }
-
-    impl<G: Game> crate::players::Player<G> for Sleepy {
-        fn name(&self) -> String {
-            "sleepy".into()
-        }
-        fn choose(
-            &mut self,
-            game: &G,
-            state: &G::State,
-            role: usize,
-            _deadline: crate::players::Deadline,
-        ) -> Result<crate::players::Choice<G::Move>, PlayerError> {
-            std::thread::sleep(self.sleep);
-            let mut moves = Vec::new();
-            game.legal_moves(state, role, &mut moves);
-            Ok(crate::players::Choice {
-                mv: moves.swap_remove(0),
-                stats: crate::players::SearchStats::default(),
-            })
-        }
-    }
-
-    #[test]
-    fn late_local_moves_are_replaced_and_counted() {
-        let game = crate::games::nim::Nim::new(7, false);
-        let clock = Clock::new(Duration::from_secs(1), Duration::from_millis(20));
-        let players: Vec<Box<dyn crate::players::Player<_>>> = vec![
-            Box::new(Sleepy {
-                sleep: Duration::ZERO,
-            }),
-            Box::new(Sleepy {
-                sleep: Duration::from_millis(40),
-            }),
-        ];
-        let (goals, late) = play_with(&game, players, clock, 1, |_, e| TournamentError::Player {
-            player: "sleepy".into(),
-            source: e,
-        })
-        .unwrap();
-        assert_eq!(goals.len(), 2);
-        assert_eq!(late[0], 0);
-        assert!(
-            late[1] >= 1,
-            "every move of the second player is late: {late:?}"
-        );
-    }
-
     #[test]
     fn two_role_pairs_alternate_seats() {
         let s = schedule(3, 2, 2);
@@ -593,8 +459,18 @@ mod tests {
     }
 
     #[test]
-    fn three_seats_rotate_over_a_pair() {
+    fn three_seats_rotate_over_a_pair_evenly() {
         assert_eq!(schedule(2, 3, 2), vec![vec![0, 1, 0], vec![1, 0, 1]]);
+        assert_eq!(schedule(2, 3, 1), schedule(2, 3, 2), "rounded up to even seats");
+        assert_eq!(schedule(3, 4, 1).len(), 3, "two seats each in one game");
+    }
+
+    #[test]
+    fn wilson_intervals_are_honest_at_small_counts() {
+        let (lo, hi) = wilson(1.0, 8.0);
+        assert!((0.67..0.68).contains(&lo) && hi == 1.0, "{lo}..{hi}");
+        let (lo, hi) = wilson(0.5, 1000.0);
+        assert!((0.46..0.47).contains(&lo) && (0.53..0.54).contains(&hi));
     }
 
     #[test]

@@ -9,16 +9,12 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use ggp::game::Game;
 use ggp::learn::train;
-use ggp::players::{thousands, Clock, PlayerConfig, PlayerSpec};
-use ggp::protocol::estimated::{Estimated, ESTIMATE_PLAYOUTS};
-use ggp::protocol::referee::Seat;
-use ggp::protocol::{load_kif, KifGame, KifVisitor};
-use ggp::tournament::{
-    entrant_names, run, run_with_remote, schedule, standings, to_csv, GameRecord, TournamentOptions,
-};
+use ggp::load::{Loaded, Visitor};
+use ggp::players::{thousands, Clock, PlayerConfig};
+use ggp::referee::{SeatSpec, GRACE};
+use ggp::tournament::{entrant_names, run, schedule, standings, to_csv, GameRecord, TournamentOptions};
 
-use super::spec::GameSpec;
-use super::{CliError, GameVisitor, Loaded};
+use super::CliError;
 
 /// Trains seed 2's learner by self-play and writes the scores.
 pub struct Train {
@@ -28,10 +24,11 @@ pub struct Train {
     pub seed: u64,
 }
 
-impl GameVisitor for Train {
-    type Output = ();
+impl Visitor for Train {
+    type Output = Result<(), CliError>;
 
-    fn visit<G: Game>(self, game: &G, _loaded: &Loaded) -> Result<(), CliError> {
+    fn visit<G: Game>(self, loaded: Loaded<G>) -> Result<(), CliError> {
+        let game = loaded.game.as_ref();
         let bar = ProgressBar::new(self.turns);
         bar.set_style(
             ProgressStyle::with_template(
@@ -69,7 +66,7 @@ impl GameVisitor for Train {
 
 /// Plays a round-robin tournament and prints the table.
 pub struct Tournament {
-    pub players: Vec<Seat>,
+    pub players: Vec<SeatSpec>,
     pub games: u32,
     pub clock: Clock,
     pub config: PlayerConfig,
@@ -78,38 +75,6 @@ pub struct Tournament {
 }
 
 impl Tournament {
-    /// Runs the tournament on `spec`: locally when every entrant is local, through the referee when
-    /// one is a remote player (the game must then be a rule file, whose rules the referee sends).
-    pub fn run(self, spec: &GameSpec) -> Result<(), CliError> {
-        if self.players.iter().all(|p| matches!(p, Seat::Local(_))) {
-            return spec.visit(self);
-        }
-        let GameSpec::Rules(path, ..) = spec else {
-            return Err(CliError::Usage(
-                "remote players are sent the game's rules, so the game must be a rule file \
-                 (.kif or .gdl), e.g. games/connect4.gdl rather than connect4"
-                    .into(),
-            ));
-        };
-        let rules = super::protocol::rules_kif(path)?;
-        let name = path
-            .file_stem()
-            .map_or_else(|| "game".to_string(), |s| s.to_string_lossy().into_owned());
-        let network_time = Duration::from_secs(u64::from(super::spec::DEFAULT_GROUNDING_SECONDS));
-        let (engine, loaded) =
-            load_kif(&rules, &name, network_time).map_err(|e| CliError::File {
-                path: path.clone(),
-                message: e.to_string(),
-            })?;
-        if let Some(why) = &loaded.fallback {
-            eprintln!("note: {why}; the Datalog evaluator plays this game");
-        }
-        engine.visit(RemoteTournament {
-            tournament: self,
-            rules: &rules,
-        })
-    }
-
     /// The progress bar over `total` games.
     fn bar(total: usize) -> ProgressBar {
         let bar = ProgressBar::new(total as u64);
@@ -127,6 +92,7 @@ impl Tournament {
         TournamentOptions {
             games: self.games,
             clock: self.clock,
+            grace: GRACE,
             config,
             workers: self.workers,
         }
@@ -136,14 +102,14 @@ impl Tournament {
     fn report(&self, game_name: &str, records: &[GameRecord]) -> Result<(), CliError> {
         let table = standings(&entrant_names(&self.players), records);
         // The column appears when it has something to say: remote entrants, or a local move was late.
-        let remote = self.players.iter().any(|p| matches!(p, Seat::Remote(_)))
+        let remote = self.players.iter().any(|p| matches!(p, SeatSpec::Remote(_)))
             || table.iter().any(|s| s.substituted > 0);
         let width = table.iter().map(|s| s.name.len()).max().unwrap_or(6).max(6);
         let out = std::io::stdout();
         let mut out = out.lock();
         writeln!(
             out,
-            "{} games of {}; score = win 1, draw 1/2 per seat, 95% interval by the normal approximation",
+            "{} games of {}; score = win 1, draw 1/2 per seat, 95% interval by Wilson's score method",
             records.len(),
             game_name
         )?;
@@ -175,49 +141,19 @@ impl Tournament {
     }
 }
 
-impl GameVisitor for Tournament {
-    type Output = ();
-
-    fn visit<G: Game>(self, game: &G, loaded: &Loaded) -> Result<(), CliError> {
-        let specs: Vec<PlayerSpec> = self
-            .players
-            .iter()
-            .filter_map(|p| match p {
-                Seat::Local(spec) => Some(spec.clone()),
-                Seat::Remote(_) => None,
-            })
-            .collect();
-        let total = schedule(specs.len(), game.info().num_roles(), self.games).len();
-        let bar = Self::bar(total);
-        let options = self.options(super::commands::with_depth(&self.config, loaded));
-        let records = run(game, &specs, &options, |done| bar.set_position(done as u64))
-            .map_err(|e| CliError::Failed(e.to_string()))?;
-        bar.finish_and_clear();
-        self.report(&game.info().name, &records)
-    }
-}
-
-/// A tournament with remote entrants, on whichever engine loaded the rules.
-struct RemoteTournament<'a> {
-    tournament: Tournament,
-    rules: &'a str,
-}
-
-impl KifVisitor for RemoteTournament<'_> {
+impl Visitor for Tournament {
     type Output = Result<(), CliError>;
 
-    fn visit<G: KifGame>(self, game: Box<G>) -> Self::Output {
-        // As in `ggp-run match`: rules bring no heuristic, so depth-limited players judge by playouts.
-        let game = Estimated::new(game, ESTIMATE_PLAYOUTS);
-        let t = &self.tournament;
-        let total = schedule(t.players.len(), game.info().num_roles(), t.games).len();
-        let bar = Tournament::bar(total);
-        let options = t.options(t.config.clone());
-        let records = run_with_remote(&game, self.rules, &t.players, &options, |done| {
+    fn visit<G: Game>(self, loaded: Loaded<G>) -> Result<(), CliError> {
+        let info = loaded.game.info();
+        let total = schedule(self.players.len(), info.num_roles(), self.games).len();
+        let bar = Self::bar(total);
+        let options = self.options(super::commands::with_depth(&self.config, &loaded));
+        let records = run(&loaded, &self.players, &options, |done, _| {
             bar.set_position(done as u64)
         })
         .map_err(|e| CliError::Failed(e.to_string()))?;
         bar.finish_and_clear();
-        t.report(&game.info().name, &records)
+        self.report(&info.name, &records)
     }
 }

@@ -4,6 +4,7 @@ mod commands;
 mod learn;
 mod protocol;
 mod rules;
+mod search;
 mod spec;
 
 use std::io::Write;
@@ -12,10 +13,9 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use ggp::game::GameError;
-use ggp::network::Budget;
 use ggp::players::{Clock, PlayerConfig, PlayerError, PlayerKind, Progress, UnknownPlayer};
 
-pub use spec::{EngineChoice, GameArgs, GameSpec, GameVisitor, Loaded};
+use spec::{EngineArg, GameArgs, GameSpec};
 
 /// Plays, searches, counts and benchmarks games.
 ///
@@ -104,7 +104,9 @@ struct TournamentArgs {
     #[arg(long, value_name = "FILE")]
     csv: Option<PathBuf>,
     #[command(flatten)]
-    search: SearchOptions,
+    search: PlayerArgs,
+    #[command(flatten)]
+    clocks: ClockArgs,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -128,7 +130,7 @@ struct CheckArgs {
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
     /// Seconds the network may take to build; its size limits scale with it.
-    #[arg(long, value_name = "SECONDS", default_value_t = spec::DEFAULT_GROUNDING_SECONDS)]
+    #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_GROUNDING_SECONDS)]
     grounding_seconds: u32,
 }
 
@@ -161,16 +163,16 @@ struct ReplayArgs {
     trace: PathBuf,
     /// The engine [default: auto].
     #[arg(long, value_enum, default_value = "auto")]
-    engine: EngineChoice,
+    engine: EngineArg,
     /// Seconds the network may take to build before the Datalog evaluator takes over; its size limits
     /// scale with it [default: 10, or 120 with `--engine network`].
     #[arg(long, value_name = "SECONDS")]
     grounding_seconds: Option<u32>,
 }
 
-/// Options shared by the commands that build players.
+/// How the commands that build players build them.
 #[derive(Args, Debug, Clone)]
-struct SearchOptions {
+struct PlayerArgs {
     /// Search depth in plies (1 to 1000) of minimax, alphabeta, jamboree and minimaxdepth, and the
     /// deepest iteration of id when given [default: 8 for native games, 4 for rule files, whose
     /// positions cost more].
@@ -183,6 +185,14 @@ struct SearchOptions {
     /// jamboree reads it, so it is refused without a jamboree player.
     #[arg(long)]
     fraction: Option<f64>,
+    /// Threads of each mcts player (one search tree each).
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+}
+
+/// The clocks of a match.
+#[derive(Args, Debug, Clone)]
+struct ClockArgs {
     /// Seconds each player has for a move; a search plays the best move it found when they run out
     /// (a tenth of it, at most 1 s, is kept as a margin).
     #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
@@ -190,15 +200,21 @@ struct SearchOptions {
     /// Seconds each player has to prepare before the first move.
     #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
     startclock: f64,
-    /// Threads of each mcts player (one search tree each).
-    #[arg(long, default_value_t = 1)]
-    threads: usize,
+}
+
+impl ClockArgs {
+    fn clock(&self) -> Result<Clock, CliError> {
+        Ok(Clock::new(
+            clock_seconds("--startclock", self.startclock)?,
+            clock_seconds("--playclock", self.playclock)?,
+        ))
+    }
 }
 
 /// `--depth`: a whole number of plies from 1 to the deepest search the players accept, with one wording
 /// for every way of getting it wrong (a negative number included).
 fn parse_depth(text: &str) -> Result<u32, String> {
-    let max = ggp::players::search::MAX_DEPTH;
+    let max = ggp::players::seeds::MAX_DEPTH;
     match text.trim().parse::<i64>() {
         Ok(d) if (1..=i64::from(max)).contains(&d) => Ok(d as u32),
         _ => Err(format!(
@@ -207,6 +223,10 @@ fn parse_depth(text: &str) -> Result<u32, String> {
         )),
     }
 }
+
+/// Seconds a rule file's network may take to build by default.
+const DEFAULT_GROUNDING_SECONDS: u32 = 10;
+const _: () = assert!(ggp::load::DEFAULT_GROUNDING.as_secs() == DEFAULT_GROUNDING_SECONDS as u64);
 
 /// The longest clock the command line accepts: a day.
 const MAX_CLOCK_SECONDS: f64 = 86_400.0;
@@ -221,7 +241,7 @@ fn clock_seconds(flag: &str, seconds: f64) -> Result<std::time::Duration, CliErr
     }
 }
 
-impl SearchOptions {
+impl PlayerArgs {
     /// Refuses `--fraction` when none of `kinds` is jamboree, the one player that reads it.
     fn fraction_is_read(&self, kinds: &[PlayerKind]) -> Result<(), CliError> {
         if self.fraction.is_some() && !kinds.contains(&PlayerKind::Jamboree) {
@@ -232,10 +252,12 @@ impl SearchOptions {
         Ok(())
     }
 
-    fn config(&self, progress: bool) -> Result<(PlayerConfig, Clock), CliError> {
+    /// The players' settings; a search that runs long reports its progress on standard error when
+    /// `progress` (the depth stays 0, "not given", until the game is known).
+    fn config(&self, progress: bool) -> Result<PlayerConfig, CliError> {
         let fraction = self
             .fraction
-            .unwrap_or(ggp::players::jamboree::DEFAULT_FRACTION);
+            .unwrap_or(ggp::players::seeds::DEFAULT_FRACTION);
         if !(0.0..=1.0).contains(&fraction) {
             return Err(CliError::Usage(format!(
                 "--fraction must be between 0 and 1, not {fraction}"
@@ -247,23 +269,16 @@ impl SearchOptions {
                 self.threads
             )));
         }
-        let clock = Clock::new(
-            clock_seconds("--startclock", self.startclock)?,
-            clock_seconds("--playclock", self.playclock)?,
-        );
         let progress: Option<Progress> =
             progress.then(|| std::sync::Arc::new(|line: &str| eprintln!("  {line}")) as Progress);
-        let config = PlayerConfig {
-            // 0 until the game is known: the commands fill in the game's default.
+        Ok(PlayerConfig {
             depth: self.depth.unwrap_or(0),
             id_depth: self.depth,
             seed: self.seed,
             fraction,
             threads: self.threads,
             progress,
-            learned: None,
-        };
-        Ok((config, clock))
+        })
     }
 }
 
@@ -272,12 +287,18 @@ struct PlayArgs {
     #[command(flatten)]
     game: GameArgs,
     /// KIND for every role, or ROLE=KIND (repeatable). Kinds: human, legal, random, minimax,
-    /// alphabeta, jamboree, id, mcs, mcts, onestep, twostep, greedy, minimaxdepth, learned:FILE. Default: human for
-    /// the first role, alphabeta for the others.
+    /// alphabeta, jamboree, id, mcs, mcts, onestep, twostep, greedy, minimaxdepth, learned:FILE, or a
+    /// player server's http://host:port. Default: human for the first role, and for the others
+    /// alphabeta where it can play (two players taking turns, zero-sum), else mcts.
     #[arg(long = "player", value_name = "KIND|ROLE=KIND")]
     players: Vec<String>,
     #[command(flatten)]
-    search: SearchOptions,
+    search: PlayerArgs,
+    #[command(flatten)]
+    clocks: ClockArgs,
+    /// Write the match record (ggp-base's JSON) here.
+    #[arg(long, value_name = "FILE.json")]
+    out: Option<PathBuf>,
     /// Print only the result.
     #[arg(long)]
     quiet: bool,
@@ -292,7 +313,9 @@ struct SearchArgs {
     #[arg(long = "player", default_value = "alphabeta")]
     player: String,
     #[command(flatten)]
-    search: SearchOptions,
+    search: PlayerArgs,
+    #[command(flatten)]
+    clocks: ClockArgs,
     /// Print the seeds' trace ("Evaluating state ... / Result of ...").
     #[arg(long)]
     trace: bool,
@@ -389,10 +412,11 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         (Some(Command::Play(a)), _) | (None, a) => play(a),
         (Some(Command::Search(a)), _) => {
             let spec = GameSpec::from_args(&a.game)?;
-            let kind = a.player.parse()?;
+            let kind: PlayerKind = a.player.parse()?;
             a.search.fraction_is_read(&[kind])?;
-            let (config, clock) = a.search.config(!a.trace)?;
-            spec.visit(commands::Search {
+            let config = a.search.config(!a.trace)?;
+            let clock = a.clocks.clock()?;
+            spec.load()?.visit(search::Search {
                 kind,
                 config,
                 clock,
@@ -401,7 +425,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         }
         (Some(Command::Perft(a)), _) => {
             let spec = GameSpec::from_args(&a.game)?;
-            spec.visit(commands::Perft { depth: a.depth })
+            spec.load()?.visit(search::Perft { depth: a.depth })
         }
         (Some(Command::Bench(a)), _) => {
             let spec = GameSpec::from_args(&a.game)?;
@@ -418,7 +442,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
                 )));
             }
             let player = a.player.as_deref().map(str::parse).transpose()?;
-            spec.visit(commands::Bench {
+            spec.load()?.visit(search::Bench {
                 seconds: a.seconds,
                 seed: a.seed,
                 threads: a.threads,
@@ -426,8 +450,8 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             })
         }
         (Some(Command::Check(a)), _) => {
-            let budget = Budget::for_seconds(f64::from(a.grounding_seconds));
-            rules::check_files(&a.files, budget, &mut std::io::stdout().lock())
+            let grounding = std::time::Duration::from_secs(u64::from(a.grounding_seconds));
+            rules::check_files(&a.files, grounding, &mut std::io::stdout().lock())
         }
         (Some(Command::Fmt(a)), _) => {
             let text = rules::fmt_file(&a.file)?;
@@ -454,13 +478,13 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             Ok(())
         }
         (Some(Command::Serve(a)), _) => protocol::serve(a),
-        (Some(Command::Match(a)), _) => protocol::run_match(a),
+        (Some(Command::Match(a)), _) => protocol::run_match_command(a),
         (Some(Command::View(a)), _) => protocol::view(a),
         (Some(Command::Train(a)), _) => {
             if a.turns == 0 {
                 return Err(CliError::Usage("--turns must be at least 1".into()));
             }
-            GameSpec::from_args(&a.game)?.visit(learn::Train {
+            GameSpec::from_args(&a.game)?.load()?.visit(learn::Train {
                 turns: a.turns,
                 out: a.out,
                 rate: a.rate,
@@ -473,46 +497,32 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
                 .split(',')
                 .filter(|p| !p.trim().is_empty())
                 .map(str::parse)
-                .collect::<Result<Vec<ggp::protocol::referee::Seat>, _>>()?;
+                .collect::<Result<Vec<ggp::referee::SeatSpec>, _>>()?;
             if a.games == 0 {
                 return Err(CliError::Usage("--games must be at least 1".into()));
             }
-            let kinds: Vec<PlayerKind> = players
-                .iter()
-                .filter_map(|p| match p {
-                    ggp::protocol::referee::Seat::Local(spec) => Some(spec.kind),
-                    ggp::protocol::referee::Seat::Remote(_) => None,
-                })
-                .collect();
-            a.search.fraction_is_read(&kinds)?;
-            let (config, clock) = a.search.config(false)?;
+            commands::fraction_is_read(a.search.fraction.is_some(), &players)?;
+            let config = a.search.config(false)?;
+            let clock = a.clocks.clock()?;
             let spec = GameSpec::from_args(&a.game)?;
             let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
             let workers = a.workers.unwrap_or(cores.min(2)).clamp(1, 64);
-            learn::Tournament {
+            spec.load()?.visit(learn::Tournament {
                 players,
                 games: a.games,
                 clock,
                 config,
                 workers,
                 csv: a.csv,
-            }
-            .run(&spec)
+            })
         }
         (Some(Command::Replay(a)), _) => {
-            if a.engine == EngineChoice::Native {
-                return Err(CliError::Usage(
-                    "--engine native does not apply to a rule file: use auto, network or datalog"
-                        .into(),
-                ));
-            }
+            let choice = a.engine.choice()?;
             let out = std::io::stdout();
-            let seconds = a.grounding_seconds.unwrap_or(match a.engine {
-                EngineChoice::Network => spec::FORCED_GROUNDING_SECONDS,
-                _ => spec::DEFAULT_GROUNDING_SECONDS,
-            });
-            let budget = Budget::for_seconds(f64::from(seconds));
-            if rules::replay_file(&a.game, &a.trace, a.engine, budget, &mut out.lock())? {
+            let grounding = a
+                .grounding_seconds
+                .map(|s| std::time::Duration::from_secs(u64::from(s)));
+            if rules::replay_file(&a.game, &a.trace, choice, grounding, &mut out.lock())? {
                 Ok(())
             } else {
                 Err(CliError::Failed(format!(
@@ -527,12 +537,14 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
 
 fn play(a: PlayArgs) -> Result<(), CliError> {
     let spec = GameSpec::from_args(&a.game)?;
-    let (config, clock) = a.search.config(!a.quiet)?;
-    spec.visit(commands::Play {
+    let config = a.search.config(!a.quiet)?;
+    let clock = a.clocks.clock()?;
+    spec.load()?.visit(commands::Play {
         players: a.players,
         config,
         clock,
         quiet: a.quiet,
         fraction_given: a.search.fraction.is_some(),
+        out: a.out,
     })
 }

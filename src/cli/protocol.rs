@@ -2,19 +2,23 @@
 
 use std::io::Write;
 use std::net::{IpAddr, SocketAddr};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Args;
 
-use ggp::players::{PlayerConfig, PlayerKind, PlayerSpec};
-use ggp::protocol::messages::compact_kif;
+use ggp::game::Game;
+use ggp::load::{Loaded, Visitor};
+use ggp::players::{Clock, PlayerConfig};
 use ggp::protocol::record::MatchRecord;
-use ggp::protocol::referee::{MatchSettings, RefereeEvent, RunMatch, Seat};
-use ggp::protocol::server::{self, ServerConfig};
-use ggp::protocol::{load_kif, secs_checked, KifGame, KifVisitor};
+use ggp::protocol::secs_checked;
+use ggp::referee::record::{epoch_millis, Recorder};
+use ggp::referee::{run_match, MatchEvent, MatchSettings, MissedStart, Observer, SeatSpec};
+use ggp::server::{self, ServerConfig};
 
+use super::commands::{assign_seats, referee_error, result_line, seats_for};
+use super::spec::GameSpec;
 use super::{clock_seconds, CliError};
 
 #[derive(Args, Debug, Clone)]
@@ -40,47 +44,34 @@ pub struct ServeArgs {
     /// Seconds a request's body may take to arrive.
     #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
     read_timeout: f64,
-    /// Seed for random choices.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    /// Threads of each mcts player.
-    #[arg(long, default_value_t = 1)]
-    threads: usize,
-    /// Search depth of minimax, alphabeta, jamboree and minimaxdepth, and the deepest iteration of id
-    /// when given [default: 4; id unlimited].
-    #[arg(long)]
-    depth: Option<u32>,
+    #[command(flatten)]
+    search: super::PlayerArgs,
+    #[command(flatten)]
+    load: super::spec::LoadArgs,
 }
 
 #[derive(Args, Debug, Clone)]
 pub struct MatchArgs {
-    /// The game: a rule file (.kif, or .gdl converted to KIF for the players).
-    game: PathBuf,
+    #[command(flatten)]
+    game: super::spec::GameArgs,
     /// ROLE=KIND or ROLE=http://host:port (repeatable); a bare KIND or URL plays every role not named.
+    /// `human` is a person at this terminal, under the play clock.
     #[arg(long = "player", value_name = "ROLE=KIND|URL")]
     players: Vec<String>,
-    /// Seconds each player has to prepare.
-    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
-    startclock: f64,
-    /// Seconds each player has for a move.
-    #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
-    playclock: f64,
     /// Write the match record (ggp-base's JSON) here.
     #[arg(long, value_name = "FILE.json")]
     out: Option<PathBuf>,
-    /// The match id [default: one made from the time].
+    /// The match id [default: one made from the game's name and the time].
     #[arg(long)]
     match_id: Option<String>,
-    /// Seed for local players and substituted moves.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    /// Threads of each local mcts player.
-    #[arg(long, default_value_t = 1)]
-    threads: usize,
-    /// Search depth of local minimax, alphabeta, jamboree and minimaxdepth players, and the deepest
-    /// iteration of id when given [default: 4; id unlimited].
+    /// Play even when a seat cannot start (a remote player that does not answer), with random legal
+    /// moves in its place.
     #[arg(long)]
-    depth: Option<u32>,
+    play_on: bool,
+    #[command(flatten)]
+    search: super::PlayerArgs,
+    #[command(flatten)]
+    clocks: super::ClockArgs,
     /// Print only the result.
     #[arg(long)]
     quiet: bool,
@@ -98,10 +89,23 @@ pub struct ViewArgs {
 /// Replays a record's moves on the game and draws every state (the record keeps only facts).
 struct Boards<'a>(&'a MatchRecord);
 
-impl KifVisitor for Boards<'_> {
+impl Visitor for Boards<'_> {
     type Output = Result<(Vec<String>, Vec<String>), String>;
 
-    fn visit<G: KifGame>(self, game: Box<G>) -> Self::Output {
+    fn visit<G: Game>(self, loaded: Loaded<G>) -> Self::Output {
+        let game = loaded.game.as_ref();
+        let info = game.info();
+        if let Some(roles) = &self.0.game_role_names {
+            if *roles != info.roles {
+                return Err(format!(
+                    "the record is of {} (roles {}), not of {} (roles {})",
+                    self.0.game_name.as_deref().unwrap_or("another game"),
+                    roles.join(", "),
+                    info.name,
+                    info.roles.join(", ")
+                ));
+            }
+        }
         let mut state = game.initial_state();
         let mut boards = vec![game.show_state(&state)];
         for (step, joint) in self.0.moves.iter().enumerate() {
@@ -110,23 +114,34 @@ impl KifVisitor for Boards<'_> {
                 .enumerate()
                 .map(|(role, text)| game.parse_move(&state, role, text))
                 .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| format!("step {} does not replay: {e}", step + 1))?;
+                .map_err(|e| {
+                    format!(
+                        "step {} does not replay on {}: {e}{}",
+                        step + 1,
+                        info.name,
+                        match &self.0.game_name {
+                            Some(g) if *g != info.name => {
+                                format!(" (the record is of `{g}`; is this its rule file?)")
+                            }
+                            _ => String::new(),
+                        }
+                    )
+                })?;
             state = game.next_state(&state, &moves);
             boards.push(game.show_state(&state));
         }
-        Ok((game.info().roles.clone(), boards))
+        Ok((info.roles.clone(), boards))
     }
 }
 
 /// `ggp-run serve`.
 pub fn serve(a: ServeArgs) -> Result<(), CliError> {
-    let spec: PlayerSpec = a.player.parse()?;
-    let player = spec.kind;
-    if player == PlayerKind::Human {
+    let seat: SeatSpec = a.player.parse()?;
+    let SeatSpec::Player(player) = seat else {
         return Err(CliError::Usage(
-            "a server has nobody to ask: choose a program player".into(),
+            "a server has nobody to ask and no player to forward to: choose a program player".into(),
         ));
-    }
+    };
     if a.capacity == 0 || a.capacity > 1024 {
         return Err(CliError::Usage(format!(
             "--capacity must be between 1 and 1024, not {}",
@@ -135,17 +150,16 @@ pub fn serve(a: ServeArgs) -> Result<(), CliError> {
     }
     let margin = secs_checked(a.margin)
         .ok_or_else(|| CliError::Usage(format!("--margin must be seconds, not {}", a.margin)))?;
+    a.search.fraction_is_read(&[player.kind])?;
+    let mut player_config = a.search.config(false)?;
+    if player_config.depth == 0 {
+        player_config.depth = PlayerConfig::default().depth;
+    }
     let config = ServerConfig {
         name: a.name.split_whitespace().collect::<Vec<_>>().join("_"),
         player,
-        player_config: PlayerConfig {
-            seed: a.seed,
-            threads: a.threads.clamp(1, 256),
-            depth: a.depth.unwrap_or(PlayerConfig::default().depth).max(1),
-            id_depth: a.depth.map(|d| d.max(1)),
-            learned: spec.file.clone(),
-            ..PlayerConfig::default()
-        },
+        player_config,
+        load: a.load.options(None)?,
         margin,
         capacity: a.capacity,
         read_timeout: clock_seconds("--read-timeout", a.read_timeout)?,
@@ -161,204 +175,189 @@ pub fn serve(a: ServeArgs) -> Result<(), CliError> {
     .map_err(|e| CliError::Failed(format!("the server stopped: {e}")))
 }
 
-/// The rules of `path` as one line of KIF sentences, what the players are sent.
-pub(super) fn rules_kif(path: &Path) -> Result<String, CliError> {
-    let is_kif = path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("kif"));
-    let text = if is_kif {
-        std::fs::read_to_string(path).map_err(|e| CliError::File {
-            path: path.to_path_buf(),
-            message: e.to_string(),
-        })?
-    } else {
-        super::rules::convert_file(path, ggp::syntax::ast::Syntax::Kif)?
-    };
-    compact_kif(&text).map_err(|e| CliError::File {
-        path: path.to_path_buf(),
-        message: e.to_string(),
+/// `ggp-run match`.
+pub fn run_match_command(a: MatchArgs) -> Result<(), CliError> {
+    let spec = GameSpec::from_args(&a.game)?;
+    let clock = a.clocks.clock()?;
+    let config = a.search.config(false)?;
+    spec.load()?.visit(Match {
+        args: a,
+        config,
+        clock,
     })
 }
 
-/// Reads `--player` options into one seat per role.
-fn assign_seats(specs: &[String], roles: &[String]) -> Result<Vec<Seat>, CliError> {
-    let mut seats: Vec<Option<Seat>> = vec![None; roles.len()];
-    let mut everyone: Option<Seat> = None;
-    for spec in specs {
-        // A URL has `=` only after its `?`; a role name never contains `:`.
-        match spec.split_once('=').filter(|(role, _)| !role.contains(':')) {
-            Some((role, seat)) => {
-                let r = super::role_named(roles, role, spec)?;
-                seats[r] = Some(seat.parse()?);
-            }
-            None => everyone = Some(spec.parse()?),
-        }
-    }
-    seats
-        .into_iter()
-        .enumerate()
-        .map(|(r, s)| {
-            s.or_else(|| everyone.clone()).ok_or_else(|| {
-                CliError::Usage(format!(
-                    "nobody plays {}: give --player {}=KIND or --player {}=http://host:port",
-                    roles[r], roles[r], roles[r]
-                ))
-            })
-        })
-        .collect()
+/// A match between local and remote seats, printed step by step, its record written on request.
+struct Match {
+    args: MatchArgs,
+    config: PlayerConfig,
+    clock: Clock,
 }
 
-/// `ggp-run match`.
-pub fn run_match(a: MatchArgs) -> Result<(), CliError> {
-    let start_clock = clock_seconds("--startclock", a.startclock)?;
-    let play_clock = clock_seconds("--playclock", a.playclock)?;
-    let rules = rules_kif(&a.game)?;
-    let name = a
-        .game
-        .file_stem()
-        .map_or_else(|| "game".to_string(), |s| s.to_string_lossy().into_owned());
-    let network_time = Duration::from_secs(u64::from(super::spec::DEFAULT_GROUNDING_SECONDS));
-    let (engine, loaded) = load_kif(&rules, &name, network_time).map_err(|e| CliError::File {
-        path: a.game.clone(),
-        message: e.to_string(),
-    })?;
-    if let Some(why) = &loaded.fallback {
-        eprintln!("note: {why}; the Datalog evaluator plays this game");
-    }
-    let roles = engine.roles().to_vec();
-    let seats = assign_seats(&a.players, &roles)?;
-    let match_id = a.match_id.clone().unwrap_or_else(|| {
-        let ms = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis());
-        format!("{name}.{ms}")
-    });
-    let settings = MatchSettings {
-        match_id,
-        start_clock,
-        play_clock,
-        player_config: PlayerConfig {
-            seed: a.seed,
-            threads: a.threads.clamp(1, 256),
-            depth: a.depth.unwrap_or(PlayerConfig::default().depth).max(1),
-            id_depth: a.depth.map(|d| d.max(1)),
-            ..PlayerConfig::default()
-        },
-    };
-    let out = std::io::stdout();
-    let mut out = out.lock();
-    let seat_names: Vec<String> = roles
-        .iter()
-        .zip(&seats)
-        .map(|(r, s)| match s {
-            Seat::Local(k) => format!("{r}={k}"),
-            Seat::Remote(url) => format!("{r}={url}"),
-        })
-        .collect();
-    if !a.quiet {
-        writeln!(
-            out,
-            "Match {} of {} ({}): {}; start clock {:.2} s, play clock {:.2} s",
-            settings.match_id,
-            name,
-            loaded.engine,
-            seat_names.join(" "),
-            start_clock.as_secs_f64(),
-            play_clock.as_secs_f64()
-        )?;
-    }
-    let quiet = a.quiet;
-    let mut io_error = None;
-    let mut observe = |event: RefereeEvent<'_>| {
-        if quiet {
-            return;
-        }
-        if let Err(e) = print_event(&mut out, event, play_clock) {
-            io_error.get_or_insert(e);
-        }
-    };
-    let record = engine.visit(RunMatch {
-        rules: &rules,
-        seats: &seats,
-        settings: &settings,
-        observe: &mut observe,
-    });
-    if let Some(e) = io_error {
-        return Err(e.into());
-    }
-    let record = record.map_err(|e| CliError::Failed(e.to_string()))?;
-    let mut out = std::io::stdout().lock();
-    if record.is_completed {
-        writeln!(
-            out,
-            "{}",
-            super::commands::result_line(&roles, &record.goal_values)
-        )?;
-    } else {
-        writeln!(
-            out,
-            "The match was aborted after {} steps",
-            record.moves.len()
-        )?;
-    }
-    writeln!(out, "Errors: {}", error_summary(&record, &roles))?;
-    if let Some(path) = &a.out {
-        std::fs::write(path, record.to_json()).map_err(|e| CliError::File {
-            path: path.clone(),
-            message: e.to_string(),
-        })?;
-        if !a.quiet {
-            writeln!(out, "Record written to {}", path.display())?;
-        }
-    }
-    Ok(())
-}
+impl Visitor for Match {
+    type Output = Result<(), CliError>;
 
-fn print_event(
-    out: &mut impl Write,
-    event: RefereeEvent<'_>,
-    play_clock: Duration,
-) -> std::io::Result<()> {
-    match event {
-        RefereeEvent::Started {
-            role,
-            name,
-            problem,
-        } => match problem {
-            None => writeln!(out, "{role}: {name} is ready"),
-            Some(why) => writeln!(
+    fn visit<G: Game>(self, loaded: Loaded<G>) -> Result<(), CliError> {
+        let a = &self.args;
+        let game = loaded.game.as_ref();
+        let info = game.info();
+        let roles = &info.roles;
+        let specs = assign_seats(&a.players, roles, |_| None)?;
+        super::commands::fraction_is_read(a.search.fraction.is_some(), &specs)?;
+        let config = super::commands::with_depth(&self.config, &loaded);
+        let mut seats = seats_for(&specs, &loaded, &config, true)?;
+        let remote = specs.iter().any(|s| matches!(s, SeatSpec::Remote(_)));
+        let rules = match (&loaded.rules, remote) {
+            (Some(r), true) => Some(r.to_kif().map_err(|e| {
+                CliError::Failed(format!("the rules cannot be sent to a remote player: {e}"))
+            })?),
+            _ => None,
+        };
+        let match_id = a
+            .match_id
+            .clone()
+            .unwrap_or_else(|| format!("{}.{}", info.name, epoch_millis()));
+        let settings = MatchSettings {
+            missed_start: if a.play_on {
+                MissedStart::PlayOn
+            } else {
+                MissedStart::Abort
+            },
+            ..MatchSettings::new(match_id, self.clock, config.seed)
+        };
+        let quiet = a.quiet && !specs.contains(&SeatSpec::Person);
+        if !quiet {
+            let seat_names: Vec<String> = roles
+                .iter()
+                .zip(&specs)
+                .map(|(r, s)| format!("{r}={s}"))
+                .collect();
+            println!(
+                "Match {} of {} ({}): {}; start clock {:.2} s, play clock {:.2} s",
+                settings.match_id,
+                info.name,
+                loaded.report.engine,
+                seat_names.join(" "),
+                self.clock.start.as_secs_f64(),
+                self.clock.play.as_secs_f64()
+            );
+        }
+        let token = format!("{:016x}", ggp::game::mix64(settings.seed ^ epoch_millis() as u64));
+        let mut recorder = Recorder::new(game, &settings.match_id, self.clock, token);
+        let mut printer = MatchPrinter {
+            play_clock: self.clock.play,
+            quiet,
+            error: None,
+        };
+        let played = run_match(
+            game,
+            rules.as_deref(),
+            &mut seats,
+            &settings,
+            &mut [&mut printer, &mut recorder],
+        );
+        if let Some(e) = printer.error.take() {
+            return Err(e.into());
+        }
+        let result = played.map_err(referee_error)?;
+        let record = recorder.into_record();
+        let mut out = std::io::stdout().lock();
+        match (&result.goals, &result.aborted) {
+            (Some(goals), _) => writeln!(out, "{}", result_line(roles, goals))?,
+            (None, why) => writeln!(
                 out,
-                "{role}: {name} missed the start ({why}); random legal moves replace it"
-            ),
-        },
-        RefereeEvent::Board { board, .. } => writeln!(out, "\n{board}"),
-        RefereeEvent::Step { step, mover, moves } => {
-            for (r, (role, m)) in moves.iter().enumerate() {
-                // In a turn-taking state the others' no-ops say nothing, unless they went wrong.
-                if mover.is_some_and(|who| who != r) && m.error.is_none() {
-                    continue;
-                }
-                write!(
+                "The match was aborted after {} steps: {}",
+                result.steps,
+                why.as_deref().unwrap_or("")
+            )?,
+        }
+        writeln!(out, "Errors: {}", error_summary(&record, roles))?;
+        if let Some(path) = &a.out {
+            std::fs::write(path, record.to_json()).map_err(|e| CliError::File {
+                path: path.clone(),
+                message: e.to_string(),
+            })?;
+            if !a.quiet {
+                writeln!(out, "Record written to {}", path.display())?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Prints a match as `ggp-run match` shows it: who is ready, each state, each step with its time,
+/// effort and substitutions.
+struct MatchPrinter {
+    play_clock: Duration,
+    quiet: bool,
+    error: Option<std::io::Error>,
+}
+
+impl MatchPrinter {
+    fn print<G: Game>(&mut self, game: &G, event: &MatchEvent<'_, G>) -> std::io::Result<()> {
+        if self.quiet {
+            return Ok(());
+        }
+        // Standard output is taken for each event, never for the whole match: a person's seat writes
+        // its prompts there too, from its own thread.
+        let mut out = std::io::stdout().lock();
+        let roles = &game.info().roles;
+        match event {
+            MatchEvent::Ready {
+                role,
+                name,
+                problem,
+            } => match problem {
+                None => writeln!(out, "{}: {name} is ready", roles[*role])?,
+                Some(v) => writeln!(
                     out,
-                    "Step {step}: {role} plays {} in {:.3}s of {:.2}s",
-                    m.mv,
-                    m.took.as_secs_f64(),
-                    play_clock.as_secs_f64()
-                )?;
-                if !m.effort.is_empty() {
-                    write!(out, " ({})", m.effort)?;
-                }
-                if let Some(code) = &m.error {
-                    let code = code.split_whitespace().next().unwrap_or(code);
+                    "{}: {name} missed the start ({})",
+                    roles[*role],
+                    v.detail()
+                )?,
+            },
+            MatchEvent::State { state, .. } => writeln!(out, "\n{}", game.show_state(state))?,
+            MatchEvent::Moves { step, mover, moves } => {
+                for (r, m) in moves.iter().enumerate() {
+                    // In a turn-taking state the others' no-ops say nothing, unless they went wrong.
+                    if mover.is_some_and(|who| who != r) && m.violation.is_none() {
+                        continue;
+                    }
                     write!(
                         out,
-                        " [{code}, substituted: {}]",
-                        m.detail.as_deref().unwrap_or("")
+                        "Step {step}: {} plays {} in {:.3}s of {:.2}s",
+                        roles[r],
+                        game.move_kif(&m.mv),
+                        m.took.as_secs_f64(),
+                        self.play_clock.as_secs_f64()
                     )?;
+                    if let Some(effort) = m.stats.map(|s| s.effort()).filter(|e| !e.is_empty()) {
+                        write!(out, " ({effort})")?;
+                    }
+                    if let Some(v) = &m.violation {
+                        write!(out, " [{}, substituted: {}]", v.code(), v.detail())?;
+                    }
+                    writeln!(out)?;
                 }
-                writeln!(out)?;
             }
-            out.flush()
+            MatchEvent::TakenBack { role, step } => match step {
+                Some(_) => writeln!(
+                    out,
+                    "Taken back: the game is where {} last chose a move.",
+                    roles[*role]
+                )?,
+                None => writeln!(out, "Nothing to take back yet.")?,
+            },
+            _ => {}
+        }
+        out.flush()
+    }
+}
+
+impl<G: Game> Observer<G> for MatchPrinter {
+    fn observe(&mut self, game: &G, event: &MatchEvent<'_, G>) {
+        if let Err(e) = self.print(game, event) {
+            self.error.get_or_insert(e);
         }
     }
 }
@@ -407,16 +406,13 @@ pub fn view(a: ViewArgs) -> Result<(), CliError> {
     let mut roles = record.role_names();
     let mut boards = None;
     if let Some(path) = &a.game {
-        let rules = rules_kif(path)?;
-        let name = path
-            .file_stem()
-            .map_or_else(|| "game".to_string(), |s| s.to_string_lossy().into_owned());
-        let network_time = Duration::from_secs(u64::from(super::spec::DEFAULT_GROUNDING_SECONDS));
-        let (engine, _) = load_kif(&rules, &name, network_time).map_err(|e| CliError::File {
-            path: path.clone(),
-            message: e.to_string(),
-        })?;
-        let (game_roles, drawn) = engine
+        let spec = GameSpec {
+            source: ggp::load::GameSource::named(&path.display().to_string())
+                .map_err(|e| CliError::Usage(e.to_string()))?,
+            options: ggp::load::LoadOptions::default(),
+        };
+        let (game_roles, drawn) = spec
+            .load()?
             .visit(Boards(&record))
             .map_err(|why| CliError::Failed(format!("{}: {why}", a.file.display())))?;
         roles = game_roles;

@@ -2,30 +2,49 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::Duration;
 
 use ggp::check::{check, Semantics};
 use ggp::diagnostics::{count, render};
-use ggp::network::{Budget, NetGame};
+use ggp::load::{AnyGame, EngineChoice, GameSource, LoadOptions, Loaded, Visitor};
 use ggp::pipeline::Stage;
 use ggp::print::{convert, to_infix, to_kif};
-use ggp::syntax::ast::Syntax;
+use ggp::syntax::ast::{Program, Syntax};
 
-use super::spec::{load_rules, read_rules, render_errors, EngineChoice, RuleEngine};
+use super::spec::{fallback_note, load_error, render_errors};
 use super::CliError;
+
+/// Reads, parses and checks a rule file; errors come back rendered with file, line and column.
+fn read_rules(path: &Path) -> Result<(Program, String), CliError> {
+    let source = GameSource::RuleFile(path.to_path_buf());
+    let text = ggp::load::read(path).map_err(|e| load_error(e, &source))?;
+    let syntax =
+        ggp::syntax::syntax_of_path(path).unwrap_or_else(|| ggp::syntax::guess_syntax(&text));
+    let rules = ggp::load::read_rules(text, path.display().to_string(), syntax)
+        .map_err(|e| load_error(e, &source))?;
+    Ok((rules.program, rules.text))
+}
+
+/// `cannot read FILE: no such file` when `path` cannot be read, in one line.
+fn unreadable(path: &Path) -> Option<String> {
+    ggp::load::read(path).err().and_then(|e| match e {
+        ggp::load::LoadError::Unreadable { .. } => Some(e.to_string()),
+        _ => None,
+    })
+}
 
 /// `ggp-run check FILE...`: each file checked in turn; with several files, a summary line at the end.
 /// Fails (exit status 1) when a file has errors or cannot be read.
 pub fn check_files(
     paths: &[PathBuf],
-    budget: Budget,
+    grounding: Duration,
     out: &mut impl Write,
 ) -> Result<(), CliError> {
     if let [path] = paths {
-        if let Some(why) = super::spec::unreadable(path) {
+        if let Some(why) = unreadable(path) {
             return Err(CliError::Failed(why));
         }
-        return if check_file(path, budget, out)? {
+        return if check_file(path, grounding, out)? {
             Ok(())
         } else {
             Err(CliError::Failed(format!(
@@ -39,10 +58,10 @@ pub fn check_files(
         if i > 0 {
             writeln!(out)?;
         }
-        if let Some(why) = super::spec::unreadable(path) {
+        if let Some(why) = unreadable(path) {
             writeln!(out, "{why}")?;
             missing += 1;
-        } else if check_file(path, budget, out)? {
+        } else if check_file(path, grounding, out)? {
             valid += 1;
         } else {
             invalid += 1;
@@ -74,7 +93,7 @@ pub fn check_files(
 
 /// `ggp-run check FILE`: every problem of the file, or a summary of the game. Returns whether the file
 /// is free of errors (the exit status is 1 when it is not).
-pub fn check_file(path: &Path, budget: Budget, out: &mut impl Write) -> Result<bool, CliError> {
+pub fn check_file(path: &Path, grounding: Duration, out: &mut impl Write) -> Result<bool, CliError> {
     let file = path.display().to_string();
     let (program, src) = match ggp::syntax::parse_file(path) {
         Ok(ok) => ok,
@@ -107,18 +126,38 @@ pub fn check_file(path: &Path, budget: Budget, out: &mut impl Write) -> Result<b
         .map_or_else(|| file.clone(), |s| s.to_string_lossy().into_owned());
     // Load the game as play would (the network, else the Datalog evaluator) and ask it for every
     // role's first moves: a game no role can start is not valid.
-    let started = Instant::now();
-    let net = NetGame::from_program_within(&program, &name, budget);
-    let elapsed = started.elapsed();
-    let stuck = match &net {
-        Ok(g) => ggp::check::initial_moves(&program, g),
-        Err(_) => match ggp::engine::RuleGame::from_program(&program, &name) {
-            Ok(g) => ggp::check::initial_moves(&program, &g),
-            Err(e) => vec![ggp::diagnostics::Diagnostic::error(
+    let options = LoadOptions {
+        grounding: Some(grounding),
+        ..LoadOptions::default()
+    };
+    let summary = report.summary.clone();
+    let rules = ggp::load::Rules {
+        program,
+        text: src.clone(),
+        file: file.clone(),
+    };
+    let loaded = ggp::load::load_checked(rules, &name, &options);
+    let (stuck, network) = match loaded {
+        Ok(game) => {
+            let network = match &game {
+                AnyGame::Network(l) => Ok((
+                    l.game.num_propositions(),
+                    l.game.num_gates(),
+                    l.report.took,
+                    l.game.network().load.to_string(),
+                )),
+                other => Err(other.report().fallback.clone()),
+            };
+            let rules = game.rules().cloned();
+            (game.visit(InitialMoves(rules)), network)
+        }
+        Err(e) => (
+            vec![ggp::diagnostics::Diagnostic::error(
                 ggp::syntax::ast::Span::default(),
                 format!("the game cannot be played: {e}"),
             )],
-        },
+            Err(None),
+        ),
     };
     if !stuck.is_empty() {
         for d in &stuck {
@@ -132,7 +171,7 @@ pub fn check_file(path: &Path, budget: Budget, out: &mut impl Write) -> Result<b
         )?;
         return Ok(false);
     }
-    let s = &report.summary;
+    let s = &summary;
     let semantics = match s.semantics {
         Semantics::Classic => "classic GDL",
         Semantics::Operation => "operation rules",
@@ -156,22 +195,34 @@ pub fn check_file(path: &Path, budget: Budget, out: &mut impl Write) -> Result<b
     if !report.warnings.is_empty() {
         writeln!(out, "  warnings: {}", report.warnings.len())?;
     }
-    match net {
-        Ok(g) => writeln!(
+    match network {
+        Ok((props, gates, took, strategy)) => writeln!(
             out,
-            "  network: {} propositions, {} gates, built in {:.0} ms ({})",
-            g.num_propositions(),
-            g.num_gates(),
-            elapsed.as_secs_f64() * 1e3,
-            g.network().load
+            "  network: {props} propositions, {gates} gates, built in {:.0} ms ({strategy})",
+            took.as_secs_f64() * 1e3,
         )?,
-        Err(e) => writeln!(
+        Err(Some(e)) => writeln!(
             out,
             "  network: not built ({e}); the Datalog evaluator plays this game{}",
             super::spec::budget_hint(&e)
         )?,
+        Err(None) => {}
     }
     Ok(true)
+}
+
+/// Every role's first moves, as `check` asks for them (see [`ggp::check::initial_moves`]).
+struct InitialMoves(Option<std::sync::Arc<ggp::load::Rules>>);
+
+impl Visitor for InitialMoves {
+    type Output = Vec<ggp::diagnostics::Diagnostic>;
+
+    fn visit<G: ggp::game::Game>(self, loaded: Loaded<G>) -> Self::Output {
+        match &self.0 {
+            Some(rules) => ggp::check::initial_moves(&rules.program, loaded.game.as_ref()),
+            None => Vec::new(),
+        }
+    }
 }
 
 /// `ggp-run fmt FILE`: the file in its own syntax, laid out by the printer.
@@ -249,20 +300,32 @@ pub fn replay_file(
     game: &Path,
     trace: &Path,
     engine: EngineChoice,
-    budget: Budget,
+    grounding: Option<Duration>,
     out: &mut impl Write,
 ) -> Result<bool, CliError> {
     let text = std::fs::read_to_string(trace).map_err(|e| CliError::File {
         path: trace.to_path_buf(),
         message: e.to_string(),
     })?;
-    let (loaded_game, loaded) = load_rules(game, engine, budget)?;
-    if let Some(why) = &loaded.fallback {
-        eprintln!("note: {why}; the Datalog evaluator replays this trace");
+    let source = GameSource::RuleFile(game.to_path_buf());
+    let options = LoadOptions {
+        engine,
+        grounding,
+        ..LoadOptions::default()
+    };
+    let loaded = ggp::load::load(&source, &options).map_err(|e| load_error(e, &source))?;
+    if let Some(why) = fallback_note(loaded.report()) {
+        eprintln!("{}", why.replace("plays this game", "replays this trace"));
     }
-    let report = match &loaded_game {
-        RuleEngine::Network(g) => ggp::network::replay(g.as_ref(), &text),
-        RuleEngine::Datalog(g) => ggp::engine::conformance::replay(g.as_ref(), &text),
+    let report = match &loaded {
+        AnyGame::Network(l) => ggp::network::replay(l.game.as_ref(), &text),
+        AnyGame::Datalog(l) => ggp::engine::conformance::replay(l.game.as_ref(), &text),
+        _ => {
+            return Err(CliError::Usage(format!(
+                "{} is not a rule file, and only rule files have reference traces",
+                game.display()
+            )))
+        }
     };
     if report.passed + report.failed.len() == 0 {
         return Err(CliError::File {

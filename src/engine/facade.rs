@@ -8,15 +8,13 @@
 //!   roles (a `control` fact), or when there is one role; else `Simultaneous`.
 //! - [`mover_of`]: the only role with more than one legal move; when every role has exactly one, the only
 //!   role whose move is not the no-op; otherwise `None`.
-//! - [`goal_mobility_estimate`]: for two roles, the goal difference of the current state (often partial
-//!   credit) weighted ten to one over the difference in legal moves; exact at terminal states.
 //!
 //! **Invariant:** both engines call these functions; neither writes its own version of these rules.
 
 use hashbrown::HashMap;
 
 use super::terms::{TermId, TermStore};
-use crate::game::{Dynamics, Estimate, Game, RoleIndex};
+use crate::game::{Dynamics, RoleIndex};
 use crate::syntax::ast::{Sym, Syntax};
 
 /// Whether the game takes turns, read from its base propositions (see the module documentation).
@@ -81,24 +79,6 @@ pub fn mover_of(
         (0, 1) => Some(forced.1),
         _ => None,
     }
-}
-
-/// The seeds' estimate of a state of a two-role game (see the module documentation); `Guess(0)` for
-/// other numbers of roles.
-pub fn goal_mobility_estimate<G: Game>(game: &G, state: &G::State) -> Estimate {
-    if game.info().num_roles() != 2 {
-        return Estimate::Guess(0);
-    }
-    let (g0, g1) = (game.goal(state, 0), game.goal(state, 1));
-    if game.is_terminal(state) {
-        return Estimate::from_goals(g0, g1);
-    }
-    let mut buf = Vec::new();
-    game.legal_moves(state, 0, &mut buf);
-    let m0 = buf.len() as i32;
-    game.legal_moves(state, 1, &mut buf);
-    let m1 = buf.len() as i32;
-    Estimate::Guess((g0 - g1) * 10 + (m0 - m1))
 }
 
 /// Each move's text in KIF (what the protocol and the traces use) and in the game's own syntax (what

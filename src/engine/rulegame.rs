@@ -56,7 +56,7 @@ use super::open::{Discovered, Local};
 use super::plan::{plan_sized, Phase, Plan};
 use super::terms::{TermId, TermStore};
 use super::{EngineError, Limits};
-use crate::game::{Dynamics, Estimate, Game, GameInfo, Goal, RoleIndex};
+use crate::game::{Dynamics, Game, GameInfo, Goal, RoleIndex};
 use crate::syntax::ast;
 
 /// Why [`RuleGame::load`] failed.
@@ -1051,16 +1051,20 @@ impl Game for RuleGame {
         })
     }
 
-    fn estimate(&self, state: &BitState) -> Estimate {
-        super::facade::goal_mobility_estimate(self, state)
-    }
-
     fn show_move(&self, mv: &RuleMove) -> String {
         match &self.open {
             None => self.move_texts.own.get(mv.0 as usize).map(|s| s.as_str()),
             Some(open) => open.move_text(*mv),
         }
         .map_or_else(|| format!("?{}", mv.0), str::to_string)
+    }
+
+    fn move_kif(&self, mv: &RuleMove) -> String {
+        RuleGame::move_kif(self, *mv).to_string()
+    }
+
+    fn state_kif(&self, state: &BitState) -> Vec<String> {
+        self.state_facts(state)
     }
 
     fn show_state(&self, state: &BitState) -> String {

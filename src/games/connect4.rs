@@ -7,9 +7,8 @@
 
 use rand::rngs::SmallRng;
 
-use crate::game::{
-    random_index, Dynamics, Estimate, Game, GameError, GameInfo, Goal, Outcome, RoleIndex,
-};
+use crate::evaluators::{Estimate, Evaluator, Outcome};
+use crate::game::{random_index, Dynamics, Game, GameError, GameInfo, Goal, RoleIndex};
 
 /// The no-op move of the role not in control.
 pub const NOOP: u8 = u8::MAX;
@@ -202,6 +201,23 @@ impl Connect4 {
         score += 300 * i64::from((threats & playable).count_ones());
         score
     }
+
+    /// The seeds' estimator: open runs, runs with two open ends and gapped threes of each side, the
+    /// side to move a little ahead.
+    pub fn threats(&self, state: &Connect4State) -> Estimate {
+        match state.outcome {
+            1 => return Estimate::Definitely(Outcome::Winner(0)),
+            2 => return Estimate::Definitely(Outcome::Winner(1)),
+            3 => return Estimate::Definitely(Outcome::Draw),
+            _ => {}
+        }
+        let mask = state.mask();
+        let mut score = self.side_score(state.red, state.black, mask)
+            - self.side_score(state.black, state.red, mask);
+        // The side to move gets to use its threats first.
+        score += if Self::to_move(state) == 0 { 5 } else { -5 };
+        Estimate::Guess(score.clamp(-1_000_000, 1_000_000) as i32)
+    }
 }
 
 impl Game for Connect4 {
@@ -273,21 +289,6 @@ impl Game for Connect4 {
         (!self.is_terminal(state)).then(|| Self::to_move(state))
     }
 
-    fn estimate(&self, state: &Connect4State) -> Estimate {
-        match state.outcome {
-            1 => return Estimate::Definitely(Outcome::Winner(0)),
-            2 => return Estimate::Definitely(Outcome::Winner(1)),
-            3 => return Estimate::Definitely(Outcome::Draw),
-            _ => {}
-        }
-        let mask = state.mask();
-        let mut score = self.side_score(state.red, state.black, mask)
-            - self.side_score(state.black, state.red, mask);
-        // The side to move gets to use its threats first.
-        score += if Self::to_move(state) == 0 { 5 } else { -5 };
-        Estimate::Guess(score.clamp(-1_000_000, 1_000_000) as i32)
-    }
-
     fn show_move(&self, mv: &Connect4Move) -> String {
         if *mv == NOOP {
             "noop".to_string()
@@ -325,8 +326,8 @@ impl Game for Connect4 {
         out
     }
 
-    fn state_name(&self, state: &Connect4State) -> String {
-        format!("{:x}.{:x}", state.red, state.black)
+    fn state_name(&self, state: &Connect4State) -> Option<String> {
+        Some(format!("{:x}.{:x}", state.red, state.black))
     }
 
     /// Picks among the playable cells directly from the bitboard: no move list, no allocation.
@@ -352,6 +353,20 @@ impl Game for Connect4 {
             steps += 1;
         }
         (s, steps)
+    }
+}
+
+/// The seeds' hand-written judgement of Connect Four ([`Connect4::threats`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Heuristic;
+
+impl Evaluator<Connect4> for Heuristic {
+    fn name(&self) -> String {
+        "threats".to_string()
+    }
+
+    fn estimate(&self, game: &Connect4, state: &Connect4State) -> Result<Estimate, GameError> {
+        Ok(game.threats(state))
     }
 }
 
@@ -404,6 +419,6 @@ mod tests {
         let g = Connect4::new(6, 7).unwrap();
         // Red has three on the bottom row with both ends open; black has stacked on top.
         let s = play_all(&g, &[2, 2, 3, 3, 4, 6]);
-        assert!(matches!(g.estimate(&s), Estimate::Guess(n) if n > 100));
+        assert!(matches!(g.threats(&s), Estimate::Guess(n) if n > 100));
     }
 }

@@ -3,7 +3,8 @@
 //! By default whoever takes the last piece wins; in the misère convention (the lecture's rule) whoever
 //! takes the last piece loses.
 
-use crate::game::{Dynamics, Estimate, Game, GameInfo, Goal, Outcome, RoleIndex};
+use crate::evaluators::{Estimate, Evaluator, Outcome};
+use crate::game::{Dynamics, Game, GameError, GameInfo, Goal, RoleIndex};
 
 /// A Nim state: the pile and the role to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -48,6 +49,22 @@ impl Nim {
         } else {
             took_last
         }
+    }
+
+    /// Nim has a perfect estimator (seed 1): the player to move loses exactly when the pile is a losing
+    /// position, `pile % 4 == 0` normally and `pile % 4 == 1` in misère.
+    pub fn perfect_estimate(&self, state: &NimState) -> Estimate {
+        if self.is_terminal(state) {
+            return Estimate::Definitely(Outcome::Winner(self.winner(state)));
+        }
+        let mover_loses = if self.misere {
+            state.pile % 4 == 1
+        } else {
+            state.pile.is_multiple_of(4)
+        };
+        let mover = usize::from(state.to_move);
+        let winner = if mover_loses { 1 - mover } else { mover };
+        Estimate::Guess(if winner == 0 { 1 } else { -1 })
     }
 }
 
@@ -107,22 +124,6 @@ impl Game for Nim {
         (!self.is_terminal(state)).then_some(usize::from(state.to_move))
     }
 
-    /// Nim has a perfect estimator (seed 1): the player to move loses exactly when the pile is a losing
-    /// position, `pile % 4 == 0` normally and `pile % 4 == 1` in misère.
-    fn estimate(&self, state: &NimState) -> Estimate {
-        if self.is_terminal(state) {
-            return Estimate::Definitely(Outcome::Winner(self.winner(state)));
-        }
-        let mover_loses = if self.misere {
-            state.pile % 4 == 1
-        } else {
-            state.pile.is_multiple_of(4)
-        };
-        let mover = usize::from(state.to_move);
-        let winner = if mover_loses { 1 - mover } else { mover };
-        Estimate::Guess(if winner == 0 { 1 } else { -1 })
-    }
-
     fn show_move(&self, mv: &NimMove) -> String {
         if *mv == 0 {
             "noop".to_string()
@@ -139,8 +140,22 @@ impl Game for Nim {
         )
     }
 
-    fn state_name(&self, state: &NimState) -> String {
-        state.pile.to_string()
+    fn state_name(&self, state: &NimState) -> Option<String> {
+        Some(state.pile.to_string())
+    }
+}
+
+/// Nim's perfect judgement ([`Nim::perfect_estimate`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Heuristic;
+
+impl Evaluator<Nim> for Heuristic {
+    fn name(&self) -> String {
+        "nim's losing piles".to_string()
+    }
+
+    fn estimate(&self, game: &Nim, state: &NimState) -> Result<Estimate, GameError> {
+        Ok(game.perfect_estimate(state))
     }
 }
 

@@ -3,7 +3,8 @@
 //! Moves are written as the rule file `games/tictactoe.gdl` writes them, `mark(ROW,COL)` with 1-based row
 //! and column, so native and rule games can be compared move for move; the waiting role plays `noop`.
 
-use crate::game::{Dynamics, Estimate, Game, GameError, GameInfo, Goal, Outcome, RoleIndex};
+use crate::evaluators::{Estimate, Evaluator, Outcome};
+use crate::game::{Dynamics, Game, GameError, GameInfo, Goal, RoleIndex};
 
 /// The most cells a board may have: one bit per cell in a `u64`.
 const MAX_CELLS: usize = 64;
@@ -120,6 +121,27 @@ impl TicTacToe {
         }
         false
     }
+
+    /// Open lines: every line of K cells holding marks of one player only scores 4^(marks-1) for that
+    /// player, so near-complete unblocked lines dominate.
+    pub fn open_lines(&self, state: &TicTacToeState) -> Estimate {
+        match state.outcome {
+            1 => return Estimate::Definitely(Outcome::Winner(0)),
+            2 => return Estimate::Definitely(Outcome::Winner(1)),
+            3 => return Estimate::Definitely(Outcome::Draw),
+            _ => {}
+        }
+        let mut score: i64 = 0;
+        for &w in &self.windows {
+            let (xs, os) = ((w & state.x).count_ones(), (w & state.o).count_ones());
+            if os == 0 && xs > 0 {
+                score += 1 << (2 * (xs - 1).min(15));
+            } else if xs == 0 && os > 0 {
+                score -= 1 << (2 * (os - 1).min(15));
+            }
+        }
+        Estimate::Guess(score.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32)
+    }
 }
 
 impl Game for TicTacToe {
@@ -201,27 +223,6 @@ impl Game for TicTacToe {
         (!self.is_terminal(state)).then(|| Self::to_move(state))
     }
 
-    /// Open lines: every line of K cells holding marks of one player only scores 4^(marks-1) for that
-    /// player, so near-complete unblocked lines dominate.
-    fn estimate(&self, state: &TicTacToeState) -> Estimate {
-        match state.outcome {
-            1 => return Estimate::Definitely(Outcome::Winner(0)),
-            2 => return Estimate::Definitely(Outcome::Winner(1)),
-            3 => return Estimate::Definitely(Outcome::Draw),
-            _ => {}
-        }
-        let mut score: i64 = 0;
-        for &w in &self.windows {
-            let (xs, os) = ((w & state.x).count_ones(), (w & state.o).count_ones());
-            if os == 0 && xs > 0 {
-                score += 1 << (2 * (xs - 1).min(15));
-            } else if xs == 0 && os > 0 {
-                score -= 1 << (2 * (os - 1).min(15));
-            }
-        }
-        Estimate::Guess(score.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32)
-    }
-
     fn show_move(&self, mv: &TicTacToeMove) -> String {
         if *mv == NOOP {
             return "noop".to_string();
@@ -257,8 +258,22 @@ impl Game for TicTacToe {
         out
     }
 
-    fn state_name(&self, state: &TicTacToeState) -> String {
-        format!("{:x}.{:x}", state.x, state.o)
+    fn state_name(&self, state: &TicTacToeState) -> Option<String> {
+        Some(format!("{:x}.{:x}", state.x, state.o))
+    }
+}
+
+/// The hand-written judgement of tic-tac-toe: open lines ([`TicTacToe::open_lines`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Heuristic;
+
+impl Evaluator<TicTacToe> for Heuristic {
+    fn name(&self) -> String {
+        "open lines".to_string()
+    }
+
+    fn estimate(&self, game: &TicTacToe, state: &TicTacToeState) -> Result<Estimate, GameError> {
+        Ok(game.open_lines(state))
     }
 }
 

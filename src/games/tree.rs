@@ -9,13 +9,13 @@
 //! loses when negative (a draw at 0). A search may stop at any depth up to the tree's height: an inner
 //! node at its horizon is estimated by the minimax value of its subtree (the tree is explicit, so the
 //! estimate is exact), and at the depths the seeds give a search reaches exactly the leaves it did there.
-//! Every estimate is logged ("Estimating state e\[3\]") so tests can check exactly which states a search
-//! looked at.
+//! [`TreeValues`] is the judgement the file gives, and logs every state it judges.
 
 use std::fmt;
 use std::sync::Mutex;
 
-use crate::game::{Dynamics, Estimate, Game, GameError, GameInfo, Goal, RoleIndex};
+use crate::evaluators::{Estimate, Evaluator};
+use crate::game::{Dynamics, Game, GameError, GameInfo, Goal, RoleIndex};
 
 /// The no-op move of the role not in control.
 pub const NOOP: u32 = u32::MAX;
@@ -48,7 +48,6 @@ pub struct TreeGame {
     nodes: Vec<Node>,
     /// Each node's minimax value (a leaf's own value).
     values: Vec<i32>,
-    log: Mutex<Vec<String>>,
 }
 
 /// Every node's minimax value. Children come after their parent (the parser numbers nodes in
@@ -325,7 +324,6 @@ impl TreeGame {
             },
             values: minimax_values(&p.nodes),
             nodes: p.nodes,
-            log: Mutex::new(Vec::new()),
         })
     }
 
@@ -340,26 +338,6 @@ impl TreeGame {
     /// maximises).
     pub fn minimax_value(&self, state: u32) -> i32 {
         self.values.get(state as usize).copied().unwrap_or(0)
-    }
-
-    /// The estimates made so far, as the seed prints them (`Estimating state e[3]`), and clears the log.
-    /// Parallel searches estimate in no fixed order, so compare those as sets.
-    pub fn take_estimate_log(&self) -> Vec<String> {
-        match self.log.lock() {
-            Ok(mut log) => std::mem::take(&mut *log),
-            Err(poisoned) => std::mem::take(&mut *poisoned.into_inner()),
-        }
-    }
-
-    /// The names of the leaves estimated so far (see [`TreeGame::take_estimate_log`]); clears the log.
-    pub fn take_estimated_leaves(&self) -> Vec<String> {
-        self.take_estimate_log()
-            .into_iter()
-            .map(|l| {
-                let name = l.trim_start_matches("Estimating state ");
-                name.split('[').next().unwrap_or(name).to_string()
-            })
-            .collect()
     }
 }
 
@@ -454,27 +432,6 @@ impl Game for TreeGame {
             .map(|n| (n.depth % 2) as usize)
     }
 
-    /// A leaf's value; an inner node has none and says `Guess(0)` here (searchers use
-    /// [`Game::try_estimate`], which refuses).
-    fn estimate(&self, state: &u32) -> Estimate {
-        self.try_estimate(state).unwrap_or(Estimate::Guess(0))
-    }
-
-    fn try_estimate(&self, state: &u32) -> Result<Estimate, GameError> {
-        let node = self
-            .nodes
-            .get(*state as usize)
-            .ok_or_else(|| GameError::Rules(format!("no tree node {state}")))?;
-        let v = self.minimax_value(*state);
-        let line = format!("Estimating state {}[{}]", node.name, Estimate::Guess(v))
-            .replace("[Guess:", "[");
-        match self.log.lock() {
-            Ok(mut log) => log.push(line),
-            Err(poisoned) => poisoned.into_inner().push(line),
-        }
-        Ok(Estimate::Guess(v))
-    }
-
     fn show_move(&self, mv: &u32) -> String {
         if *mv == NOOP {
             "noop".to_string()
@@ -496,8 +453,64 @@ impl Game for TreeGame {
         }
     }
 
-    fn state_name(&self, state: &u32) -> String {
-        self.name(*state).to_string()
+    fn state_name(&self, state: &u32) -> Option<String> {
+        Some(self.name(*state).to_string())
+    }
+}
+
+/// The judgement a tree file gives: a leaf's value, and an inner node's subtree's minimax value (the
+/// tree is explicit, so the judgement is exact). Every judgement is logged ("Estimating state e\[3\]")
+/// so tests can check exactly which states a search looked at.
+#[derive(Debug, Default)]
+pub struct TreeValues {
+    log: Mutex<Vec<String>>,
+}
+
+impl TreeValues {
+    /// A judge with an empty log.
+    pub fn new() -> TreeValues {
+        TreeValues::default()
+    }
+
+    /// The judgements made so far, as the seed prints them (`Estimating state e[3]`), and clears the
+    /// log. Parallel searches judge in no fixed order, so compare those as sets.
+    pub fn take_estimate_log(&self) -> Vec<String> {
+        match self.log.lock() {
+            Ok(mut log) => std::mem::take(&mut *log),
+            Err(poisoned) => std::mem::take(&mut *poisoned.into_inner()),
+        }
+    }
+
+    /// The names of the states judged so far (see [`TreeValues::take_estimate_log`]); clears the log.
+    pub fn take_estimated_leaves(&self) -> Vec<String> {
+        self.take_estimate_log()
+            .into_iter()
+            .map(|l| {
+                let name = l.trim_start_matches("Estimating state ");
+                name.split('[').next().unwrap_or(name).to_string()
+            })
+            .collect()
+    }
+}
+
+impl Evaluator<TreeGame> for TreeValues {
+    fn name(&self) -> String {
+        "the tree's values".to_string()
+    }
+
+    fn estimate(&self, game: &TreeGame, state: &u32) -> Result<Estimate, GameError> {
+        let node = game
+            .nodes
+            .get(*state as usize)
+            .ok_or_else(|| GameError::Rules(format!("no tree node {state}")))?;
+        let v = game.minimax_value(*state);
+        let line = format!("Estimating state {}[{}]", node.name, Estimate::Guess(v))
+            .replace("[Guess:", "[");
+        match self.log.lock() {
+            Ok(mut log) => log.push(line),
+            Err(poisoned) => poisoned.into_inner().push(line),
+        }
+        Ok(Estimate::Guess(v))
     }
 }
 
@@ -536,13 +549,14 @@ mod tests {
         assert_eq!(t.name(f), "f");
         assert_eq!(t.mover(&f), Some(1));
         let i = t.play(&f, 1, &2);
-        assert_eq!(t.try_estimate(&i).unwrap(), Estimate::Guess(-10));
+        let values = TreeValues::new();
+        assert_eq!(values.estimate(&t, &i).unwrap(), Estimate::Guess(-10));
         assert_eq!(
-            t.take_estimate_log(),
+            values.take_estimate_log(),
             vec!["Estimating state i[~10]".to_string()]
         );
         // An inner node is worth its subtree's minimax value; a leaf ends the game.
-        assert_eq!(t.try_estimate(&f).unwrap(), Estimate::Guess(-10));
+        assert_eq!(values.estimate(&t, &f).unwrap(), Estimate::Guess(-10));
         assert_eq!(t.minimax_value(0), -2);
         assert!(t.is_terminal(&i) && !t.is_terminal(&f));
         assert_eq!(t.mover(&i), None);

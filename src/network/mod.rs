@@ -29,9 +29,9 @@ use rand::{Rng, SeedableRng};
 
 /// Replays a reference trace on any engine, this one included.
 pub use crate::engine::conformance::replay;
-use crate::engine::facade::{dynamics_of, goal_mobility_estimate, mover_of, Choice, MoveTexts};
+use crate::engine::facade::{dynamics_of, mover_of, Choice, MoveTexts};
 use crate::engine::BitState;
-use crate::game::{Estimate, Game, GameInfo, Goal, RoleIndex};
+use crate::game::{Game, GameInfo, Goal, RoleIndex};
 use crate::syntax::ast;
 pub use ground::{
     ground, ground_with, Budget, Gate, Grounded, Limit, LoadReport, NetLit, NetworkError,
@@ -1017,10 +1017,6 @@ impl Game for NetGame {
         })
     }
 
-    fn estimate(&self, state: &BitState) -> Estimate {
-        goal_mobility_estimate(self, state)
-    }
-
     fn random_playout(
         &self,
         state: &BitState,
@@ -1037,6 +1033,14 @@ impl Game for NetGame {
             .get(mv.0 as usize)
             .cloned()
             .unwrap_or_else(|| format!("?{}", mv.0))
+    }
+
+    fn move_kif(&self, mv: &NetMove) -> String {
+        NetGame::move_kif(self, *mv).to_string()
+    }
+
+    fn state_kif(&self, state: &BitState) -> Vec<String> {
+        self.state_facts(state)
     }
 
     fn show_state(&self, state: &BitState) -> String {

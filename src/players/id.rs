@@ -13,9 +13,9 @@
 //! - one-player puzzles: there is nobody to minimise, and the search maximises the goal (Gamemaster's
 //!   "maximizer").
 //!
-//! Depth counts joint moves. At the horizon a two-player zero-sum game is scored by [`Game::estimate`]
-//! (a native game's evaluation, or the playout estimate of a rule file), anything else by the goal value
-//! of the state. Terminal states score their goal, a quicker win and a slower loss a little better.
+//! Depth counts joint moves. At the horizon a two-player zero-sum game is scored by the player's
+//! [`Evaluator`] (a native game's heuristic, or the playout estimate of a rule file), anything else by
+//! the goal value of the state. Terminal states score their goal, a quicker win and a slower loss a little better.
 //! The deepening stops at the deadline (the deepest finished iteration's move is played), at the depth
 //! limit, or as soon as an iteration never reached its horizon: then the value is exact.
 //!
@@ -28,9 +28,12 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use smallvec::SmallVec;
 
-use crate::game::{Estimate, Game, GameError, Goal, Outcome, RoleIndex};
+use std::sync::Arc;
+
+use crate::evaluators::{Estimate, Evaluator, GoalsOnly, Outcome};
+use crate::game::{Game, GameError, Goal, RoleIndex};
 use crate::players::clock::{Deadline, Progress, ProgressTimer, Ticker};
-use crate::players::search::MAX_DEPTH;
+use crate::players::seeds::MAX_DEPTH;
 use crate::players::{forced_choice, Choice, Player, PlayerError, SearchStats};
 
 /// The value of one goal point.
@@ -73,8 +76,9 @@ const EMPTY: Entry = Entry {
 };
 
 /// The `id` player (and Gamemaster's depth-limited `onestep`, `twostep` and `minimaxdepth`).
-pub struct IdPlayer {
+pub struct IdPlayer<G: Game> {
     name: &'static str,
+    evaluator: Arc<dyn Evaluator<G>>,
     max_depth: u32,
     goals_only: bool,
     random_ties: bool,
@@ -84,11 +88,13 @@ pub struct IdPlayer {
     progress: Option<Progress>,
 }
 
-impl IdPlayer {
-    /// An `id` player; `seed` breaks ties between equal moves of the depth-limited variants.
-    pub fn new(seed: u64) -> Self {
+impl<G: Game> IdPlayer<G> {
+    /// An `id` player judging its horizon by `evaluator`; `seed` breaks ties between equal moves of the
+    /// depth-limited variants.
+    pub fn new(seed: u64, evaluator: Arc<dyn Evaluator<G>>) -> Self {
         IdPlayer {
             name: "id",
+            evaluator,
             max_depth: MAX_DEPTH,
             goals_only: false,
             random_ties: false,
@@ -113,9 +119,10 @@ impl IdPlayer {
         self
     }
 
-    /// Scores the horizon by goal values only, never by playouts or a game's evaluation.
+    /// Scores the horizon by goal values only, never by playouts or a game's heuristic.
     pub fn goals_only(mut self) -> Self {
         self.goals_only = true;
+        self.evaluator = Arc::new(GoalsOnly);
         self
     }
 
@@ -145,6 +152,7 @@ pub(crate) fn as_goal(value: i32) -> f64 {
 
 struct Search<'a, G: Game> {
     game: &'a G,
+    evaluator: &'a dyn Evaluator<G>,
     me: RoleIndex,
     roles: usize,
     table: &'a mut [Entry],
@@ -164,7 +172,7 @@ impl<G: Game> Search<'_, G> {
     fn horizon(&mut self, state: &G::State) -> i32 {
         self.leaves += 1;
         if self.use_estimate {
-            if let Ok(e) = self.game.try_estimate(state) {
+            if let Ok(e) = self.evaluator.estimate(self.game, state) {
                 return match e {
                     Estimate::Definitely(Outcome::Winner(w)) if w == self.me => 100 * GOAL,
                     Estimate::Definitely(Outcome::Winner(_)) => 0,
@@ -362,7 +370,7 @@ fn ordered(n: u32, first: Option<u32>) -> impl Iterator<Item = u32> {
         .chain((0..n).filter(move |&i| Some(i) != first))
 }
 
-impl<G: Game> Player<G> for IdPlayer {
+impl<G: Game> Player<G> for IdPlayer<G> {
     fn name(&self) -> String {
         if self.max_depth >= MAX_DEPTH {
             self.name.to_string()
@@ -404,6 +412,7 @@ impl<G: Game> Player<G> for IdPlayer {
         let random_ties = self.random_ties;
         let mut search = Search {
             game,
+            evaluator: self.evaluator.as_ref(),
             me: role,
             roles: info.num_roles(),
             mask: self.table.len() - 1,
@@ -492,7 +501,7 @@ mod tests {
     fn id_solves_nim_and_takes_the_winning_move() {
         // Nim with 21 pieces, taking 1..=3: the first player wins by leaving a multiple of four.
         let g = Nim::new(21, false);
-        let mut p = IdPlayer::new(1);
+        let mut p = IdPlayer::new(1, Arc::new(crate::games::nim::Heuristic));
         let s = g.initial_state();
         let c = p
             .choose(&g, &s, 0, Deadline::after(Duration::from_secs(10)))

@@ -27,6 +27,9 @@ use std::time::Instant;
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 
+use std::sync::Arc;
+
+use crate::evaluators::Evaluator;
 use crate::game::{random_index, Game, GameError, RoleIndex};
 use crate::players::clock::{role_seed, Deadline, Progress, ProgressTimer, Ticker};
 use crate::players::mcs::Playouts;
@@ -297,6 +300,7 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
     fn simulate<G: Game<State = S, Move = M>>(
         &mut self,
         game: &G,
+        evaluator: Option<&dyn Evaluator<G>>,
         exploration: f64,
         full: bool,
         deadline: Instant,
@@ -360,7 +364,14 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
                     ..
                 } = self;
                 let from = &nodes[child as usize].state;
-                if *leaf_playouts > 1 {
+                if let Some(evaluator) = evaluator {
+                    if evaluator.values(game, from, rewards).is_err() {
+                        return;
+                    }
+                    for reward in rewards.iter_mut() {
+                        *reward = (*reward / 100.0).clamp(0.0, 1.0);
+                    }
+                } else if *leaf_playouts > 1 {
                     goal_totals.fill(0);
                     let n = game.playout_goals(from, rng, buf, *leaf_playouts, goal_totals);
                     for (reward, total) in rewards.iter_mut().zip(goal_totals.iter()) {
@@ -588,18 +599,20 @@ fn goal_reward<G: Game>(game: &G, state: &G::State, role: RoleIndex) -> f64 {
 }
 
 /// The Monte Carlo tree search player (see the module documentation).
-pub struct MctsPlayer<S, M> {
+pub struct MctsPlayer<G: Game> {
     seed: u64,
     threads: usize,
     exploration: f64,
     progress: Option<Progress>,
-    trees: Vec<Tree<S, M>>,
+    /// Judges new leaves instead of a random playout, when set.
+    evaluator: Option<Arc<dyn Evaluator<G>>>,
+    trees: Vec<Tree<G::State, G::Move>>,
     moves_chosen: u64,
     max_simulations: Option<u64>,
     leaf_playouts: u32,
 }
 
-impl<S: Clone + PartialEq + Send, M: Clone + Send> MctsPlayer<S, M> {
+impl<G: Game> MctsPlayer<G> {
     /// A player whose simulations are seeded by `seed`, on one thread.
     pub fn new(seed: u64) -> Self {
         MctsPlayer {
@@ -607,6 +620,7 @@ impl<S: Clone + PartialEq + Send, M: Clone + Send> MctsPlayer<S, M> {
             threads: 1,
             exploration: DEFAULT_EXPLORATION,
             progress: None,
+            evaluator: None,
             trees: Vec::new(),
             moves_chosen: 0,
             max_simulations: None,
@@ -643,6 +657,13 @@ impl<S: Clone + PartialEq + Send, M: Clone + Send> MctsPlayer<S, M> {
     /// Reports progress about once a second to `progress`.
     pub fn with_progress(mut self, progress: Option<Progress>) -> Self {
         self.progress = progress;
+        self
+    }
+
+    /// Judges each new leaf by `evaluator` (every role's expected goal) instead of a random playout, as
+    /// AlphaZero-style searches do with a learned judgement.
+    pub fn with_evaluator(mut self, evaluator: Arc<dyn Evaluator<G>>) -> Self {
+        self.evaluator = Some(evaluator);
         self
     }
 }
@@ -684,7 +705,7 @@ fn final_choice(moves: &[RootMove]) -> usize {
     }
 }
 
-impl<G: Game> Player<G> for MctsPlayer<G::State, G::Move> {
+impl<G: Game> Player<G> for MctsPlayer<G> {
     fn name(&self) -> String {
         if self.threads > 1 {
             format!("mcts({} threads)", self.threads)
@@ -746,12 +767,19 @@ impl<G: Game> Player<G> for MctsPlayer<G::State, G::Move> {
             let at = tree.stat_index(&tree.nodes[0], role, i as u32);
             game.show_move(&tree.moves[at])
         };
+        let run = Run {
+            game,
+            evaluator: self.evaluator.as_deref(),
+            deadline,
+            exploration,
+            node_cap,
+            limit,
+        };
+        let run = &run;
         std::thread::scope(|scope| {
             let (first, rest) = self.trees.split_first_mut().expect("one tree a thread");
             for tree in rest {
-                scope.spawn(move || {
-                    search(tree, game, deadline, exploration, node_cap, limit, None)
-                });
+                scope.spawn(move || search(tree, run, None));
             }
             let report = |tree: &Tree<G::State, G::Move>| {
                 let moves = root_moves(tree, role);
@@ -767,11 +795,7 @@ impl<G: Game> Player<G> for MctsPlayer<G::State, G::Move> {
             let mut timer = ProgressTimer::new(progress);
             search(
                 first,
-                game,
-                deadline,
-                exploration,
-                node_cap,
-                limit,
+                run,
                 Some(&mut |tree| timer.maybe(|| report(tree))),
             );
         });
@@ -801,16 +825,30 @@ impl<G: Game> Player<G> for MctsPlayer<G::State, G::Move> {
 /// A hook that sees the tree now and then during a search.
 type Reporter<'a, G> = dyn FnMut(&Tree<<G as Game>::State, <G as Game>::Move>) + 'a;
 
-/// Runs simulations on `tree` until the deadline, `limit` simulations, or until its root is exact.
-fn search<G: Game>(
-    tree: &mut Tree<G::State, G::Move>,
-    game: &G,
+/// What every thread's search shares.
+struct Run<'a, G: Game> {
+    game: &'a G,
+    evaluator: Option<&'a dyn Evaluator<G>>,
     deadline: Deadline,
     exploration: f64,
     node_cap: usize,
     limit: u64,
+}
+
+/// Runs simulations on `tree` until the deadline, `limit` simulations, or until its root is exact.
+fn search<G: Game>(
+    tree: &mut Tree<G::State, G::Move>,
+    run: &Run<'_, G>,
     mut report: Option<&mut Reporter<'_, G>>,
 ) {
+    let Run {
+        game,
+        evaluator,
+        deadline,
+        exploration,
+        node_cap,
+        limit,
+    } = *run;
     let mut ticker = Ticker::new(deadline);
     let started = Instant::now();
     let mut next_reserve = 256;
@@ -825,7 +863,7 @@ fn search<G: Game>(
             tree.reserve_nodes(total);
         }
         let full = tree.nodes.len() >= node_cap;
-        tree.simulate(game, exploration, full, deadline.instant());
+        tree.simulate(game, evaluator, exploration, full, deadline.instant());
         if let Some(r) = report.as_mut() {
             if tree.simulations.is_multiple_of(256) {
                 r(tree);

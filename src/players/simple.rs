@@ -6,7 +6,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use crate::game::{Game, GameError, RoleIndex};
-use crate::players::search::no_effort;
+use crate::players::no_effort;
 use crate::players::{Choice, Deadline, Player, PlayerError};
 
 fn pick<G: Game>(

@@ -2,9 +2,11 @@
 
 use std::time::Instant;
 
-use crate::game::{Estimate, Game, GameError, RoleIndex};
-use crate::players::search::{buffers, close_trace, prepare, Ctx, SearchReport};
-use crate::players::{deepening_choice, Choice, Deadline, Player, PlayerError};
+use super::search::{buffers, prepare, Ctx, SearchReport};
+use super::trace::{NodeResult, TraceEvent};
+use crate::evaluators::{Estimate, Evaluator};
+use crate::game::{Game, GameError, RoleIndex};
+use crate::players::Deadline;
 
 impl<G: Game> Ctx<'_, G> {
     fn mm_evaluate(
@@ -16,18 +18,19 @@ impl<G: Game> Ctx<'_, G> {
     ) -> Result<Estimate, GameError> {
         self.tick()?;
         let role = self.game.mover(state).unwrap_or(1 - parent_role);
-        let label = self.tracing().then(|| self.label(role, state));
-        if let Some(l) = &label {
-            self.line(format!("Evaluating state {l}"));
+        let node = self.node(role, state);
+        if let Some(node) = &node {
+            self.record(TraceEvent::Evaluating {
+                node: node.clone(),
+                bounds: None,
+            });
         }
         let value = if depth == 0 || self.game.is_terminal(state) {
             self.estimate(state)?
         } else {
             self.mm_search(depth, state, role, bufs)?.1
         };
-        if let Some(l) = &label {
-            self.line(format!("Result of {l} is {value}"));
-        }
+        self.result(node, NodeResult::Estimate(value));
         Ok(value)
     }
 
@@ -63,19 +66,22 @@ impl<G: Game> Ctx<'_, G> {
     }
 }
 
-/// Chooses a move in `state` by minimax search to `depth`.
+/// Chooses a move in `state` by minimax search to `depth`, judging leaves by `evaluator`; `trace`
+/// records the seed's trace.
 pub fn minimax<G: Game>(
     game: &G,
+    evaluator: &dyn Evaluator<G>,
     state: &G::State,
     depth: u32,
     trace: bool,
 ) -> Result<SearchReport, GameError> {
-    minimax_until(game, state, depth, trace, None)
+    minimax_until(game, evaluator, state, depth, trace, None)
 }
 
 /// [`minimax`] that gives up with [`GameError::OutOfTime`] at `deadline`.
 pub fn minimax_until<G: Game>(
     game: &G,
+    evaluator: &dyn Evaluator<G>,
     state: &G::State,
     depth: u32,
     trace: bool,
@@ -83,48 +89,16 @@ pub fn minimax_until<G: Game>(
 ) -> Result<SearchReport, GameError> {
     let started = Instant::now();
     let role = prepare(game, state, depth, "minimax")?;
-    let mut ctx = Ctx::new(game, trace, deadline);
+    let mut ctx = Ctx::new(game, evaluator, trace, deadline);
     ctx.nodes += 1;
-    let root = if ctx.tracing() {
-        ctx.label(role, state)
-    } else {
-        String::new()
-    };
-    ctx.line(format!("Searching state {root}"));
-    ctx.line(String::new());
+    let root = ctx.node(role, state);
+    if let Some(node) = &root {
+        ctx.record(TraceEvent::Searching {
+            node: node.clone(),
+            bounds: None,
+        });
+    }
     let mut bufs = buffers(depth);
     let (best, value) = ctx.mm_search(depth, state, role, &mut bufs)?;
-    close_trace(&mut ctx, &root, value, best);
-    Ok(ctx.report(best, value, started))
-}
-
-/// A player that searches with [`minimax`].
-#[derive(Clone, Debug)]
-pub struct MinimaxPlayer {
-    depth: u32,
-}
-
-impl MinimaxPlayer {
-    /// A player searching `depth` plies.
-    pub fn new(depth: u32) -> Self {
-        MinimaxPlayer { depth }
-    }
-}
-
-impl<G: Game> Player<G> for MinimaxPlayer {
-    fn name(&self) -> String {
-        format!("minimax(depth {})", self.depth)
-    }
-
-    fn choose(
-        &mut self,
-        game: &G,
-        state: &G::State,
-        role: RoleIndex,
-        deadline: Deadline,
-    ) -> Result<Choice<G::Move>, PlayerError> {
-        deepening_choice(game, state, role, self.depth, deadline, |g, s, d, t| {
-            minimax_until(g, s, d, false, Some(t))
-        })
-    }
+    Ok(ctx.report(root, best, value, started))
 }

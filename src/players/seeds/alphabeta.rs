@@ -4,10 +4,12 @@
 
 use std::time::Instant;
 
+use super::bounds::{AlphaBeta, SearchResult, Value};
+use super::search::{buffers, prepare, Ctx, SearchReport};
+use super::trace::{NodeResult, TraceEvent, TraceNode};
+use crate::evaluators::Evaluator;
 use crate::game::{Game, GameError, RoleIndex};
-use crate::players::bounds::{AlphaBeta, SearchResult, Value};
-use crate::players::search::{buffers, close_trace, prepare, Ctx, SearchReport};
-use crate::players::{deepening_choice, Choice, Deadline, Player, PlayerError};
+use crate::players::Deadline;
 
 /// How a node's scan over its children ended.
 pub(crate) enum Scan {
@@ -40,10 +42,7 @@ impl<G: Game> Ctx<'_, G> {
         self.tick()?;
         let role = self.game.mover(state).unwrap_or(1 - parent_role);
         let maxie = role == 0;
-        let label = self.tracing().then(|| self.label(role, state));
-        if let Some(l) = &label {
-            self.line(format!("Evaluating state {l} with {ab}"));
-        }
+        let node = self.entering(role, state, ab);
         let result = if depth == 0 || self.game.is_terminal(state) {
             let e = self.estimate(state)?;
             ab.check_bounds(maxie, incoming, e)
@@ -51,10 +50,23 @@ impl<G: Game> Ctx<'_, G> {
             self.ab_search(depth, ab, state, role, bufs)?
                 .label(ab, maxie, incoming)
         };
-        if let Some(l) = &label {
-            self.line(format!("Result of {l} is {result}"));
-        }
+        self.result(node, NodeResult::Bounded(result));
         Ok(result)
+    }
+
+    /// Records that the node of `state` is entered with bounds `ab`, when tracing; returns its name.
+    pub(crate) fn entering(
+        &mut self,
+        role: RoleIndex,
+        state: &G::State,
+        ab: AlphaBeta,
+    ) -> Option<TraceNode> {
+        let node = self.node(role, state)?;
+        self.record(TraceEvent::Evaluating {
+            node: node.clone(),
+            bounds: Some(ab),
+        });
+        Some(node)
     }
 
     /// Seed 3's `search`: scans the children left to right, updating α or β.
@@ -86,19 +98,22 @@ impl<G: Game> Ctx<'_, G> {
     }
 }
 
-/// Chooses a move in `state` by alpha-beta search to `depth`; `trace` collects the seed's trace lines.
+/// Chooses a move in `state` by alpha-beta search to `depth`, judging leaves by `evaluator`; `trace`
+/// records the seed's trace.
 pub fn alphabeta<G: Game>(
     game: &G,
+    evaluator: &dyn Evaluator<G>,
     state: &G::State,
     depth: u32,
     trace: bool,
 ) -> Result<SearchReport, GameError> {
-    alphabeta_until(game, state, depth, trace, None)
+    alphabeta_until(game, evaluator, state, depth, trace, None)
 }
 
 /// [`alphabeta`] that gives up with [`GameError::OutOfTime`] at `deadline`.
 pub fn alphabeta_until<G: Game>(
     game: &G,
+    evaluator: &dyn Evaluator<G>,
     state: &G::State,
     depth: u32,
     trace: bool,
@@ -106,66 +121,38 @@ pub fn alphabeta_until<G: Game>(
 ) -> Result<SearchReport, GameError> {
     let started = Instant::now();
     let role = prepare(game, state, depth, "alpha-beta")?;
-    let mut ctx = Ctx::new(game, trace, deadline);
-    ctx.nodes += 1;
-    let root = if ctx.tracing() {
-        ctx.label(role, state)
-    } else {
-        String::new()
-    };
-    ctx.line(format!("Searching state {root} with {}", AlphaBeta::NONE));
-    ctx.line(String::new());
+    let mut ctx = Ctx::new(game, evaluator, trace, deadline);
+    let root = ctx.searching(role, state);
     let mut bufs = buffers(depth);
     let scan = ctx.ab_search(depth, AlphaBeta::NONE, state, role, &mut bufs)?;
-    finish(ctx, scan, &root, started, "alpha-beta")
+    finish(ctx, scan, root, started, "alpha-beta")
+}
+
+impl<G: Game> Ctx<'_, G> {
+    /// Counts the root and records that the search starts there with no bounds, when tracing.
+    pub(crate) fn searching(&mut self, role: RoleIndex, state: &G::State) -> Option<TraceNode> {
+        self.nodes += 1;
+        let root = self.node(role, state)?;
+        self.record(TraceEvent::Searching {
+            node: root.clone(),
+            bounds: Some(AlphaBeta::NONE),
+        });
+        Some(root)
+    }
 }
 
 /// Turns the root's scan into a report.
 pub(crate) fn finish<G: Game>(
-    mut ctx: Ctx<'_, G>,
+    ctx: Ctx<'_, G>,
     scan: Scan,
-    root: &str,
+    root: Option<TraceNode>,
     started: Instant,
     searcher: &str,
 ) -> Result<SearchReport, GameError> {
     match scan {
-        Scan::Candidate(Value::Best { mv, est }) => {
-            close_trace(&mut ctx, root, est, mv);
-            Ok(ctx.report(mv, est, started))
-        }
+        Scan::Candidate(Value::Best { mv, est }) => Ok(ctx.report(root, mv, est, started)),
         _ => Err(GameError::Rules(format!(
             "{searcher} found no move at the root (every child was pruned)"
         ))),
-    }
-}
-
-/// A player that searches with [`alphabeta`].
-#[derive(Clone, Debug)]
-pub struct AlphaBetaPlayer {
-    depth: u32,
-}
-
-impl AlphaBetaPlayer {
-    /// A player searching `depth` plies.
-    pub fn new(depth: u32) -> Self {
-        AlphaBetaPlayer { depth }
-    }
-}
-
-impl<G: Game> Player<G> for AlphaBetaPlayer {
-    fn name(&self) -> String {
-        format!("alphabeta(depth {})", self.depth)
-    }
-
-    fn choose(
-        &mut self,
-        game: &G,
-        state: &G::State,
-        role: RoleIndex,
-        deadline: Deadline,
-    ) -> Result<Choice<G::Move>, PlayerError> {
-        deepening_choice(game, state, role, self.depth, deadline, |g, s, d, t| {
-            alphabeta_until(g, s, d, false, Some(t))
-        })
     }
 }

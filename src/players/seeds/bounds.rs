@@ -6,7 +6,7 @@
 
 use std::fmt;
 
-use crate::game::Estimate;
+use crate::evaluators::Estimate;
 
 /// A node's value, or a bound.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -170,15 +170,6 @@ impl AlphaBeta {
 impl fmt::Display for AlphaBeta {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "ab=({},{})", self.alpha, self.beta)
-    }
-}
-
-/// The seeds' name of a role in traces.
-pub fn role_label(role: usize) -> &'static str {
-    if role == 0 {
-        "Maxie"
-    } else {
-        "Minnie"
     }
 }
 

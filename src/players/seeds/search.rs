@@ -1,10 +1,11 @@
-//! What the search players share: the search context (counters, optional trace, move buffers) and the
-//! report a search returns.
+//! What the seeds' searches share: the search context (the game and its evaluator, counters, the
+//! optional trace, move buffers) and the report a search returns.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use crate::game::{Estimate, Game, GameError, RoleIndex};
-use crate::players::bounds::role_label;
+use super::trace::{NodeResult, TraceEvent, TraceNode};
+use crate::evaluators::{Estimate, Evaluator};
+use crate::game::{Game, GameError, RoleIndex};
 use crate::players::clock::{Deadline, Ticker};
 use crate::players::SearchStats;
 
@@ -20,14 +21,15 @@ pub struct SearchReport {
     pub value: Estimate,
     /// Nodes, leaves and time.
     pub stats: SearchStats,
-    /// The seeds' trace lines, when asked for (empty otherwise).
-    pub trace: Vec<String>,
+    /// The seeds' trace, when asked for (empty otherwise); [`super::trace`] prints it.
+    pub trace: Vec<TraceEvent>,
 }
 
 /// Counters and trace of one (sequential part of a) search.
 pub(crate) struct Ctx<'g, G: Game> {
     pub game: &'g G,
-    pub trace: Option<Vec<String>>,
+    pub evaluator: &'g dyn Evaluator<G>,
+    pub trace: Option<Vec<TraceEvent>>,
     pub nodes: u64,
     pub leaves: u64,
     /// Stops the search at its deadline, if it has one.
@@ -35,9 +37,15 @@ pub(crate) struct Ctx<'g, G: Game> {
 }
 
 impl<'g, G: Game> Ctx<'g, G> {
-    pub fn new(game: &'g G, trace: bool, deadline: Option<Deadline>) -> Self {
+    pub fn new(
+        game: &'g G,
+        evaluator: &'g dyn Evaluator<G>,
+        trace: bool,
+        deadline: Option<Deadline>,
+    ) -> Self {
         Ctx {
             game,
+            evaluator,
             trace: trace.then(Vec::new),
             nodes: 0,
             leaves: 0,
@@ -55,18 +63,26 @@ impl<'g, G: Game> Ctx<'g, G> {
         }
     }
 
-    /// `(Maxie,name)`, only built when tracing.
-    pub fn label(&self, role: RoleIndex, state: &G::State) -> String {
-        format!("({},{})", role_label(role), self.game.state_name(state))
+    /// The trace's name of `state` with `role` to move, only made when tracing.
+    pub fn node(&self, role: RoleIndex, state: &G::State) -> Option<TraceNode> {
+        self.tracing()
+            .then(|| TraceNode::of(self.game, role, state))
     }
 
     pub fn tracing(&self) -> bool {
         self.trace.is_some()
     }
 
-    pub fn line(&mut self, line: String) {
+    pub fn record(&mut self, event: TraceEvent) {
         if let Some(t) = self.trace.as_mut() {
-            t.push(line);
+            t.push(event);
+        }
+    }
+
+    /// Records a node's result, when tracing.
+    pub fn result(&mut self, node: Option<TraceNode>, result: NodeResult) {
+        if let Some(node) = node {
+            self.record(TraceEvent::Result { node, result });
         }
     }
 
@@ -82,18 +98,31 @@ impl<'g, G: Game> Ctx<'g, G> {
     /// A leaf: estimates it, counting it.
     pub fn estimate(&mut self, state: &G::State) -> Result<Estimate, GameError> {
         self.leaves += 1;
-        self.game.try_estimate(state)
+        self.evaluator.estimate(self.game, state)
     }
 
     pub fn no_moves(&self, state: &G::State, role: RoleIndex) -> GameError {
+        let state = TraceNode::of(self.game, role, state);
         GameError::Rules(format!(
             "{} has no legal move in state {} although the state is not terminal",
             self.game.info().roles.get(role).map_or("?", |r| r.as_str()),
-            self.game.state_name(state),
+            state.name.unwrap_or_else(|| format!("{:012x}", state.hash)),
         ))
     }
 
-    pub fn report(self, best: usize, value: Estimate, started: Instant) -> SearchReport {
+    /// Closes the trace as seed 3's Figure 4 does, and reports.
+    pub fn report(
+        mut self,
+        root: Option<TraceNode>,
+        best: usize,
+        value: Estimate,
+        started: Instant,
+    ) -> SearchReport {
+        if let Some(root) = root {
+            let leaves = self.leaves;
+            self.record(TraceEvent::Conclusion { root, value, best });
+            self.record(TraceEvent::Terminals(leaves));
+        }
         SearchReport {
             best,
             value,
@@ -136,30 +165,4 @@ pub(crate) fn prepare<G: Game>(
 /// One empty move buffer per level of the search.
 pub(crate) fn buffers<M>(depth: u32) -> Vec<Vec<M>> {
     (0..depth).map(|_| Vec::new()).collect()
-}
-
-/// The closing lines of a trace, as in seed 3's Figure 4.
-pub(crate) fn close_trace<G: Game>(
-    ctx: &mut Ctx<'_, G>,
-    root_label: &str,
-    value: Estimate,
-    best: usize,
-) {
-    if ctx.tracing() {
-        let leaves = ctx.leaves;
-        ctx.line(String::new());
-        ctx.line(format!(
-            "Therefore value of {root_label} is {value}, and best move is {best}."
-        ));
-        ctx.line(String::new());
-        ctx.line(format!("Terminals visited: {leaves}"));
-    }
-}
-
-/// Zero duration, for players that do not search.
-pub(crate) fn no_effort(elapsed: Duration) -> SearchStats {
-    SearchStats {
-        elapsed,
-        ..SearchStats::default()
-    }
 }

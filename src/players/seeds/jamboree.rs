@@ -15,11 +15,13 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
+use super::alphabeta::{finish, Scan};
+use super::bounds::{AlphaBeta, SearchResult};
+use super::search::{buffers, prepare, Ctx, SearchReport};
+use super::trace::NodeResult;
+use crate::evaluators::Evaluator;
 use crate::game::{Game, GameError, RoleIndex};
-use crate::players::alphabeta::{finish, Scan};
-use crate::players::bounds::{AlphaBeta, SearchResult};
-use crate::players::search::{buffers, prepare, Ctx, SearchReport};
-use crate::players::{deepening_choice, Choice, Deadline, Player, PlayerError};
+use crate::players::Deadline;
 
 /// The default share of children searched sequentially.
 pub const DEFAULT_FRACTION: f64 = 0.5;
@@ -74,10 +76,7 @@ impl Jamboree {
         ctx.tick()?;
         let role = ctx.game.mover(state).unwrap_or(1 - parent_role);
         let maxie = role == 0;
-        let label = ctx.tracing().then(|| ctx.label(role, state));
-        if let Some(l) = &label {
-            ctx.line(format!("Evaluating state {l} with {ab}"));
-        }
+        let node = ctx.entering(role, state, ab);
         let result = if depth == 0 || ctx.game.is_terminal(state) {
             let e = ctx.estimate(state)?;
             ab.check_bounds(maxie, incoming, e)
@@ -85,9 +84,7 @@ impl Jamboree {
             self.search(ctx, depth, ab, state, role, bufs, cancel)?
                 .label(ab, maxie, incoming)
         };
-        if let Some(l) = &label {
-            ctx.line(format!("Result of {l} is {result}"));
-        }
+        ctx.result(node, NodeResult::Bounded(result));
         Ok(result)
     }
 
@@ -125,7 +122,7 @@ impl Jamboree {
         let fixed = cur;
         let mut parent_pruned = false;
         if depth > PARALLEL_MIN_DEPTH && n - k > 1 {
-            let tracing = ctx.tracing();
+            let (tracing, evaluator) = (ctx.tracing(), ctx.evaluator);
             let siblings = Cancel {
                 flag: AtomicBool::new(false),
                 parent: Some(cancel),
@@ -134,7 +131,7 @@ impl Jamboree {
                 .par_iter()
                 .enumerate()
                 .map(|(j, mv)| {
-                    let mut sub = Ctx::new(game, tracing, self.deadline);
+                    let mut sub = Ctx::new(game, evaluator, tracing, self.deadline);
                     let mut sub_bufs = buffers(depth - 1);
                     let child = game.play(state, role, mv);
                     let r = self.evaluate(
@@ -179,20 +176,23 @@ impl Jamboree {
 }
 
 /// Chooses a move in `state` by Jamboree search to `depth` with the given sequential `fraction`
-/// (clamped to 0..=1); `trace` collects the seed's trace lines, in the same order as a sequential run.
+/// (0..=1), judging leaves by `evaluator`; `trace` records the seed's trace, in the same order as a
+/// sequential run.
 pub fn jamboree<G: Game>(
     game: &G,
+    evaluator: &dyn Evaluator<G>,
     state: &G::State,
     depth: u32,
     fraction: f64,
     trace: bool,
 ) -> Result<SearchReport, GameError> {
-    jamboree_until(game, state, depth, fraction, trace, None)
+    jamboree_until(game, evaluator, state, depth, fraction, trace, None)
 }
 
 /// [`jamboree`] that gives up with [`GameError::OutOfTime`] at `deadline`.
 pub fn jamboree_until<G: Game>(
     game: &G,
+    evaluator: &dyn Evaluator<G>,
     state: &G::State,
     depth: u32,
     fraction: f64,
@@ -207,15 +207,8 @@ pub fn jamboree_until<G: Game>(
         )));
     }
     let jb = Jamboree { fraction, deadline };
-    let mut ctx = Ctx::new(game, trace, deadline);
-    ctx.nodes += 1;
-    let root = if ctx.tracing() {
-        ctx.label(role, state)
-    } else {
-        String::new()
-    };
-    ctx.line(format!("Searching state {root} with {}", AlphaBeta::NONE));
-    ctx.line(String::new());
+    let mut ctx = Ctx::new(game, evaluator, trace, deadline);
+    let root = ctx.searching(role, state);
     let mut bufs = buffers(depth);
     let scan = jb.search(
         &mut ctx,
@@ -226,37 +219,5 @@ pub fn jamboree_until<G: Game>(
         &mut bufs,
         &Cancel::none(),
     )?;
-    finish(ctx, scan, &root, started, "jamboree")
-}
-
-/// A player that searches with [`jamboree`].
-#[derive(Clone, Debug)]
-pub struct JamboreePlayer {
-    depth: u32,
-    fraction: f64,
-}
-
-impl JamboreePlayer {
-    /// A player searching `depth` plies with this sequential fraction.
-    pub fn new(depth: u32, fraction: f64) -> Self {
-        JamboreePlayer { depth, fraction }
-    }
-}
-
-impl<G: Game> Player<G> for JamboreePlayer {
-    fn name(&self) -> String {
-        format!("jamboree(depth {}, fraction {})", self.depth, self.fraction)
-    }
-
-    fn choose(
-        &mut self,
-        game: &G,
-        state: &G::State,
-        role: RoleIndex,
-        deadline: Deadline,
-    ) -> Result<Choice<G::Move>, PlayerError> {
-        deepening_choice(game, state, role, self.depth, deadline, |g, s, d, t| {
-            jamboree_until(g, s, d, self.fraction, false, Some(t))
-        })
-    }
+    finish(ctx, scan, root, started, "jamboree")
 }

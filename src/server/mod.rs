@@ -23,11 +23,14 @@ use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::response::Response;
 use axum::Router;
 
-use crate::players::{Deadline, PlayerConfig, PlayerKind};
+pub mod session;
 
-use super::messages::Message;
-use super::session::{NewSession, Session};
-use super::{load_kif, secs};
+use crate::load::{load, GameSource, LoadOptions};
+use crate::players::{Deadline, PlayerConfig, PlayerKind, PlayerSpec};
+use crate::protocol::messages::Message;
+use crate::protocol::secs;
+use crate::syntax::ast::Syntax;
+use session::{NewSession, Session};
 
 /// Where the server writes its log, one line per message.
 pub type Log = Arc<dyn Fn(&str) + Send + Sync>;
@@ -38,9 +41,12 @@ pub struct ServerConfig {
     /// The name `info` reports.
     pub name: String,
     /// The player every match gets.
-    pub player: PlayerKind,
+    pub player: PlayerSpec,
     /// Its settings.
     pub player_config: PlayerConfig,
+    /// How the games sent are loaded (engine, grounding time, playouts behind each judgement); the
+    /// network also gets at most half of what is left of the start clock.
+    pub load: LoadOptions,
     /// Time kept out of each clock for the reply to travel (at least what replies are seen to need).
     pub margin: Duration,
     /// Matches played at once; `info` says `busy` when they are all taken.
@@ -55,8 +61,9 @@ impl Default for ServerConfig {
     fn default() -> Self {
         ServerConfig {
             name: "ggp-rust".into(),
-            player: PlayerKind::Mcts,
+            player: PlayerKind::Mcts.into(),
             player_config: PlayerConfig::default(),
+            load: LoadOptions::default(),
             margin: Duration::from_secs(1),
             capacity: 4,
             max_message_bytes: 2 << 20,
@@ -254,20 +261,32 @@ impl PlayerServer {
         }
         let margin = self.margin(start_clock);
         let deadline = Deadline::at(arrived + start_clock.saturating_sub(margin));
-        // Half of what is left builds the network; the evaluator, built in milliseconds, and the
-        // player's preparation get the rest.
-        let network_time = deadline.remaining() / 2;
+        // At most half of what is left builds the network; the evaluator, built in milliseconds, and
+        // the player's preparation get the rest.
+        let options = LoadOptions {
+            grounding: Some(
+                self.config
+                    .load
+                    .grounding_time()
+                    .min(deadline.remaining() / 2),
+            ),
+            ..self.config.load
+        };
         let server = Arc::clone(self);
         let id = match_id.clone();
         let built = tokio::task::spawn_blocking(move || {
-            let (engine, report) =
-                load_kif(&rules, &id, network_time).map_err(|e| e.to_string())?;
-            let mut session = engine
+            let source = GameSource::RuleText {
+                text: rules,
+                name: id,
+                syntax: Syntax::Kif,
+            };
+            let game = load(&source, &options).map_err(|e| load_problem(&e))?;
+            let report = game.report().clone();
+            let mut session = game
                 .visit(NewSession {
                     role: &role,
-                    kind: server.config.player,
+                    spec: &server.config.player,
                     config: &server.config.player_config,
-                    engine: report.engine,
                 })
                 .map_err(|e| e.to_string())?;
             let prepared = session.prepare(deadline);
@@ -377,6 +396,21 @@ impl PlayerServer {
             Ok((Err(e), _)) => Reply::error(StatusCode::BAD_REQUEST, e),
             Err(e) => Reply::error(StatusCode::INTERNAL_SERVER_ERROR, e),
         }
+    }
+}
+
+/// Why sent rules cannot be played, in one line: the first error with its place in the rules.
+fn load_problem(e: &crate::load::LoadError) -> String {
+    match e {
+        crate::load::LoadError::Invalid { text, errors, .. } => {
+            let first = errors
+                .iter()
+                .find(|d| d.is_error())
+                .map(|d| crate::diagnostics::render(d, "rules", text).trim().to_string())
+                .unwrap_or_else(|| "the rules have errors".to_string());
+            format!("invalid rules: {first}")
+        }
+        other => format!("the rules cannot be played: {other}"),
     }
 }
 

@@ -1,18 +1,19 @@
-//! One match as a player sees it: the game, the role, the player and the current state, behind an
-//! object-safe [`Session`] so that the server holds matches of any engine side by side.
+//! One match as a served player sees it: the loaded game, the role, the player and the current state,
+//! behind an object-safe [`Session`] so that the server holds matches of any engine side by side.
 //!
-//! A player that fails or panics loses its own match only: the session answers a random legal move
-//! instead, and after a panic it stops asking the player (its internal state may be broken).
+//! The player sits in a [`PlayerSeat`], the referee's seat for a program in this process: a player that
+//! fails or panics loses its own answer only, and the session answers a random legal move instead.
+
+use std::sync::Arc;
+use std::time::Instant;
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use crate::game::{GameError, Goal, RoleIndex};
-use crate::players::{make_player, Deadline, Player, PlayerConfig, PlayerKind};
-
-use super::estimated::{Estimated, ESTIMATE_PLAYOUTS};
-use super::{KifGame, KifVisitor};
+use crate::game::{Game, GameError, Goal, RoleIndex};
+use crate::load::{EngineKind, Loaded, Visitor};
+use crate::players::{make_player, Clock, Deadline, PlayerConfig, PlayerSpec};
+use crate::referee::{Answer, MatchStart, PlayerSeat, Seat, Turn};
 
 /// What a session reports for one move.
 #[derive(Clone, Debug)]
@@ -43,8 +44,8 @@ pub enum SessionError {
 pub trait Session: Send {
     /// The role this session plays.
     fn role(&self) -> &str;
-    /// `network` or `datalog`.
-    fn engine(&self) -> &'static str;
+    /// What plays the game.
+    fn engine(&self) -> EngineKind;
     /// Lets the player prepare; returns before `deadline` (a player that fails to prepare still plays).
     fn prepare(&mut self, deadline: Deadline) -> Option<String>;
     /// Applies the last joint move (KIF text, one per role, in role order).
@@ -71,34 +72,23 @@ pub trait Session: Send {
 }
 
 /// A [`Session`] over a game of type `G`.
-pub struct MatchSession<G: KifGame> {
-    game: Box<G>,
+pub struct MatchSession<G: Game> {
+    loaded: Loaded<G>,
     role: RoleIndex,
-    engine: &'static str,
-    player: Box<dyn Player<G>>,
+    seat: PlayerSeat<G>,
     state: G::State,
-    /// Set once the player panicked: it is not asked again in this match.
-    broken: Option<String>,
     rng: SmallRng,
 }
 
-impl<G: KifGame> MatchSession<G> {
-    /// A session playing `role` of `game` with `player`, from the initial state.
-    pub fn new(
-        game: Box<G>,
-        role: RoleIndex,
-        engine: &'static str,
-        player: Box<dyn Player<G>>,
-        seed: u64,
-    ) -> MatchSession<G> {
-        let state = game.initial_state();
+impl<G: Game> MatchSession<G> {
+    /// A session playing `role` of `loaded`'s game with `seat`, from the initial state.
+    pub fn new(loaded: Loaded<G>, role: RoleIndex, seat: PlayerSeat<G>, seed: u64) -> Self {
+        let state = loaded.game.initial_state();
         MatchSession {
-            game,
+            loaded,
             role,
-            engine,
-            player,
+            seat,
             state,
-            broken: None,
             rng: SmallRng::seed_from_u64(seed),
         }
     }
@@ -109,29 +99,31 @@ impl<G: KifGame> MatchSession<G> {
     }
 
     fn apply(&mut self, moves: &[String]) -> Result<(), SessionError> {
-        let roles = self.game.info().num_roles();
+        let game = &self.loaded.game;
+        let roles = game.info().num_roles();
         if moves.len() != roles {
             return Err(SessionError::BadMoves(format!(
                 "the game has {roles} roles but the joint move has {} moves",
                 moves.len()
             )));
         }
-        if self.game.is_terminal(&self.state) {
+        if game.is_terminal(&self.state) {
             return Err(SessionError::Over);
         }
         let joint = moves
             .iter()
             .enumerate()
-            .map(|(r, text)| self.game.parse_move(&self.state, r, text))
+            .map(|(r, text)| game.parse_move(&self.state, r, text))
             .collect::<Result<Vec<_>, GameError>>()
             .map_err(|e| SessionError::BadMoves(e.to_string()))?;
-        self.state = self.game.next_state(&self.state, &joint);
+        self.state = game.next_state(&self.state, &joint);
         Ok(())
     }
 
     fn fallback(&mut self, why: String) -> Result<MoveReply, SessionError> {
+        let game = &self.loaded.game;
         let mut legal = Vec::new();
-        self.game.legal_moves(&self.state, self.role, &mut legal);
+        game.legal_moves(&self.state, self.role, &mut legal);
         if legal.is_empty() {
             return Err(SessionError::Refused(format!(
                 "{why}; and the role has no legal move"
@@ -139,42 +131,40 @@ impl<G: KifGame> MatchSession<G> {
         }
         let mv = &legal[self.rng.gen_range(0..legal.len())];
         Ok(MoveReply {
-            mv: self.game.move_kif(mv),
+            mv: game.move_kif(mv),
             effort: String::new(),
             fallback: Some(why),
         })
     }
 }
 
-/// The text of a panic's payload.
-fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a panic".to_string())
-}
-
-impl<G: KifGame> Session for MatchSession<G> {
+impl<G: Game> Session for MatchSession<G> {
     fn role(&self) -> &str {
-        &self.game.info().roles[self.role]
+        &self.loaded.game.info().roles[self.role]
     }
 
-    fn engine(&self) -> &'static str {
-        self.engine
+    fn engine(&self) -> EngineKind {
+        self.loaded.report.engine
     }
 
     fn prepare(&mut self, deadline: Deadline) -> Option<String> {
-        let (game, player, role) = (&*self.game, &mut self.player, self.role);
-        match catch_unwind(AssertUnwindSafe(|| player.prepare(game, role, deadline))) {
-            Ok(Ok(())) => None,
-            Ok(Err(e)) => Some(format!("the player could not prepare: {e}")),
-            Err(p) => {
-                let why = format!("the player panicked while preparing: {}", panic_text(&*p));
-                self.broken = Some(why.clone());
-                Some(why)
-            }
-        }
+        let now = Instant::now();
+        let start = MatchStart {
+            match_id: "",
+            role: self.role,
+            rules: None,
+            clock: Clock {
+                start: deadline.remaining(),
+                play: deadline.remaining(),
+                margin: std::time::Duration::ZERO,
+            },
+            started: now,
+            can_take_back: false,
+        };
+        self.seat
+            .start(&self.loaded.game, &start)
+            .err()
+            .map(|v| v.detail().to_string())
     }
 
     fn advance(&mut self, moves: &[String]) -> Result<(), SessionError> {
@@ -182,76 +172,78 @@ impl<G: KifGame> Session for MatchSession<G> {
     }
 
     fn fallback_move(&mut self) -> Result<String, SessionError> {
-        if self.game.is_terminal(&self.state) {
+        if self.loaded.game.is_terminal(&self.state) {
             return Err(SessionError::Over);
         }
         self.fallback(String::new()).map(|reply| reply.mv)
     }
 
     fn choose(&mut self, deadline: Deadline) -> Result<MoveReply, SessionError> {
-        if self.game.is_terminal(&self.state) {
+        let game = Arc::clone(&self.loaded.game);
+        if game.is_terminal(&self.state) {
             return Err(SessionError::Over);
         }
-        if let Some(why) = &self.broken {
-            let why = format!("{why}; playing random legal moves");
-            return self.fallback(why);
-        }
-        let (game, player, state, role) = (&*self.game, &mut self.player, &self.state, self.role);
-        match catch_unwind(AssertUnwindSafe(|| {
-            player.choose(game, state, role, deadline)
-        })) {
-            Ok(Ok(choice)) => {
+        let left = deadline.remaining();
+        let turn = Turn {
+            game: game.as_ref(),
+            state: &self.state,
+            role: self.role,
+            last: None,
+            clock: Clock {
+                start: left,
+                play: left,
+                margin: std::time::Duration::ZERO,
+            },
+            grace: std::time::Duration::ZERO,
+            asked: Instant::now(),
+        };
+        match self.seat.ask(&turn) {
+            Answer::Move { mv, stats } => {
                 let mut legal = Vec::new();
-                game.legal_moves(state, role, &mut legal);
-                if !legal.contains(&choice.mv) {
+                game.legal_moves(&self.state, self.role, &mut legal);
+                if !legal.contains(&mv) {
                     return self.fallback("the player chose an illegal move".to_string());
                 }
                 Ok(MoveReply {
-                    mv: game.move_kif(&choice.mv),
-                    effort: choice.stats.effort(),
+                    mv: game.move_kif(&mv),
+                    effort: stats.map(|s| s.effort()).unwrap_or_default(),
                     fallback: None,
                 })
             }
-            Ok(Err(e)) => self.fallback(format!("the player failed: {e}")),
-            Err(p) => {
-                let why = format!("the player panicked: {}", panic_text(&*p));
-                self.broken = Some(why.clone());
-                self.fallback(why)
-            }
+            Answer::Failed(v) => self.fallback(v.detail().to_string()),
+            Answer::TakeBack | Answer::Quit => self.fallback("the player gave no move".into()),
         }
     }
 
     fn stop(&mut self, moves: Option<&[String]>) -> Result<Option<Goal>, SessionError> {
         if let Some(moves) = moves {
-            if !self.game.is_terminal(&self.state) {
+            if !self.loaded.game.is_terminal(&self.state) {
                 self.apply(moves)?;
             }
         }
-        Ok(self
-            .game
+        let game = &self.loaded.game;
+        Ok(game
             .is_terminal(&self.state)
-            .then(|| self.game.goal(&self.state, self.role)))
+            .then(|| game.goal(&self.state, self.role)))
     }
 }
 
-/// Builds a [`Session`] for `role` (named as the rules name it, any letter case) with a player of
-/// `kind`, on whichever engine the game was loaded.
+/// Builds a [`Session`] for `role` (named as the rules name it, any letter case) with the player
+/// `spec`, on whichever game was loaded.
 pub struct NewSession<'a> {
     /// The role to play.
     pub role: &'a str,
     /// The player.
-    pub kind: PlayerKind,
+    pub spec: &'a PlayerSpec,
     /// The player's settings.
     pub config: &'a PlayerConfig,
-    /// `network` or `datalog`, for reports.
-    pub engine: &'static str,
 }
 
-impl KifVisitor for NewSession<'_> {
+impl Visitor for NewSession<'_> {
     type Output = Result<Box<dyn Session>, SessionError>;
 
-    fn visit<G: KifGame>(self, game: Box<G>) -> Self::Output {
-        let info = game.info();
+    fn visit<G: Game>(self, loaded: Loaded<G>) -> Self::Output {
+        let info = loaded.game.info();
         let role = info.role_index(self.role).ok_or_else(|| {
             SessionError::Refused(format!(
                 "`{}` is not a role of this game; the roles are {}",
@@ -259,18 +251,19 @@ impl KifVisitor for NewSession<'_> {
                 info.roles.join(", ")
             ))
         })?;
-        self.kind
-            .supports(info)
-            .map_err(|e| SessionError::Refused(e.to_string()))?;
-        // Rules bring no heuristic: depth-limited players judge their horizon by random playouts.
-        let game = Box::new(Estimated::new(game, ESTIMATE_PLAYOUTS));
-        let player = make_player::<Estimated<G>>(self.kind, role, self.config);
+        let player = make_player(
+            self.spec,
+            role,
+            loaded.game.as_ref(),
+            self.config,
+            Arc::clone(&loaded.evaluator),
+        )
+        .map_err(|e| SessionError::Refused(e.to_string()))?;
         let seed = crate::players::role_seed(self.config.seed, role);
         Ok(Box::new(MatchSession::new(
-            game,
+            loaded,
             role,
-            self.engine,
-            player,
+            PlayerSeat::new(player),
             seed,
         )))
     }
@@ -279,8 +272,9 @@ impl KifVisitor for NewSession<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::Game;
-    use crate::players::{Choice, PlayerError};
+    use crate::load::{load, GameSource, LoadOptions};
+    use crate::players::{Choice, Player, PlayerError, PlayerKind};
+    use crate::syntax::ast::Syntax;
     use std::time::Duration;
 
     const RULES: &str =
@@ -304,22 +298,37 @@ mod tests {
         }
     }
 
-    fn session(kind: Option<PlayerKind>) -> Box<dyn Session> {
-        let (engine, _) = super::super::load_kif(RULES, "t", Duration::from_secs(2)).unwrap();
-        let super::super::KifEngine::Network(game) = engine else {
-            panic!("network expected")
-        };
-        match kind {
-            Some(kind) => NewSession {
-                role: "A",
-                kind,
-                config: &PlayerConfig::default(),
-                engine: "network",
+    /// A session with a panicking player, or (with `kind`) one made as the server makes them.
+    struct Make(Option<PlayerKind>);
+
+    impl Visitor for Make {
+        type Output = Box<dyn Session>;
+        fn visit<G: Game>(self, loaded: Loaded<G>) -> Box<dyn Session> {
+            match self.0 {
+                Some(kind) => NewSession {
+                    role: "A",
+                    spec: &kind.into(),
+                    config: &PlayerConfig::default(),
+                }
+                .visit(loaded)
+                .unwrap(),
+                None => Box::new(MatchSession::new(
+                    loaded,
+                    0,
+                    PlayerSeat::new(Box::new(Panicker)),
+                    1,
+                )),
             }
-            .visit(game)
-            .unwrap(),
-            None => Box::new(MatchSession::new(game, 0, "network", Box::new(Panicker), 1)),
         }
+    }
+
+    fn session(kind: Option<PlayerKind>) -> Box<dyn Session> {
+        let source = GameSource::RuleText {
+            text: RULES.into(),
+            name: "t".into(),
+            syntax: Syntax::Kif,
+        };
+        load(&source, &LoadOptions::default()).unwrap().visit(Make(kind))
     }
 
     #[test]

@@ -1,0 +1,164 @@
+//! The judgement of games that bring none: the mean outcome of random playouts.
+//!
+//! A rule file says how a game ends but not who stands better in the middle of it; goal values of
+//! unfinished states are usually flat. [`Playouts`] judges a state by the goals at the ends of a few random
+//! playouts from it, which is what makes a depth-limited search play sensibly on any rule file.
+//!
+//! The judgement is repeatable: the playouts' generator is seeded from the state's hash, so a search
+//! visits the same leaves with the same values every time (and Jamboree's parallel leaves agree with a
+//! sequential search's).
+
+use std::hash::{Hash, Hasher};
+
+use rand::rngs::SmallRng;
+use rand::SeedableRng;
+
+use super::{final_estimate, goal_of_difference, goals_into, Estimate, Evaluator};
+use crate::game::{Game, GameError};
+
+/// The longest playout a judgement plays before scoring the state it reached.
+const MAX_STEPS: u32 = 1_000;
+
+/// The random playouts behind each judgement of a rule game by default: enough to tell a won position
+/// from a lost one, few enough that a depth-4 search plays a whole game of Connect Four in seconds.
+pub const DEFAULT_PLAYOUTS: u32 = 8;
+
+/// Judges a state by the mean outcome of random playouts (see the module documentation).
+#[derive(Clone, Copy, Debug)]
+pub struct Playouts {
+    playouts: u32,
+}
+
+impl Playouts {
+    /// Each judgement plays `playouts` random playouts (at least one).
+    pub fn new(playouts: u32) -> Playouts {
+        Playouts {
+            playouts: playouts.max(1),
+        }
+    }
+
+    /// The playouts behind each judgement.
+    pub fn count(&self) -> u32 {
+        self.playouts
+    }
+
+    /// Every role's goal summed over the playouts from `state`, into `totals`; the generator is seeded
+    /// by the state, so the same state gives the same sums.
+    fn play<G: Game>(&self, game: &G, state: &G::State, totals: &mut [i64]) {
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        state.hash(&mut hasher);
+        let mut rng = SmallRng::seed_from_u64(hasher.finish());
+        // One buffer per judgement: its allocation is noise next to the playouts it serves, and a buffer
+        // shared between Jamboree's threads would need a lock.
+        let mut buf = Vec::new();
+        for _ in 0..self.playouts {
+            let (end, _) = game.random_playout(state, &mut rng, &mut buf, MAX_STEPS);
+            for (r, total) in totals.iter_mut().enumerate() {
+                *total += i64::from(game.goal(&end, r));
+            }
+        }
+    }
+}
+
+impl Default for Playouts {
+    fn default() -> Self {
+        Playouts::new(DEFAULT_PLAYOUTS)
+    }
+}
+
+impl<G: Game> Evaluator<G> for Playouts {
+    fn name(&self) -> String {
+        format!("playouts({})", self.playouts)
+    }
+
+    /// Exact in finished states; otherwise ten times role 0's mean goal minus role 1's over the playouts
+    /// (so -1000..=1000). Games of other than two roles get `Guess(0)`.
+    fn estimate(&self, game: &G, state: &G::State) -> Result<Estimate, GameError> {
+        if game.info().num_roles() != 2 {
+            return Ok(Estimate::Guess(0));
+        }
+        if let Some(done) = final_estimate(game, state) {
+            return Ok(done);
+        }
+        let mut totals = [0i64; 2];
+        self.play(game, state, &mut totals);
+        let mean_times_ten = (totals[0] - totals[1]) * 10 / i64::from(self.playouts);
+        Ok(Estimate::Guess(mean_times_ten.clamp(-1000, 1000) as i32))
+    }
+
+    fn expected_goal(&self, guess: i32) -> Option<f64> {
+        Some(goal_of_difference(guess))
+    }
+
+    /// Each role's mean goal over the playouts, for any number of roles.
+    fn values(&self, game: &G, state: &G::State, out: &mut [f64]) -> Result<(), GameError> {
+        if game.is_terminal(state) {
+            return goals_into(game, state, out);
+        }
+        let mut totals = vec![0i64; out.len()];
+        self.play(game, state, &mut totals);
+        for (v, t) in out.iter_mut().zip(totals) {
+            *v = (t as f64 / f64::from(self.playouts)).clamp(0.0, 100.0);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evaluators::GoalsOnly;
+    use crate::games::tictactoe::TicTacToe;
+
+    fn play(g: &TicTacToe, moves: &[(usize, &str)]) -> <TicTacToe as Game>::State {
+        let mut s = g.initial_state();
+        for &(role, text) in moves {
+            let mv = g.parse_move(&s, role, text).unwrap();
+            s = g.play(&s, role, &mv);
+        }
+        s
+    }
+
+    #[test]
+    fn a_won_position_estimates_high_and_estimates_repeat() {
+        let g = TicTacToe::new(3, 3).unwrap();
+        let est = Playouts::new(32);
+        // x holds two corners and the centre with o to move: x wins most random continuations.
+        let s = play(
+            &g,
+            &[
+                (0, "mark(1,1)"),
+                (1, "mark(1,2)"),
+                (0, "mark(2,2)"),
+                (1, "mark(2,1)"),
+                (0, "mark(3,1)"),
+            ],
+        );
+        let first = est.estimate(&g, &s).unwrap();
+        assert!(matches!(first, Estimate::Guess(v) if v > 300), "{first}");
+        assert_eq!(est.estimate(&g, &s).unwrap(), first, "seeded by the state");
+        let mut v = [0.0; 2];
+        est.values(&g, &s, &mut v).unwrap();
+        assert!(v[0] > 65.0 && (v[0] + v[1] - 100.0).abs() < 1e-9, "{v:?}");
+    }
+
+    #[test]
+    fn terminal_states_keep_their_exact_value() {
+        let g = TicTacToe::new(3, 3).unwrap();
+        let s = play(
+            &g,
+            &[
+                (0, "mark(1,1)"),
+                (1, "mark(2,1)"),
+                (0, "mark(1,2)"),
+                (1, "mark(2,2)"),
+                (0, "mark(1,3)"),
+            ],
+        );
+        assert!(g.is_terminal(&s));
+        assert_eq!(
+            Playouts::new(4).estimate(&g, &s).unwrap(),
+            GoalsOnly.estimate(&g, &s).unwrap()
+        );
+    }
+}

@@ -1,0 +1,655 @@
+//! One way to load a game: a native game's name, a `.tree` file, a rule file or rules sent as text,
+//! with the options that shape it, become one [`AnyGame`] that every caller uses (the command line, the
+//! player server, the referee, tournaments, the learner).
+//!
+//! A rule file is read, parsed and checked, then built as the grounded network when it grounds within
+//! its budget and on the Datalog evaluator otherwise ([`EngineChoice`] forces one). Why the network was
+//! not used is data ([`LoadReport::fallback`]), for the caller to say. Each game comes with the
+//! [`Evaluator`] its depth-limited searches judge positions by: a native game's hand-written heuristic,
+//! a tree's values, and for rule files, which bring no heuristic, random playouts ([`Playouts`]) or, with
+//! zero playouts, goals and mobility.
+//!
+//! [`AnyGame::visit`] runs code generic over the game type on whichever game was loaded ([`Visitor`]).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::diagnostics::Diagnostic;
+use crate::engine::{EngineError, RuleGame};
+use crate::evaluators::{Evaluator, GoalMobility, Playouts};
+use crate::game::{Game, GameError, GameInfo};
+use crate::games::connect4::{self, Connect4};
+use crate::games::nim::{self, Nim};
+use crate::games::tictactoe::{self, TicTacToe};
+use crate::games::tree::{TreeError, TreeGame, TreeValues};
+use crate::network::{Budget, NetGame, NetworkError};
+use crate::print::ConvertError;
+use crate::syntax::ast::{Program, Syntax};
+
+/// Seconds a rule file's network may take to build by default (the default [`Budget`]).
+pub const DEFAULT_GROUNDING: Duration = Duration::from_secs(10);
+
+/// Seconds the network may take when [`EngineChoice::Network`] asks for it: a user who forces the
+/// network would rather wait for it than get an error (chess's takes a few seconds).
+pub const FORCED_GROUNDING: Duration = Duration::from_secs(120);
+
+/// A hand-written game and its size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NativeGame {
+    /// Nim: a pile, take one to three.
+    Nim {
+        /// Starting pile.
+        pile: u32,
+        /// Whoever takes the last piece loses.
+        misere: bool,
+    },
+    /// N×N tic-tac-toe, K in a row.
+    TicTacToe {
+        /// N.
+        size: usize,
+        /// K.
+        k: usize,
+    },
+    /// R×C Connect Four.
+    Connect4 {
+        /// Rows.
+        rows: u32,
+        /// Columns.
+        cols: u32,
+    },
+}
+
+/// Where a game comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GameSource {
+    /// A hand-written game.
+    Native(NativeGame),
+    /// An explicit game tree file (seed 3's trees).
+    Tree(PathBuf),
+    /// A rule file, KIF or Epilog infix.
+    RuleFile(PathBuf),
+    /// Rules as text (a manager's `start` message, a page's editor), with a name for the game.
+    RuleText {
+        /// The rules.
+        text: String,
+        /// The game's name.
+        name: String,
+        /// Their syntax.
+        syntax: Syntax,
+    },
+}
+
+impl GameSource {
+    /// The source a command line names: `nim`, `tictactoe`, `connect4` (with their default sizes), a
+    /// `.tree` file or a rule file.
+    pub fn named(name: &str) -> Result<GameSource, LoadError> {
+        let name = name.trim();
+        Ok(match name.to_ascii_lowercase().as_str() {
+            "nim" => GameSource::Native(NativeGame::Nim {
+                pile: 21,
+                misere: false,
+            }),
+            "tictactoe" | "tic-tac-toe" | "ttt" => {
+                GameSource::Native(NativeGame::TicTacToe { size: 3, k: 3 })
+            }
+            "connect4" | "connect-four" | "c4" => {
+                GameSource::Native(NativeGame::Connect4 { rows: 6, cols: 7 })
+            }
+            _ => match Path::new(name).extension().and_then(|e| e.to_str()) {
+                Some(ext) if ext.eq_ignore_ascii_case("tree") => GameSource::Tree(name.into()),
+                Some(ext)
+                    if ["gdl", "kif", "hrf", "epilog"]
+                        .iter()
+                        .any(|e| ext.eq_ignore_ascii_case(e)) =>
+                {
+                    GameSource::RuleFile(name.into())
+                }
+                _ => return Err(LoadError::UnknownGame(name.to_string())),
+            },
+        })
+    }
+
+    /// Whether the game is written as rules.
+    pub fn is_rules(&self) -> bool {
+        matches!(self, GameSource::RuleFile(_) | GameSource::RuleText { .. })
+    }
+}
+
+/// Which engine plays a rule file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum EngineChoice {
+    /// The grounded network when the rules ground within budget, else the Datalog evaluator.
+    #[default]
+    Auto,
+    /// The grounded propositional network.
+    Network,
+    /// The Datalog evaluator.
+    Datalog,
+}
+
+/// How to load a game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LoadOptions {
+    /// The engine of a rule file.
+    pub engine: EngineChoice,
+    /// The time the network may take to build (its size limits scale with it); `None` for the default
+    /// of the engine choice ([`DEFAULT_GROUNDING`], or [`FORCED_GROUNDING`] when the network is forced),
+    /// zero to skip the network.
+    pub grounding: Option<Duration>,
+    /// Random playouts behind each judgement of a rule game's position; 0 judges by goals and mobility.
+    pub playouts: u32,
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        LoadOptions {
+            engine: EngineChoice::Auto,
+            grounding: None,
+            playouts: crate::evaluators::DEFAULT_PLAYOUTS,
+        }
+    }
+}
+
+impl LoadOptions {
+    /// The time the network may take.
+    pub fn grounding_time(&self) -> Duration {
+        self.grounding.unwrap_or(match self.engine {
+            EngineChoice::Network => FORCED_GROUNDING,
+            _ => DEFAULT_GROUNDING,
+        })
+    }
+}
+
+/// What plays a loaded game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EngineKind {
+    /// A hand-written game.
+    Native,
+    /// An explicit game tree.
+    Tree,
+    /// The grounded propositional network.
+    Network,
+    /// The Datalog evaluator.
+    Datalog,
+}
+
+impl EngineKind {
+    /// `native`, `tree`, `network` or `datalog`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EngineKind::Native => "native",
+            EngineKind::Tree => "tree",
+            EngineKind::Network => "network",
+            EngineKind::Datalog => "datalog",
+        }
+    }
+
+    /// Whether the game is played from its rules.
+    pub fn is_rules(self) -> bool {
+        matches!(self, EngineKind::Network | EngineKind::Datalog)
+    }
+}
+
+impl std::fmt::Display for EngineKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How a game was loaded.
+#[derive(Clone, Debug)]
+pub struct LoadReport {
+    /// What plays it.
+    pub engine: EngineKind,
+    /// Reading, parsing, checking, grounding and compiling.
+    pub took: Duration,
+    /// The network's propositions and gates.
+    pub network_size: Option<(usize, usize)>,
+    /// Why the network was not used, when it was tried.
+    pub fallback: Option<NetworkError>,
+    /// Whether the Datalog evaluator runs the rules demand-driven (see `crate::engine::Evaluation`).
+    pub demand: bool,
+}
+
+impl LoadReport {
+    fn native(engine: EngineKind) -> LoadReport {
+        LoadReport {
+            engine,
+            took: Duration::ZERO,
+            network_size: None,
+            fallback: None,
+            demand: false,
+        }
+    }
+}
+
+/// A game's rules as they were read: what remote players are sent and what a page shows.
+#[derive(Debug)]
+pub struct Rules {
+    /// The parsed, checked program.
+    pub program: Program,
+    /// The text it was read from.
+    pub text: String,
+    /// Its file name, or the name given with the text.
+    pub file: String,
+}
+
+impl Rules {
+    /// The rules as one line of KIF sentences, what the GGP protocol sends: a KIF file compacted, an
+    /// infix file converted to classic KIF.
+    pub fn to_kif(&self) -> Result<String, KifError> {
+        let kif = match self.program.syntax {
+            Syntax::Kif => self.text.clone(),
+            Syntax::Infix => {
+                crate::print::to_kif(&crate::print::convert(&self.program, Syntax::Kif)?)
+            }
+        };
+        Ok(crate::protocol::messages::compact_kif(&kif)?)
+    }
+}
+
+/// Why rules cannot be sent as KIF.
+#[derive(Debug, thiserror::Error)]
+pub enum KifError {
+    /// The conversion to classic GDL fails.
+    #[error(transparent)]
+    Convert(#[from] ConvertError),
+    /// The KIF text does not read back (a bug of the printer, reported rather than sent).
+    #[error("the KIF text does not read back: {0}")]
+    Text(#[from] crate::protocol::messages::MessageError),
+}
+
+/// A loaded game of type `G`: the game, the judgement its searches use, how it was loaded and, for a
+/// rule game, its rules. Cheap to clone (shared pointers), so a session or a page can keep it.
+pub struct Loaded<G: Game> {
+    /// The game.
+    pub game: Arc<G>,
+    /// How its depth-limited searches judge positions.
+    pub evaluator: Arc<dyn Evaluator<G>>,
+    /// How it was loaded.
+    pub report: LoadReport,
+    /// Its rules, for a rule game.
+    pub rules: Option<Arc<Rules>>,
+}
+
+impl<G: Game> Clone for Loaded<G> {
+    fn clone(&self) -> Self {
+        Loaded {
+            game: Arc::clone(&self.game),
+            evaluator: Arc::clone(&self.evaluator),
+            report: self.report.clone(),
+            rules: self.rules.clone(),
+        }
+    }
+}
+
+/// Code generic over the game type, run on whichever game was loaded.
+pub trait Visitor {
+    /// What it produces.
+    type Output;
+    /// Runs on `loaded`.
+    fn visit<G: Game>(self, loaded: Loaded<G>) -> Self::Output;
+}
+
+/// A loaded game of any type.
+pub enum AnyGame {
+    /// Nim.
+    Nim(Loaded<Nim>),
+    /// Tic-tac-toe.
+    TicTacToe(Loaded<TicTacToe>),
+    /// Connect Four.
+    Connect4(Loaded<Connect4>),
+    /// A game tree.
+    Tree(Loaded<TreeGame>),
+    /// A rule game on the network.
+    Network(Loaded<NetGame>),
+    /// A rule game on the Datalog evaluator.
+    Datalog(Loaded<RuleGame>),
+}
+
+/// Runs `$body` with `$l` bound to the [`Loaded`] of whichever game `$any` holds.
+macro_rules! each_game {
+    ($any:expr, $l:ident => $body:expr) => {
+        match $any {
+            AnyGame::Nim($l) => $body,
+            AnyGame::TicTacToe($l) => $body,
+            AnyGame::Connect4($l) => $body,
+            AnyGame::Tree($l) => $body,
+            AnyGame::Network($l) => $body,
+            AnyGame::Datalog($l) => $body,
+        }
+    };
+}
+
+impl AnyGame {
+    /// Runs `visitor` on the game.
+    pub fn visit<V: Visitor>(self, visitor: V) -> V::Output {
+        each_game!(self, l => visitor.visit(l))
+    }
+
+    /// How it was loaded.
+    pub fn report(&self) -> &LoadReport {
+        each_game!(self, l => &l.report)
+    }
+
+    /// The game's static facts.
+    pub fn info(&self) -> &GameInfo {
+        each_game!(self, l => l.game.info())
+    }
+
+    /// Its rules, for a rule game.
+    pub fn rules(&self) -> Option<&Arc<Rules>> {
+        each_game!(self, l => l.rules.as_ref())
+    }
+}
+
+/// Why a game could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// A file cannot be read.
+    #[error("cannot read {}: {reason}", path.display())]
+    Unreadable {
+        /// The file.
+        path: PathBuf,
+        /// Why, in a few words.
+        reason: String,
+    },
+    /// The name is neither a native game nor a file of a known kind.
+    #[error(
+        "unknown game `{0}`: expected nim, tictactoe, connect4, a .tree file or a rule file (.gdl, \
+         .kif)"
+    )]
+    UnknownGame(String),
+    /// A native game's size is impossible.
+    #[error(transparent)]
+    Native(GameError),
+    /// A tree file does not parse.
+    #[error("{}: {source}", path.display())]
+    Tree {
+        /// The file.
+        path: PathBuf,
+        /// Where and what.
+        source: TreeError,
+    },
+    /// The rules do not parse or are not a valid game: every error with its place, for the caller to
+    /// render ([`crate::diagnostics::render`]).
+    #[error("{file}: {} in the rules", crate::diagnostics::count(errors.len(), "error"))]
+    Invalid {
+        /// The file name (or the name given with the text).
+        file: String,
+        /// The text, for rendering.
+        text: String,
+        /// The errors.
+        errors: Vec<Diagnostic>,
+    },
+    /// The network was asked for and cannot be built.
+    #[error("the network cannot be built: {0}")]
+    Network(NetworkError),
+    /// The Datalog evaluator cannot play the rules.
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+}
+
+/// Loads the game `source` names, as `options` ask (see the module documentation).
+pub fn load(source: &GameSource, options: &LoadOptions) -> Result<AnyGame, LoadError> {
+    match source {
+        GameSource::Native(native) => load_native(*native),
+        GameSource::Tree(path) => {
+            let text = read(path)?;
+            let tree = TreeGame::parse(&text).map_err(|source| LoadError::Tree {
+                path: path.clone(),
+                source,
+            })?;
+            Ok(AnyGame::Tree(native(
+                tree,
+                Arc::new(TreeValues::new()),
+                EngineKind::Tree,
+            )))
+        }
+        GameSource::RuleFile(path) => {
+            let started = Instant::now();
+            let text = read(path)?;
+            let syntax = crate::syntax::syntax_of_path(path)
+                .unwrap_or_else(|| crate::syntax::guess_syntax(&text));
+            let name = path.file_stem().map_or_else(
+                || path.display().to_string(),
+                |s| s.to_string_lossy().into_owned(),
+            );
+            let rules = read_rules(text, path.display().to_string(), syntax)?;
+            build_rules(rules, &name, options, started)
+        }
+        GameSource::RuleText { text, name, syntax } => {
+            let started = Instant::now();
+            let rules = read_rules(text.clone(), name.clone(), *syntax)?;
+            build_rules(rules, name, options, started)
+        }
+    }
+}
+
+fn load_native(game: NativeGame) -> Result<AnyGame, LoadError> {
+    Ok(match game {
+        NativeGame::Nim { pile, misere } => AnyGame::Nim(native(
+            Nim::new(pile, misere),
+            Arc::new(nim::Heuristic),
+            EngineKind::Native,
+        )),
+        NativeGame::TicTacToe { size, k } => AnyGame::TicTacToe(native(
+            TicTacToe::new(size, k).map_err(LoadError::Native)?,
+            Arc::new(tictactoe::Heuristic),
+            EngineKind::Native,
+        )),
+        NativeGame::Connect4 { rows, cols } => AnyGame::Connect4(native(
+            Connect4::new(rows, cols).map_err(LoadError::Native)?,
+            Arc::new(connect4::Heuristic),
+            EngineKind::Native,
+        )),
+    })
+}
+
+fn native<G: Game>(game: G, evaluator: Arc<dyn Evaluator<G>>, engine: EngineKind) -> Loaded<G> {
+    Loaded {
+        game: Arc::new(game),
+        evaluator,
+        report: LoadReport::native(engine),
+        rules: None,
+    }
+}
+
+/// A file's text, or why it cannot be read, in one line: a file that is not there has no line and
+/// column to show.
+pub fn read(path: &Path) -> Result<String, LoadError> {
+    let unreadable = |reason: String| LoadError::Unreadable {
+        path: path.to_path_buf(),
+        reason,
+    };
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_dir() => return Err(unreadable("it is a directory".into())),
+        Ok(_) => {}
+        Err(e) => return Err(unreadable(io_reason(&e))),
+    }
+    let bytes = std::fs::read(path).map_err(|e| unreadable(io_reason(&e)))?;
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        LoadError::Invalid {
+            file: path.display().to_string(),
+            text: String::from_utf8_lossy(e.as_bytes()).into_owned(),
+            errors: vec![Diagnostic::error(
+                crate::syntax::ast::Span::new(at, at + 1),
+                "the file is not UTF-8 text",
+            )
+            .with_help("save the file as UTF-8")],
+        }
+    })
+}
+
+/// An I/O error in a few plain words.
+fn io_reason(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file".to_string(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+        _ => e.to_string(),
+    }
+}
+
+/// Parses and checks rules; every error comes back with its place.
+pub fn read_rules(text: String, file: String, syntax: Syntax) -> Result<Rules, LoadError> {
+    let program = match crate::syntax::parse_str(&text, syntax) {
+        Ok(p) => p,
+        Err(errors) => return Err(LoadError::Invalid { file, text, errors }),
+    };
+    let report = crate::check::check(&program);
+    if !report.is_ok() {
+        return Err(LoadError::Invalid {
+            file,
+            text,
+            errors: report.errors,
+        });
+    }
+    Ok(Rules {
+        program,
+        text,
+        file,
+    })
+}
+
+/// Builds rules already read and checked ([`read_rules`]) on the engine `options` ask for, as [`load`]
+/// does: for a caller that reads the rules itself (`check` prints their warnings first).
+pub fn load_checked(rules: Rules, name: &str, options: &LoadOptions) -> Result<AnyGame, LoadError> {
+    build_rules(rules, name, options, Instant::now())
+}
+
+/// Builds checked rules on the engine `options` ask for.
+fn build_rules(
+    rules: Rules,
+    name: &str,
+    options: &LoadOptions,
+    started: Instant,
+) -> Result<AnyGame, LoadError> {
+    let rules = Arc::new(rules);
+    let mut fallback = None;
+    let grounding = options.grounding_time();
+    if options.engine != EngineChoice::Datalog && !grounding.is_zero() {
+        let budget = Budget::for_seconds(grounding.as_secs_f64());
+        match NetGame::from_program_within(&rules.program, name, budget) {
+            Ok(g) => {
+                let report = LoadReport {
+                    engine: EngineKind::Network,
+                    took: started.elapsed(),
+                    network_size: Some((g.num_propositions(), g.num_gates())),
+                    fallback: None,
+                    demand: false,
+                };
+                return Ok(AnyGame::Network(Loaded {
+                    game: Arc::new(g),
+                    evaluator: rule_evaluator(options),
+                    report,
+                    rules: Some(rules),
+                }));
+            }
+            Err(e) if options.engine == EngineChoice::Network => {
+                return Err(LoadError::Network(e))
+            }
+            Err(e) => fallback = Some(e),
+        }
+    }
+    let g = RuleGame::from_program(&rules.program, name)?;
+    let report = LoadReport {
+        engine: EngineKind::Datalog,
+        took: started.elapsed(),
+        network_size: None,
+        fallback,
+        demand: g.uses_demand(),
+    };
+    Ok(AnyGame::Datalog(Loaded {
+        game: Arc::new(g),
+        evaluator: rule_evaluator(options),
+        report,
+        rules: Some(rules),
+    }))
+}
+
+/// How a rule game's positions are judged: `options.playouts` random playouts, or goals and mobility.
+fn rule_evaluator<G: Game>(options: &LoadOptions) -> Arc<dyn Evaluator<G>> {
+    match options.playouts {
+        0 => Arc::new(GoalMobility),
+        n => Arc::new(Playouts::new(n)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const RULES: &str = "(role r) (init (s 0)) (legal r go) (<= (next (s 1)) (true (s 0))) \
+                         (<= terminal (true (s 1))) (goal r 100)";
+
+    fn text(engine: EngineChoice, grounding: Option<Duration>) -> Result<AnyGame, LoadError> {
+        let source = GameSource::RuleText {
+            text: RULES.into(),
+            name: "t".into(),
+            syntax: Syntax::Kif,
+        };
+        let options = LoadOptions {
+            engine,
+            grounding,
+            ..LoadOptions::default()
+        };
+        load(&source, &options)
+    }
+
+    #[test]
+    fn rules_load_on_the_network_and_the_evaluator() {
+        let net = text(EngineChoice::Auto, None).unwrap();
+        assert_eq!(net.report().engine, EngineKind::Network);
+        assert_eq!(net.info().roles, ["r"]);
+        let datalog = text(EngineChoice::Datalog, None).unwrap();
+        assert_eq!(datalog.report().engine, EngineKind::Datalog);
+        let skipped = text(EngineChoice::Auto, Some(Duration::ZERO)).unwrap();
+        assert_eq!(skipped.report().engine, EngineKind::Datalog);
+        assert_eq!(
+            net.rules().unwrap().to_kif().unwrap(),
+            "(role r) (init (s 0)) (legal r go) (<= (next (s 1)) (true (s 0))) (<= terminal \
+             (true (s 1))) (goal r 100)"
+        );
+    }
+
+    #[test]
+    fn invalid_rules_keep_every_error_with_its_place() {
+        let source = GameSource::RuleText {
+            text: "(role r) (<= (legal r ?x) (true (p)))".into(),
+            name: "t".into(),
+            syntax: Syntax::Kif,
+        };
+        match load(&source, &LoadOptions::default()) {
+            Err(LoadError::Invalid { file, errors, .. }) => {
+                assert_eq!(file, "t");
+                assert!(!errors.is_empty());
+            }
+            other => panic!("expected invalid rules, got {:?}", other.map(|_| ())),
+        }
+    }
+
+    #[test]
+    fn names_pick_native_games_and_files() {
+        assert_eq!(
+            GameSource::named("TTT").unwrap(),
+            GameSource::Native(NativeGame::TicTacToe { size: 3, k: 3 })
+        );
+        assert_eq!(
+            GameSource::named("games/x.GDL").unwrap(),
+            GameSource::RuleFile("games/x.GDL".into())
+        );
+        assert!(matches!(
+            GameSource::named("chess"),
+            Err(LoadError::UnknownGame(_))
+        ));
+        let e = load(
+            &GameSource::RuleFile("no/such/file.kif".into()),
+            &LoadOptions::default(),
+        )
+        .map(|_| ())
+        .unwrap_err();
+        assert_eq!(e.to_string(), "cannot read no/such/file.kif: no such file");
+    }
+}

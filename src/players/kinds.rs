@@ -1,0 +1,393 @@
+//! The kinds of player, what each needs of a game, and the one factory that builds them.
+//!
+//! **Whether a player can play a game is decided here, once**: [`PlayerKind::requirement`] says what a
+//! kind needs, [`PlayerKind::check`] tests it against a game's [`GameInfo`] (naming the kinds that can
+//! play it when it fails), and [`make_player`] refuses to build a player for a game it cannot play, so
+//! every caller (a match, a tournament, a served session, a search from the command line) gets the same
+//! answer.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::sync::Arc;
+
+use super::clock::{role_seed, Progress};
+use super::seeds::{SeedPlayer, SeedSearch, DEFAULT_FRACTION};
+use super::{
+    GreedyPlayer, IdPlayer, LearnedPlayer, LegalPlayer, McsPlayer, MctsPlayer, Player,
+    RandomPlayer,
+};
+use crate::evaluators::Evaluator;
+use crate::game::{Game, GameError, GameInfo, RoleIndex};
+
+/// The kinds of player the command line and the factory know.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PlayerKind {
+    /// The first legal move.
+    Legal,
+    /// A seeded random legal move.
+    Random,
+    /// Depth-limited minimax (seed 1), deepened until the clock runs out.
+    Minimax,
+    /// Seed 3's alpha-beta, deepened until the clock runs out.
+    AlphaBeta,
+    /// Seed 3's Jamboree, deepened until the clock runs out.
+    Jamboree,
+    /// Iterative-deepening alpha-beta with a transposition table, for any game.
+    Id,
+    /// Monte Carlo search: random playouts after each move, best average.
+    Mcs,
+    /// Monte Carlo tree search (decoupled UCT with a solver).
+    Mcts,
+    /// Gamemaster's one-step lookahead: `id` limited to one move.
+    OneStep,
+    /// Gamemaster's two-step lookahead: `id` limited to two moves.
+    TwoStep,
+    /// Gamemaster's greedy player: the move whose next state has the best goal value.
+    Greedy,
+    /// Gamemaster's fixed-depth minimax: `id` limited to `--depth`.
+    MinimaxDepth,
+    /// Seed 2's learned player: the next state with the best learned score (`learned:FILE`).
+    Learned,
+}
+
+/// What a kind of player needs of a game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Requirement {
+    /// Any game.
+    Any,
+    /// Two roles taking turns, zero-sum: the seeds' minimax family.
+    TwoPlayerZeroSum,
+    /// Two roles taking turns: seed 2's learner (one score, one role maximising it).
+    TwoRolesTakingTurns,
+}
+
+impl PlayerKind {
+    /// Every kind, in the order the help text lists them.
+    pub const ALL: [PlayerKind; 13] = [
+        PlayerKind::Legal,
+        PlayerKind::Random,
+        PlayerKind::Minimax,
+        PlayerKind::AlphaBeta,
+        PlayerKind::Jamboree,
+        PlayerKind::Id,
+        PlayerKind::Mcs,
+        PlayerKind::Mcts,
+        PlayerKind::OneStep,
+        PlayerKind::TwoStep,
+        PlayerKind::Greedy,
+        PlayerKind::MinimaxDepth,
+        PlayerKind::Learned,
+    ];
+
+    /// The kind's name on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PlayerKind::Legal => "legal",
+            PlayerKind::Random => "random",
+            PlayerKind::Minimax => "minimax",
+            PlayerKind::AlphaBeta => "alphabeta",
+            PlayerKind::Jamboree => "jamboree",
+            PlayerKind::Id => "id",
+            PlayerKind::Mcs => "mcs",
+            PlayerKind::Mcts => "mcts",
+            PlayerKind::OneStep => "onestep",
+            PlayerKind::TwoStep => "twostep",
+            PlayerKind::Greedy => "greedy",
+            PlayerKind::MinimaxDepth => "minimaxdepth",
+            PlayerKind::Learned => "learned",
+        }
+    }
+
+    /// Whether this kind takes `--depth`.
+    pub fn searches(self) -> bool {
+        matches!(
+            self,
+            PlayerKind::Minimax
+                | PlayerKind::AlphaBeta
+                | PlayerKind::Jamboree
+                | PlayerKind::Id
+                | PlayerKind::MinimaxDepth
+        )
+    }
+
+    /// The seeds' search this kind plays (minimax, alpha-beta, Jamboree with `fraction`), which
+    /// reproduces the seeds' traces.
+    pub fn seed_search(self, fraction: f64) -> Option<SeedSearch> {
+        match self {
+            PlayerKind::Minimax => Some(SeedSearch::Minimax),
+            PlayerKind::AlphaBeta => Some(SeedSearch::AlphaBeta),
+            PlayerKind::Jamboree => Some(SeedSearch::Jamboree { fraction }),
+            _ => None,
+        }
+    }
+
+    /// What this kind needs of a game.
+    pub fn requirement(self) -> Requirement {
+        match self {
+            PlayerKind::Minimax | PlayerKind::AlphaBeta | PlayerKind::Jamboree => {
+                Requirement::TwoPlayerZeroSum
+            }
+            PlayerKind::Learned => Requirement::TwoRolesTakingTurns,
+            _ => Requirement::Any,
+        }
+    }
+
+    /// Checks that this kind can play `info`'s game; the error says why not and names the kinds that
+    /// can.
+    pub fn check(self, info: &GameInfo) -> Result<(), GameError> {
+        let refused = match self.requirement() {
+            Requirement::Any => return Ok(()),
+            Requirement::TwoPlayerZeroSum => info.require_two_player_zero_sum(self.as_str()),
+            Requirement::TwoRolesTakingTurns => crate::learn::check_supported(info)
+                .map_err(|e| GameError::Unsupported(e.to_string())),
+        };
+        refused.map_err(|e| {
+            let able: Vec<&str> = PlayerKind::ALL
+                .into_iter()
+                .filter(|k| k.requirement() != self.requirement() && k.check(info).is_ok())
+                .map(PlayerKind::as_str)
+                .collect();
+            GameError::Unsupported(format!(
+                "{e}. Players that can play it: {}",
+                able.join(", ")
+            ))
+        })
+    }
+}
+
+impl fmt::Display for PlayerKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A player kind that does not exist.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown player `{0}`{hint}; known players: {known}", hint = hint(.0), known = known_players())]
+pub struct UnknownPlayer(pub String);
+
+/// `, did you mean `mcts`?` for a slip of the keyboard.
+fn hint(word: &str) -> String {
+    let names = PlayerKind::ALL.map(PlayerKind::as_str);
+    crate::diagnostics::did_you_mean(word.trim(), names.iter().copied().chain(["human"]))
+        .map(|k| format!(" (did you mean `{k}`?)"))
+        .unwrap_or_default()
+}
+
+fn known_players() -> String {
+    PlayerKind::ALL
+        .map(|k| match k {
+            PlayerKind::Learned => "learned:FILE",
+            k => k.as_str(),
+        })
+        .join(", ")
+}
+
+/// A player as the command line names it: a kind, and for `learned:FILE` the file of learned scores.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct PlayerSpec {
+    /// The kind.
+    pub kind: PlayerKind,
+    /// The scores file of a learned player.
+    pub file: Option<PathBuf>,
+}
+
+impl From<PlayerKind> for PlayerSpec {
+    fn from(kind: PlayerKind) -> Self {
+        PlayerSpec { kind, file: None }
+    }
+}
+
+impl fmt::Display for PlayerSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.file {
+            Some(p) => write!(f, "{}:{}", self.kind, p.display()),
+            None => write!(f, "{}", self.kind),
+        }
+    }
+}
+
+impl FromStr for PlayerSpec {
+    type Err = UnknownPlayer;
+
+    /// A kind (`mcts`), or `learned:FILE`.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let t = s.trim();
+        match t.split_once(':') {
+            Some((k, file)) if k.eq_ignore_ascii_case("learned") && !file.is_empty() => {
+                Ok(PlayerSpec {
+                    kind: PlayerKind::Learned,
+                    file: Some(PathBuf::from(file)),
+                })
+            }
+            _ => t.parse::<PlayerKind>().map(PlayerSpec::from),
+        }
+    }
+}
+
+impl FromStr for PlayerKind {
+    type Err = UnknownPlayer;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let wanted = s.trim().to_ascii_lowercase();
+        let wanted = match wanted.as_str() {
+            "ab" | "alpha-beta" => "alphabeta",
+            "mm" => "minimax",
+            // Gamemaster's iterative-deepening minimax is our `id`.
+            "minimaxid" | "iterative-deepening" => "id",
+            "uct" => "mcts",
+            other => other,
+        };
+        PlayerKind::ALL
+            .into_iter()
+            .find(|k| k.as_str() == wanted)
+            .ok_or_else(|| UnknownPlayer(s.to_string()))
+    }
+}
+
+/// The settings a player is built with.
+#[derive(Clone)]
+pub struct PlayerConfig {
+    /// Search depth in plies (the seeds' searches and `minimaxdepth`: the deepest iteration).
+    pub depth: u32,
+    /// The deepest iteration of `id`, when it is limited.
+    pub id_depth: Option<u32>,
+    /// Seed for random choices; each role's player gets its own seed derived from it ([`role_seed`]).
+    pub seed: u64,
+    /// Jamboree's sequential fraction.
+    pub fraction: f64,
+    /// Threads a Monte Carlo tree search runs on.
+    pub threads: usize,
+    /// Where a long search reports what it is doing, about once a second.
+    pub progress: Option<Progress>,
+}
+
+impl fmt::Debug for PlayerConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PlayerConfig")
+            .field("depth", &self.depth)
+            .field("id_depth", &self.id_depth)
+            .field("seed", &self.seed)
+            .field("fraction", &self.fraction)
+            .field("threads", &self.threads)
+            .field("progress", &self.progress.is_some())
+            .finish()
+    }
+}
+
+impl Default for PlayerConfig {
+    fn default() -> Self {
+        PlayerConfig {
+            depth: 4,
+            id_depth: None,
+            seed: 1,
+            fraction: DEFAULT_FRACTION,
+            threads: 1,
+            progress: None,
+        }
+    }
+}
+
+/// Builds the player `spec` names for `role` of `game`, judging states by `evaluator` where it
+/// searches to a horizon; refuses a game the player cannot play ([`PlayerKind::check`]).
+pub fn make_player<G: Game>(
+    spec: &PlayerSpec,
+    role: RoleIndex,
+    game: &G,
+    config: &PlayerConfig,
+    evaluator: Arc<dyn Evaluator<G>>,
+) -> Result<Box<dyn Player<G>>, GameError> {
+    let info = game.info();
+    spec.kind.check(info)?;
+    if role >= info.num_roles() {
+        return Err(GameError::Unsupported(format!(
+            "role {role} is not a role of `{}`",
+            info.name
+        )));
+    }
+    let seed = role_seed(config.seed, role);
+    let progress = config.progress.clone();
+    let depth = config.depth;
+    Ok(match spec.kind {
+        PlayerKind::Legal => Box::new(LegalPlayer),
+        PlayerKind::Random => Box::new(RandomPlayer::new(seed)),
+        PlayerKind::Minimax | PlayerKind::AlphaBeta | PlayerKind::Jamboree => {
+            let search = spec.kind.seed_search(config.fraction).ok_or_else(|| {
+                GameError::Unsupported(format!("{} is not a seed search", spec.kind))
+            })?;
+            Box::new(SeedPlayer::new(search, depth, evaluator))
+        }
+        PlayerKind::Id => {
+            let id = IdPlayer::new(seed, evaluator).with_progress(progress);
+            match config.id_depth {
+                Some(depth) => Box::new(id.with_max_depth(depth)),
+                None => Box::new(id),
+            }
+        }
+        PlayerKind::MinimaxDepth => Box::new(
+            IdPlayer::new(seed, evaluator)
+                .limited("minimaxdepth", depth)
+                .with_progress(progress),
+        ),
+        PlayerKind::OneStep => Box::new(
+            IdPlayer::new(seed, evaluator)
+                .limited("onestep", 1)
+                .goals_only(),
+        ),
+        PlayerKind::TwoStep => Box::new(
+            IdPlayer::new(seed, evaluator)
+                .limited("twostep", 2)
+                .goals_only(),
+        ),
+        PlayerKind::Greedy => Box::new(GreedyPlayer::new(seed)),
+        PlayerKind::Mcs => Box::new(McsPlayer::new(seed).with_progress(progress)),
+        PlayerKind::Mcts => Box::new(
+            MctsPlayer::new(seed)
+                .with_threads(config.threads)
+                .with_progress(progress),
+        ),
+        PlayerKind::Learned => Box::new(LearnedPlayer::new(spec.file.clone(), seed)),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evaluators::GoalsOnly;
+    use crate::game::Dynamics;
+    use crate::games::nim::Nim;
+
+    #[test]
+    fn a_misspelled_kind_gets_a_suggestion() {
+        let e = "mtcs".parse::<PlayerKind>().unwrap_err().to_string();
+        assert!(e.starts_with("unknown player `mtcs` (did you mean `mcts`?)"), "{e}");
+        let e = "chess".parse::<PlayerKind>().unwrap_err().to_string();
+        assert!(e.starts_with("unknown player `chess`; known"), "{e}");
+    }
+
+    #[test]
+    fn the_factory_refuses_what_a_player_cannot_play() {
+        let roshambo = GameInfo {
+            name: "roshambo".into(),
+            roles: vec!["a".into(), "b".into()],
+            dynamics: Dynamics::Simultaneous,
+            zero_sum: true,
+        };
+        let e = PlayerKind::AlphaBeta.check(&roshambo).unwrap_err().to_string();
+        assert!(e.contains("roles move simultaneously"), "{e}");
+        assert!(e.contains("Players that can play it: legal, random, id"), "{e}");
+        assert!(!e.contains("learned"), "{e}");
+        let nim = Nim::new(5, false);
+        for kind in PlayerKind::ALL {
+            let built = make_player(
+                &kind.into(),
+                0,
+                &nim,
+                &PlayerConfig::default(),
+                Arc::new(GoalsOnly),
+            );
+            assert!(built.is_ok(), "{kind} plays nim");
+        }
+    }
+}

@@ -1,0 +1,202 @@
+//! A seat played by a player server over the GGP protocol (PROTOCOL.md in the shared reference): the
+//! rules and clocks go out in `start`, each step's joint move in `play`, and the end in `stop` or
+//! `abort`. Every request is bounded by its clock plus the referee's grace, and every reply by size.
+
+use std::time::Duration;
+
+use super::events::Violation;
+use super::seat::{Answer, MatchStart, Seat, Turn};
+use crate::game::Game;
+use crate::protocol::messages::{parse_one, Message, Sexp};
+
+/// The longest reply read from a player: a move is a few dozen bytes.
+const MAX_REPLY_BYTES: u64 = 64 * 1024;
+
+/// How long a player has to say its name.
+const INFO_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// A player server at a URL.
+pub struct RemoteSeat {
+    agent: ureq::Agent,
+    url: String,
+    receiver: String,
+    match_id: String,
+    /// Whether `start` was answered (only then is the player told the end).
+    started: bool,
+    /// How long the goodbye may take.
+    goodbye: Duration,
+}
+
+impl RemoteSeat {
+    /// A seat for the player server at `url` (`http://host:port`).
+    pub fn new(url: &str) -> RemoteSeat {
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            // A player server may keep a connection between messages or not; fresh ones are safer
+            // with servers that close after each reply (ggp-base's players do).
+            .max_idle_connections(0)
+            .build()
+            .into();
+        let receiver = url
+            .split("://")
+            .nth(1)
+            .unwrap_or(url)
+            .split('/')
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        RemoteSeat {
+            agent,
+            url: url.to_string(),
+            receiver,
+            match_id: String::new(),
+            started: false,
+            goodbye: Duration::from_secs(2),
+        }
+    }
+
+    /// Sends `message` and waits at most `timeout` for the reply.
+    fn send(&self, message: &Message, timeout: Duration) -> Result<String, Violation> {
+        let response = self
+            .agent
+            .post(&self.url)
+            .header("Content-Type", "text/acl")
+            .header("Sender", "GAMESERVER")
+            .header("Receiver", &self.receiver)
+            .config()
+            .timeout_global(Some(timeout))
+            .build()
+            .send(message.to_string());
+        let classify = |e: ureq::Error| match e {
+            ureq::Error::Timeout(_) => Violation::Timeout {
+                detail: format!("no reply within {timeout:.1?}"),
+            },
+            other => Violation::ConnectionError {
+                detail: format!("{}: {other}", self.url),
+            },
+        };
+        let mut response = response.map_err(classify)?;
+        let status = response.status();
+        let body = response
+            .body_mut()
+            .with_config()
+            .limit(MAX_REPLY_BYTES)
+            .read_to_string()
+            .map_err(classify)?;
+        if !status.is_success() {
+            return Err(Violation::ConnectionError {
+                detail: format!(
+                    "{} answered HTTP {status}: {}",
+                    self.url,
+                    body.chars().take(200).collect::<String>()
+                ),
+            });
+        }
+        Ok(body)
+    }
+
+    /// The player's name from `(info)`, if it says one.
+    fn info_name(&self) -> Option<String> {
+        let reply = self.send(&Message::Info, INFO_TIMEOUT).ok()?;
+        let Sexp::List(items, _) = parse_one(&reply).ok()? else {
+            return None;
+        };
+        items.iter().find_map(|item| match item {
+            Sexp::List(pair, _) if pair.len() == 2 && pair[0].is_word("name") => {
+                Some(pair[1].to_string())
+            }
+            _ => None,
+        })
+    }
+
+    fn kif_moves<G: Game>(game: &G, joint: Option<&[G::Move]>) -> Option<Vec<String>> {
+        joint.map(|j| j.iter().map(|m| game.move_kif(m)).collect())
+    }
+}
+
+impl<G: Game> Seat<G> for RemoteSeat {
+    fn name(&self) -> String {
+        self.url.clone()
+    }
+
+    fn is_remote(&self) -> bool {
+        true
+    }
+
+    fn start(&mut self, game: &G, start: &MatchStart<'_>) -> Result<String, Violation> {
+        let rules = start.rules.ok_or_else(|| Violation::ConnectionError {
+            detail: "a remote player is sent the game's rules, and this game has none (play a \
+                     rule file)"
+                .into(),
+        })?;
+        let name = self.info_name().unwrap_or_else(|| self.receiver.clone());
+        self.match_id = start.match_id.to_string();
+        self.goodbye = start.clock.play + Duration::from_secs(1);
+        let message = Message::Start {
+            match_id: start.match_id.to_string(),
+            role: game.info().roles[start.role].clone(),
+            rules: rules.to_string(),
+            start_clock: start.clock.start.as_secs_f64(),
+            play_clock: start.clock.play.as_secs_f64(),
+        };
+        match self.send(&message, start.clock.start + Duration::from_secs(1)) {
+            // A player in another match says so, and will not play this one.
+            Ok(reply) if reply.trim().eq_ignore_ascii_case("busy") => {
+                Err(Violation::ConnectionError {
+                    detail: format!("{} replied `busy`", self.url),
+                })
+            }
+            Ok(_) => {
+                self.started = true;
+                Ok(name)
+            }
+            Err(problem) => Err(problem),
+        }
+    }
+
+    fn ask(&mut self, turn: &Turn<'_, G>) -> Answer<G::Move> {
+        let message = Message::Play {
+            match_id: self.match_id.clone(),
+            moves: Self::kif_moves(turn.game, turn.last),
+        };
+        let reply = match self.send(&message, turn.limit()) {
+            Ok(reply) => reply,
+            Err(problem) => return Answer::Failed(problem),
+        };
+        let shown: String = reply.trim().chars().take(100).collect();
+        let illegal = |detail: String| {
+            Answer::Failed(Violation::Illegal {
+                answer: shown.clone(),
+                detail,
+            })
+        };
+        let sexp = match parse_one(&reply) {
+            Ok(sexp) => sexp,
+            Err(e) => return illegal(format!("unreadable reply `{shown}`: {e}")),
+        };
+        match turn
+            .game
+            .parse_move(turn.state, turn.role, &sexp.to_string())
+        {
+            Ok(mv) => Answer::Move { mv, stats: None },
+            Err(e) => illegal(e.to_string()),
+        }
+    }
+
+    fn finish(&mut self, game: &G, last: Option<&[G::Move]>, completed: bool) {
+        if !self.started {
+            return;
+        }
+        let match_id = self.match_id.clone();
+        let goodbye = if completed {
+            Message::Stop {
+                match_id,
+                moves: Self::kif_moves(game, last),
+            }
+        } else {
+            Message::Abort { match_id }
+        };
+        // The answer does not matter.
+        let _ = self.send(&goodbye, self.goodbye);
+    }
+}

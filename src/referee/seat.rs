@@ -1,0 +1,302 @@
+//! Seats: who plays a role in a match. A seat is a program in this process ([`PlayerSeat`]), a player
+//! server reached over the GGP protocol ([`super::remote::RemoteSeat`]) or a person
+//! ([`super::person::Terminal`] at a terminal; a browser is one more kind). The referee treats them all
+//! alike: it tells each the match is starting, asks each for its move in every state, and tells each
+//! how the match ended.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::time::{Duration, Instant};
+
+use std::sync::Arc;
+
+use super::events::Violation;
+use super::remote::RemoteSeat;
+use super::RefereeError;
+use crate::game::{Game, RoleIndex};
+use crate::load::Loaded;
+use crate::players::{
+    make_player, Clock, Deadline, Player, PlayerConfig, PlayerSpec, SearchStats, UnknownPlayer,
+};
+
+/// What a seat is told when a match starts.
+#[derive(Clone, Copy, Debug)]
+pub struct MatchStart<'a> {
+    /// The match's id.
+    pub match_id: &'a str,
+    /// The role it plays.
+    pub role: RoleIndex,
+    /// The rules as KIF sentences, for a game written as rules (what a remote player is sent).
+    pub rules: Option<&'a str>,
+    /// The clocks.
+    pub clock: Clock,
+    /// When the start clock began.
+    pub started: Instant,
+    /// Whether a person may take back moves (every other seat is a program in this process).
+    pub can_take_back: bool,
+}
+
+impl MatchStart<'_> {
+    /// The deadline of the preparation.
+    pub fn deadline(&self) -> Deadline {
+        self.clock.start_deadline(self.started)
+    }
+}
+
+/// A seat's turn: the state it is asked about, and its clock.
+#[derive(Debug)]
+pub struct Turn<'a, G: Game> {
+    /// The game.
+    pub game: &'a G,
+    /// The state to move in.
+    pub state: &'a G::State,
+    /// The seat's role.
+    pub role: RoleIndex,
+    /// The joint move that led here (`None` on the first step), as the protocol's `play` carries it.
+    pub last: Option<&'a [G::Move]>,
+    /// The clocks.
+    pub clock: Clock,
+    /// How long past the play clock an answer is still taken.
+    pub grace: Duration,
+    /// When the play clock began.
+    pub asked: Instant,
+}
+
+impl<G: Game> Turn<'_, G> {
+    /// The deadline a program is given: the play clock less its margin.
+    pub fn deadline(&self) -> Deadline {
+        self.clock.move_deadline(self.asked)
+    }
+
+    /// The longest the referee waits for an answer: the play clock and its grace.
+    pub fn limit(&self) -> Duration {
+        self.clock.play + self.grace
+    }
+}
+
+/// A seat's answer when asked for a move.
+#[derive(Debug)]
+pub enum Answer<M> {
+    /// A move (the referee checks that it is legal and in time).
+    Move {
+        /// The move.
+        mv: M,
+        /// The effort it took, when the seat searched.
+        stats: Option<SearchStats>,
+    },
+    /// No usable answer.
+    Failed(Violation),
+    /// A person asks to take back their last move (and every move since).
+    TakeBack,
+    /// A person stops the match (their input ended).
+    Quit,
+}
+
+/// Who plays a role (see the module documentation).
+pub trait Seat<G: Game>: Send {
+    /// A name for reports (`mcts`, `http://host:9147`, `person`).
+    fn name(&self) -> String;
+
+    /// Whether the seat's answers must come within the play clock; a person at the command line's
+    /// `play` takes their time.
+    fn timed(&self) -> bool {
+        true
+    }
+
+    /// Whether someone outside this process sees the moves (a player server): then no move can be
+    /// taken back.
+    fn is_remote(&self) -> bool {
+        false
+    }
+
+    /// The match starts: the seat prepares within the start clock. Returns the seat's name as it
+    /// reports it (a remote player's own), or why it could not start.
+    fn start(&mut self, game: &G, start: &MatchStart<'_>) -> Result<String, Violation>;
+
+    /// The seat's move in `turn.state`.
+    fn ask(&mut self, turn: &Turn<'_, G>) -> Answer<G::Move>;
+
+    /// The match ended (`completed`, or aborted) after the joint move `last`.
+    fn finish(&mut self, game: &G, last: Option<&[G::Move]>, completed: bool) {
+        let _ = (game, last, completed);
+    }
+}
+
+/// A program in this process: a [`Player`]. One that fails or panics loses its answer (a substitute is
+/// played); after a panic it is not asked again in this match (its own state may be broken).
+pub struct PlayerSeat<G: Game> {
+    player: Box<dyn Player<G>>,
+    broken: Option<String>,
+}
+
+impl<G: Game> PlayerSeat<G> {
+    /// A seat for `player`.
+    pub fn new(player: Box<dyn Player<G>>) -> PlayerSeat<G> {
+        PlayerSeat {
+            player,
+            broken: None,
+        }
+    }
+}
+
+/// The text of a panic's payload.
+pub(crate) fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic".to_string())
+}
+
+impl<G: Game> Seat<G> for PlayerSeat<G> {
+    fn name(&self) -> String {
+        self.player.name()
+    }
+
+    fn start(&mut self, game: &G, start: &MatchStart<'_>) -> Result<String, Violation> {
+        let name = self.player.name();
+        let (player, role, deadline) = (&mut self.player, start.role, start.deadline());
+        let failed = |detail: String| Violation::ConnectionError { detail };
+        match catch_unwind(AssertUnwindSafe(|| player.prepare(game, role, deadline))) {
+            Ok(Ok(())) => Ok(name),
+            Ok(Err(e)) => Err(failed(format!("it could not prepare: {e}"))),
+            Err(p) => {
+                let why = format!("it panicked while preparing: {}", panic_text(&*p));
+                self.broken = Some(why.clone());
+                Err(failed(why))
+            }
+        }
+    }
+
+    fn ask(&mut self, turn: &Turn<'_, G>) -> Answer<G::Move> {
+        if let Some(why) = &self.broken {
+            return Answer::Failed(Violation::ConnectionError {
+                detail: why.clone(),
+            });
+        }
+        let player = &mut self.player;
+        let chosen = catch_unwind(AssertUnwindSafe(|| {
+            player.choose(turn.game, turn.state, turn.role, turn.deadline())
+        }));
+        match chosen {
+            Ok(Ok(c)) => Answer::Move {
+                mv: c.mv,
+                stats: Some(c.stats),
+            },
+            Ok(Err(e)) => Answer::Failed(Violation::ConnectionError {
+                detail: format!("the player failed: {e}"),
+            }),
+            Err(p) => {
+                let why = format!("the player panicked: {}", panic_text(&*p));
+                self.broken = Some(why.clone());
+                Answer::Failed(Violation::ConnectionError { detail: why })
+            }
+        }
+    }
+}
+
+/// Who plays a role, as the command line names it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SeatSpec {
+    /// A program of this kind (with its scores file for `learned:FILE`), in this process.
+    Player(PlayerSpec),
+    /// A person (`human`).
+    Person,
+    /// A player server at this URL (`http://host:port`).
+    Remote(String),
+}
+
+impl std::fmt::Display for SeatSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SeatSpec::Player(spec) => write!(f, "{spec}"),
+            SeatSpec::Person => f.write_str("human"),
+            SeatSpec::Remote(url) => f.write_str(url),
+        }
+    }
+}
+
+impl std::str::FromStr for SeatSpec {
+    type Err = UnknownPlayer;
+
+    /// `human`, `http://...` (or `https://...`) or `host:port` for a remote player, anything else a
+    /// player kind.
+    fn from_str(s: &str) -> Result<SeatSpec, Self::Err> {
+        let t = s.trim();
+        // `learned:FILE` names a local player even when FILE looks like a port.
+        if t.to_ascii_lowercase().starts_with("learned:") {
+            return t.parse().map(SeatSpec::Player);
+        }
+        if t.eq_ignore_ascii_case("human") || t.eq_ignore_ascii_case("person") {
+            return Ok(SeatSpec::Person);
+        }
+        let host_port = t
+            .rsplit_once(':')
+            .is_some_and(|(host, port)| !host.is_empty() && port.parse::<u16>().is_ok());
+        if t.starts_with("http://") || t.starts_with("https://") {
+            Ok(SeatSpec::Remote(t.to_string()))
+        } else if host_port {
+            Ok(SeatSpec::Remote(format!("http://{t}")))
+        } else {
+            t.parse().map(SeatSpec::Player)
+        }
+    }
+}
+
+/// Builds the seat `spec` names for `role` of `loaded`'s game: a program made by
+/// [`make_player`] (which refuses a game it cannot play), a remote player (the game must be written as
+/// rules, which it is sent), or a person, whom `person` seats (a terminal, a browser).
+pub fn make_seat<G: Game>(
+    spec: &SeatSpec,
+    role: RoleIndex,
+    loaded: &Loaded<G>,
+    config: &PlayerConfig,
+    person: &mut dyn FnMut(RoleIndex) -> Result<Box<dyn Seat<G>>, RefereeError>,
+) -> Result<Box<dyn Seat<G>>, RefereeError> {
+    Ok(match spec {
+        SeatSpec::Player(p) => {
+            let evaluator = Arc::clone(&loaded.evaluator);
+            let player = make_player(p, role, loaded.game.as_ref(), config, evaluator)?;
+            Box::new(PlayerSeat::new(player))
+        }
+        SeatSpec::Remote(url) => {
+            if loaded.rules.is_none() {
+                return Err(RefereeError::Seats(format!(
+                    "{url} is a remote player, which is sent the game's rules, so the game must                      be a rule file (.kif or .gdl), e.g. games/connect4.gdl rather than connect4"
+                )));
+            }
+            Box::new(RemoteSeat::new(url))
+        }
+        SeatSpec::Person => person(role)?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::players::PlayerKind;
+
+    #[test]
+    fn seats_are_kinds_people_urls_or_host_and_port() {
+        assert_eq!(
+            "mcts".parse::<SeatSpec>().unwrap(),
+            SeatSpec::Player(PlayerKind::Mcts.into())
+        );
+        assert_eq!("Human".parse::<SeatSpec>().unwrap(), SeatSpec::Person);
+        assert_eq!(
+            "http://10.0.0.1:9147".parse::<SeatSpec>().unwrap(),
+            SeatSpec::Remote("http://10.0.0.1:9147".into())
+        );
+        assert_eq!(
+            "localhost:9147".parse::<SeatSpec>().unwrap(),
+            SeatSpec::Remote("http://localhost:9147".into())
+        );
+        assert!(matches!(
+            "learned:x:1".parse::<SeatSpec>().unwrap(),
+            SeatSpec::Player(PlayerSpec {
+                kind: PlayerKind::Learned,
+                ..
+            })
+        ));
+        assert!("nobody".parse::<SeatSpec>().is_err());
+    }
+}
