@@ -4,7 +4,7 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use ggp::game::Game;
-use ggp::games::connect4::Connect4;
+use ggp::games::connect4::{Connect4, Heuristic};
 use ggp::players::{alphabeta, jamboree};
 
 const DEPTH: u32 = 10;
@@ -23,18 +23,18 @@ fn search(c: &mut Criterion) {
     let mut group = c.benchmark_group("midgame");
     group.sample_size(10);
 
-    let ab = alphabeta(&g, &s, DEPTH, false).expect("alpha-beta searches");
+    let ab = alphabeta(&g, &Heuristic, &s, DEPTH, false).expect("alpha-beta searches");
     eprintln!(
         "alphabeta depth {DEPTH}: {} nodes, {} leaves",
         ab.stats.nodes, ab.stats.leaves
     );
     group.throughput(Throughput::Elements(ab.stats.nodes));
     group.bench_function(BenchmarkId::new("alphabeta", DEPTH), |b| {
-        b.iter(|| alphabeta(&g, &s, DEPTH, false))
+        b.iter(|| alphabeta(&g, &Heuristic, &s, DEPTH, false))
     });
 
     for fraction in [0.5, 0.75] {
-        let jb = jamboree(&g, &s, DEPTH, fraction, false).expect("jamboree searches");
+        let jb = jamboree(&g, &Heuristic, &s, DEPTH, fraction, false).expect("jamboree searches");
         eprintln!(
             "jamboree {fraction} depth {DEPTH}: {} nodes, {} leaves",
             jb.stats.nodes, jb.stats.leaves
@@ -42,7 +42,7 @@ fn search(c: &mut Criterion) {
         group.throughput(Throughput::Elements(jb.stats.nodes));
         group.bench_function(
             BenchmarkId::new(format!("jamboree{fraction}"), DEPTH),
-            |b| b.iter(|| jamboree(&g, &s, DEPTH, fraction, false)),
+            |b| b.iter(|| jamboree(&g, &Heuristic, &s, DEPTH, fraction, false)),
         );
     }
     group.finish();

@@ -25,10 +25,16 @@ pub fn count_as(n: usize, singular: &str, plural: &str) -> String {
 pub fn did_you_mean<'c>(word: &str, candidates: impl IntoIterator<Item = &'c str>) -> Option<&'c str> {
     let word = word.to_ascii_lowercase();
     let limit = (word.chars().count() / 3).max(1);
-    let (distance, closest) = candidates
+    let length = word.chars().count();
+    // On a tie the candidate of the same length wins: `mtcs` is `mcts` with two letters swapped
+    // rather than `mcs` with one added.
+    let (distance, _, closest) = candidates
         .into_iter()
-        .map(|c| (edit_distance(&word, &c.to_ascii_lowercase()), c))
-        .min_by_key(|&(d, _)| d)?;
+        .map(|c| {
+            let d = edit_distance(&word, &c.to_ascii_lowercase());
+            (d, c.chars().count().abs_diff(length), c)
+        })
+        .min_by_key(|&(d, len, _)| (d, len))?;
     (distance > 0 && distance <= limit).then_some(closest)
 }
 

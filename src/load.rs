@@ -134,8 +134,7 @@ pub struct LoadOptions {
     /// The engine of a rule file.
     pub engine: EngineChoice,
     /// The time the network may take to build (its size limits scale with it); `None` for the default
-    /// of the engine choice ([`DEFAULT_GROUNDING`], or [`FORCED_GROUNDING`] when the network is forced),
-    /// zero to skip the network.
+    /// of the engine choice ([`DEFAULT_GROUNDING`], or [`FORCED_GROUNDING`] when the network is forced).
     pub grounding: Option<Duration>,
     /// Random playouts behind each judgement of a rule game's position; 0 judges by goals and mobility.
     pub playouts: u32,
@@ -529,7 +528,7 @@ fn build_rules(
     let rules = Arc::new(rules);
     let mut fallback = None;
     let grounding = options.grounding_time();
-    if options.engine != EngineChoice::Datalog && !grounding.is_zero() {
+    if options.engine != EngineChoice::Datalog {
         let budget = Budget::for_seconds(grounding.as_secs_f64());
         match NetGame::from_program_within(&rules.program, name, budget) {
             Ok(g) => {
@@ -605,8 +604,12 @@ mod tests {
         assert_eq!(net.info().roles, ["r"]);
         let datalog = text(EngineChoice::Datalog, None).unwrap();
         assert_eq!(datalog.report().engine, EngineKind::Datalog);
-        let skipped = text(EngineChoice::Auto, Some(Duration::ZERO)).unwrap();
-        assert_eq!(skipped.report().engine, EngineKind::Datalog);
+        let no_time = text(EngineChoice::Auto, Some(Duration::ZERO)).unwrap();
+        assert_eq!(no_time.report().engine, EngineKind::Datalog);
+        assert!(matches!(
+            no_time.report().fallback,
+            Some(NetworkError::Budget(_))
+        ));
         assert_eq!(
             net.rules().unwrap().to_kif().unwrap(),
             "(role r) (init (s 0)) (legal r go) (<= (next (s 1)) (true (s 0))) (<= terminal \

@@ -530,7 +530,7 @@ fn players_obey_the_clock_and_say_what_they_cannot_play() {
 
     check_error(
         &["games/roshambo.gdl", "--player", "alphabeta"],
-        "Players that can play it: human, legal, random, id, mcs, mcts",
+        "Players that can play it: legal, random, id, mcs, mcts",
     );
 
     // Tic-tac-toe: mcts proves the draw within a few moves, so a whole match at a 1 s clock (100 ms of

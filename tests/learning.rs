@@ -4,11 +4,13 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use ggp::games::tictactoe::TicTacToe;
 use ggp::learn::{train, DEFAULT_RATE};
-use ggp::players::{Clock, PlayerConfig, PlayerSpec};
+use ggp::load::{load, AnyGame, GameSource, LoadOptions, Loaded};
+use ggp::players::{Clock, PlayerConfig};
+use ggp::referee::{SeatSpec, GRACE};
 use ggp::tournament::{entrant_names, run, standings, to_csv, Standing, TournamentOptions};
 
 mod common;
@@ -35,8 +37,17 @@ fn options(games: u32, play_ms: u64) -> TournamentOptions {
     TournamentOptions {
         games,
         clock: Clock::new(Duration::from_secs(1), Duration::from_millis(play_ms)),
+        grace: GRACE,
         config: PlayerConfig::default(),
         workers: 2,
+    }
+}
+
+/// Native 3×3 tic-tac-toe, as the loader gives it.
+fn tictactoe() -> Loaded<TicTacToe> {
+    match load(&GameSource::named("tictactoe").unwrap(), &LoadOptions::default()) {
+        Ok(AnyGame::TicTacToe(l)) => l,
+        _ => panic!("tictactoe is the native game"),
     }
 }
 
@@ -53,18 +64,17 @@ fn check_table(table: &[Standing]) {
 
 #[test]
 fn learned_tictactoe_never_loses_to_random() {
-    let game = TicTacToe::new(3, 3).unwrap();
-    let started = Instant::now();
-    let model = train(&game, 200_000, DEFAULT_RATE, 1, |_| {}).unwrap();
+    let game = tictactoe();
+    let model = train(game.game.as_ref(), 200_000, DEFAULT_RATE, 1, |_| {}).unwrap();
     let file = temp("ttt-200k.scores");
     model.save(&file).unwrap();
     let specs = vec![
         format!("learned:{}", file.display())
-            .parse::<PlayerSpec>()
+            .parse::<SeatSpec>()
             .unwrap(),
         "random".parse().unwrap(),
     ];
-    let records = run(&game, &specs, &options(200, 200), |_| {}).unwrap();
+    let records = run(&game, &specs, &options(200, 200), |_, _| {}).unwrap();
     assert_eq!(records.len(), 200);
     // Both seats, half each.
     assert_eq!(records.iter().filter(|r| r.seats[0] == 0).count(), 100);
@@ -72,14 +82,13 @@ fn learned_tictactoe_never_loses_to_random() {
     check_table(&table);
     assert_eq!(table[0].losses, 0, "{:?}", table[0]);
     assert!(table[0].wins > 100, "{:?}", table[0]);
-    assert!(started.elapsed() < Duration::from_secs(20));
 }
 
 #[test]
 fn a_tiny_tournament_adds_up_and_writes_csv() {
-    let game = TicTacToe::new(3, 3).unwrap();
-    let specs: Vec<PlayerSpec> = vec!["legal".parse().unwrap(), "random".parse().unwrap()];
-    let records = run(&game, &specs, &options(6, 50), |_| {}).unwrap();
+    let game = tictactoe();
+    let specs: Vec<SeatSpec> = vec!["legal".parse().unwrap(), "random".parse().unwrap()];
+    let records = run(&game, &specs, &options(6, 50), |_, _| {}).unwrap();
     assert_eq!(records.len(), 6);
     let names = entrant_names(&specs);
     let table = standings(&names, &records);

@@ -312,7 +312,7 @@ fn a_person_at_the_prompt() {
     check(
         &format!("{} --player b=human --player a=legal", path.display()),
         "",
-        "error: the rules misbehave: b has no legal move in this state, so there is nothing to type",
+        "error: the rules misbehave: b has no legal move in a state that is not terminal",
     );
     // The same in a rule file, whose moves are written `drop(4)`.
     check(

@@ -1,16 +1,25 @@
 //! The clocked players: perfect play where it can be proved, every corpus game played by `mcts` within
 //! its clock, and players that differ where they should.
+//!
+//! Matches are played by the library's referee, with every seat's work timed by the CPU time of the
+//! thread that answers (what the player spends, which a busy machine cannot inflate) against the play
+//! clock, and the referee's grace set far beyond what scheduling delays a thread by, so that a test
+//! fails when a player overruns its clock and not when the machine is busy or the tests run at a low
+//! priority.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use ggp::engine::RuleGame;
+use ggp::evaluators::GoalsOnly;
 use ggp::game::{Game, RoleIndex};
-use ggp::games::tictactoe::TicTacToe;
-use ggp::network::{Budget, NetGame};
+use ggp::games::tictactoe::{self, TicTacToe};
+use ggp::load::{load, AnyGame, EngineChoice, EngineKind, GameSource, LoadOptions, Loaded, Visitor};
 use ggp::players::{make_player, Clock, Deadline, MctsPlayer, Player, PlayerConfig, PlayerKind};
+use ggp::referee::{
+    run_match, Answer, MatchEvent, MatchSettings, MatchStart, PlayerSeat, Seat, Turn, Violation,
+};
 
 mod common;
 use common::shared;
@@ -29,38 +38,152 @@ fn repo_file(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(name)
 }
 
-/// A rule file on the network when it builds within `seconds`, else on the Datalog evaluator.
-enum Rules {
-    Network(Box<NetGame>),
-    Datalog(Box<RuleGame>),
+/// A rule file through the library's loader: on the network when it builds within `network_seconds`,
+/// on the Datalog evaluator when that is `None`.
+fn load_rules(path: &Path, network_seconds: Option<u64>) -> Result<AnyGame, String> {
+    let options = LoadOptions {
+        engine: match network_seconds {
+            Some(_) => EngineChoice::Auto,
+            None => EngineChoice::Datalog,
+        },
+        grounding: network_seconds.map(Duration::from_secs),
+        ..LoadOptions::default()
+    };
+    load(&GameSource::RuleFile(path.to_path_buf()), &options).map_err(|e| e.to_string())
 }
 
-fn load(path: &Path, network_seconds: Option<f64>) -> Result<Rules, String> {
-    let (program, _) = ggp::syntax::parse_file(path)
-        .map_err(|(d, _)| format!("does not parse: {}", d[0].message))?;
-    let report = ggp::check::check(&program);
-    if !report.is_ok() {
-        return Err(format!("is not valid: {}", report.errors[0].message));
+/// The CPU time the calling thread has used.
+fn thread_cpu_time() -> Duration {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid timespec the call writes into; the clock id is a constant the C library
+    // defines.
+    let ok = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } == 0;
+    assert!(ok, "the thread's CPU clock is readable");
+    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
+}
+
+/// A seat whose answers are timed by the CPU time of the thread that makes them.
+struct CpuTimed<G: Game> {
+    inner: PlayerSeat<G>,
+    worst: Arc<Mutex<Duration>>,
+}
+
+impl<G: Game> Seat<G> for CpuTimed<G> {
+    fn name(&self) -> String {
+        self.inner.name()
     }
-    let name = path.file_stem().unwrap().to_string_lossy().into_owned();
-    if let Some(seconds) = network_seconds {
-        if let Ok(g) = NetGame::from_program_within(&program, &name, Budget::for_seconds(seconds)) {
-            return Ok(Rules::Network(Box::new(g)));
+    fn start(&mut self, game: &G, start: &MatchStart<'_>) -> Result<String, Violation> {
+        self.inner.start(game, start)
+    }
+    fn ask(&mut self, turn: &Turn<'_, G>) -> Answer<G::Move> {
+        let before = thread_cpu_time();
+        let answer = self.inner.ask(turn);
+        let spent = thread_cpu_time().saturating_sub(before);
+        let mut worst = self.worst.lock().unwrap();
+        *worst = (*worst).max(spent);
+        answer
+    }
+}
+
+/// How a match went, as the tests check it.
+struct Played {
+    goals: Option<Vec<i32>>,
+    /// Every answer the referee replaced, with the role.
+    violations: Vec<(RoleIndex, Violation)>,
+    /// The most CPU time one answer took, per role.
+    cpu: Vec<Duration>,
+    simulations: u64,
+    steps: usize,
+}
+
+/// Plays `kinds` (one per role) on `loaded`'s game under `clock`, at most `steps` joint moves.
+fn play<G: Game>(
+    loaded: &Loaded<G>,
+    kinds: &[PlayerKind],
+    clock: Clock,
+    seed: u64,
+    steps: usize,
+) -> Result<Played, String> {
+    let game = loaded.game.as_ref();
+    let config = PlayerConfig {
+        seed,
+        ..PlayerConfig::default()
+    };
+    let cpu: Vec<Arc<Mutex<Duration>>> = kinds.iter().map(|_| Arc::default()).collect();
+    let mut seats = kinds
+        .iter()
+        .enumerate()
+        .map(|(r, &k)| {
+            let player = make_player(&k.into(), r, game, &config, Arc::clone(&loaded.evaluator))?;
+            Ok(Box::new(CpuTimed {
+                inner: PlayerSeat::new(player),
+                worst: Arc::clone(&cpu[r]),
+            }) as Box<dyn Seat<G>>)
+        })
+        .collect::<Result<Vec<_>, ggp::game::GameError>>()
+        .map_err(|e| e.to_string())?;
+    let settings = MatchSettings {
+        // Far beyond any scheduling delay: lateness is judged by CPU time below.
+        grace: Duration::from_secs(60),
+        max_steps: steps,
+        ..MatchSettings::new("test", clock, seed)
+    };
+    let mut violations = Vec::new();
+    let mut simulations = 0;
+    let mut watch = |_: &G, e: &MatchEvent<'_, G>| {
+        if let MatchEvent::Moves { moves, .. } = e {
+            for (r, m) in moves.iter().enumerate() {
+                if let Some(v) = &m.violation {
+                    violations.push((r, v.clone()));
+                }
+                simulations += m.stats.map_or(0, |s| s.simulations);
+            }
+        }
+    };
+    let result = run_match(game, None, &mut seats, &settings, &mut [&mut watch])
+        .map_err(|e| e.to_string())?;
+    Ok(Played {
+        goals: result.goals,
+        violations,
+        cpu: cpu.iter().map(|c| *c.lock().unwrap()).collect(),
+        simulations,
+        steps: result.steps,
+    })
+}
+
+/// Checks that every answer was legal and within the play clock by the player's own work.
+fn check_on_time(played: &Played, clock: Clock, what: &str) -> Result<(), String> {
+    if let Some((r, v)) = played.violations.first() {
+        return Err(format!("{what}: role {r}'s answer was replaced: {v}"));
+    }
+    for (r, cpu) in played.cpu.iter().enumerate() {
+        if *cpu > clock.play {
+            return Err(format!(
+                "{what}: role {r} spent {cpu:?} of CPU time on one move against a {:?} clock",
+                clock.play
+            ));
         }
     }
-    RuleGame::from_program(&program, &name)
-        .map(|g| Rules::Datalog(Box::new(g)))
-        .map_err(|e| format!("does not load: {e}"))
+    Ok(())
 }
 
 /// Plays every line the opponent can choose against `kind` playing `me`, and returns the number of games
 /// and the worst goal `me` got.
-fn worst_against_everything<G: Game>(game: &G, kind: PlayerKind, me: RoleIndex) -> (u64, i32) {
+fn worst_against_everything<G: Game>(
+    loaded: &Loaded<G>,
+    kind: PlayerKind,
+    me: RoleIndex,
+) -> (u64, i32) {
+    let game = loaded.game.as_ref();
     let config = PlayerConfig {
         depth: 9,
         ..PlayerConfig::default()
     };
-    let mut player = make_player::<G>(kind, me, &config);
+    let evaluator = Arc::clone(&loaded.evaluator);
+    let mut player = make_player(&kind.into(), me, game, &config, evaluator).unwrap();
     let mut games = 0;
     let mut worst = 100;
     let mut stack = vec![game.initial_state()];
@@ -85,9 +208,28 @@ fn worst_against_everything<G: Game>(game: &G, kind: PlayerKind, me: RoleIndex) 
     (games, worst)
 }
 
+/// [`worst_against_everything`] for both roles, as a visitor of a loaded game.
+struct NeverLoses(PlayerKind);
+
+impl Visitor for NeverLoses {
+    type Output = Vec<(u64, i32)>;
+    fn visit<G: Game>(self, loaded: Loaded<G>) -> Self::Output {
+        (0..2)
+            .map(|me| worst_against_everything(&loaded, self.0, me))
+            .collect()
+    }
+}
+
 #[test]
 fn id_and_full_depth_alphabeta_never_lose_tictactoe_to_any_line_of_play() {
-    let native = TicTacToe::new(3, 3).unwrap();
+    let native = load(
+        &GameSource::named("tictactoe").unwrap(),
+        &LoadOptions::default(),
+    )
+    .unwrap();
+    let AnyGame::TicTacToe(native) = native else {
+        panic!("tictactoe is the native game");
+    };
     for kind in [PlayerKind::Id, PlayerKind::AlphaBeta] {
         for me in 0..2 {
             let (games, worst) = worst_against_everything(&native, kind, me);
@@ -96,11 +238,9 @@ fn id_and_full_depth_alphabeta_never_lose_tictactoe_to_any_line_of_play() {
             assert!(worst >= 50, "{kind} lost as role {me} ({games} lines)");
         }
     }
-    let Rules::Network(rules) = load(&repo_file("games/tictactoe.gdl"), Some(10.0)).unwrap() else {
-        panic!("games/tictactoe.gdl builds its network");
-    };
-    for me in 0..2 {
-        let (games, worst) = worst_against_everything(rules.as_ref(), PlayerKind::Id, me);
+    let rules = load_rules(&repo_file("games/tictactoe.gdl"), Some(10)).unwrap();
+    assert_eq!(rules.report().engine, EngineKind::Network);
+    for (me, (games, worst)) in rules.visit(NeverLoses(PlayerKind::Id)).into_iter().enumerate() {
         assert!(
             worst >= 50,
             "id lost games/tictactoe.gdl as role {me} ({games} lines)"
@@ -108,60 +248,42 @@ fn id_and_full_depth_alphabeta_never_lose_tictactoe_to_any_line_of_play() {
     }
 }
 
-/// Tests that check players against the clock take turns: each keeps both cores busy, and a thread that
-/// waits for a core is a thread that may miss its deadline.
-static ONE_CLOCKED_TEST_AT_A_TIME: Mutex<()> = Mutex::new(());
-
-fn clocked_turn() -> std::sync::MutexGuard<'static, ()> {
-    ONE_CLOCKED_TEST_AT_A_TIME
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
+/// Plays `kinds` on a loaded game and checks the match, as a visitor.
+struct CheckedMatch {
+    kinds: Vec<PlayerKind>,
+    clock: Clock,
+    seed: u64,
+    steps: usize,
 }
 
-/// Plays a whole match of `kinds` (one per role) on `game` with `clock`; every move is checked to be
-/// legal and on time. Returns the goals.
-fn play_match<G: Game>(game: &G, kinds: &[PlayerKind], clock: Clock, seed: u64) -> Vec<i32> {
-    let config = PlayerConfig {
-        seed,
-        ..PlayerConfig::default()
-    };
-    let mut players: Vec<Box<dyn Player<G>>> = kinds
-        .iter()
-        .enumerate()
-        .map(|(r, &k)| make_player::<G>(k, r, &config))
-        .collect();
-    let mut state = game.initial_state();
-    let mut legal = Vec::new();
-    let mut steps = 0;
-    while !game.is_terminal(&state) {
-        assert!(steps < 10_000, "the match ends");
-        let mut joint = Vec::new();
-        for (r, p) in players.iter_mut().enumerate() {
-            let started = Instant::now();
-            let c = p
-                .choose(game, &state, r, clock.move_deadline(started))
-                .unwrap();
-            let took = started.elapsed();
-            assert!(took <= clock.play, "{} took {took:?}", p.name());
-            game.legal_moves(&state, r, &mut legal);
-            assert!(legal.contains(&c.mv), "{} played an illegal move", p.name());
-            joint.push(c.mv);
-        }
-        state = game.next_state(&state, &joint);
-        steps += 1;
+impl Visitor for CheckedMatch {
+    type Output = Result<Played, String>;
+    fn visit<G: Game>(self, loaded: Loaded<G>) -> Self::Output {
+        let mut kinds = self.kinds;
+        // Every role not given plays random moves.
+        kinds.resize(loaded.game.info().num_roles(), PlayerKind::Random);
+        let played = play(&loaded, &kinds, self.clock, self.seed, self.steps)?;
+        check_on_time(&played, self.clock, &loaded.game.info().name)?;
+        Ok(played)
     }
-    (0..kinds.len()).map(|r| game.goal(&state, r)).collect()
 }
 
 #[test]
 fn random_players_of_different_roles_do_not_mirror_each_other() {
-    let _turn = clocked_turn();
-    let Rules::Network(g) = load(&repo_file("games/roshambo.gdl"), Some(10.0)).unwrap() else {
-        panic!("roshambo builds its network");
-    };
     let clock = Clock::new(Duration::from_secs(1), Duration::from_secs(1));
     let results: Vec<Vec<i32>> = (1..=12)
-        .map(|seed| play_match(g.as_ref(), &[PlayerKind::Random; 2], clock, seed))
+        .map(|seed| {
+            let g = load_rules(&repo_file("games/roshambo.gdl"), Some(10)).unwrap();
+            g.visit(CheckedMatch {
+                kinds: vec![PlayerKind::Random; 2],
+                clock,
+                seed,
+                steps: 1000,
+            })
+            .unwrap()
+            .goals
+            .expect("roshambo ends")
+        })
         .collect();
     assert!(
         results.iter().any(|goals| goals[0] != goals[1]),
@@ -171,28 +293,18 @@ fn random_players_of_different_roles_do_not_mirror_each_other() {
 
 #[test]
 fn searchers_that_need_two_player_zero_sum_games_say_who_can_play_instead() {
-    let Rules::Network(g) = load(&repo_file("games/roshambo.gdl"), Some(10.0)).unwrap() else {
-        panic!("roshambo builds its network");
-    };
-    let err = PlayerKind::AlphaBeta
-        .supports(g.info())
-        .unwrap_err()
-        .to_string();
+    let g = load_rules(&repo_file("games/roshambo.gdl"), Some(10)).unwrap();
+    let err = PlayerKind::AlphaBeta.check(g.info()).unwrap_err().to_string();
     assert!(err.contains("simultaneously"), "{err}");
     assert!(err.contains("Players that can play it:"), "{err}");
     assert!(err.contains("mcts") && err.contains("id"), "{err}");
-    assert!(PlayerKind::Mcts.supports(g.info()).is_ok());
+    assert!(PlayerKind::Mcts.check(g.info()).is_ok());
 }
 
 #[test]
 fn every_player_finishes_a_three_player_and_a_simultaneous_game_on_time() {
-    let _turn = clocked_turn();
     let clock = Clock::new(Duration::from_secs(1), Duration::from_millis(200));
     for file in ["tictactoe_3player.kif", "gt_prisoner.kif"] {
-        let Rules::Network(g) = load(&corpus().join(file), Some(10.0)).unwrap() else {
-            panic!("{file} builds its network");
-        };
-        let roles = g.info().num_roles();
         for kind in [
             PlayerKind::Id,
             PlayerKind::Mcts,
@@ -202,10 +314,18 @@ fn every_player_finishes_a_three_player_and_a_simultaneous_game_on_time() {
             PlayerKind::Greedy,
             PlayerKind::MinimaxDepth,
         ] {
-            let mut kinds = vec![PlayerKind::Random; roles];
-            kinds[0] = kind;
-            let goals = play_match(g.as_ref(), &kinds, clock, 7);
-            assert_eq!(goals.len(), roles, "{file} {kind}");
+            let g = load_rules(&corpus().join(file), Some(10)).unwrap();
+            assert_eq!(g.report().engine, EngineKind::Network, "{file}");
+            let roles = g.info().num_roles();
+            let played = g
+                .visit(CheckedMatch {
+                    kinds: vec![kind],
+                    clock,
+                    seed: 7,
+                    steps: 10_000,
+                })
+                .unwrap_or_else(|e| panic!("{file} with {kind}: {e}"));
+            assert_eq!(played.goals.map(|g| g.len()), Some(roles), "{file} {kind}");
         }
     }
 }
@@ -231,6 +351,72 @@ fn mcts_with_a_simulation_limit_repeats_itself() {
     assert_eq!(choose().0, first);
 }
 
+#[test]
+fn a_player_that_overruns_its_clock_is_caught_by_its_cpu_time() {
+    /// Burns CPU for twice the play clock, ignoring its deadline.
+    struct Overrun;
+    impl<G: Game> Player<G> for Overrun {
+        fn name(&self) -> String {
+            "overrun".into()
+        }
+        fn choose(
+            &mut self,
+            game: &G,
+            state: &G::State,
+            role: RoleIndex,
+            deadline: Deadline,
+        ) -> Result<ggp::players::Choice<G::Move>, ggp::players::PlayerError> {
+            let until = deadline.instant() + Duration::from_millis(400);
+            let mut spin = 0u64;
+            while Instant::now() < until {
+                spin = spin.wrapping_add(1);
+            }
+            let mut moves = Vec::new();
+            game.legal_moves(state, role, &mut moves);
+            Ok(ggp::players::Choice {
+                mv: moves.swap_remove((spin % 1) as usize),
+                stats: Default::default(),
+            })
+        }
+    }
+    let game = TicTacToe::new(3, 3).unwrap();
+    let loaded = Loaded {
+        game: Arc::new(game),
+        evaluator: Arc::new(tictactoe::Heuristic),
+        report: load(&GameSource::named("ttt").unwrap(), &LoadOptions::default())
+            .unwrap()
+            .report()
+            .clone(),
+        rules: None,
+    };
+    let clock = Clock::new(Duration::from_secs(1), Duration::from_millis(200));
+    let worst = Arc::new(Mutex::new(Duration::ZERO));
+    let mut seats: Vec<Box<dyn Seat<TicTacToe>>> = vec![
+        Box::new(CpuTimed {
+            inner: PlayerSeat::new(Box::new(Overrun)),
+            worst: Arc::clone(&worst),
+        }),
+        Box::new(PlayerSeat::new(
+            make_player(
+                &PlayerKind::Random.into(),
+                1,
+                loaded.game.as_ref(),
+                &PlayerConfig::default(),
+                Arc::new(GoalsOnly),
+            )
+            .unwrap(),
+        )),
+    ];
+    let settings = MatchSettings {
+        grace: Duration::from_secs(60),
+        max_steps: 1,
+        ..MatchSettings::new("overrun", clock, 1)
+    };
+    run_match(loaded.game.as_ref(), None, &mut seats, &settings, &mut []).unwrap();
+    let spent = *worst.lock().unwrap();
+    assert!(spent > clock.play, "the overrun shows: {spent:?}");
+}
+
 /// Corpus games that are not games on purpose (ggp-base's tests of invalid descriptions).
 fn meant_invalid(name: &str) -> bool {
     name.contains("_invalid_")
@@ -247,7 +433,7 @@ const NOT_PLAYED: [(&str, &str); 1] = [(
 )];
 
 /// The most one game may take (loading included) before the watchdog fails the test.
-const GAME_LIMIT: Duration = Duration::from_secs(90);
+const GAME_LIMIT: Duration = Duration::from_secs(120);
 
 /// Joint moves played in each game.
 const STEPS: usize = 3;
@@ -270,66 +456,35 @@ fn mcts_plays(name: &str, datalog: bool) -> Option<Result<String, String>> {
     };
     let clock = Clock::new(Duration::from_secs(10), play);
     let path = corpus().join(format!("{name}.kif"));
-    let rules = match load(&path, (!datalog).then_some(5.0)) {
-        Ok(r) => r,
+    let game = match load_rules(&path, (!datalog).then_some(5)) {
+        Ok(g) => g,
         Err(why) if meant_invalid(name) => return Some(Ok(format!("rejected as meant: {why}"))),
         Err(why) => return Some(Err(why)),
     };
-    match &rules {
-        Rules::Network(g) => play_some(g.as_ref(), clock, "network"),
-        Rules::Datalog(g) => play_some(g.as_ref(), clock, "datalog"),
-    }
-}
-
-fn play_some<G: Game>(game: &G, clock: Clock, engine: &str) -> Option<Result<String, String>> {
     let roles = game.info().num_roles();
     if roles < 2 {
         return None;
     }
-    let mut players: Vec<_> = (0..roles)
-        .map(|r| make_player::<G>(PlayerKind::Mcts, r, &PlayerConfig::default()))
-        .collect();
-    let mut state = game.initial_state();
-    let mut legal = Vec::new();
-    let mut slowest = Duration::ZERO;
-    let mut sims = 0;
-    for _ in 0..STEPS {
-        if game.is_terminal(&state) {
-            break;
-        }
-        let mut joint = Vec::new();
-        for (r, p) in players.iter_mut().enumerate() {
-            let started = Instant::now();
-            let c = match p.choose(game, &state, r, clock.move_deadline(started)) {
-                Ok(c) => c,
-                Err(e) => return Some(Err(format!("{engine}: role {r} could not move: {e}"))),
-            };
-            let took = started.elapsed();
-            slowest = slowest.max(took);
-            sims += c.stats.simulations;
-            if took > clock.play {
-                return Some(Err(format!(
-                    "{engine}: role {r} took {took:?} against a {:?} clock",
-                    clock.play
-                )));
-            }
-            game.legal_moves(&state, r, &mut legal);
-            if !legal.contains(&c.mv) {
-                return Some(Err(format!("{engine}: role {r} played an illegal move")));
-            }
-            joint.push(c.mv);
-        }
-        state = game.next_state(&state, &joint);
-    }
-    Some(Ok(format!(
-        "{engine}, {roles} roles, slowest move {} ms, {sims} simulations",
-        slowest.as_millis()
-    )))
+    let engine = game.report().engine;
+    let played = game.visit(CheckedMatch {
+        kinds: vec![PlayerKind::Mcts; roles],
+        clock,
+        seed: 1,
+        steps: STEPS,
+    });
+    Some(match played {
+        Ok(p) => Ok(format!(
+            "{engine}, {roles} roles, {} steps, most CPU time on a move {} ms, {} simulations",
+            p.steps,
+            p.cpu.iter().max().map_or(0, |d| d.as_millis()),
+            p.simulations
+        )),
+        Err(why) => Err(format!("{engine}: {why}")),
+    })
 }
 
 #[test]
 fn mcts_plays_every_corpus_game_legally_and_on_time() {
-    let _turn = clocked_turn();
     let mut jobs: Vec<(String, bool)> = std::fs::read_dir(corpus())
         .unwrap()
         .filter_map(|e| {

@@ -12,9 +12,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use ggp::game::Game;
+use ggp::load::{load, GameSource, LoadOptions, Loaded, Visitor};
 use ggp::protocol::messages::compact_kif;
 use ggp::protocol::record::{state_text, MatchRecord};
-use ggp::protocol::{load_kif, KifGame, KifVisitor};
+use ggp::syntax::ast::Syntax;
 
 mod common;
 use common::shared;
@@ -141,10 +143,11 @@ fn referee(
 /// moves lead to, and the goal values are those of the final state.
 struct Replay<'a>(&'a MatchRecord);
 
-impl KifVisitor for Replay<'_> {
+impl Visitor for Replay<'_> {
     type Output = ();
 
-    fn visit<G: KifGame>(self, game: Box<G>) {
+    fn visit<G: Game>(self, loaded: Loaded<G>) {
+        let game = loaded.game.as_ref();
         let record = self.0;
         let mut state = game.initial_state();
         for (step, joint) in record.moves.iter().enumerate() {
@@ -181,8 +184,12 @@ impl KifVisitor for Replay<'_> {
 
 fn check_record(game: &str, record: &MatchRecord) {
     let text = std::fs::read_to_string(game_file(game)).unwrap();
-    let (engine, _) =
-        load_kif(&compact_kif(&text).unwrap(), game, Duration::from_secs(10)).unwrap();
+    let source = GameSource::RuleText {
+        text: compact_kif(&text).unwrap(),
+        name: game.to_string(),
+        syntax: Syntax::Kif,
+    };
+    let engine = load(&source, &LoadOptions::default()).unwrap();
     assert_eq!(record.errors.len(), record.moves.len());
     assert_eq!(record.states.len(), record.moves.len() + 1);
     engine.visit(Replay(record));
@@ -437,11 +444,12 @@ fn misbehaving_players_are_substituted_and_recorded() {
             .iter()
             .map(|(url, code, name)| {
                 s.spawn(move || {
+                    // A player that misses the start stops a match unless told to play on.
                     let (out, record) = referee(
                         "ticTacToe.kif",
                         &["xplayer=random".to_string(), format!("oplayer={url}")],
                         ("2", "0.5"),
-                        &["--match-id", name],
+                        &["--match-id", name, "--play-on"],
                     );
                     (name.clone(), *code, out, record)
                 })
@@ -712,15 +720,26 @@ fn the_referee_and_the_viewer_refuse_bad_input_clearly() {
     let (ok, _, err) = run(&["view", bad.to_str().unwrap()]);
     let _ = std::fs::remove_file(&bad);
     assert!(!ok && err.contains("not a match record"), "{err}");
-    // A player that is not there at all: substituted throughout, and the match still ends.
+    // A player that is not there at all stops the match before it begins, naming the address and
+    // why; with --play-on it is substituted throughout, and the match still ends.
     let unused = TcpListener::bind("127.0.0.1:0").unwrap();
-    let dead = format!("oplayer={}", unused.local_addr().unwrap());
+    let address = unused.local_addr().unwrap();
+    let dead = format!("oplayer={address}");
     drop(unused);
+    let (ok, out, err) = run(&["match", game, "--player", "xplayer=random", "--player", &dead]);
+    assert!(!ok, "{out}");
+    assert!(
+        err.contains(&format!("oplayer: http://{address} could not start the match"))
+            && err.contains("refused")
+            && err.contains("--play-on"),
+        "{err}"
+    );
+    assert!(!out.contains("Step 1"), "no move was played: {out}");
     let (_, record) = referee(
         "ticTacToe.kif",
         &["xplayer=random".to_string(), dead],
         ("2", "0.5"),
-        &[],
+        &["--play-on"],
     );
     check_record("ticTacToe.kif", &record);
     assert!(errors_of(&record, 1).iter().all(|e| e == "CE"));

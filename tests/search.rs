@@ -1,10 +1,12 @@
 //! The seeds' searchers against seed 3's figures, each other, and perfect play.
 
-use ggp::game::{Estimate, Game, Outcome};
-use ggp::games::connect4::Connect4;
-use ggp::games::nim::Nim;
-use ggp::games::tictactoe::TicTacToe;
-use ggp::games::tree::TreeGame;
+use ggp::evaluators::{Estimate, Evaluator, Outcome};
+use ggp::game::Game;
+use ggp::games::connect4::{self, Connect4};
+use ggp::games::nim::{self, Nim};
+use ggp::games::tictactoe::{self, TicTacToe};
+use ggp::games::tree::{TreeGame, TreeValues};
+use ggp::players::seeds::trace::seeds_text;
 use ggp::players::{alphabeta, jamboree, minimax, SearchReport};
 
 const TREE2: &str = "(a (b c:3 d:6 e:-2) (f g:6 h:4 i:10) (j k:1 l:5 m:8))";
@@ -109,18 +111,30 @@ enum Algo {
     Jamboree(f64),
 }
 
-fn search<G: Game>(g: &G, s: &G::State, algo: Algo, depth: u32, trace: bool) -> SearchReport {
+fn search<G: Game>(
+    g: &G,
+    e: &dyn Evaluator<G>,
+    s: &G::State,
+    algo: Algo,
+    depth: u32,
+    trace: bool,
+) -> SearchReport {
     match algo {
-        Algo::Minimax => minimax(g, s, depth, trace),
-        Algo::AlphaBeta => alphabeta(g, s, depth, trace),
-        Algo::Jamboree(f) => jamboree(g, s, depth, f, trace),
+        Algo::Minimax => minimax(g, e, s, depth, trace),
+        Algo::AlphaBeta => alphabeta(g, e, s, depth, trace),
+        Algo::Jamboree(f) => jamboree(g, e, s, depth, f, trace),
     }
     .unwrap_or_else(|e| panic!("{algo:?} failed: {e}"))
 }
 
+/// A search's trace in the seeds' notation.
+fn text(r: &SearchReport) -> Vec<String> {
+    seeds_text(&r.trace)
+}
+
 /// The searched lines of a trace: without the root's opening and closing lines and blank lines.
-fn body(trace: &[String]) -> Vec<String> {
-    trace
+fn body(r: &SearchReport) -> Vec<String> {
+    text(r)
         .iter()
         .filter(|l| {
             !l.is_empty() && !l.starts_with("Searching state") && !l.starts_with("Therefore")
@@ -148,8 +162,9 @@ fn assert_lines(actual: &[String], expected: &[String]) {
 /// Checks one search on a tree: leaves estimated (in order unless parallel), chosen move, value.
 fn check_tree(text: &str, algo: Algo, depth: u32, leaves: &str, best: usize, value: i32) {
     let t = TreeGame::parse(text).unwrap();
-    let r = search(&t, &0, algo, depth, false);
-    let mut got = t.take_estimated_leaves();
+    let v = TreeValues::new();
+    let r = search(&t, &v, &0, algo, depth, false);
+    let mut got = v.take_estimated_leaves();
     let mut want: Vec<String> = leaves.split_whitespace().map(str::to_string).collect();
     if matches!(algo, Algo::Jamboree(_)) {
         got.sort();
@@ -175,8 +190,9 @@ fn figure_3_estimates_the_leaves_of_seed_3() {
     check_tree(FIGURE3, Algo::AlphaBeta, 4, "e f h l m q", 0, 3);
     assert_eq!(
         TreeGame::parse(FIGURE3).map(|t| {
-            alphabeta(&t, &0, 4, false).unwrap();
-            t.take_estimate_log()
+            let v = TreeValues::new();
+            alphabeta(&t, &v, &0, 4, false).unwrap();
+            v.take_estimate_log()
         }),
         Ok(lines(
             "Estimating state e[3]\nEstimating state f[5]\nEstimating state h[2]\n\
@@ -188,20 +204,22 @@ fn figure_3_estimates_the_leaves_of_seed_3() {
 #[test]
 fn figure_4_trace_is_reproduced_line_by_line() {
     let t = TreeGame::parse(FIGURE3).unwrap();
-    let r = search(&t, &0, Algo::AlphaBeta, 4, true);
-    assert_lines(&r.trace, &lines(FIGURE4));
+    let v = TreeValues::new();
+    let r = search(&t, &v, &0, Algo::AlphaBeta, 4, true);
+    assert_lines(&text(&r), &lines(FIGURE4));
     // Jamboree 0.5 explores this binary tree exactly as alpha-beta does (seed 3).
-    let j = search(&t, &0, Algo::Jamboree(0.5), 4, true);
-    assert_lines(&j.trace, &lines(FIGURE4));
+    let j = search(&t, &v, &0, Algo::Jamboree(0.5), 4, true);
+    assert_lines(&text(&j), &lines(FIGURE4));
 }
 
 #[test]
 fn figure_5_traces_are_reproduced() {
     let t = TreeGame::parse(TREE2).unwrap();
-    let ab = search(&t, &0, Algo::AlphaBeta, 2, true);
-    assert_lines(&body(&ab.trace), &lines(FIGURE5_ALPHABETA));
-    let jb = search(&t, &0, Algo::Jamboree(0.5), 2, true);
-    assert_lines(&body(&jb.trace), &lines(FIGURE5_JAMBOREE));
+    let v = TreeValues::new();
+    let ab = search(&t, &v, &0, Algo::AlphaBeta, 2, true);
+    assert_lines(&body(&ab), &lines(FIGURE5_ALPHABETA));
+    let jb = search(&t, &v, &0, Algo::Jamboree(0.5), 2, true);
+    assert_lines(&body(&jb), &lines(FIGURE5_JAMBOREE));
 }
 
 const TREES: [&str; 4] = [
@@ -225,10 +243,11 @@ fn depth_of(text: &str) -> u32 {
 fn jamboree_one_is_alphabeta_and_zero_is_minimax_on_trees() {
     for text in TREES {
         let t = TreeGame::parse(text).unwrap();
+        let v = TreeValues::new();
         let d = depth_of(text);
         let run = |algo| {
-            let r = search(&t, &0, algo, d, false);
-            let mut leaves = t.take_estimated_leaves();
+            let r = search(&t, &v, &0, algo, d, false);
+            let mut leaves = v.take_estimated_leaves();
             leaves.sort();
             (leaves, r.best, r.value)
         };
@@ -264,14 +283,14 @@ fn tictactoe_positions() -> Vec<(TicTacToe, <TicTacToe as Game>::State)> {
 fn jamboree_extremes_match_on_tictactoe() {
     for (g, s) in tictactoe_positions() {
         for depth in [2, 4] {
-            let ab = search(&g, &s, Algo::AlphaBeta, depth, false);
-            let j1 = search(&g, &s, Algo::Jamboree(1.0), depth, false);
+            let ab = search(&g, &tictactoe::Heuristic, &s, Algo::AlphaBeta, depth, false);
+            let j1 = search(&g, &tictactoe::Heuristic, &s, Algo::Jamboree(1.0), depth, false);
             assert_eq!(
                 (j1.stats.leaves, j1.best, j1.value),
                 (ab.stats.leaves, ab.best, ab.value)
             );
-            let mm = search(&g, &s, Algo::Minimax, depth, false);
-            let j0 = search(&g, &s, Algo::Jamboree(0.0), depth, false);
+            let mm = search(&g, &tictactoe::Heuristic, &s, Algo::Minimax, depth, false);
+            let j0 = search(&g, &tictactoe::Heuristic, &s, Algo::Jamboree(0.0), depth, false);
             assert_eq!(
                 (j0.stats.leaves, j0.best, j0.value),
                 (mm.stats.leaves, mm.best, mm.value)
@@ -286,12 +305,12 @@ fn jamboree_extremes_match_on_tictactoe() {
 fn jamboree_traces_are_deterministic() {
     let g = Connect4::new(6, 7).unwrap();
     let s = g.initial_state();
-    let a = search(&g, &s, Algo::Jamboree(0.5), 5, true);
-    let b = search(&g, &s, Algo::Jamboree(0.5), 5, true);
+    let a = search(&g, &connect4::Heuristic, &s, Algo::Jamboree(0.5), 5, true);
+    let b = search(&g, &connect4::Heuristic, &s, Algo::Jamboree(0.5), 5, true);
     assert_eq!(a.trace, b.trace);
     assert_eq!(a.stats.leaves, b.stats.leaves);
     // Two lines per node below the root, plus "Terminals visited".
-    assert_eq!(body(&a.trace).len() as u64, 2 * (a.stats.nodes - 1) + 1);
+    assert_eq!(body(&a).len() as u64, 2 * (a.stats.nodes - 1) + 1);
 }
 
 #[test]
@@ -299,7 +318,7 @@ fn full_depth_search_draws_tictactoe() {
     let g = TicTacToe::new(3, 3).unwrap();
     let s = g.initial_state();
     for algo in [Algo::AlphaBeta, Algo::Jamboree(0.5), Algo::Minimax] {
-        let r = search(&g, &s, algo, 9, false);
+        let r = search(&g, &tictactoe::Heuristic, &s, algo, 9, false);
         assert_eq!(r.value, Estimate::Definitely(Outcome::Draw), "{algo:?}");
     }
 }
@@ -307,7 +326,7 @@ fn full_depth_search_draws_tictactoe() {
 #[test]
 fn nim_from_21_is_a_first_player_win() {
     let g = Nim::new(21, false);
-    let r = search(&g, &g.initial_state(), Algo::AlphaBeta, 21, false);
+    let r = search(&g, &nim::Heuristic, &g.initial_state(), Algo::AlphaBeta, 21, false);
     assert_eq!(r.value, Estimate::Definitely(Outcome::Winner(0)));
     // The winning move leaves a multiple of four: take 1.
     assert_eq!(r.best, 0);
@@ -318,7 +337,7 @@ fn nim_results_follow_the_mod_4_rule() {
     for misere in [false, true] {
         for pile in 1..=30u32 {
             let g = Nim::new(pile, misere);
-            let r = search(&g, &g.initial_state(), Algo::AlphaBeta, pile, false);
+            let r = search(&g, &nim::Heuristic, &g.initial_state(), Algo::AlphaBeta, pile, false);
             let first_loses = if misere { pile % 4 == 1 } else { pile % 4 == 0 };
             let expected = Outcome::Winner(usize::from(first_loses));
             assert_eq!(
@@ -353,10 +372,11 @@ fn trees_search_at_every_depth() {
 #[test]
 fn searches_refuse_bad_requests() {
     let t = TreeGame::parse(TREE2).unwrap();
-    assert!(jamboree(&t, &0, 2, 1.5, false).is_err());
-    assert!(alphabeta(&t, &0, 0, false).is_err());
+    let v = TreeValues::new();
+    assert!(jamboree(&t, &v, &0, 2, 1.5, false).is_err());
+    assert!(alphabeta(&t, &v, &0, 0, false).is_err());
     let g = Nim::new(0, false);
-    assert!(alphabeta(&g, &g.initial_state(), 3, false).is_err());
+    assert!(alphabeta(&g, &nim::Heuristic, &g.initial_state(), 3, false).is_err());
 }
 
 #[test]
@@ -366,8 +386,8 @@ fn cancelling_parallel_siblings_changes_effort_not_results() {
     let g = Connect4::new(6, 7).unwrap();
     let mut s = g.initial_state();
     for (ply, col) in [3u8, 3, 2, 4, 4, 2, 1, 5].into_iter().enumerate() {
-        let traced = jamboree(&g, &s, 6, 0.5, true).unwrap();
-        let fast = jamboree(&g, &s, 6, 0.5, false).unwrap();
+        let traced = jamboree(&g, &connect4::Heuristic, &s, 6, 0.5, true).unwrap();
+        let fast = jamboree(&g, &connect4::Heuristic, &s, 6, 0.5, false).unwrap();
         assert_eq!(
             (fast.best, fast.value),
             (traced.best, traced.value),

@@ -133,19 +133,23 @@ impl PlayerKind {
         }
     }
 
-    /// Checks that this kind can play `info`'s game; the error says why not and names the kinds that
-    /// can.
-    pub fn check(self, info: &GameInfo) -> Result<(), GameError> {
-        let refused = match self.requirement() {
-            Requirement::Any => return Ok(()),
+    /// Whether this kind can play `info`'s game, and if not why.
+    fn refusal(self, info: &GameInfo) -> Result<(), GameError> {
+        match self.requirement() {
+            Requirement::Any => Ok(()),
             Requirement::TwoPlayerZeroSum => info.require_two_player_zero_sum(self.as_str()),
             Requirement::TwoRolesTakingTurns => crate::learn::check_supported(info)
                 .map_err(|e| GameError::Unsupported(e.to_string())),
-        };
-        refused.map_err(|e| {
+        }
+    }
+
+    /// Checks that this kind can play `info`'s game; the error says why not and names the kinds that
+    /// can.
+    pub fn check(self, info: &GameInfo) -> Result<(), GameError> {
+        self.refusal(info).map_err(|e| {
             let able: Vec<&str> = PlayerKind::ALL
                 .into_iter()
-                .filter(|k| k.requirement() != self.requirement() && k.check(info).is_ok())
+                .filter(|k| k.requirement() != self.requirement() && k.refusal(info).is_ok())
                 .map(PlayerKind::as_str)
                 .collect();
             GameError::Unsupported(format!(

@@ -49,6 +49,21 @@ impl Violation {
         }
     }
 
+    /// The violation a seat that missed the start is charged with at every step it is replaced: the
+    /// same code as the start's (a start that timed out is a `TO` at every step, as ggp-base records
+    /// it).
+    pub fn missed_start(&self) -> Violation {
+        let detail = format!("it missed the start ({})", self.detail());
+        match self {
+            Violation::Timeout { .. } => Violation::Timeout { detail },
+            Violation::Illegal { answer, .. } => Violation::Illegal {
+                answer: answer.clone(),
+                detail,
+            },
+            Violation::ConnectionError { .. } => Violation::ConnectionError { detail },
+        }
+    }
+
     /// What a ggp-base match record keeps: the code, and for an illegal answer the answer itself
     /// (`IL (mark 9 9)`).
     pub fn record_text(&self) -> String {

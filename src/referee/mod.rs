@@ -464,9 +464,7 @@ fn ask_all<G: Game>(
     let asked = Instant::now();
     let ask = move |role: RoleIndex, seat: &mut Box<dyn Seat<G>>, missed: &Option<Violation>| {
         let answer = match missed {
-            Some(v) => Answer::Failed(Violation::ConnectionError {
-                detail: format!("it missed the start ({})", v.detail()),
-            }),
+            Some(v) => Answer::Failed(v.missed_start()),
             None => seat.ask(&Turn {
                 game,
                 state,

@@ -158,7 +158,7 @@ impl<G: Game> Seat<G> for Terminal {
                 "" => continue,
                 "help" | "?" => {
                     let undo = if self.can_take_back {
-                        "`undo` takes back your last move and the replies, "
+                        "`undo` takes back the last full round, "
                     } else {
                         ""
                     };

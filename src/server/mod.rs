@@ -610,7 +610,7 @@ pub fn run(
 
 #[cfg(test)]
 mod tests {
-    use super::super::session::{MoveReply, SessionError};
+    use super::session::{MoveReply, SessionError};
     use super::*;
     use crate::game::Goal;
 
@@ -621,8 +621,8 @@ mod tests {
         fn role(&self) -> &str {
             "r"
         }
-        fn engine(&self) -> &'static str {
-            "test"
+        fn engine(&self) -> crate::load::EngineKind {
+            crate::load::EngineKind::Native
         }
         fn prepare(&mut self, _: Deadline) -> Option<String> {
             None
