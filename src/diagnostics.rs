@@ -22,7 +22,10 @@ pub fn count_as(n: usize, singular: &str, plural: &str) -> String {
 /// The candidate closest to `word` when it is close enough to be a slip of the keyboard (an edit
 /// distance of at most a third of the word's length, and at least one): the "did you mean" of an
 /// unknown name. Letter case is ignored.
-pub fn did_you_mean<'c>(word: &str, candidates: impl IntoIterator<Item = &'c str>) -> Option<&'c str> {
+pub fn did_you_mean<'c>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'c str>,
+) -> Option<&'c str> {
     let word = word.to_ascii_lowercase();
     let limit = (word.chars().count() / 3).max(1);
     let length = word.chars().count();
@@ -46,8 +49,8 @@ fn edit_distance(a: &str, b: &str) -> usize {
     for (i, row) in rows.iter_mut().enumerate() {
         row[0] = i;
     }
-    for j in 0..=b.len() {
-        rows[0][j] = j;
+    for (j, cell) in rows[0].iter_mut().enumerate() {
+        *cell = j;
     }
     for i in 1..=a.len() {
         for j in 1..=b.len() {
@@ -251,8 +254,15 @@ mod tests {
         assert_eq!(did_you_mean("MINIMAZ", kinds), Some("minimax"));
         assert_eq!(did_you_mean("ranodm", kinds), Some("random"));
         assert_eq!(did_you_mean("chess", kinds), None);
-        assert_eq!(did_you_mean("mcts", kinds), None, "an exact name is no slip");
-        assert_eq!(did_you_mean("ocupied", ["occupied", "cell"]), Some("occupied"));
+        assert_eq!(
+            did_you_mean("mcts", kinds),
+            None,
+            "an exact name is no slip"
+        );
+        assert_eq!(
+            did_you_mean("ocupied", ["occupied", "cell"]),
+            Some("occupied")
+        );
     }
 
     #[test]

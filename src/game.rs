@@ -457,5 +457,4 @@ mod tests {
         assert_eq!(normalize_move_text("mark(1,1)"), "mark 1 1");
         assert_eq!(normalize_move_text(" 3 "), "3");
     }
-
 }

@@ -546,9 +546,7 @@ fn build_rules(
                     rules: Some(rules),
                 }));
             }
-            Err(e) if options.engine == EngineChoice::Network => {
-                return Err(LoadError::Network(e))
-            }
+            Err(e) if options.engine == EngineChoice::Network => return Err(LoadError::Network(e)),
             Err(e) => fallback = Some(e),
         }
     }

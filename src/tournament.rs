@@ -99,7 +99,7 @@ pub fn schedule(entrants: usize, roles: usize, games: u32) -> Vec<Vec<usize>> {
     for group in &groups {
         let size = group.len();
         // Seats rotate evenly only over a multiple of the group's size when it does not divide the roles.
-        let games = if roles % size == 0 {
+        let games = if roles.is_multiple_of(size) {
             games as usize
         } else {
             (games as usize).div_ceil(size) * size
@@ -142,21 +142,20 @@ pub fn run<G: Game>(
              player takes only one: remote players can enter tournaments of one- and two-role games"
         )));
     }
-    let rules = match (remote, &loaded.rules) {
-        (0, _) => None,
-        (_, Some(rules)) => Some(
-            rules
-                .to_kif()
-                .map_err(|e| TournamentError::Usage(format!("the rules cannot be sent: {e}")))?,
-        ),
-        (_, None) => {
-            return Err(TournamentError::Usage(
+    let rules =
+        match (remote, &loaded.rules) {
+            (0, _) => None,
+            (_, Some(rules)) => {
+                Some(rules.to_kif().map_err(|e| {
+                    TournamentError::Usage(format!("the rules cannot be sent: {e}"))
+                })?)
+            }
+            (_, None) => return Err(TournamentError::Usage(
                 "remote players are sent the game's rules, so the game must be a rule file (.kif \
                  or .gdl), e.g. games/connect4.gdl rather than connect4"
                     .into(),
-            ))
-        }
-    };
+            )),
+        };
     let exclusive: Vec<bool> = entrants
         .iter()
         .map(|e| matches!(e, SeatSpec::Remote(_)))
@@ -175,13 +174,19 @@ pub fn run<G: Game>(
                 .enumerate()
                 .map(|(role, &e)| {
                     make_seat(&entrants[e], role, loaded, config, &mut |_| {
-                        Err(RefereeError::Seats("no person plays in a tournament".into()))
+                        Err(RefereeError::Seats(
+                            "no person plays in a tournament".into(),
+                        ))
                     })
                 })
                 .collect::<Result<Vec<Box<dyn Seat<G>>>, _>>()?;
             let settings = MatchSettings {
                 grace: options.grace,
-                ..MatchSettings::new(format!("tournament.{run_id}.{i}"), options.clock, config.seed)
+                ..MatchSettings::new(
+                    format!("tournament.{run_id}.{i}"),
+                    options.clock,
+                    config.seed,
+                )
             };
             let result = run_match(
                 loaded.game.as_ref(),
@@ -461,7 +466,11 @@ mod tests {
     #[test]
     fn three_seats_rotate_over_a_pair_evenly() {
         assert_eq!(schedule(2, 3, 2), vec![vec![0, 1, 0], vec![1, 0, 1]]);
-        assert_eq!(schedule(2, 3, 1), schedule(2, 3, 2), "rounded up to even seats");
+        assert_eq!(
+            schedule(2, 3, 1),
+            schedule(2, 3, 2),
+            "rounded up to even seats"
+        );
         assert_eq!(schedule(3, 4, 1).len(), 3, "two seats each in one game");
     }
 

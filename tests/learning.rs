@@ -45,7 +45,10 @@ fn options(games: u32, play_ms: u64) -> TournamentOptions {
 
 /// Native 3×3 tic-tac-toe, as the loader gives it.
 fn tictactoe() -> Loaded<TicTacToe> {
-    match load(&GameSource::named("tictactoe").unwrap(), &LoadOptions::default()) {
+    match load(
+        &GameSource::named("tictactoe").unwrap(),
+        &LoadOptions::default(),
+    ) {
         Ok(AnyGame::TicTacToe(l)) => l,
         _ => panic!("tictactoe is the native game"),
     }

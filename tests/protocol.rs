@@ -726,11 +726,19 @@ fn the_referee_and_the_viewer_refuse_bad_input_clearly() {
     let address = unused.local_addr().unwrap();
     let dead = format!("oplayer={address}");
     drop(unused);
-    let (ok, out, err) = run(&["match", game, "--player", "xplayer=random", "--player", &dead]);
+    let (ok, out, err) = run(&[
+        "match",
+        game,
+        "--player",
+        "xplayer=random",
+        "--player",
+        &dead,
+    ]);
     assert!(!ok, "{out}");
     assert!(
-        err.contains(&format!("oplayer: http://{address} could not start the match"))
-            && err.contains("refused")
+        err.contains(&format!(
+            "oplayer: http://{address} could not start the match"
+        )) && err.contains("refused")
             && err.contains("--play-on"),
         "{err}"
     );

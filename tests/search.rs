@@ -284,13 +284,27 @@ fn jamboree_extremes_match_on_tictactoe() {
     for (g, s) in tictactoe_positions() {
         for depth in [2, 4] {
             let ab = search(&g, &tictactoe::Heuristic, &s, Algo::AlphaBeta, depth, false);
-            let j1 = search(&g, &tictactoe::Heuristic, &s, Algo::Jamboree(1.0), depth, false);
+            let j1 = search(
+                &g,
+                &tictactoe::Heuristic,
+                &s,
+                Algo::Jamboree(1.0),
+                depth,
+                false,
+            );
             assert_eq!(
                 (j1.stats.leaves, j1.best, j1.value),
                 (ab.stats.leaves, ab.best, ab.value)
             );
             let mm = search(&g, &tictactoe::Heuristic, &s, Algo::Minimax, depth, false);
-            let j0 = search(&g, &tictactoe::Heuristic, &s, Algo::Jamboree(0.0), depth, false);
+            let j0 = search(
+                &g,
+                &tictactoe::Heuristic,
+                &s,
+                Algo::Jamboree(0.0),
+                depth,
+                false,
+            );
             assert_eq!(
                 (j0.stats.leaves, j0.best, j0.value),
                 (mm.stats.leaves, mm.best, mm.value)
@@ -326,7 +340,14 @@ fn full_depth_search_draws_tictactoe() {
 #[test]
 fn nim_from_21_is_a_first_player_win() {
     let g = Nim::new(21, false);
-    let r = search(&g, &nim::Heuristic, &g.initial_state(), Algo::AlphaBeta, 21, false);
+    let r = search(
+        &g,
+        &nim::Heuristic,
+        &g.initial_state(),
+        Algo::AlphaBeta,
+        21,
+        false,
+    );
     assert_eq!(r.value, Estimate::Definitely(Outcome::Winner(0)));
     // The winning move leaves a multiple of four: take 1.
     assert_eq!(r.best, 0);
@@ -337,7 +358,14 @@ fn nim_results_follow_the_mod_4_rule() {
     for misere in [false, true] {
         for pile in 1..=30u32 {
             let g = Nim::new(pile, misere);
-            let r = search(&g, &nim::Heuristic, &g.initial_state(), Algo::AlphaBeta, pile, false);
+            let r = search(
+                &g,
+                &nim::Heuristic,
+                &g.initial_state(),
+                Algo::AlphaBeta,
+                pile,
+                false,
+            );
             let first_loses = if misere { pile % 4 == 1 } else { pile % 4 == 0 };
             let expected = Outcome::Winner(usize::from(first_loses));
             assert_eq!(

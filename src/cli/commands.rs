@@ -100,7 +100,13 @@ fn default_program(info: &ggp::game::GameInfo) -> SeatSpec {
 /// Refuses `--fraction` when no seat is jamboree, the one player that reads it.
 pub(super) fn fraction_is_read(given: bool, seats: &[SeatSpec]) -> Result<(), CliError> {
     let jamboree = seats.iter().any(|s| {
-        matches!(s, SeatSpec::Player(PlayerSpec { kind: PlayerKind::Jamboree, .. }))
+        matches!(
+            s,
+            SeatSpec::Player(PlayerSpec {
+                kind: PlayerKind::Jamboree,
+                ..
+            })
+        )
     });
     if given && !jamboree {
         return Err(CliError::Usage(
@@ -159,10 +165,13 @@ impl Visitor for Play {
         let mut seats = seats_for(&specs, &loaded, &config, false)?;
         // A person at the keyboard needs the board and the other moves whatever `--quiet` says.
         let quiet = self.quiet && !specs.contains(&SeatSpec::Person);
-        let rules = match (&loaded.rules, specs.iter().any(|s| matches!(s, SeatSpec::Remote(_)))) {
-            (Some(rules), true) => Some(rules.to_kif().map_err(|e| CliError::Failed(format!(
-                "the rules cannot be sent to a remote player: {e}"
-            )))?),
+        let rules = match (
+            &loaded.rules,
+            specs.iter().any(|s| matches!(s, SeatSpec::Remote(_))),
+        ) {
+            (Some(rules), true) => Some(rules.to_kif().map_err(|e| {
+                CliError::Failed(format!("the rules cannot be sent to a remote player: {e}"))
+            })?),
             _ => None,
         };
         let settings = MatchSettings {
@@ -184,7 +193,13 @@ impl Visitor for Play {
         if self.out.is_some() {
             observers.push(&mut recorder);
         }
-        let played = run_match(game, rules.as_deref(), &mut seats, &settings, &mut observers);
+        let played = run_match(
+            game,
+            rules.as_deref(),
+            &mut seats,
+            &settings,
+            &mut observers,
+        );
         if let Some(e) = printer.error.take() {
             return Err(e.into());
         }
@@ -330,7 +345,10 @@ pub(super) fn result_line(roles: &[String], goals: &[Goal]) -> String {
         Verdict::Draw(tied) if tied.len() == roles.len() => "a draw".to_string(),
         Verdict::Draw(tied) => format!(
             "a draw between {}",
-            tied.iter().map(|&r| name(r)).collect::<Vec<_>>().join(" and ")
+            tied.iter()
+                .map(|&r| name(r))
+                .collect::<Vec<_>>()
+                .join(" and ")
         ),
     };
     format!("Goals: {} ({words})", listed.join(" "))

@@ -12,7 +12,9 @@ use ggp::learn::train;
 use ggp::load::{Loaded, Visitor};
 use ggp::players::{thousands, Clock, PlayerConfig};
 use ggp::referee::{SeatSpec, GRACE};
-use ggp::tournament::{entrant_names, run, schedule, standings, to_csv, GameRecord, TournamentOptions};
+use ggp::tournament::{
+    entrant_names, run, schedule, standings, to_csv, GameRecord, TournamentOptions,
+};
 
 use super::CliError;
 
@@ -102,7 +104,10 @@ impl Tournament {
     fn report(&self, game_name: &str, records: &[GameRecord]) -> Result<(), CliError> {
         let table = standings(&entrant_names(&self.players), records);
         // The column appears when it has something to say: remote entrants, or a local move was late.
-        let remote = self.players.iter().any(|p| matches!(p, SeatSpec::Remote(_)))
+        let remote = self
+            .players
+            .iter()
+            .any(|p| matches!(p, SeatSpec::Remote(_)))
             || table.iter().any(|s| s.substituted > 0);
         let width = table.iter().map(|s| s.name.len()).max().unwrap_or(6).max(6);
         let out = std::io::stdout();

@@ -139,7 +139,8 @@ pub fn serve(a: ServeArgs) -> Result<(), CliError> {
     let seat: SeatSpec = a.player.parse()?;
     let SeatSpec::Player(player) = seat else {
         return Err(CliError::Usage(
-            "a server has nobody to ask and no player to forward to: choose a program player".into(),
+            "a server has nobody to ask and no player to forward to: choose a program player"
+                .into(),
         ));
     };
     if a.capacity == 0 || a.capacity > 1024 {
@@ -242,7 +243,10 @@ impl Visitor for Match {
                 self.clock.play.as_secs_f64()
             );
         }
-        let token = format!("{:016x}", ggp::game::mix64(settings.seed ^ epoch_millis() as u64));
+        let token = format!(
+            "{:016x}",
+            ggp::game::mix64(settings.seed ^ epoch_millis() as u64)
+        );
         let mut recorder = Recorder::new(game, &settings.match_id, self.clock, token);
         let mut printer = MatchPrinter {
             play_clock: self.clock.play,

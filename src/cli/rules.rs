@@ -93,7 +93,11 @@ pub fn check_files(
 
 /// `ggp-run check FILE`: every problem of the file, or a summary of the game. Returns whether the file
 /// is free of errors (the exit status is 1 when it is not).
-pub fn check_file(path: &Path, grounding: Duration, out: &mut impl Write) -> Result<bool, CliError> {
+pub fn check_file(
+    path: &Path,
+    grounding: Duration,
+    out: &mut impl Write,
+) -> Result<bool, CliError> {
     let file = path.display().to_string();
     let (program, src) = match ggp::syntax::parse_file(path) {
         Ok(ok) => ok,

@@ -39,7 +39,16 @@ impl Visitor for Search {
             !self.trace,
             &format!("{}: searching depth {}", self.kind, config.depth),
             self.clock.play,
-            || search.run(game, evaluator, &state, config.depth, self.trace, Some(deadline)),
+            || {
+                search.run(
+                    game,
+                    evaluator,
+                    &state,
+                    config.depth,
+                    self.trace,
+                    Some(deadline),
+                )
+            },
         );
         let report = match searched {
             Err(GameError::OutOfTime) => {
@@ -128,7 +137,12 @@ fn value_words<G: Game>(roles: &[String], value: Estimate, evaluator: &dyn Evalu
 
 /// Runs `work`, printing `what` with the time spent on standard error every second while it runs (when
 /// `on`): a search the seeds specify to a fixed depth has no progress of its own to tell.
-fn with_heartbeat<T: Send>(on: bool, what: &str, clock: Duration, work: impl FnOnce() -> T + Send) -> T {
+fn with_heartbeat<T: Send>(
+    on: bool,
+    what: &str,
+    clock: Duration,
+    work: impl FnOnce() -> T + Send,
+) -> T {
     if !on {
         return work();
     }

@@ -5,7 +5,10 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 
-use ggp::load::{load, AnyGame, EngineChoice, EngineKind, GameSource, LoadError, LoadOptions, LoadReport, NativeGame};
+use ggp::load::{
+    load, AnyGame, EngineChoice, EngineKind, GameSource, LoadError, LoadOptions, LoadReport,
+    NativeGame,
+};
 use ggp::network::NetworkError;
 
 use super::CliError;
@@ -168,7 +171,9 @@ impl GameSpec {
         .collect();
         if let Some(engine) = a.load.engine {
             let fits = match source {
-                GameSource::RuleFile(_) | GameSource::RuleText { .. } => engine != EngineArg::Native,
+                GameSource::RuleFile(_) | GameSource::RuleText { .. } => {
+                    engine != EngineArg::Native
+                }
                 _ => engine == EngineArg::Native,
             };
             if !fits {

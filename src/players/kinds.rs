@@ -14,8 +14,7 @@ use std::sync::Arc;
 use super::clock::{role_seed, Progress};
 use super::seeds::{SeedPlayer, SeedSearch, DEFAULT_FRACTION};
 use super::{
-    GreedyPlayer, IdPlayer, LearnedPlayer, LegalPlayer, McsPlayer, MctsPlayer, Player,
-    RandomPlayer,
+    GreedyPlayer, IdPlayer, LearnedPlayer, LegalPlayer, McsPlayer, MctsPlayer, Player, RandomPlayer,
 };
 use crate::evaluators::Evaluator;
 use crate::game::{Game, GameError, GameInfo, RoleIndex};
@@ -365,7 +364,10 @@ mod tests {
     #[test]
     fn a_misspelled_kind_gets_a_suggestion() {
         let e = "mtcs".parse::<PlayerKind>().unwrap_err().to_string();
-        assert!(e.starts_with("unknown player `mtcs` (did you mean `mcts`?)"), "{e}");
+        assert!(
+            e.starts_with("unknown player `mtcs` (did you mean `mcts`?)"),
+            "{e}"
+        );
         let e = "chess".parse::<PlayerKind>().unwrap_err().to_string();
         assert!(e.starts_with("unknown player `chess`; known"), "{e}");
     }
@@ -378,9 +380,15 @@ mod tests {
             dynamics: Dynamics::Simultaneous,
             zero_sum: true,
         };
-        let e = PlayerKind::AlphaBeta.check(&roshambo).unwrap_err().to_string();
+        let e = PlayerKind::AlphaBeta
+            .check(&roshambo)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("roles move simultaneously"), "{e}");
-        assert!(e.contains("Players that can play it: legal, random, id"), "{e}");
+        assert!(
+            e.contains("Players that can play it: legal, random, id"),
+            "{e}"
+        );
         assert!(!e.contains("learned"), "{e}");
         let nim = Nim::new(5, false);
         for kind in PlayerKind::ALL {

@@ -793,11 +793,7 @@ impl<G: Game> Player<G> for MctsPlayer<G> {
                 )
             };
             let mut timer = ProgressTimer::new(progress);
-            search(
-                first,
-                run,
-                Some(&mut |tree| timer.maybe(|| report(tree))),
-            );
+            search(first, run, Some(&mut |tree| timer.maybe(|| report(tree))));
         });
         let mut moves = root_moves(&self.trees[0], role);
         for tree in &self.trees[1..] {

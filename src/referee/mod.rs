@@ -31,7 +31,9 @@ use rand::{Rng, SeedableRng};
 use crate::game::{Game, GameError, Goal, RoleIndex};
 use crate::players::{Clock, SearchStats};
 
-pub use events::{seat_results, verdict, MatchEvent, MoveReport, Observer, SeatResult, Verdict, Violation};
+pub use events::{
+    seat_results, verdict, MatchEvent, MoveReport, Observer, SeatResult, Verdict, Violation,
+};
 pub use seat::{make_seat, Answer, MatchStart, PlayerSeat, Seat, SeatSpec, Turn};
 
 /// How long past its clock an answer is still taken (ggp-base's managers allow a second).
@@ -154,9 +156,21 @@ pub fn run_match<G: Game>(
     });
     let (names, missed) = referee.start_all(rules, seats)?;
     let (result, last) = referee.play(seats, &missed, names)?;
-    say_goodbye(game, seats, &missed, last.as_deref(), result.aborted.is_none());
+    say_goodbye(
+        game,
+        seats,
+        &missed,
+        last.as_deref(),
+        result.aborted.is_none(),
+    );
     Ok(result)
 }
+
+/// How the play went, and the last joint move (what the seats are told at the end).
+type Played<G> = (
+    MatchResult<<G as Game>::State>,
+    Option<Vec<<G as Game>::Move>>,
+);
 
 /// A match in progress: what every step needs.
 struct Referee<'a, 'o, G: Game> {
@@ -228,7 +242,10 @@ impl<G: Game> Referee<'_, '_, G> {
             let (seat, violation) = outcomes[role].clone();
             let reason = format!("{seat} could not start the match");
             let state = game.initial_state();
-            self.tell(&MatchEvent::State { step: 0, state: &state });
+            self.tell(&MatchEvent::State {
+                step: 0,
+                state: &state,
+            });
             self.tell(&MatchEvent::Aborted {
                 step: 0,
                 reason: &reason,
@@ -255,7 +272,7 @@ impl<G: Game> Referee<'_, '_, G> {
         seats: &mut [Box<dyn Seat<G>>],
         missed: &[Option<Violation>],
         names: Vec<String>,
-    ) -> Result<(MatchResult<G::State>, Option<Vec<G::Move>>), RefereeError> {
+    ) -> Result<Played<G>, RefereeError> {
         let game = self.game;
         let roles = game.info().num_roles();
         let mut state = game.initial_state();
@@ -293,7 +310,10 @@ impl<G: Game> Referee<'_, '_, G> {
                 aborted = Some(reason);
                 break;
             }
-            if let Some(role) = answers.iter().position(|(a, _)| matches!(a, Answer::TakeBack)) {
+            if let Some(role) = answers
+                .iter()
+                .position(|(a, _)| matches!(a, Answer::TakeBack))
+            {
                 let back = last_choice(game, &history, role);
                 if let Some(back) = back {
                     history.truncate(back + 1);
@@ -416,7 +436,6 @@ impl<G: Game> Referee<'_, '_, G> {
         }
         Ok(self.legal[self.rng.gen_range(0..self.legal.len())].clone())
     }
-
 }
 
 /// Tells the seats that started how the match ended (after the joint move `last`), all at once: a
@@ -485,10 +504,15 @@ fn ask_all<G: Game>(
             .take(count.saturating_sub(1))
             .map(|(role, (seat, missed))| scope.spawn(move || ask(role, seat, missed)))
             .collect();
-        let own = seats.next().map(|(role, (seat, missed))| ask(role, seat, missed));
+        let own = seats
+            .next()
+            .map(|(role, (seat, missed))| ask(role, seat, missed));
         let failed = || {
             let detail = "the seat panicked".to_string();
-            (Answer::Failed(Violation::ConnectionError { detail }), asked.elapsed())
+            (
+                Answer::Failed(Violation::ConnectionError { detail }),
+                asked.elapsed(),
+            )
         };
         handles
             .into_iter()

@@ -70,7 +70,10 @@ impl Terminal {
     /// clock ran out first.
     fn read(&mut self, until: Option<Instant>) -> Result<Option<String>, Violation> {
         let next = match until {
-            None => self.lines.recv().map_err(|_| RecvTimeoutError::Disconnected),
+            None => self
+                .lines
+                .recv()
+                .map_err(|_| RecvTimeoutError::Disconnected),
             Some(t) => self
                 .lines
                 .recv_timeout(t.saturating_duration_since(Instant::now())),
@@ -124,7 +127,9 @@ impl<G: Game> Seat<G> for Terminal {
         if moves.is_empty() {
             return Answer::Failed(Violation::Illegal {
                 answer: String::new(),
-                detail: format!("{role} has no legal move in this state, so there is nothing to type"),
+                detail: format!(
+                    "{role} has no legal move in this state, so there is nothing to type"
+                ),
             });
         }
         let listing: Vec<String> = moves.iter().map(|m| game.show_move(m)).collect();
@@ -228,7 +233,9 @@ fn by_argument<M: Clone>(
         .collect();
     match having.as_slice() {
         [] => Err(None),
-        [one] => Err(Some(format!("`{typed}` is not a move; did you mean {one}?"))),
+        [one] => Err(Some(format!(
+            "`{typed}` is not a move; did you mean {one}?"
+        ))),
         several => {
             let shown = several.len().min(6);
             let more = if several.len() > shown { ", ..." } else { "" };

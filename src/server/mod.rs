@@ -406,7 +406,11 @@ fn load_problem(e: &crate::load::LoadError) -> String {
             let first = errors
                 .iter()
                 .find(|d| d.is_error())
-                .map(|d| crate::diagnostics::render(d, "rules", text).trim().to_string())
+                .map(|d| {
+                    crate::diagnostics::render(d, "rules", text)
+                        .trim()
+                        .to_string()
+                })
                 .unwrap_or_else(|| "the rules have errors".to_string());
             format!("invalid rules: {first}")
         }

@@ -328,7 +328,9 @@ mod tests {
             name: "t".into(),
             syntax: Syntax::Kif,
         };
-        load(&source, &LoadOptions::default()).unwrap().visit(Make(kind))
+        load(&source, &LoadOptions::default())
+            .unwrap()
+            .visit(Make(kind))
     }
 
     #[test]

@@ -99,10 +99,7 @@ pub fn role_label(role: RoleIndex) -> &'static str {
 /// A trace in the seeds' notation, one string a line (blank lines where the seeds have them).
 pub fn seeds_text(events: &[TraceEvent]) -> Vec<String> {
     let label = |n: &TraceNode| {
-        let name = n
-            .name
-            .clone()
-            .unwrap_or_else(|| format!("{:012x}", n.hash));
+        let name = n.name.clone().unwrap_or_else(|| format!("{:012x}", n.hash));
         format!("({},{name})", role_label(n.role))
     };
     let with = |b: &Option<AlphaBeta>| b.map(|ab| format!(" with {ab}")).unwrap_or_default();
