@@ -6,7 +6,45 @@
 
 use std::fmt::Write as _;
 
-use crate::syntax::ast::Span;
+use std::hash::{Hash, Hasher};
+
+/// A byte range of the source text, `start..end`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Span {
+    /// First byte.
+    pub start: u32,
+    /// One past the last byte.
+    pub end: u32,
+}
+
+impl Span {
+    /// The span `start..end`.
+    pub fn new(start: usize, end: usize) -> Span {
+        Span {
+            start: start as u32,
+            end: end as u32,
+        }
+    }
+
+    /// The smallest span covering both.
+    pub fn join(self, other: Span) -> Span {
+        Span {
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
+    }
+}
+
+// Spans are layout, not meaning: two nodes that differ only in where they were written are equal.
+impl PartialEq for Span {
+    fn eq(&self, _: &Span) -> bool {
+        true
+    }
+}
+impl Eq for Span {}
+impl Hash for Span {
+    fn hash<H: Hasher>(&self, _: &mut H) {}
+}
 
 /// `n` and the noun, singular or plural as `n` asks: `1 role`, `2 roles`, `0 errors` (the noun's
 /// plural is `plural`, or the noun with an `s`).

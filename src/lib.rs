@@ -47,6 +47,7 @@
 
 pub mod bench;
 pub mod check;
+pub mod datalog;
 pub mod diagnostics;
 pub mod engine;
 pub mod evaluators;

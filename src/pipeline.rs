@@ -114,7 +114,7 @@ pub fn print(program: &ast::Program, name: &str, stage: Stage) -> Result<String,
             .to_string(),
         Stage::Plan => {
             let game = RuleGame::from_program(program, name).map_err(|e| text(&e))?;
-            crate::engine::plan::PlanDisplay {
+            crate::datalog::plan::PlanDisplay {
                 program: game.program(),
                 plan: game.plan(),
             }

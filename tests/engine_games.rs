@@ -3,25 +3,38 @@
 
 use std::path::Path;
 
+use std::sync::Arc;
+
 use ggp::engine::RuleGame;
 use ggp::game::{perft, Game};
+use ggp::load::{load as load_game, AnyGame, EngineChoice, GameSource, LoadOptions};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 
-fn load(name: &str) -> RuleGame {
+/// A bundled game on the Datalog evaluator, through the one loader.
+fn load(name: &str) -> Arc<RuleGame> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("games")
         .join(name);
-    RuleGame::load(&path).unwrap_or_else(|e| panic!("{name}: {e}"))
+    let options = LoadOptions {
+        engine: EngineChoice::Datalog,
+        ..LoadOptions::default()
+    };
+    match load_game(&GameSource::RuleFile(path), &options) {
+        Ok(AnyGame::Datalog(l)) => l.game,
+        Ok(_) => panic!("{name}: asked for the Datalog evaluator"),
+        Err(e) => panic!("{name}: {e}"),
+    }
 }
 
 /// Loads `name`, checks perft for depths 1.. against `counts`, plays `playouts` random games to the end
 /// and checks every goal lies in 0..=100 and that the first legal move prints as `first_move`.
 fn check(name: &str, counts: &[u64], playouts: u32, first_move: &str) {
     let g = load(name);
+    let g = g.as_ref();
     let s0 = g.initial_state();
     for (d, &want) in counts.iter().enumerate() {
-        assert_eq!(perft(&g, &s0, d as u32 + 1), want, "{name} perft {}", d + 1);
+        assert_eq!(perft(g, &s0, d as u32 + 1), want, "{name} perft {}", d + 1);
     }
     let mover = g.mover(&s0).unwrap_or(0);
     let mut buf = Vec::new();

@@ -3,9 +3,9 @@
 
 use hashbrown::{HashMap, HashSet};
 
-use super::{for_each_atom, for_each_var};
+use crate::datalog::scc;
 use crate::diagnostics::Diagnostic;
-use crate::engine::scc;
+use crate::syntax::ast::{for_each_atom, for_each_var};
 use crate::syntax::ast::{Atom, Literal, Program, Span, Statement, Sym, Term};
 use crate::syntax::Keyword;
 

@@ -16,6 +16,7 @@ use crate::diagnostics::{count, Diagnostic};
 use crate::syntax::ast::{Atom, Literal, Program, Span, Statement, Sym, Syntax, Term};
 use crate::syntax::Keyword;
 
+pub use crate::syntax::ast::{for_each_atom, for_each_var};
 pub use graph::{strata, Strata};
 
 /// Which game semantics a program uses (EPILOG.md).
@@ -70,32 +71,6 @@ pub fn is_builtin(name: &str, syntax: Syntax) -> bool {
         return true;
     }
     syntax == Syntax::Infix && matches!(name, "same" | "plus" | "minus" | "times" | "less" | "leq")
-}
-
-/// Calls `f` on every atom of a literal with its polarity (`true` = under an odd number of `not`).
-pub fn for_each_atom<'a>(lit: &'a Literal, negated: bool, f: &mut impl FnMut(&'a Atom, bool)) {
-    match lit {
-        Literal::Atom(a) => f(a, negated),
-        Literal::Not(inner, _) => for_each_atom(inner, !negated, f),
-        Literal::Or(ls, _) | Literal::And(ls, _) => {
-            for l in ls {
-                for_each_atom(l, negated, f);
-            }
-        }
-    }
-}
-
-/// Calls `f` on every variable occurrence of a term.
-pub fn for_each_var(t: &Term, f: &mut impl FnMut(Sym, Span)) {
-    match t {
-        Term::Var(v, s) => f(*v, *s),
-        Term::Const(..) => {}
-        Term::Func(_, args, _) => {
-            for a in args {
-                for_each_var(a, f);
-            }
-        }
-    }
 }
 
 fn atom_vars(a: &Atom, f: &mut impl FnMut(Sym, Span)) {

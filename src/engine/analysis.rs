@@ -16,11 +16,11 @@
 //! network shares [`dynamic_relations`], [`integer_range`] and [`clamp_arithmetic`] (in
 //! `network::ground::analysis`).
 
-use super::eval::Db;
-use super::ir::{Cmp, Lit, Origin, Pat, Program, RelId, Rule};
-use super::plan::{plan, Phase, Plan};
-use super::terms::{TermId, TermStore};
 use super::{EngineError, Limits};
+use crate::datalog::eval::Db;
+use crate::datalog::ir::{Cmp, Lit, Origin, Pat, Program, RelId, Rule};
+use crate::datalog::plan::{plan, Phase, Plan};
+use crate::datalog::terms::{TermId, TermStore};
 use crate::game::Dynamics;
 use crate::syntax::ast;
 use hashbrown::HashMap;
@@ -282,11 +282,11 @@ pub(crate) fn relax(
     let x = q.terms.intern_sym("X");
     let y = q.terms.intern_sym("Y");
     let copy = |head: RelId, body: RelId, n: usize| Rule {
-        head: crate::engine::ir::IrAtom {
+        head: crate::datalog::ir::IrAtom {
             rel: head,
             args: (0..n as u32).map(Pat::Var).collect(),
         },
-        body: vec![Lit::Pos(crate::engine::ir::IrAtom {
+        body: vec![Lit::Pos(crate::datalog::ir::IrAtom {
             rel: body,
             args: (0..n as u32).map(Pat::Var).collect(),
         })],
@@ -660,14 +660,14 @@ pub(crate) fn flatten(
             if let Lit::Pos(a) | Lit::Neg(a) = l {
                 if a.rel == true_ {
                     if let Some((rel, args, _)) = split(prog, "true", &a.args[0]) {
-                        *a = crate::engine::ir::IrAtom { rel, args };
+                        *a = crate::datalog::ir::IrAtom { rel, args };
                     }
                 }
             }
         }
         if r.head.rel == next && !next_read {
             if let Some((rel, args, f)) = split(prog, "next", &r.head.args[0]) {
-                r.head = crate::engine::ir::IrAtom { rel, args };
+                r.head = crate::datalog::ir::IrAtom { rel, args };
                 if !next_rels.contains(&(rel, f)) {
                     next_rels.push((rel, f));
                 }
@@ -761,7 +761,7 @@ mod tests {
 
     fn prepared(rules: &str) -> (Program, Keywords) {
         let p = crate::syntax::parse_kif(rules).expect("parses");
-        let mut prog = crate::engine::ops::to_classic(&crate::engine::lower(&p).expect("lowers"))
+        let mut prog = crate::engine::ops::to_classic(&crate::datalog::lower(&p).expect("lowers"))
             .expect("classic");
         crate::engine::rewrite::prepare(&mut prog);
         let kw = Keywords::add(&mut prog).expect("has roles");

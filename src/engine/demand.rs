@@ -23,8 +23,8 @@
 
 use hashbrown::HashMap;
 
-use super::ir::{Cmp, IrAtom, Lit, Origin, Pat, Program, RelId, Rule};
-use super::scc::{component_of, tarjan};
+use crate::datalog::ir::{Cmp, IrAtom, Lit, Origin, Pat, Program, RelId, Rule};
+use crate::datalog::scc::{component_of, tarjan};
 
 /// How the name of a demand relation starts (a name only: a demand relation is known by its
 /// [`Origin`]).
@@ -469,7 +469,7 @@ fn binding_literals(prefix: &[Lit], args: &[Pat], nv: usize) -> Vec<Lit> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::lower;
+    use crate::datalog::lower;
     use crate::syntax::parse_kif;
 
     /// The program after [`demand`], with every relation that reads `true` or `does` (directly or not)

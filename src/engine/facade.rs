@@ -13,7 +13,7 @@
 
 use hashbrown::HashMap;
 
-use super::terms::{TermId, TermStore};
+use crate::datalog::terms::{TermId, TermStore};
 use crate::game::{Dynamics, RoleIndex};
 use crate::syntax::ast::{Sym, Syntax};
 

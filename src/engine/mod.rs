@@ -1,80 +1,36 @@
-//! The rule engine: an indexed Datalog evaluator and [`RuleGame`], a [`crate::game::Game`] over a rule file.
+//! The game on top of the Datalog core: a GDL program made ready for evaluation, and [`RuleGame`], a
+//! [`crate::game::Game`] that plays it on the evaluator ([`crate::datalog`]).
 //!
 //! Stages, each with one entry point and each printing itself as readable rules:
 //!
-//! 1. [`lower`] ([`ir`]): the parsed program becomes plain rules over interned ids.
-//! 2. [`plan()`] ([`plan`](mod@plan)): strata, the phase of each relation (load / state / move), join orders, indexes,
-//!    handed over as a [`compiled::Plan`] ([`compiled`]), the one interface between planning and
-//!    evaluation (strata come from `scc`, the components every stage shares).
-//! 3. [`eval::Db::run`] ([`eval`]): semi-naive evaluation of one phase over flat, indexed relations
-//!    (`store`), each rule body run by the join interpreter (`join`).
-//! 4. [`RuleGame`] ([`rulegame`]): states as bitsets over base propositions, interned moves.
+//! 1. [`ops::to_classic`] ([`ops`]): operation rules become classic `next` rules.
+//! 2. [`rewrite::prepared`] ([`rewrite`]): the rules both engines start from (pruned, role variables
+//!    bound, negations split per instance); [`demand`] restricts per-state relations to what their
+//!    readers ask.
+//! 3. [`analysis::analyse`] ([`analysis`]): roles, the phase of each relation, the propositions and
+//!    moves a relaxed fixpoint finds, numbered once ([`analysis::Numbered`]).
+//! 4. [`RuleGame`] ([`rulegame`]): states as bitsets over base propositions ([`BitState`]), interned
+//!    moves; [`open`] numbers them as play finds them when the relaxed fixpoint runs away.
 //! 5. [`conformance::replay`]: checks a game against a reference trace.
 //!
-//! **Architecture invariant:** nothing in the evaluator handles strings; names appear only when printing.
+//! What GDL leaves open is chosen once, in [`facade`], for both this engine and the network.
 
 pub mod analysis;
 mod bitstate;
-pub mod compiled;
 pub mod conformance;
-pub(crate) mod decompose;
 pub(crate) mod demand;
-pub mod eval;
 pub mod facade;
-pub mod ir;
-mod join;
+mod moves;
 pub(crate) mod open;
 pub mod ops;
-pub mod plan;
 pub mod rewrite;
 pub mod rulegame;
-pub(crate) mod scc;
-mod store;
-pub mod terms;
 
+pub use crate::datalog::ir::lower;
+pub use crate::datalog::plan::plan;
+pub use crate::datalog::{EngineError, Limits};
 pub use bitstate::BitState;
-pub use ir::lower;
-pub use plan::plan;
-pub use rulegame::{Evaluation, LoadError, RuleGame, RuleMove};
-
-/// What can go wrong when loading or evaluating a rule program.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum EngineError {
-    /// The program is not valid GDL (arity clash, unsafe rule, unstratified negation, missing roles...).
-    #[error("invalid game: {0}")]
-    Invalid(String),
-    /// The program derives too many facts or too deep terms (a runaway recursion).
-    #[error("runaway evaluation: {0}")]
-    Runaway(String),
-    /// The program uses something this engine does not support.
-    #[error("unsupported: {0}")]
-    Unsupported(String),
-    /// The rules misbehave in a state (no legal move for a role, a move that is not legal...).
-    #[error("the rules misbehave: {0}")]
-    Rules(String),
-}
-
-/// Bounds that stop a runaway program with an error instead of exhausting memory.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Limits {
-    /// The most facts one evaluation (the load-time analysis, or one state) may derive.
-    pub max_facts: usize,
-    /// The deepest nesting of a derived term.
-    pub max_depth: u32,
-    /// When set, an evaluation still running at this instant stops with [`EngineError::Runaway`]
-    /// (checked every few thousand joined rows, so a caller with a time budget is not held hostage).
-    pub deadline: Option<std::time::Instant>,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits {
-            max_facts: 4_000_000,
-            max_depth: 200,
-            deadline: None,
-        }
-    }
-}
+pub use rulegame::{Evaluation, RuleGame, RuleMove};
 
 #[cfg(test)]
 mod tests;

@@ -23,10 +23,10 @@ use std::sync::{OnceLock, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard
 
 use hashbrown::HashMap;
 
-use super::eval::Db;
-use super::ir::RelId;
-use super::rulegame::RuleMove;
-use super::terms::{TermId, TermStore};
+use super::moves::{moves_of, RuleMove};
+use crate::datalog::eval::Db;
+use crate::datalog::ir::RelId;
+use crate::datalog::terms::{TermId, TermStore};
 use crate::syntax::ast::Syntax;
 
 /// Slots in the first chunk of [`Texts`]; each further chunk doubles.
@@ -246,8 +246,7 @@ impl Discovered {
     ) {
         out.clear();
         out.extend(
-            super::rulegame::moves_of(db, legal, role)
-                .map(|t| RuleMove(self.move_index(local, &db.terms, t))),
+            moves_of(db, legal, role).map(|t| RuleMove(self.move_index(local, &db.terms, t))),
         );
         out.sort_unstable_by(|a, b| self.move_kif(*a).cmp(&self.move_kif(*b)));
     }

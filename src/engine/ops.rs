@@ -19,9 +19,9 @@
 
 use hashbrown::HashSet;
 
-use super::ir::{IrAtom, Lit, Origin, Pat, Program, Rule};
-use super::terms::TermStore;
 use super::EngineError;
+use crate::datalog::ir::{IrAtom, Lit, Origin, Pat, Program, Rule};
+use crate::datalog::terms::TermStore;
 use crate::syntax::ast::Sym;
 
 /// Rewrites an operation-semantics program into classic GDL (see the module documentation). A program
@@ -149,7 +149,7 @@ pub fn to_classic(p: &Program) -> Result<Program, EngineError> {
     Ok(q)
 }
 
-fn atom(rel: super::ir::RelId, args: Vec<Pat>) -> IrAtom {
+fn atom(rel: crate::datalog::ir::RelId, args: Vec<Pat>) -> IrAtom {
     IrAtom { rel, args }
 }
 
@@ -184,7 +184,7 @@ fn state_relations(p: &Program) -> HashSet<(Sym, usize)> {
 fn read_state(
     l: &Lit,
     state: &HashSet<(Sym, usize)>,
-    true_: super::ir::RelId,
+    true_: crate::datalog::ir::RelId,
     q: &mut Program,
 ) -> Lit {
     let wrap = |a: &IrAtom, q: &mut Program| -> Option<IrAtom> {

@@ -203,7 +203,7 @@ fn lowered_program_prints_as_rules() {
         "or is expanded: {text}"
     );
     let p = plan(&ir, &[]).expect("plans");
-    let shown = plan::PlanDisplay {
+    let shown = crate::datalog::plan::PlanDisplay {
         program: &ir,
         plan: &p,
     }

@@ -9,7 +9,7 @@
 //! labelled with the game's own coordinates on its edges. Cells holding a blank (`b`, `blank`, `empty`)
 //! or nothing are drawn as `.`.
 
-use crate::engine::terms::{TermId, TermStore};
+use crate::datalog::terms::{TermId, TermStore};
 use crate::syntax::ast::{Atom, Literal, Program, Statement, Syntax, Term};
 
 /// How the two coordinates of a board's cells are laid out.

@@ -3,7 +3,8 @@
 
 use hashbrown::HashSet;
 
-use crate::check::{for_each_atom, semantics, Semantics};
+use crate::check::{semantics, Semantics};
+use crate::syntax::ast::for_each_atom;
 use crate::syntax::ast::{Atom, Effect, Literal, Program, Span, Statement, Sym, Syntax, Term};
 use crate::syntax::Keyword;
 

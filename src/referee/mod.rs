@@ -28,13 +28,17 @@ use std::time::{Duration, Instant};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
+use std::sync::Arc;
+
 use crate::game::{Game, GameError, Goal, RoleIndex};
-use crate::players::{Clock, SearchStats};
+use crate::load::Loaded;
+use crate::players::{make_player, Clock, PlayerConfig, SearchStats};
+use remote::RemoteSeat;
 
 pub use events::{
     seat_results, verdict, MatchEvent, MoveReport, Observer, SeatResult, Verdict, Violation,
 };
-pub use seat::{make_seat, Answer, MatchStart, PlayerSeat, Seat, SeatSpec, Turn};
+pub use seat::{Answer, MatchStart, PlayerSeat, Seat, SeatSpec, Turn};
 
 /// How long past its clock an answer is still taken (ggp-base's managers allow a second).
 pub const GRACE: Duration = Duration::from_secs(1);
@@ -121,6 +125,34 @@ pub enum RefereeError {
     /// The rules misbehave (a role without a legal move in a state that is not terminal).
     #[error(transparent)]
     Game(#[from] GameError),
+}
+
+/// Builds the seat `spec` names for `role` of `loaded`'s game: a program made by
+/// [`make_player`] (which refuses a game it cannot play), a remote player (the game must be written as
+/// rules, which it is sent), or a person, whom `person` seats (a terminal, a browser).
+pub fn make_seat<G: Game>(
+    spec: &SeatSpec,
+    role: RoleIndex,
+    loaded: &Loaded<G>,
+    config: &PlayerConfig,
+    person: &mut dyn FnMut(RoleIndex) -> Result<Box<dyn Seat<G>>, RefereeError>,
+) -> Result<Box<dyn Seat<G>>, RefereeError> {
+    Ok(match spec {
+        SeatSpec::Player(p) => {
+            let evaluator = Arc::clone(&loaded.evaluator);
+            let player = make_player(p, role, loaded.game.as_ref(), config, evaluator)?;
+            Box::new(PlayerSeat::new(player))
+        }
+        SeatSpec::Remote(url) => {
+            if loaded.rules.is_none() {
+                return Err(RefereeError::Seats(format!(
+                    "{url} is a remote player, which is sent the game's rules, so the game must                      be a rule file (.kif or .gdl), e.g. games/connect4.gdl rather than connect4"
+                )));
+            }
+            Box::new(RemoteSeat::new(url))
+        }
+        SeatSpec::Person => person(role)?,
+    })
 }
 
 /// Plays a match of `game` between `seats` (one per role, in role order), whose rules as KIF sentences

@@ -7,16 +7,9 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
-use std::sync::Arc;
-
 use super::events::Violation;
-use super::remote::RemoteSeat;
-use super::RefereeError;
 use crate::game::{Game, RoleIndex};
-use crate::load::Loaded;
-use crate::players::{
-    make_player, Clock, Deadline, Player, PlayerConfig, PlayerSpec, SearchStats, UnknownPlayer,
-};
+use crate::players::{Clock, Deadline, Player, PlayerSpec, SearchStats, UnknownPlayer};
 
 /// What a seat is told when a match starts.
 #[derive(Clone, Copy, Debug)]
@@ -240,34 +233,6 @@ impl std::str::FromStr for SeatSpec {
             t.parse().map(SeatSpec::Player)
         }
     }
-}
-
-/// Builds the seat `spec` names for `role` of `loaded`'s game: a program made by
-/// [`make_player`] (which refuses a game it cannot play), a remote player (the game must be written as
-/// rules, which it is sent), or a person, whom `person` seats (a terminal, a browser).
-pub fn make_seat<G: Game>(
-    spec: &SeatSpec,
-    role: RoleIndex,
-    loaded: &Loaded<G>,
-    config: &PlayerConfig,
-    person: &mut dyn FnMut(RoleIndex) -> Result<Box<dyn Seat<G>>, RefereeError>,
-) -> Result<Box<dyn Seat<G>>, RefereeError> {
-    Ok(match spec {
-        SeatSpec::Player(p) => {
-            let evaluator = Arc::clone(&loaded.evaluator);
-            let player = make_player(p, role, loaded.game.as_ref(), config, evaluator)?;
-            Box::new(PlayerSeat::new(player))
-        }
-        SeatSpec::Remote(url) => {
-            if loaded.rules.is_none() {
-                return Err(RefereeError::Seats(format!(
-                    "{url} is a remote player, which is sent the game's rules, so the game must                      be a rule file (.kif or .gdl), e.g. games/connect4.gdl rather than connect4"
-                )));
-            }
-            Box::new(RemoteSeat::new(url))
-        }
-        SeatSpec::Person => person(role)?,
-    })
 }
 
 #[cfg(test)]

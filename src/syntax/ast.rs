@@ -10,7 +10,7 @@
 //! and structure, not layout.
 
 use std::fmt;
-use std::hash::{Hash, Hasher};
+use std::hash::Hash;
 
 use hashbrown::HashMap;
 
@@ -66,43 +66,7 @@ impl Symbols {
     }
 }
 
-/// A byte range of the source text, `start..end`.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Span {
-    /// First byte.
-    pub start: u32,
-    /// One past the last byte.
-    pub end: u32,
-}
-
-impl Span {
-    /// The span `start..end`.
-    pub fn new(start: usize, end: usize) -> Span {
-        Span {
-            start: start as u32,
-            end: end as u32,
-        }
-    }
-
-    /// The smallest span covering both.
-    pub fn join(self, other: Span) -> Span {
-        Span {
-            start: self.start.min(other.start),
-            end: self.end.max(other.end),
-        }
-    }
-}
-
-// Spans are layout, not meaning: two nodes that differ only in where they were written are equal.
-impl PartialEq for Span {
-    fn eq(&self, _: &Span) -> bool {
-        true
-    }
-}
-impl Eq for Span {}
-impl Hash for Span {
-    fn hash<H: Hasher>(&self, _: &mut H) {}
-}
+pub use crate::diagnostics::Span;
 
 /// A term: the argument of a relation or of a function.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -337,6 +301,32 @@ fn lit_eq(pa: &Program, a: &Literal, pb: &Program, b: &Literal) -> bool {
             lits_eq(pa, xs, pb, ys)
         }
         _ => false,
+    }
+}
+
+/// Calls `f` on every atom of a literal with its polarity (`true` = under an odd number of `not`).
+pub fn for_each_atom<'a>(lit: &'a Literal, negated: bool, f: &mut impl FnMut(&'a Atom, bool)) {
+    match lit {
+        Literal::Atom(a) => f(a, negated),
+        Literal::Not(inner, _) => for_each_atom(inner, !negated, f),
+        Literal::Or(ls, _) | Literal::And(ls, _) => {
+            for l in ls {
+                for_each_atom(l, negated, f);
+            }
+        }
+    }
+}
+
+/// Calls `f` on every variable occurrence of a term.
+pub fn for_each_var(t: &Term, f: &mut impl FnMut(Sym, Span)) {
+    match t {
+        Term::Var(v, s) => f(*v, *s),
+        Term::Const(..) => {}
+        Term::Func(_, args, _) => {
+            for a in args {
+                for_each_var(a, f);
+            }
+        }
     }
 }
 

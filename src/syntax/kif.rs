@@ -5,7 +5,7 @@
 
 use crate::diagnostics::Diagnostic;
 use crate::syntax::ast::{Atom, Literal, Span, Statement, Symbols, Term};
-use crate::syntax::Keyword;
+use crate::syntax::keyword::Keyword;
 
 /// A KIF S-expression with its byte range.
 #[derive(Debug)]

@@ -22,23 +22,23 @@
 //! - a late relation whose every rule reads its own demand with the head's arguments has exactly the
 //!   demand's rows ([`demand_shaped`]): its store is a copy of the demand's, **same row numbers**.
 //!
-//! Both stages share the grounding [`Budget`](super::Budget) through the evaluator's limits: a
+//! Both stages share the grounding [`Budget`](super::budget::Budget) through the evaluator's limits: a
 //! fixpoint that runs away means there is no network to build.
 
 use super::budget::{analysis_over_budget, NetworkError};
-use super::Strategy;
+use super::net::Strategy;
+use super::unfold::unfold_tables;
+use crate::datalog::eval::Db;
+use crate::datalog::ir::{Lit, Origin, Program, RelId};
+use crate::datalog::plan::{plan, Phase, Plan};
+use crate::datalog::terms::TermId;
 use crate::engine::analysis::{dynamic_relations, relax, Keywords, Numbered, Relaxation};
-use crate::engine::decompose::{
+use crate::engine::demand::{demand, is_demand_relation, Lean};
+use crate::engine::{EngineError, Limits};
+use crate::network::ground::decompose::{
     eliminate_variables, eliminate_variables_as, is_domain_relation, merge_alternatives,
     merge_twins,
 };
-use crate::engine::demand::{demand, is_demand_relation, Lean};
-use crate::engine::eval::Db;
-use crate::engine::ir::{Lit, Origin, Program, RelId};
-use crate::engine::plan::{plan, Phase, Plan};
-use crate::engine::rewrite::unfold_tables;
-use crate::engine::terms::TermId;
-use crate::engine::{EngineError, Limits};
 use crate::syntax::ast;
 
 /// The relations the grounder reads by their role in the game: the engine's [`Keywords`], `goal` and

@@ -10,10 +10,10 @@
 use std::time::Instant;
 
 use super::analysis::Analysis;
-use super::instantiate::Numbering;
-use crate::engine::eval::Db;
-use crate::engine::ir::RelId;
-use crate::engine::terms::{TermId, TermStore};
+use super::budget::{Limit, NetworkError};
+use crate::datalog::eval::Db;
+use crate::datalog::ir::RelId;
+use crate::datalog::terms::{TermId, TermStore};
 
 /// The rule instances of one rule as a grounding worker records them, one after the other in a flat
 /// buffer (no allocation per instance): the head's atom, the number of body literals, then the
@@ -242,10 +242,34 @@ pub(super) fn atom_name(g: &Ground, a: u32) -> String {
     s
 }
 
+/// How the relaxed rows of the state-dependent relations are numbered as atoms: relation `r`'s are
+/// `base[r]..base[r] + len[r]`, relations numbered one after the other (the late ones when complete).
+pub(super) struct Numbering {
+    pub(super) base: Vec<u32>,
+    pub(super) len: Vec<u32>,
+    pub(super) total: u64,
+}
+
+impl Numbering {
+    /// Numbers relation `r`'s `len` rows next.
+    pub(super) fn number(&mut self, r: usize, len: usize) -> Result<(), NetworkError> {
+        self.total += len as u64;
+        if self.total >= 1 << 31 {
+            return Err(NetworkError::over(
+                Limit::Size,
+                "more than 2^31 facts can hold in some state".into(),
+            ));
+        }
+        self.base[r] = (self.total - len as u64) as u32;
+        self.len[r] = len as u32;
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::super::net::Strategy;
     use super::super::testing::{analysed, instantiated, kif, TURNS};
-    use super::super::Strategy;
     use super::*;
 
     #[test]

@@ -16,8 +16,8 @@
 
 use std::time::{Duration, Instant};
 
-use crate::engine::eval::Db;
-use crate::engine::ir::Program;
+use crate::datalog::eval::Db;
+use crate::datalog::ir::Program;
 use crate::engine::{EngineError, Limits};
 
 /// Why a program has no network.

@@ -26,10 +26,10 @@ use super::analysis::Analysis;
 use super::atoms::{atom_name, Ground};
 use super::budget::{Budget, NetworkError};
 use super::gates::{GateStore, GateTable, Global, Local, GATE0, LOCAL0};
-use super::{Gate, LegalOut, NetLit, FALSE, TRUE};
-use crate::engine::ir::{Lit, RelId};
-use crate::engine::plan::tarjan;
-use crate::engine::terms::TermId;
+use super::{net::Gate, net::LegalOut, net::NetLit, net::FALSE, net::TRUE};
+use crate::datalog::ir::{Lit, RelId};
+use crate::datalog::plan::tarjan;
+use crate::datalog::terms::TermId;
 
 /// An output before compiling: a constant, or an atom.
 #[derive(Clone, Copy)]
@@ -116,7 +116,7 @@ pub(super) struct Compiled<'a> {
 }
 
 /// The network in evaluation order (the result of [`Compiled::order`]); see
-/// [`Grounded`](super::Grounded) for what each part means.
+/// [`Grounded`](super::net::Grounded) for what each part means.
 pub(super) struct Network {
     pub(super) first_gate: usize,
     pub(super) gates: Vec<Gate>,

@@ -13,8 +13,8 @@ use std::time::Instant;
 use hashbrown::HashTable;
 
 use super::budget::{check_gate_budget, Budget, NetworkError};
-use super::NetLit;
-use crate::engine::terms::{hash_ids, Filed, TermId};
+use super::net::NetLit;
+use crate::datalog::terms::{hash_ids, Filed, TermId};
 
 /// The AND gates made so far, findable by their inputs: a gate asked for again is shared.
 #[derive(Default)]

@@ -18,8 +18,8 @@ use smallvec::SmallVec;
 
 use super::analysis::Analysis;
 use super::atoms::{Ground, DROPPED};
-use crate::engine::ir::RelId;
-use crate::engine::terms::TermId;
+use crate::datalog::ir::RelId;
+use crate::datalog::terms::TermId;
 
 /// Proves the turns of the game analysed in `a` on its ground program `g` and drops the turn
 /// conditions the moves imply (see the module documentation); returns per role its turn (the atom
@@ -281,8 +281,8 @@ pub(super) fn drop_implied_turns(g: &mut Ground, roles: &[TermId], turns: &[Opti
 
 #[cfg(test)]
 mod tests {
+    use super::super::net::Strategy;
     use super::super::testing::{analysed, instantiated, kif, TURNS};
-    use super::super::Strategy;
     use super::*;
 
     /// The turns of `text`, proved on its ground program, as the propositions' text.

@@ -370,7 +370,7 @@ fn holds<T: Terms>(instr: &Instr, sc: &mut Scratch<T>) -> Result<bool, Stop> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::compiled::Slot;
+    use crate::datalog::compiled::Slot;
     use crate::syntax::ast::Symbols;
 
     /// Terms `a`, `b`, `c`, the function symbol `f`, and a relation `edge` (two columns, indexed by

@@ -622,7 +622,7 @@ enum Prefix {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::plan::{plan, PlanDisplay};
+    use crate::datalog::plan::{plan, PlanDisplay};
     use crate::engine::{lower, Limits};
     use crate::syntax::parse_kif;
 

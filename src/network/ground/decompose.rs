@@ -35,7 +35,7 @@
 
 use hashbrown::HashMap;
 
-use super::ir::{IrAtom, Lit, Origin, Pat, Program, RelId, Rule};
+use crate::datalog::ir::{IrAtom, Lit, Origin, Pat, Program, RelId, Rule};
 
 /// How the name of a projection relation starts.
 const PREFIX: &str = "elim#";
@@ -560,7 +560,7 @@ fn renumber_lit(l: &Lit, f: &mut impl FnMut(u32) -> u32) -> Lit {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::lower;
+    use crate::datalog::lower;
     use crate::syntax::parse_kif;
 
     /// The program after [`eliminate_variables`] on every rule.

@@ -1,0 +1,131 @@
+//! Static tables unfolded into their readers before grounding, so that `decompose` can project their
+//! columns apart (chess's `different_cells`).
+
+use crate::datalog::ir::{Cmp, Lit, Pat, Program, Rule};
+use crate::engine::rewrite::{instantiate, simplify};
+
+/// Unfolds, into the rules whose head is marked in `readers`, every positive reading of a static
+/// relation defined by at most [`MAX_TABLE_RULES`] non-recursive rules over static relations and
+/// built-ins, one of them a `distinct` (chess's `different_cells`: `?x1 != ?x2` or `?y1 != ?y2`, over
+/// coordinates). Read as a table its columns are tied together; unfolded, each alternative constrains
+/// the columns separately, which lets [`super::decompose`] project them apart. For the
+/// grounder only; returns the number of readings unfolded.
+pub(crate) fn unfold_tables(p: &mut Program, readers: &[bool], is_static: &[bool]) -> usize {
+    let n = p.relations.len();
+    let mut by_head: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (i, r) in p.rules.iter().enumerate() {
+        by_head[r.head.rel.0 as usize].push(i);
+    }
+    let table = |rel: usize| -> bool {
+        let rules = &by_head[rel];
+        !rules.is_empty()
+            && rules.len() <= MAX_TABLE_RULES
+            && is_static.get(rel).copied().unwrap_or(false)
+            && rules.iter().any(|&i| {
+                p.rules[i]
+                    .body
+                    .iter()
+                    .any(|l| matches!(l, Lit::Cmp(Cmp::Distinct, _, _)))
+            })
+            && rules.iter().all(|&i| {
+                let r = &p.rules[i];
+                let mut seen: Vec<u32> = Vec::new();
+                let distinct_vars = r.head.args.iter().all(|a| match a {
+                    Pat::Var(x) if !seen.contains(x) => {
+                        seen.push(*x);
+                        true
+                    }
+                    _ => false,
+                });
+                distinct_vars
+                    && r.body.iter().all(|l| match l {
+                        Lit::Pos(a) => a.rel.0 as usize != rel && is_static[a.rel.0 as usize],
+                        Lit::Neg(_) => false,
+                        Lit::Cmp(..) | Lit::Arith(..) => true,
+                    })
+            })
+    };
+    let tables: Vec<bool> = (0..n).map(table).collect();
+    let defs: Vec<Rule> = p.rules.clone();
+    let rules = std::mem::take(&mut p.rules);
+    let limit = rules.len() * 4 + 64;
+    let mut out = Vec::with_capacity(rules.len());
+    let mut unfolded = 0;
+    for r in rules {
+        if !readers.get(r.head.rel.0 as usize).copied().unwrap_or(false) {
+            out.push(r);
+            continue;
+        }
+        let mut work = vec![r];
+        while let Some(r) = work.pop() {
+            let found = r
+                .body
+                .iter()
+                .position(|l| matches!(l, Lit::Pos(a) if tables[a.rel.0 as usize]));
+            let (Some(j), true) = (found, out.len() + work.len() < limit) else {
+                out.extend(simplify(r));
+                continue;
+            };
+            let Lit::Pos(a) = &r.body[j] else {
+                unreachable!("found a positive reading")
+            };
+            unfolded += 1;
+            for &d in by_head[a.rel.0 as usize].iter().rev() {
+                let mut copy = r.clone();
+                let lits = instantiate(&defs[d], &a.args, &mut copy.var_names, &mut p.terms);
+                copy.body.splice(j..=j, lits);
+                work.push(copy);
+            }
+        }
+    }
+    p.rules = out;
+    unfolded
+}
+
+/// The most rules a relation unfolded by [`unfold_tables`] may have.
+const MAX_TABLE_RULES: usize = 4;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::datalog::lower;
+    use crate::syntax::parse_kif;
+
+    #[test]
+    fn tables_with_distinct_unfold_into_state_dependent_readers() {
+        // Chess's `different_cells`: each alternative constrains one column, so the reader gets one
+        // copy per alternative; a table without `distinct` (`c`) and the static reader stay.
+        let src = "(c 1) (c 2) \
+             (<= (differ ?x1 ?y1 ?x2 ?y2) (c ?x1) (c ?x2) (distinct ?x1 ?x2) (c ?y1) (c ?y2)) \
+             (<= (differ ?x1 ?y1 ?x2 ?y2) (c ?x1) (c ?x2) (distinct ?y1 ?y2) (c ?y1) (c ?y2)) \
+             (<= (near ?x ?y) (differ ?x ?y 1 1)) \
+             (<= (next (cell ?x ?y)) (true (cell ?x ?y)) (does r (at ?u ?v)) (differ ?x ?y ?u ?v))";
+        let mut p = lower(&parse_kif(src).expect("parses")).expect("lowers");
+        let next = p.keywords.next.expect("has next").0 as usize;
+        let mut readers = vec![false; p.relations.len()];
+        readers[next] = true;
+        let is_static: Vec<bool> = (0..p.relations.len())
+            .map(|r| !["true", "does", "next"].contains(&p.terms.name(p.relations[r].name)))
+            .collect();
+        assert_eq!(unfold_tables(&mut p, &readers, &is_static), 1);
+        let out = p.to_string();
+        assert!(
+            out.contains("near(?x, ?y) :- differ(?x, ?y, 1, 1)."),
+            "{out}"
+        );
+        assert!(
+            out.contains(
+                "next((cell ?x ?y)) :- true((cell ?x ?y)), does(r, (at ?u ?v)), c(?x), c(?u), \
+                 distinct(?x, ?u), c(?y), c(?v)."
+            ),
+            "{out}"
+        );
+        assert!(
+            out.contains(
+                "next((cell ?x ?y)) :- true((cell ?x ?y)), does(r, (at ?u ?v)), c(?x), c(?u), \
+                 distinct(?y, ?v), c(?y), c(?v)."
+            ),
+            "{out}"
+        );
+    }
+}

@@ -1,0 +1,385 @@
+//! Playouts on the network: one at a time by change propagation or by a levelised pass (the faster
+//! of the two is chosen at load), and 64 at once, one per bit of a word.
+
+use rand::rngs::SmallRng;
+use rand::Rng;
+
+use super::*;
+
+impl NetGame {
+    /// A random playout from `state` by `method`: uniformly random legal moves for every role (in role
+    /// order, each from its legal moves in move order) until a terminal state, a role without moves, or
+    /// `max_steps` joint moves. Returns the last state and the number of joint moves played.
+    pub fn random_playout_with(
+        &self,
+        method: PlayoutMethod,
+        state: &BitState,
+        rng: &mut SmallRng,
+        max_steps: u32,
+    ) -> (BitState, u32) {
+        match method {
+            PlayoutMethod::FullPass => self.playout_full_pass(state, rng, max_steps),
+            PlayoutMethod::Propagate => self.playout_propagate(state, rng, max_steps),
+        }
+    }
+
+    fn playout_propagate(
+        &self,
+        state: &BitState,
+        rng: &mut SmallRng,
+        max_steps: u32,
+    ) -> (BitState, u32) {
+        let n = &self.net;
+        let np = n.props.len();
+        let sets = &self.sets;
+        let fan = &self.fan;
+        PROP.with(|s| {
+            let mut s = s.borrow_mut();
+            let PropScratch {
+                game,
+                words: w,
+                frames,
+                lbits,
+                comb,
+                chosen,
+                flips,
+                played,
+                snap,
+                lsnap,
+                snap_state,
+            } = &mut *s;
+            if *game == self.id
+                && w.len() == n.num_nodes
+                && snap.len() == w.len()
+                && lsnap.len() == lbits.len()
+                && **snap_state == *state.words()
+            {
+                w.copy_from_slice(snap);
+                lbits.copy_from_slice(lsnap);
+            } else {
+                if *game != self.id || w.len() != n.num_nodes {
+                    fan.load(n, w, lbits, |p| state.get(p));
+                    frames.clear();
+                    frames.resize(fan.frames_needed(), prop::Frame::default());
+                    *game = self.id;
+                } else {
+                    // Propagate only where the states differ.
+                    for p in 0..np {
+                        if (w[1 + p] >> 31 == 1) != state.get(p) {
+                            fan.flip(w, frames, lbits, 1 + p as u32);
+                        }
+                    }
+                }
+                snap.clear();
+                snap.extend_from_slice(w);
+                lsnap.clear();
+                lsnap.extend_from_slice(lbits);
+                snap_state.clear();
+                snap_state.extend_from_slice(state.words());
+            }
+            played.clear();
+            played.resize(n.legal.len(), u32::MAX);
+            let roles = n.legal.len();
+            let pw = fan.pending_word();
+            let mut steps = 0;
+            while steps < max_steps && prop::lit(w, n.terminal) == 0 {
+                chosen.clear();
+                for r in 0..roles {
+                    let Some(d) = self.choose(sets, r, w, lbits, comb, rng) else {
+                        break;
+                    };
+                    chosen.push(d);
+                }
+                if chosen.len() < roles {
+                    break;
+                }
+                // The last joint move stays set until now (legal, goal and terminal do not read it), so
+                // a role that plays the same input again (a `noop`, often) changes nothing. Every new
+                // input goes on before any old one goes off: an OR over several roles' inputs (some
+                // role moved) then stays true instead of flipping twice.
+                for (&old, &new) in played.iter().zip(chosen.iter()) {
+                    if old != new && new != u32::MAX {
+                        fan.flip(w, frames, lbits, new);
+                    }
+                }
+                for (old, &new) in played.iter_mut().zip(chosen.iter()) {
+                    if *old != new {
+                        if *old != u32::MAX {
+                            fan.flip(w, frames, lbits, *old);
+                        }
+                        *old = new;
+                    }
+                }
+                // The propositions whose `next` differs from their value, all read before any flips.
+                flips.clear();
+                flips.extend_from_slice(&lbits[pw..]);
+                for (i, &word) in flips.iter().enumerate() {
+                    let mut x = word;
+                    while x != 0 {
+                        let p = i * 64 + x.trailing_zeros() as usize;
+                        x &= x - 1;
+                        fan.flip(w, frames, lbits, 1 + p as u32);
+                    }
+                }
+                steps += 1;
+            }
+            // Between playouts no input is played.
+            for &d in played.iter() {
+                if d != u32::MAX {
+                    fan.flip(w, frames, lbits, d);
+                }
+            }
+            let mut out = BitState::with_words(self.words);
+            for p in 0..np {
+                if w[1 + p] >> 31 == 1 {
+                    out.set(p);
+                }
+            }
+            (out, steps)
+        })
+    }
+
+    /// A uniformly random legal move of role `r` (the `k`-th of its legal moves in move order, as the
+    /// full pass draws it) from the legal sets: its `does` node (`u32::MAX`: none), or `None` when the
+    /// role has no legal move.
+    #[inline]
+    fn choose(
+        &self,
+        sets: &LegalSets,
+        r: usize,
+        w: &[u32],
+        lbits: &[u64],
+        comb: &mut Vec<u64>,
+        rng: &mut SmallRng,
+    ) -> Option<u32> {
+        let (w0, w1) = (sets.word[r] as usize, sets.word[r + 1] as usize);
+        let (g0, g1) = (sets.group[r] as usize, sets.group[r + 1] as usize);
+        let bits = lbits.get(w0..w1)?;
+        let words: &[u64] = if g1 == g0 + 1 && sets.guards[g0] == ground::TRUE {
+            bits
+        } else {
+            comb.clear();
+            comb.resize(bits.len(), 0);
+            for g in g0..g1 {
+                if prop::lit(w, sets.guards[g]) != 0 {
+                    let at = sets.mask_at[g] as usize;
+                    let mask = sets.masks.get(at..at + bits.len())?;
+                    for ((c, &m), &b) in comb.iter_mut().zip(mask).zip(bits) {
+                        *c |= m & b;
+                    }
+                }
+            }
+            comb
+        };
+        let count: u32 = words.iter().map(|x| x.count_ones()).sum();
+        if count == 0 {
+            return None;
+        }
+        let mut k = rng.gen_range(0..count as usize) as u32;
+        for (i, &x) in words.iter().enumerate() {
+            let c = x.count_ones();
+            if k < c {
+                let mut x = x;
+                for _ in 0..k {
+                    x &= x - 1;
+                }
+                let bit = (w0 + i) * 64 + x.trailing_zeros() as usize;
+                return sets.bit_does.get(bit).copied();
+            }
+            k -= c;
+        }
+        None
+    }
+
+    fn playout_full_pass(
+        &self,
+        state: &BitState,
+        rng: &mut SmallRng,
+        max_steps: u32,
+    ) -> (BitState, u32) {
+        let n = &self.net;
+        SCRATCH.with(|s| {
+            let mut s = s.borrow_mut();
+            let size = n.num_nodes + n.props.len();
+            if s.snap_game == self.id && s.vals.len() == size && *s.snap_state == *state.words() {
+                let Scratch { vals, snap, .. } = &mut *s;
+                vals[..snap.len()].copy_from_slice(snap);
+            } else {
+                if !(s.valid && s.game == self.id && *s.state == *state.words()) {
+                    self.load(&mut s, state);
+                }
+                let Scratch {
+                    vals,
+                    snap,
+                    snap_state,
+                    ..
+                } = &mut *s;
+                snap.clear();
+                snap.extend_from_slice(&vals[..n.num_nodes]);
+                snap_state.clear();
+                snap_state.extend_from_slice(state.words());
+                s.snap_game = self.id;
+            }
+            // The scratch no longer matches any state once the playout moves on.
+            s.valid = false;
+            let Scratch { vals, moves, .. } = &mut *s;
+            let np = n.props.len();
+            let (state_part, move_part) = self.pass.split_at(self.pass_state);
+            let mut steps = 0;
+            let mut first = true;
+            while steps < max_steps {
+                if !first {
+                    eval_pass(state_part, &n.inputs, vals, n.num_nodes);
+                }
+                first = false;
+                if lit_val(vals, n.terminal) & 1 != 0 {
+                    break;
+                }
+                let mut stuck = false;
+                for legal in &n.legal {
+                    moves.clear();
+                    for o in legal {
+                        if lit_val(vals, o.lit) & 1 != 0 {
+                            moves.push(o.does);
+                        }
+                    }
+                    if moves.is_empty() {
+                        stuck = true;
+                        break;
+                    }
+                    let d = moves[rng.gen_range(0..moves.len())];
+                    if d != u32::MAX {
+                        vals[d as usize] = !0;
+                    }
+                }
+                if stuck {
+                    for v in &mut vals[1 + np..n.first_gate] {
+                        *v = 0;
+                    }
+                    break;
+                }
+                eval_pass(move_part, &n.inputs, vals, n.num_nodes);
+                // `next` may read base nodes (a frame copy of another proposition): read them all
+                // before writing any.
+                for (p, l) in n.next.iter().enumerate() {
+                    let v = lit_val(vals, *l);
+                    vals[n.num_nodes + p] = v;
+                }
+                vals.copy_within(n.num_nodes..n.num_nodes + np, 1);
+                for v in &mut vals[1 + np..n.first_gate] {
+                    *v = 0;
+                }
+                steps += 1;
+            }
+            let mut out = BitState::with_words(self.words);
+            for p in 0..np {
+                if vals[1 + p] & 1 != 0 {
+                    out.set(p);
+                }
+            }
+            (out, steps)
+        })
+    }
+
+    /// Plays up to 64 random playouts at once from the initial state, one per bit of every node; returns
+    /// the number of playouts and the total number of joint moves played. Allocates only its scratch.
+    pub fn batch_playouts(&self, rng: &mut SmallRng, lanes: u32, max_steps: u32) -> (u32, u64) {
+        let (lanes, steps) =
+            self.batch_playouts_from(&self.initial, rng, lanes, max_steps, &mut []);
+        (lanes, steps)
+    }
+
+    /// Plays up to 64 random playouts at once from `state`, one per bit of every node, and adds each
+    /// role's goal at the lanes' ends, summed over the lanes, to `goal_totals` (as many roles as it has
+    /// room for); returns the number of playouts and the total number of joint moves played.
+    pub fn batch_playouts_from(
+        &self,
+        state: &BitState,
+        rng: &mut SmallRng,
+        lanes: u32,
+        max_steps: u32,
+        goal_totals: &mut [i64],
+    ) -> (u32, u64) {
+        let n = &self.net;
+        let lanes = lanes.clamp(1, 64);
+        let all = if lanes == 64 { !0 } else { (1u64 << lanes) - 1 };
+        let mut vals = vec![0u64; n.num_nodes];
+        for p in state.ones() {
+            vals[1 + p] = !0;
+        }
+        let mut next = vec![0u64; n.props.len()];
+        let mut alive = all;
+        let mut steps = 0u64;
+        let mut cand: Vec<u32> = Vec::with_capacity(n.moves.len());
+        let mut touched: Vec<u32> = Vec::new();
+        for _ in 0..max_steps {
+            eval(
+                &n.gates[..n.state_gates],
+                &n.inputs,
+                &mut vals,
+                n.first_gate,
+            );
+            alive &= !lit_val(&vals, n.terminal);
+            if alive == 0 {
+                break;
+            }
+            let mut lanes_left = alive;
+            while lanes_left != 0 {
+                let lane = lanes_left.trailing_zeros();
+                lanes_left &= lanes_left - 1;
+                for legal in &n.legal {
+                    cand.clear();
+                    cand.extend(
+                        legal
+                            .iter()
+                            .filter(|o| lit_val(&vals, o.lit) >> lane & 1 != 0)
+                            .map(|o| o.does),
+                    );
+                    if cand.is_empty() {
+                        alive &= !(1 << lane);
+                        continue;
+                    }
+                    let d = cand[rng.gen_range(0..cand.len())];
+                    if d != u32::MAX {
+                        vals[d as usize] |= 1 << lane;
+                        touched.push(d);
+                    }
+                }
+            }
+            steps += u64::from(alive.count_ones());
+            eval(
+                &n.gates[n.state_gates..],
+                &n.inputs,
+                &mut vals,
+                n.first_gate + n.state_gates,
+            );
+            for (p, l) in n.next.iter().enumerate() {
+                next[p] = lit_val(&vals, *l);
+            }
+            for (p, v) in next.iter().enumerate() {
+                // Finished lanes keep their state.
+                let old = vals[1 + p];
+                vals[1 + p] = (v & alive) | (old & !alive);
+            }
+            for &d in &touched {
+                vals[d as usize] = 0;
+            }
+            touched.clear();
+        }
+        if !goal_totals.is_empty() {
+            eval(
+                &n.gates[..n.state_gates],
+                &n.inputs,
+                &mut vals,
+                n.first_gate,
+            );
+            for (total, goals) in goal_totals.iter_mut().zip(&n.goals) {
+                for &(value, lit) in goals {
+                    *total +=
+                        i64::from(value) * i64::from((lit_val(&vals, lit) & all).count_ones());
+                }
+            }
+        }
+        (lanes, steps)
+    }
+}

@@ -1,0 +1,468 @@
+//! `mcts`: Monte Carlo tree search (UCT) for any game: any number of roles, turns or simultaneous moves.
+//!
+//! Each simulation walks down the tree from the current state, at every node letting *each role* pick
+//! its own move by UCB1 over its own statistics ("decoupled" UCT: one table of visits and rewards per
+//! role and move at a node, so simultaneous moves need nothing special, and in a turn-taking state the
+//! waiting roles simply have one move). The joint move picked leads to a child; the first child not yet
+//! in the tree is added, a random playout runs from it to the end, and every role's goal (scaled to
+//! 0..=1) is added to the statistics of the move it picked at each node of the path.
+//!
+//! **Solver.** A terminal node's value is exact. In a turn-taking node whose mover has a child worth 100
+//! to it, or whose children are all exact, the node's value is exact too (the mover picks its best), and
+//! exact values travel up the tree as they appear (MCTS-Solver). A simulation that reaches an exact node
+//! backs its exact value up instead of playing out. The final choice never prefers a move whose exact
+//! value is below one already proven (a proven loss when a draw is proven), and plays a proven win at
+//! once. Simultaneous-move nodes are exact only when every joint move leads to the same exact outcome.
+//!
+//! **Final move**: the most visited; **threads**: root parallelism, one tree per thread (no locks), the
+//! root statistics summed at the end; **reuse**: the subtree of the state actually reached is kept for
+//! the next move (found among the old root's children and grandchildren by state equality and copied
+//! out, which also frees the rest).
+//!
+//! Hot loop: a simulation allocates only the node it adds (its state, move list and statistics go into
+//! arenas) and indexes its children by the joint move's mixed-radix number, hashing nothing.
+
+mod tree;
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use crate::evaluators::Evaluator;
+use crate::game::{Game, GameError, RoleIndex};
+use crate::players::clock::{role_seed, Deadline, Progress, ProgressTimer, Ticker};
+use crate::players::{forced_choice, thousands, Choice, Player, PlayerError, SearchStats};
+use tree::{Tree, NONE};
+
+/// UCB1's exploration constant for rewards in 0..=1 (CadiaPlayer's 40 on the 0..100 scale).
+pub const DEFAULT_EXPLORATION: f64 = 0.4;
+
+/// Nodes all trees together may hold; past it, simulations still run but add no node.
+const MAX_NODES: usize = 3_000_000;
+
+/// The Monte Carlo tree search player (see the module documentation).
+pub struct MctsPlayer<G: Game> {
+    seed: u64,
+    threads: usize,
+    exploration: f64,
+    progress: Option<Progress>,
+    /// Judges new leaves instead of a random playout, when set.
+    evaluator: Option<Arc<dyn Evaluator<G>>>,
+    trees: Vec<Tree<G::State, G::Move>>,
+    moves_chosen: u64,
+    max_simulations: Option<u64>,
+    leaf_playouts: u32,
+}
+
+impl<G: Game> MctsPlayer<G> {
+    /// A player whose simulations are seeded by `seed`, on one thread.
+    pub fn new(seed: u64) -> Self {
+        MctsPlayer {
+            seed,
+            threads: 1,
+            exploration: DEFAULT_EXPLORATION,
+            progress: None,
+            evaluator: None,
+            trees: Vec::new(),
+            moves_chosen: 0,
+            max_simulations: None,
+            leaf_playouts: 1,
+        }
+    }
+
+    /// Plays `n` playouts (at most 64) at each new leaf in one batch and backs up their mean: on the
+    /// network the batch runs one playout per bit of a word.
+    pub fn with_leaf_playouts(mut self, n: u32) -> Self {
+        self.leaf_playouts = n.clamp(1, 64);
+        self
+    }
+
+    /// Stops each search after `n` simulations (shared among the threads) even when time is left: for
+    /// benchmarks and repeatable tests.
+    pub fn with_simulation_limit(mut self, n: u64) -> Self {
+        self.max_simulations = Some(n.max(1));
+        self
+    }
+
+    /// Searches on `threads` threads (one tree each).
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.threads = threads.clamp(1, 256);
+        self
+    }
+
+    /// UCB1's exploration constant (rewards are 0..=1).
+    pub fn with_exploration(mut self, c: f64) -> Self {
+        self.exploration = c;
+        self
+    }
+
+    /// Reports progress about once a second to `progress`.
+    pub fn with_progress(mut self, progress: Option<Progress>) -> Self {
+        self.progress = progress;
+        self
+    }
+
+    /// Judges each new leaf by `evaluator` (every role's expected goal) instead of a random playout, as
+    /// AlphaZero-style searches do with a learned judgement.
+    pub fn with_evaluator(mut self, evaluator: Arc<dyn Evaluator<G>>) -> Self {
+        self.evaluator = Some(evaluator);
+        self
+    }
+}
+
+/// What the trees together know of one of this player's moves at the root.
+#[derive(Clone, Copy, Debug, Default)]
+struct RootMove {
+    visits: u64,
+    total: f64,
+    /// The exact goal for this player, 0..=1, when a tree has proven it.
+    exact: Option<f64>,
+}
+
+impl RootMove {
+    fn mean(&self) -> f64 {
+        self.exact.unwrap_or(self.total / self.visits.max(1) as f64)
+    }
+}
+
+/// The move to play: a proven win at once; otherwise the most visited move, unless a proven value is
+/// better than its average (never a proven loss when something better is proven).
+fn final_choice(moves: &[RootMove]) -> usize {
+    let proven = (0..moves.len())
+        .filter(|&i| moves[i].exact.is_some())
+        .max_by(|&a, &b| moves[a].mean().total_cmp(&moves[b].mean()));
+    if let Some(p) = proven {
+        if moves[p].mean() >= 1.0 {
+            return p;
+        }
+    }
+    let visited = (0..moves.len())
+        .filter(|&i| moves[i].exact.is_none())
+        .max_by_key(|&i| (moves[i].visits, std::cmp::Reverse(i)));
+    match (visited, proven) {
+        (Some(v), Some(p)) if moves[p].mean() > moves[v].mean() => p,
+        (Some(v), _) => v,
+        (None, Some(p)) => p,
+        (None, None) => 0,
+    }
+}
+
+impl<G: Game> Player<G> for MctsPlayer<G> {
+    fn name(&self) -> String {
+        if self.threads > 1 {
+            format!("mcts({} threads)", self.threads)
+        } else {
+            "mcts".to_string()
+        }
+    }
+
+    fn prepare(
+        &mut self,
+        _game: &G,
+        _role: RoleIndex,
+        _deadline: Deadline,
+    ) -> Result<(), PlayerError> {
+        self.trees.clear();
+        Ok(())
+    }
+
+    fn choose(
+        &mut self,
+        game: &G,
+        state: &G::State,
+        role: RoleIndex,
+        deadline: Deadline,
+    ) -> Result<Choice<G::Move>, PlayerError> {
+        let started = Instant::now();
+        self.moves_chosen += 1;
+        let roles = game.info().num_roles();
+        if self.trees.len() != self.threads || self.trees.first().is_some_and(|t| t.roles != roles)
+        {
+            self.trees = (0..self.threads)
+                .map(|t| Tree::new(roles, role_seed(self.seed, t)))
+                .collect();
+        }
+        for (t, tree) in self.trees.iter_mut().enumerate() {
+            let seed = role_seed(self.seed ^ self.moves_chosen.rotate_left(32), t);
+            tree.reroot(game, state, seed);
+            tree.leaf_playouts = self.leaf_playouts;
+        }
+        if let Some(choice) = forced_choice(game, state, role, started) {
+            return Ok(choice);
+        }
+        if self.trees[0].exact_of(&self.trees[0].nodes[0]).is_some()
+            && self.trees[0].count(&self.trees[0].nodes[0], role) == 0
+        {
+            return Err(GameError::Rules(format!(
+                "{} has no legal move in a state that is not terminal",
+                game.info().roles[role]
+            ))
+            .into());
+        }
+        let exploration = self.exploration;
+        let node_cap = MAX_NODES / self.threads;
+        let limit = self
+            .max_simulations
+            .map_or(u64::MAX, |n| n.div_ceil(self.threads as u64));
+        let progress = self.progress.clone();
+        let moves_text = |tree: &Tree<G::State, G::Move>, i: usize| {
+            let at = tree.stat_index(&tree.nodes[0], role, i as u32);
+            game.show_move(&tree.moves[at])
+        };
+        let run = Run {
+            game,
+            evaluator: self.evaluator.as_deref(),
+            deadline,
+            exploration,
+            node_cap,
+            limit,
+        };
+        let run = &run;
+        std::thread::scope(|scope| {
+            let (first, rest) = self.trees.split_first_mut().expect("one tree a thread");
+            for tree in rest {
+                scope.spawn(move || search(tree, run, None));
+            }
+            let report = |tree: &Tree<G::State, G::Move>| {
+                let moves = root_moves(tree, role);
+                let b = final_choice(&moves);
+                format!(
+                    "mcts: {} simulations, {} nodes, best {} expecting {:.0}",
+                    thousands(tree.simulations),
+                    thousands(tree.nodes.len() as u64),
+                    moves_text(tree, b),
+                    moves[b].mean() * 100.0
+                )
+            };
+            let mut timer = ProgressTimer::new(progress);
+            search(first, run, Some(&mut |tree| timer.maybe(|| report(tree))));
+        });
+        let mut moves = root_moves(&self.trees[0], role);
+        for tree in &self.trees[1..] {
+            for (m, other) in moves.iter_mut().zip(root_moves(tree, role)) {
+                m.visits += other.visits;
+                m.total += other.total;
+                m.exact = m.exact.or(other.exact);
+            }
+        }
+        let best = final_choice(&moves);
+        let at = self.trees[0].stat_index(&self.trees[0].nodes[0], role, best as u32);
+        Ok(Choice {
+            mv: self.trees[0].moves[at].clone(),
+            stats: SearchStats {
+                elapsed: started.elapsed(),
+                simulations: self.trees.iter().map(|t| t.simulations).sum(),
+                tree: self.trees.iter().map(|t| t.nodes.len() as u64).sum(),
+                expected: Some(moves[best].mean() * 100.0),
+                ..SearchStats::default()
+            },
+        })
+    }
+}
+
+/// A hook that sees the tree now and then during a search.
+type Reporter<'a, G> = dyn FnMut(&Tree<<G as Game>::State, <G as Game>::Move>) + 'a;
+
+/// What every thread's search shares.
+struct Run<'a, G: Game> {
+    game: &'a G,
+    evaluator: Option<&'a dyn Evaluator<G>>,
+    deadline: Deadline,
+    exploration: f64,
+    node_cap: usize,
+    limit: u64,
+}
+
+/// Runs simulations on `tree` until the deadline, `limit` simulations, or until its root is exact.
+fn search<G: Game>(
+    tree: &mut Tree<G::State, G::Move>,
+    run: &Run<'_, G>,
+    mut report: Option<&mut Reporter<'_, G>>,
+) {
+    let Run {
+        game,
+        evaluator,
+        deadline,
+        exploration,
+        node_cap,
+        limit,
+    } = *run;
+    let mut ticker = Ticker::new(deadline);
+    let started = Instant::now();
+    let mut next_reserve = 256;
+    while tree.simulations < limit && !ticker.tick() && tree.nodes[0].exact == NONE {
+        if tree.simulations == next_reserve {
+            // Growing an arena of a million nodes copies it, which takes longer than the clock's
+            // margin near the end of a move: make room now for the nodes the rest of the search will add.
+            next_reserve *= 4;
+            let rate = tree.simulations as f64 / started.elapsed().as_secs_f64().max(1e-6);
+            let more = rate * deadline.remaining().as_secs_f64() * 1.25;
+            let total = (tree.nodes.len() as f64 + more).min(node_cap as f64) as usize;
+            tree.reserve_nodes(total);
+        }
+        let full = tree.nodes.len() >= node_cap;
+        tree.simulate(game, evaluator, exploration, full, deadline.instant());
+        if let Some(r) = report.as_mut() {
+            if tree.simulations.is_multiple_of(256) {
+                r(tree);
+            }
+        }
+    }
+}
+
+/// This player's moves at the root of `tree`, with what the tree knows of each.
+fn root_moves<S: Clone + PartialEq, M: Clone>(tree: &Tree<S, M>, role: RoleIndex) -> Vec<RootMove> {
+    let root = &tree.nodes[0];
+    let count = tree.count(root, role);
+    (0..count)
+        .map(|i| {
+            let st = tree.stats[tree.stat_index(root, role, i)];
+            let exact = (root.mover as usize == role)
+                .then(|| tree.child(root, i))
+                .filter(|&c| c != NONE)
+                .and_then(|c| tree.exact_of(&tree.nodes[c as usize]))
+                .map(|v| v[role]);
+            RootMove {
+                visits: u64::from(st.visits),
+                total: st.total,
+                exact,
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::connect4::Connect4;
+    use crate::games::tictactoe::TicTacToe;
+    use std::time::Duration;
+
+    fn play_moves<G: Game>(g: &G, moves: &[(usize, &str)]) -> G::State {
+        let mut s = g.initial_state();
+        for &(role, text) in moves {
+            let mv = g.parse_move(&s, role, text).unwrap();
+            s = g.play(&s, role, &mv);
+        }
+        s
+    }
+
+    #[test]
+    fn final_choice_prefers_proven_values_over_losing_averages() {
+        let win = RootMove {
+            visits: 1,
+            total: 0.0,
+            exact: Some(1.0),
+        };
+        let busy = RootMove {
+            visits: 900,
+            total: 800.0,
+            exact: None,
+        };
+        assert_eq!(
+            final_choice(&[busy, win]),
+            1,
+            "a proven win is played at once"
+        );
+        let draw = RootMove {
+            visits: 5,
+            total: 2.5,
+            exact: Some(0.5),
+        };
+        let loss = RootMove {
+            visits: 50,
+            total: 0.0,
+            exact: Some(0.0),
+        };
+        let poor = RootMove {
+            visits: 100,
+            total: 20.0,
+            exact: None,
+        };
+        assert_eq!(
+            final_choice(&[poor, draw, loss]),
+            1,
+            "the draw beats a 20% average"
+        );
+        let good = RootMove {
+            visits: 100,
+            total: 70.0,
+            exact: None,
+        };
+        assert_eq!(
+            final_choice(&[good, draw, loss]),
+            0,
+            "a 70% average beats the draw"
+        );
+    }
+
+    #[test]
+    fn mcts_takes_an_immediate_win_and_blocks_an_immediate_loss() {
+        let g = TicTacToe::new(3, 3).unwrap();
+        // x: (1,1) (1,2); o: (2,1) (2,2); x to move wins at (1,3).
+        let s = play_moves(
+            &g,
+            &[
+                (0, "mark(1,1)"),
+                (1, "mark(2,1)"),
+                (0, "mark(1,2)"),
+                (1, "mark(2,2)"),
+            ],
+        );
+        let mut p = MctsPlayer::new(3);
+        let c = Player::<TicTacToe>::choose(
+            &mut p,
+            &g,
+            &s,
+            0,
+            Deadline::after(Duration::from_millis(300)),
+        )
+        .unwrap();
+        assert_eq!(g.show_move(&c.mv), "mark(1,3)");
+        // o to move must block x's row at (1,3).
+        let s = play_moves(&g, &[(0, "mark(1,1)"), (1, "mark(3,3)"), (0, "mark(1,2)")]);
+        let mut p = MctsPlayer::new(5);
+        let c = Player::<TicTacToe>::choose(
+            &mut p,
+            &g,
+            &s,
+            1,
+            Deadline::after(Duration::from_millis(300)),
+        )
+        .unwrap();
+        assert_eq!(g.show_move(&c.mv), "mark(1,3)");
+    }
+
+    #[test]
+    fn the_tree_is_kept_for_the_state_actually_reached() {
+        let g = Connect4::new(6, 7).unwrap();
+        let mut p = MctsPlayer::new(1);
+        let s = g.initial_state();
+        let c = Player::<Connect4>::choose(
+            &mut p,
+            &g,
+            &s,
+            0,
+            Deadline::after(Duration::from_millis(100)),
+        )
+        .unwrap();
+        let after = g.play(&s, 0, &c.mv);
+        let known = p.trees[0]
+            .children_of(0)
+            .into_iter()
+            .find(|&n| p.trees[0].nodes[n as usize].state == after)
+            .map(|n| p.trees[0].nodes[n as usize].visits)
+            .expect("the chosen move's child is in the tree");
+        let _ = Player::<Connect4>::choose(
+            &mut p,
+            &g,
+            &after,
+            1,
+            Deadline::after(Duration::from_millis(1)),
+        );
+        assert!(
+            p.trees[0].nodes[0].visits >= known,
+            "the subtree's visits were kept"
+        );
+        assert!(p.trees[0].nodes[0].state == after);
+    }
+}

@@ -1,0 +1,569 @@
+//! The search tree of [`super::MctsPlayer`]: nodes, per-role move statistics and child slots in arenas,
+//! one simulation (selection, expansion, a playout or an evaluator's judgement, backpropagation), the
+//! solver, and keeping the subtree of the state reached.
+
+use std::time::Instant;
+
+use rand::rngs::SmallRng;
+use rand::SeedableRng;
+
+use super::super::mcs::Playouts;
+use crate::evaluators::Evaluator;
+use crate::game::{random_index, Game, RoleIndex};
+
+/// Joint moves of a node indexed directly (an array of child slots); nodes with more joint moves keep
+/// the children they have in a short list.
+pub(super) const DIRECT_CHILDREN: u32 = 4096;
+
+pub(super) const NONE: u32 = u32::MAX;
+pub(super) const SIMULTANEOUS: u8 = u8::MAX;
+
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Stat {
+    pub(super) visits: u32,
+    pub(super) total: f64,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Children {
+    /// Slots `start .. start + joint moves` of `Tree::slots`.
+    Direct(u32),
+    /// `Tree::sparse[i]`: (joint move, child) pairs.
+    Sparse(u32),
+}
+
+#[derive(Clone, Debug)]
+pub(super) struct Node<S> {
+    pub(super) state: S,
+    pub(super) visits: u32,
+    /// This node's moves and statistics are `first .. first + counts` of `Tree::moves`/`Tree::stats`;
+    /// role `r`'s start at `first + Tree::starts[starts + r]`.
+    pub(super) first: u32,
+    pub(super) starts: u32,
+    pub(super) joints: u32,
+    pub(super) children: Children,
+    /// The role in control, or [`SIMULTANEOUS`].
+    pub(super) mover: u8,
+    /// Exact goal values (0..=1 per role) at `Tree::exact[exact * roles ..]`, or [`NONE`].
+    pub(super) exact: u32,
+}
+
+pub(super) struct Tree<S, M> {
+    pub(super) roles: usize,
+    pub(super) nodes: Vec<Node<S>>,
+    pub(super) stats: Vec<Stat>,
+    pub(super) moves: Vec<M>,
+    pub(super) starts: Vec<u32>,
+    pub(super) slots: Vec<u32>,
+    pub(super) sparse: Vec<Vec<(u32, u32)>>,
+    pub(super) exact: Vec<f64>,
+    pub(super) rng: SmallRng,
+    pub(super) playouts: Playouts,
+    /// Playouts per leaf (1: one playout, cautious where playouts are slow; more: one batch through
+    /// [`Game::playout_goals`], averaged).
+    pub(super) leaf_playouts: u32,
+    pub(super) goal_totals: Vec<i64>,
+    /// Simulations run in the current search.
+    pub(super) simulations: u64,
+    // Scratch of one simulation, kept to allocate nothing.
+    pub(super) path: Vec<(u32, u32)>,
+    pub(super) picks: Vec<u32>,
+    pub(super) rewards: Vec<f64>,
+    pub(super) joint: Vec<M>,
+    pub(super) buf: Vec<M>,
+}
+
+impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
+    pub(super) fn new(roles: usize, seed: u64) -> Self {
+        Tree {
+            roles,
+            nodes: Vec::new(),
+            stats: Vec::new(),
+            moves: Vec::new(),
+            starts: Vec::new(),
+            slots: Vec::new(),
+            sparse: Vec::new(),
+            exact: Vec::new(),
+            rng: SmallRng::seed_from_u64(seed),
+            playouts: Playouts::new(),
+            leaf_playouts: 1,
+            goal_totals: vec![0; roles],
+            simulations: 0,
+            path: Vec::new(),
+            picks: Vec::new(),
+            rewards: vec![0.0; roles],
+            joint: Vec::new(),
+            buf: Vec::new(),
+        }
+    }
+
+    pub(super) fn count(&self, node: &Node<S>, role: usize) -> u32 {
+        let s = node.starts as usize;
+        self.starts[s + role + 1] - self.starts[s + role]
+    }
+
+    pub(super) fn stat_index(&self, node: &Node<S>, role: usize, i: u32) -> usize {
+        (node.first + self.starts[node.starts as usize + role] + i) as usize
+    }
+
+    pub(super) fn child(&self, node: &Node<S>, joint: u32) -> u32 {
+        match node.children {
+            Children::Direct(start) => self.slots[(start + joint) as usize],
+            Children::Sparse(i) => self.sparse[i as usize]
+                .iter()
+                .find(|&&(j, _)| j == joint)
+                .map_or(NONE, |&(_, c)| c),
+        }
+    }
+
+    pub(super) fn set_child(&mut self, node: u32, joint: u32, child: u32) {
+        match self.nodes[node as usize].children {
+            Children::Direct(start) => self.slots[(start + joint) as usize] = child,
+            Children::Sparse(i) => self.sparse[i as usize].push((joint, child)),
+        }
+    }
+
+    pub(super) fn exact_of(&self, node: &Node<S>) -> Option<&[f64]> {
+        (node.exact != NONE).then(|| {
+            let at = node.exact as usize * self.roles;
+            &self.exact[at..at + self.roles]
+        })
+    }
+
+    /// Makes room for `total` nodes in every arena, their moves, statistics and child slots in the
+    /// proportions the tree has so far.
+    pub(super) fn reserve_nodes(&mut self, total: usize) {
+        let n = self.nodes.len().max(1);
+        if total <= self.nodes.capacity() {
+            return;
+        }
+        let more = total - n;
+        let per_node = |len: usize| len.div_ceil(n) + 1;
+        self.nodes.reserve(more);
+        self.stats.reserve(more * per_node(self.stats.len()));
+        self.moves.reserve(more * per_node(self.moves.len()));
+        self.starts.reserve(more * (self.roles + 1));
+        self.slots.reserve(more * per_node(self.slots.len()));
+    }
+
+    /// Copies `node`'s exact values into the rewards, if it has them.
+    pub(super) fn load_exact(&mut self, node: u32) -> bool {
+        let e = self.nodes[node as usize].exact;
+        if e == NONE {
+            return false;
+        }
+        let at = e as usize * self.roles;
+        self.rewards
+            .copy_from_slice(&self.exact[at..at + self.roles]);
+        true
+    }
+
+    pub(super) fn set_exact(&mut self, node: u32, values: impl IntoIterator<Item = f64>) {
+        let index = (self.exact.len() / self.roles) as u32;
+        self.exact.extend(values);
+        self.nodes[node as usize].exact = index;
+    }
+
+    /// Adds a node for `state`; its index.
+    pub(super) fn add<G: Game<State = S, Move = M>>(&mut self, game: &G, state: S) -> u32 {
+        let index = self.nodes.len() as u32;
+        let first = self.moves.len() as u32;
+        let starts = self.starts.len() as u32;
+        self.starts.push(0);
+        let mut joints: u64 = 1;
+        let terminal = game.is_terminal(&state);
+        let mut stuck = false;
+        if !terminal {
+            for r in 0..self.roles {
+                game.legal_moves(&state, r, &mut self.buf);
+                stuck |= self.buf.is_empty();
+                joints = joints.saturating_mul(self.buf.len() as u64);
+                self.moves.append(&mut self.buf);
+                self.starts.push(self.moves.len() as u32 - first);
+            }
+        } else {
+            self.starts.extend(std::iter::repeat_n(0, self.roles));
+        }
+        self.stats.resize(self.moves.len(), Stat::default());
+        let joints = joints.min(u64::from(NONE - 1)) as u32;
+        let children = if terminal || stuck {
+            Children::Direct(0)
+        } else if joints <= DIRECT_CHILDREN {
+            let start = self.slots.len() as u32;
+            self.slots
+                .extend(std::iter::repeat_n(NONE, joints as usize));
+            Children::Direct(start)
+        } else {
+            self.sparse.push(Vec::new());
+            Children::Sparse(self.sparse.len() as u32 - 1)
+        };
+        let mover = if terminal || stuck {
+            SIMULTANEOUS
+        } else {
+            game.mover(&state)
+                .map_or(SIMULTANEOUS, |r| r.min(254) as u8)
+        };
+        self.nodes.push(Node {
+            state,
+            visits: 0,
+            first,
+            starts,
+            joints,
+            children,
+            mover,
+            exact: NONE,
+        });
+        if terminal || stuck {
+            // A role without a legal move in a state that is not terminal: the rules misbehave, and the
+            // goals of the state are the best anyone can say.
+            let goals: Vec<f64> = (0..self.roles)
+                .map(|r| goal_reward(game, &self.nodes[index as usize].state, r))
+                .collect();
+            self.set_exact(index, goals);
+        }
+        index
+    }
+
+    /// UCB1 for `role` at `node`: the index of its move to play.
+    pub(super) fn select(&mut self, node: u32, role: usize, exploration: f64) -> u32 {
+        let n = &self.nodes[node as usize];
+        let count = self.count(n, role);
+        if count == 1 {
+            return 0;
+        }
+        let first = self.stat_index(n, role, 0);
+        let solver = n.mover as usize == role;
+        let log_n = f64::from(n.visits.max(1)).ln();
+        let offset = random_index(&mut self.rng, count as usize) as u32;
+        let mut best = (f64::NEG_INFINITY, 0);
+        for k in 0..count {
+            let i = (k + offset) % count;
+            let st = self.stats[first + i as usize];
+            let exact = if solver {
+                let child = self.child(n, i);
+                if child == NONE {
+                    None
+                } else {
+                    self.exact_of(&self.nodes[child as usize]).map(|v| v[role])
+                }
+            } else {
+                None
+            };
+            let score = match exact {
+                Some(v) if v >= 1.0 => return i,
+                Some(v) => v,
+                None if st.visits == 0 => return i,
+                None => {
+                    let v = f64::from(st.visits);
+                    st.total / v + exploration * (log_n / v).sqrt()
+                }
+            };
+            if score > best.0 {
+                best = (score, i);
+            }
+        }
+        best.1
+    }
+
+    /// One simulation from the root; when the tree is `full` it adds no node (the playout still counts).
+    /// A playout cut by the deadline is not counted.
+    pub(super) fn simulate<G: Game<State = S, Move = M>>(
+        &mut self,
+        game: &G,
+        evaluator: Option<&dyn Evaluator<G>>,
+        exploration: f64,
+        full: bool,
+        deadline: Instant,
+    ) {
+        self.path.clear();
+        self.picks.clear();
+        let roles = self.roles;
+        let mut node = 0u32;
+        loop {
+            if self.load_exact(node) {
+                self.path.push((node, NONE));
+                break;
+            }
+            let mut joint = 0u32;
+            let mut radix = 1u32;
+            for r in 0..roles {
+                let i = self.select(node, r, exploration);
+                self.picks.push(i);
+                joint += i * radix;
+                radix = radix.saturating_mul(self.count(&self.nodes[node as usize], r));
+            }
+            self.path.push((node, joint));
+            let child = self.child(&self.nodes[node as usize], joint);
+            if child != NONE {
+                node = child;
+                continue;
+            }
+            let picks = &self.picks[self.picks.len() - roles..];
+            self.joint.clear();
+            for (r, &i) in picks.iter().enumerate() {
+                let at = self.stat_index(&self.nodes[node as usize], r, i);
+                self.joint.push(self.moves[at].clone());
+            }
+            let next = game.next_state(&self.nodes[node as usize].state, &self.joint);
+            if full {
+                let Tree {
+                    rng,
+                    buf,
+                    rewards,
+                    playouts,
+                    ..
+                } = self;
+                if !playout(game, &next, rng, buf, rewards, playouts, deadline) {
+                    return;
+                }
+                break;
+            }
+            let child = self.add(game, next);
+            self.set_child(node, joint, child);
+            self.path.push((child, NONE));
+            if !self.load_exact(child) {
+                // The fields apart, so the new node's state is played out where it lies.
+                let Tree {
+                    nodes,
+                    rng,
+                    buf,
+                    rewards,
+                    playouts,
+                    leaf_playouts,
+                    goal_totals,
+                    ..
+                } = self;
+                let from = &nodes[child as usize].state;
+                if let Some(evaluator) = evaluator {
+                    if evaluator.values(game, from, rewards).is_err() {
+                        return;
+                    }
+                    for reward in rewards.iter_mut() {
+                        *reward = (*reward / 100.0).clamp(0.0, 1.0);
+                    }
+                } else if *leaf_playouts > 1 {
+                    goal_totals.fill(0);
+                    let n = game.playout_goals(from, rng, buf, *leaf_playouts, goal_totals);
+                    for (reward, total) in rewards.iter_mut().zip(goal_totals.iter()) {
+                        *reward = (*total as f64 / (100.0 * f64::from(n.max(1)))).clamp(0.0, 1.0);
+                    }
+                } else if !playout(game, from, rng, buf, rewards, playouts, deadline) {
+                    return;
+                }
+            }
+            break;
+        }
+        self.backpropagate();
+        self.simulations += 1;
+    }
+
+    pub(super) fn backpropagate(&mut self) {
+        let roles = self.roles;
+        let mut picks = self.picks.len();
+        let mut newly_exact = false;
+        for k in (0..self.path.len()).rev() {
+            let (node, joint) = self.path[k];
+            self.nodes[node as usize].visits += 1;
+            if joint == NONE {
+                newly_exact = self.nodes[node as usize].exact != NONE;
+                continue;
+            }
+            picks -= roles;
+            for r in 0..roles {
+                let at = self.stat_index(&self.nodes[node as usize], r, self.picks[picks + r]);
+                let st = &mut self.stats[at];
+                st.visits += 1;
+                st.total += self.rewards[r];
+            }
+            if newly_exact {
+                newly_exact = self.try_solve(node);
+            }
+        }
+    }
+
+    /// Makes `node` exact if its children allow it (see the module documentation); whether it is exact.
+    pub(super) fn try_solve(&mut self, node: u32) -> bool {
+        let n = &self.nodes[node as usize];
+        if n.exact != NONE {
+            return true;
+        }
+        let mut best: Option<u32> = None;
+        let mut all = true;
+        let mover = n.mover;
+        for joint in 0..n.joints {
+            let child = self.child(n, joint);
+            let Some(v) = (child != NONE)
+                .then(|| self.exact_of(&self.nodes[child as usize]))
+                .flatten()
+            else {
+                all = false;
+                if mover == SIMULTANEOUS {
+                    return false;
+                }
+                continue;
+            };
+            match mover {
+                SIMULTANEOUS => {
+                    if let Some(b) = best {
+                        if self.exact_of(&self.nodes[b as usize]) != Some(v) {
+                            return false;
+                        }
+                    }
+                    best = Some(child);
+                }
+                m => {
+                    let m = m as usize;
+                    if v[m] >= 1.0 {
+                        best = Some(child);
+                        all = true;
+                        break;
+                    }
+                    let better = best.is_none_or(|b| {
+                        self.exact_of(&self.nodes[b as usize])
+                            .is_none_or(|bv| v[m] > bv[m])
+                    });
+                    if better {
+                        best = Some(child);
+                    }
+                }
+            }
+        }
+        match best {
+            Some(b) if all => {
+                let at = self.nodes[b as usize].exact as usize * self.roles;
+                let values: Vec<f64> = self.exact[at..at + self.roles].to_vec();
+                self.set_exact(node, values);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The tree below `node` as a tree of its own (node 0), for the next search.
+    pub(super) fn subtree(&self, node: u32, seed: u64) -> Tree<S, M> {
+        let mut out = Tree::new(self.roles, seed);
+        let mut stack = vec![(node, NONE, 0u32)];
+        while let Some((from, parent, joint)) = stack.pop() {
+            let n = &self.nodes[from as usize];
+            let index = out.nodes.len() as u32;
+            let total = self.starts[n.starts as usize + self.roles];
+            let first = out.moves.len() as u32;
+            let range = n.first as usize..(n.first + total) as usize;
+            out.moves.extend_from_slice(&self.moves[range.clone()]);
+            out.stats.extend_from_slice(&self.stats[range]);
+            let starts = out.starts.len() as u32;
+            out.starts.extend_from_slice(
+                &self.starts[n.starts as usize..n.starts as usize + self.roles + 1],
+            );
+            let children = match n.children {
+                Children::Direct(_) if n.exact != NONE && total == 0 => Children::Direct(0),
+                Children::Direct(start) => {
+                    let own = out.slots.len() as u32;
+                    out.slots
+                        .extend(std::iter::repeat_n(NONE, n.joints as usize));
+                    for j in 0..n.joints {
+                        let c = self.slots[(start + j) as usize];
+                        if c != NONE {
+                            stack.push((c, index, j));
+                        }
+                    }
+                    Children::Direct(own)
+                }
+                Children::Sparse(i) => {
+                    out.sparse.push(Vec::new());
+                    for &(j, c) in &self.sparse[i as usize] {
+                        stack.push((c, index, j));
+                    }
+                    Children::Sparse(out.sparse.len() as u32 - 1)
+                }
+            };
+            out.nodes.push(Node {
+                state: n.state.clone(),
+                visits: n.visits,
+                first,
+                starts,
+                joints: n.joints,
+                children,
+                mover: n.mover,
+                exact: NONE,
+            });
+            if let Some(v) = self.exact_of(n) {
+                let v = v.to_vec();
+                out.set_exact(index, v);
+            }
+            if parent != NONE {
+                out.set_child(parent, joint, index);
+            }
+        }
+        out
+    }
+
+    /// Node 0's state is `state`, keeping what the tree knows of it when the state is the root or one of
+    /// its children or grandchildren.
+    pub(super) fn reroot<G: Game<State = S, Move = M>>(&mut self, game: &G, state: &S, seed: u64) {
+        let found = self.nodes.first().and_then(|root| {
+            if root.state == *state {
+                return Some(0);
+            }
+            let children = self.children_of(0);
+            children
+                .iter()
+                .copied()
+                .find(|&c| self.nodes[c as usize].state == *state)
+                .or_else(|| {
+                    children.iter().find_map(|&c| {
+                        self.children_of(c)
+                            .into_iter()
+                            .find(|&g| self.nodes[g as usize].state == *state)
+                    })
+                })
+        });
+        match found {
+            Some(0) => {}
+            Some(node) => *self = self.subtree(node, seed),
+            None => {
+                let roles = self.roles;
+                *self = Tree::new(roles, seed);
+                self.add(game, state.clone());
+            }
+        }
+        self.simulations = 0;
+    }
+
+    pub(super) fn children_of(&self, node: u32) -> Vec<u32> {
+        let n = &self.nodes[node as usize];
+        match n.children {
+            Children::Direct(_) if n.exact != NONE => Vec::new(),
+            Children::Direct(start) => self.slots[start as usize..(start + n.joints) as usize]
+                .iter()
+                .copied()
+                .filter(|&c| c != NONE)
+                .collect(),
+            Children::Sparse(i) => self.sparse[i as usize].iter().map(|&(_, c)| c).collect(),
+        }
+    }
+}
+
+/// A random playout from `from`; every role's goal at its end, scaled to 0..=1, into `rewards`. False
+/// when the deadline cut it.
+pub(super) fn playout<G: Game>(
+    game: &G,
+    from: &G::State,
+    rng: &mut SmallRng,
+    buf: &mut Vec<G::Move>,
+    rewards: &mut [f64],
+    playouts: &mut Playouts,
+    deadline: Instant,
+) -> bool {
+    let Some(end) = playouts.run(game, from, rng, buf, deadline) else {
+        return false;
+    };
+    for (r, reward) in rewards.iter_mut().enumerate() {
+        *reward = goal_reward(game, &end, r);
+    }
+    true
+}
+
+pub(super) fn goal_reward<G: Game>(game: &G, state: &G::State, role: RoleIndex) -> f64 {
+    f64::from(game.goal(state, role).clamp(0, 100)) / 100.0
+}
