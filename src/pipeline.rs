@@ -98,22 +98,17 @@ impl Stage {
 /// let network = print(&program, "flip", Stage::Network).unwrap();
 /// assert!(network.contains("terminal"));
 /// ```
-pub fn print(program: &ast::Program, name: &str, stage: Stage) -> Result<String, String> {
+pub fn print(program: &ast::Program, name: &str, stage: Stage) -> Result<String, StageError> {
     use crate::engine::{lower, ops, rewrite, RuleGame};
-    let text = |e: &dyn std::fmt::Display| e.to_string();
-    let classic = || ops::to_classic(&lower(program).map_err(|e| text(&e))?).map_err(|e| text(&e));
     Ok(match stage {
         Stage::Program => crate::print::format(program),
-        Stage::Classic => classic()?.to_string(),
-        Stage::Prepared => rewrite::prepared(program)
-            .map_err(|e| text(&e))?
-            .to_string(),
-        Stage::Analysed => RuleGame::from_program(program, name)
-            .map_err(|e| text(&e))?
+        Stage::Classic => ops::to_classic(&lower(program)?)?.to_string(),
+        Stage::Prepared => rewrite::prepared(program)?.to_string(),
+        Stage::Analysed => RuleGame::from_program(program, name)?
             .analysis()
             .to_string(),
         Stage::Plan => {
-            let game = RuleGame::from_program(program, name).map_err(|e| text(&e))?;
+            let game = RuleGame::from_program(program, name)?;
             crate::datalog::plan::PlanDisplay {
                 program: game.program(),
                 plan: game.plan(),
@@ -123,11 +118,19 @@ pub fn print(program: &ast::Program, name: &str, stage: Stage) -> Result<String,
         Stage::Decomposed => crate::network::ground::grounded_program(
             program,
             crate::network::ground::Strategy::Decomposed,
-        )
-        .map_err(|e| text(&e))?
+        )?
         .to_string(),
-        Stage::Network => crate::network::ground(program)
-            .map_err(|e| text(&e))?
-            .to_string(),
+        Stage::Network => crate::network::ground(program)?.to_string(),
     })
+}
+
+/// Why a stage could not be made: the engine's or the network's refusal.
+#[derive(Debug, thiserror::Error)]
+pub enum StageError {
+    /// The Datalog stages (classic, prepared, analysed, plan) refuse the program.
+    #[error(transparent)]
+    Engine(#[from] crate::engine::EngineError),
+    /// The network's stages (decomposed, network) refuse it.
+    #[error(transparent)]
+    Network(#[from] crate::network::NetworkError),
 }

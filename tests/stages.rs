@@ -82,7 +82,7 @@ fn every_stage_of_the_small_games_matches_its_snapshot() {
                         &root.join(format!("tests/data/stages/{stem}.{name}")),
                     );
                 }
-                (Err(e), Some(why)) => assert!(e.contains(why), "{game} {name}: {e}"),
+                (Err(e), Some(why)) => assert!(e.to_string().contains(why), "{game} {name}: {e}"),
                 (Err(e), None) => panic!("{game}: the {name} stage fails: {e}"),
                 (Ok(_), Some(_)) => panic!("{game}: the {name} stage works now: take it off FAILS"),
             }

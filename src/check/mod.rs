@@ -303,13 +303,15 @@ impl Checker<'_> {
                     for l in body {
                         for_each_atom(l, false, &mut |a, neg| {
                             if neg || self.builtin(a.pred) {
-                                // A negation's free variable reads "no matching fact": the engines
-                                // play it, so it stays a warning.
-                                let (place, fatal) = if neg {
-                                    ("in a negated condition", false)
+                                // GDL asks every variable of a negated or built-in condition to occur
+                                // in a positive one (ggp-base's validator refuses such a rule, and the
+                                // network cannot ground it): an error where the game reads the rule.
+                                let place = if neg {
+                                    "in a negated condition"
                                 } else {
-                                    ("in a built-in condition", read)
+                                    "in a built-in condition"
                                 };
+                                let fatal = read;
                                 atom_vars(a, &mut |v, s| {
                                     if !bound.contains(&v) {
                                         bad.push((v, s, place, fatal && Some(v) != role_var));

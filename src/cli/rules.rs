@@ -291,11 +291,9 @@ impl clap::ValueEnum for StageArg {
 /// `ggp-run stage FILE --stage S`: what that stage makes of the file, as text.
 pub fn stage_text(path: &Path, stage: Stage) -> Result<String, CliError> {
     let (program, _) = read_rules(path)?;
-    ggp::pipeline::print(&program, &path.display().to_string(), stage).map_err(|message| {
-        CliError::File {
-            path: PathBuf::from(path),
-            message,
-        }
+    ggp::pipeline::print(&program, &path.display().to_string(), stage).map_err(|e| CliError::File {
+        path: PathBuf::from(path),
+        message: e.to_string(),
     })
 }
 

@@ -24,6 +24,7 @@
 //! load-time relations (a chain of `succ` facts) give the same answers in every state: the first
 //! evaluation keeps them (up to a bound) and later ones replay them.
 
+use crate::datalog::Runaway;
 use rayon::prelude::*;
 use smallvec::SmallVec;
 
@@ -253,9 +254,8 @@ impl Db {
         self.index_new_rows();
         self.derived += added;
         if self.derived > self.limits.max_facts {
-            return Err(EngineError::Runaway(format!(
-                "more than {} facts derived in one evaluation",
-                self.limits.max_facts
+            return Err(EngineError::Runaway(Runaway::TooManyFacts(
+                self.limits.max_facts,
             )));
         }
         for k in again {
@@ -471,9 +471,8 @@ impl Db {
         }
         self.derived += added;
         if self.derived > self.limits.max_facts {
-            return Err(EngineError::Runaway(format!(
-                "more than {} facts derived in one evaluation",
-                self.limits.max_facts
+            return Err(EngineError::Runaway(Runaway::TooManyFacts(
+                self.limits.max_facts,
             )));
         }
         Ok(())

@@ -15,6 +15,7 @@ use hashbrown::HashMap;
 
 use super::terms::{TermId, TermStore};
 use super::EngineError;
+use crate::datalog::Invalid;
 use crate::syntax::ast::{self, Literal, Statement, Sym, Syntax, Term};
 
 /// A relation: a name and an arity.
@@ -446,9 +447,7 @@ pub fn lower(src: &ast::Program) -> Result<Program, EngineError> {
     k.base = find(&l.rel_ids, syms, "base", 1);
     k.input = find(&l.rel_ids, syms, "input", 2);
     if !l.out.operations.is_empty() && (k.next.is_some() || k.does.is_some()) {
-        return Err(EngineError::Invalid(
-            "the program mixes operations (`::`) with `next`/`does`".into(),
-        ));
+        return Err(EngineError::Invalid(Invalid::MixedSemantics));
     }
     Ok(l.out)
 }
@@ -477,12 +476,12 @@ impl Lowerer {
         let sym = self.canonical(pred);
         if let Some(&(id, a)) = self.rel_ids.get(&sym) {
             if a != arity {
-                return Err(EngineError::Invalid(format!(
-                    "relation `{}` is used with {} and with {} arguments",
-                    self.out.terms.name(sym),
-                    a,
-                    arity
-                )));
+                return Err(EngineError::Invalid(Invalid::Arity {
+                    kind: "relation",
+                    name: self.out.terms.name(sym).to_string(),
+                    first: a,
+                    other: arity,
+                }));
             }
             return Ok(id);
         }
@@ -508,12 +507,12 @@ impl Lowerer {
             Term::Func(f, args, _) => {
                 match self.func_arity.get(f) {
                     Some(&n) if n != args.len() => {
-                        return Err(EngineError::Invalid(format!(
-                            "function `{}` is used with {} and with {} arguments",
-                            self.name(*f),
-                            n,
-                            args.len()
-                        )))
+                        return Err(EngineError::Invalid(Invalid::Arity {
+                            kind: "function",
+                            name: self.name(*f).to_string(),
+                            first: n,
+                            other: args.len(),
+                        }))
                     }
                     _ => {
                         self.func_arity.insert(*f, args.len());

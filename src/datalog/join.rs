@@ -33,6 +33,7 @@ use super::ir::{Arith, Pat};
 use super::store::{RelStore, NONE};
 use super::terms::{TermId, TermStore};
 use super::{EngineError, Limits};
+use crate::datalog::{Invalid, Runaway};
 use crate::syntax::ast::Sym;
 
 /// Where a join's terms come from: the evaluator's own store, which makes the terms a rule builds, or
@@ -92,7 +93,7 @@ impl From<Stop> for EngineError {
         match s {
             Stop::Engine(e) => e,
             // The evaluator's own store makes every term, so its joins never stop for one.
-            Stop::NewTerm => EngineError::Invalid("a term could not be made".into()),
+            Stop::NewTerm => EngineError::Invalid(Invalid::TermNotMade),
         }
     }
 }
@@ -139,9 +140,9 @@ impl<'a, T: Terms> Scratch<'a, T> {
     /// An error once the deadline has passed.
     pub(super) fn check_deadline(&self) -> Result<(), EngineError> {
         match self.deadline {
-            Some(d) if std::time::Instant::now() > d => Err(EngineError::Runaway(
-                "the evaluation ran past its time limit".into(),
-            )),
+            Some(d) if std::time::Instant::now() > d => {
+                Err(EngineError::Runaway(Runaway::TimeLimit))
+            }
             _ => Ok(()),
         }
     }
@@ -209,10 +210,10 @@ impl<'a, T: Terms> Scratch<'a, T> {
                     let text = terms.kif(t);
                     let head: String = text.chars().take(60).collect();
                     let cut = if head.len() < text.len() { " ..." } else { "" };
-                    return Err(EngineError::Runaway(format!(
-                        "a derived term is nested more than {} deep: {head}{cut}",
-                        self.max_depth,
-                    ))
+                    return Err(EngineError::Runaway(Runaway::TooDeep {
+                        limit: self.max_depth,
+                        head: format!("{head}{cut}"),
+                    })
                     .into());
                 }
                 t

@@ -30,16 +30,112 @@ pub use plan::plan;
 pub enum EngineError {
     /// The program is not valid GDL (arity clash, unsafe rule, unstratified negation, missing roles...).
     #[error("invalid game: {0}")]
-    Invalid(String),
+    Invalid(Invalid),
     /// The program derives too many facts or too deep terms (a runaway recursion).
     #[error("runaway evaluation: {0}")]
-    Runaway(String),
-    /// The program uses something this engine does not support.
-    #[error("unsupported: {0}")]
-    Unsupported(String),
+    Runaway(Runaway),
     /// The rules misbehave in a state (no legal move for a role, a move that is not legal...).
     #[error("the rules misbehave: {0}")]
-    Rules(String),
+    Rules(Misbehaviour),
+}
+
+/// How a program is not valid GDL.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Invalid {
+    /// Operation rules (`::`) beside classic `next`/`does` rules.
+    #[error("the program mixes operations (`::`) with `next`/`does`")]
+    MixedSemantics,
+    /// A relation or a function used with two numbers of arguments.
+    #[error("{kind} `{name}` is used with {first} and with {other} arguments")]
+    Arity {
+        /// `relation` or `function`.
+        kind: &'static str,
+        /// Its name.
+        name: String,
+        /// The arguments where it is first used.
+        first: usize,
+        /// The arguments of another use.
+        other: usize,
+    },
+    /// A relation depends on its own negation.
+    #[error("relation `{0}` depends on its own negation (the rules are not stratified)")]
+    NotStratified(String),
+    /// A rule whose variables cannot all be bound by its positive conditions.
+    #[error("unsafe rule ({why}): {rule}")]
+    Unsafe {
+        /// Which condition cannot run.
+        why: String,
+        /// The rule, printed.
+        rule: String,
+    },
+    /// A rule has a variable no condition binds (found while grounding).
+    #[error("a rule has an unbound variable")]
+    UnboundVariable,
+    /// The game names no roles.
+    #[error("the game has no roles")]
+    NoRoles,
+    /// The game has no `role` facts at all.
+    #[error("the game has no `role` facts")]
+    NoRoleFacts,
+    /// A state fact of an operation game is defined by a rule.
+    #[error("`{0}` is a state fact (it appears in `init`, `base` or an effect) and cannot be defined by a rule")]
+    StateFactDefined(String),
+    /// `legal(A)` in a game without `control`.
+    #[error(
+        "`legal(A)` names the action of the role in `control(R)`, but the game has no `control` \
+         state fact (write `legal(R,A)` for games without one)"
+    )]
+    NoControl,
+    /// A term could not be made (the term store is full).
+    #[error("a term could not be made")]
+    TermNotMade,
+}
+
+/// How an evaluation ran away.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Runaway {
+    /// More facts than the limit in one evaluation.
+    #[error("more than {0} facts derived in one evaluation")]
+    TooManyFacts(usize),
+    /// A derived term nested deeper than the limit; the head of its text says which one grew.
+    #[error("a derived term is nested more than {limit} deep: {head}")]
+    TooDeep {
+        /// The limit.
+        limit: u32,
+        /// The term's first characters (`...` when cut).
+        head: String,
+    },
+    /// The evaluation's deadline passed.
+    #[error("the evaluation ran past its time limit")]
+    TimeLimit,
+}
+
+/// How the rules misbehave in a state.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Misbehaviour {
+    /// A role index that is not a role.
+    #[error("no role {0}")]
+    NoRole(usize),
+    /// A joint move with the wrong number of moves.
+    #[error("a joint move needs {expected} moves, got {got}")]
+    JointSize {
+        /// The roles.
+        expected: usize,
+        /// The moves given.
+        got: usize,
+    },
+    /// A move id the game never made.
+    #[error("unknown move id {0}")]
+    UnknownMove(u32),
+    /// A proposition number the game never made.
+    #[error("the state has unknown proposition {0}")]
+    UnknownProposition(usize),
+    /// A next state with a fact the load-time analysis did not find.
+    #[error(
+        "the next state has {0}, which the load-time analysis did not foresee (arithmetic beyond \
+         the integers the rules mention?)"
+    )]
+    Unforeseen(String),
 }
 
 /// Bounds that stop a runaway program with an error instead of exhausting memory.

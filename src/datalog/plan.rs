@@ -14,6 +14,7 @@
 //! What it produces is the [`Plan`] of `compiled`, which the evaluator reads; the components come
 //! from `scc` (`tarjan`), dependencies first.
 
+use crate::datalog::Invalid;
 use std::fmt;
 
 use super::compiled::{compile, CompiledRule, DeltaPlan, Step, Stratum};
@@ -185,9 +186,8 @@ pub fn plan_sized(
             for &(b, neg) in &deps[r] {
                 if comp[b] == ci {
                     if neg {
-                        return Err(EngineError::Invalid(format!(
-                            "relation `{}` depends on its own negation (the rules are not stratified)",
-                            p.terms.name(p.relations[r].name)
+                        return Err(EngineError::Invalid(Invalid::NotStratified(
+                            p.terms.name(p.relations[r].name).to_string(),
                         )));
                     }
                     recursive = true;
@@ -291,7 +291,10 @@ fn compile_rule(
     let unsafe_rule = |why: &str| {
         let mut s = String::new();
         let _ = fmt::write(&mut s, format_args!("{}", RuleFmt(p, ri)));
-        EngineError::Invalid(format!("unsafe rule ({why}): {s}"))
+        EngineError::Invalid(Invalid::Unsafe {
+            why: why.to_string(),
+            rule: s,
+        })
     };
     while !left.is_empty() {
         // Filters first, as soon as they can run.

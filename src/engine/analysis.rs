@@ -21,6 +21,7 @@ use crate::datalog::eval::Db;
 use crate::datalog::ir::{Cmp, Lit, Origin, Pat, Program, RelId, Rule};
 use crate::datalog::plan::{plan, Phase, Plan};
 use crate::datalog::terms::{TermId, TermStore};
+use crate::datalog::Invalid;
 use crate::game::Dynamics;
 use crate::syntax::ast;
 use hashbrown::HashMap;
@@ -39,9 +40,6 @@ pub(crate) struct Keywords {
     pub(crate) base: Option<RelId>,
 }
 
-/// The start of the message of a game without some keyword.
-pub(crate) const NO_RULES: &str = "the game has no";
-
 impl Keywords {
     /// The keyword relations of `prog`, made when no rule mentions them; an error when there is no
     /// `role`.
@@ -49,7 +47,7 @@ impl Keywords {
         let role = prog
             .keywords
             .role
-            .ok_or_else(|| EngineError::Invalid(format!("{NO_RULES} `role` facts")))?;
+            .ok_or(EngineError::Invalid(Invalid::NoRoleFacts))?;
         Ok(Keywords {
             role,
             true_: prog.add_relation("true", 1),
@@ -128,7 +126,7 @@ pub(crate) fn analyse(
     };
     let roles = column(kw.role, 0);
     if roles.is_empty() {
-        return Err(EngineError::Invalid(format!("{NO_RULES} roles")));
+        return Err(EngineError::Invalid(Invalid::NoRoles));
     }
     let mut props = column(kw.true_, 0);
     if let Some(b) = kw.base {
@@ -194,16 +192,10 @@ impl Numbered {
     }
 }
 
-/// Whether there are two roles and every possible goal value `v` of one (`vals`) has `100 - v` among
-/// the other's.
+/// Whether the game is zero-sum ([`super::facade::zero_sum`]), each role's possible goal values given by
+/// `vals`.
 pub(crate) fn zero_sum(roles: &[TermId], vals: impl Fn(TermId) -> Vec<i64>) -> bool {
-    if roles.len() != 2 {
-        return false;
-    }
-    let (a, b) = (vals(roles[0]), vals(roles[1]));
-    !a.is_empty()
-        && a.iter().all(|v| b.contains(&(100 - v)))
-        && b.iter().all(|v| a.contains(&(100 - v)))
+    super::facade::zero_sum(&roles.iter().map(|&r| vals(r)).collect::<Vec<_>>())
 }
 
 /// The values that rule heads (see [`head_goal_values`]) give role `r`.

@@ -7,7 +7,8 @@
 //! - [`dynamics_of`]: `TurnTaking` when a base proposition `f(r)` of arity one ranges exactly over the
 //!   roles (a `control` fact), or when there is one role; else `Simultaneous`.
 //! - [`mover_of`]: the only role with more than one legal move; when every role has exactly one, the only
-//!   role whose move is not the no-op; otherwise `None`.
+//!   role whose move is not the no-op ([`noop`]); otherwise `None`.
+//! - [`zero_sum`]: two roles, and every possible goal value `v` of one has `100 - v` among the other's.
 //!
 //! **Invariant:** both engines call these functions; neither writes its own version of these rules.
 
@@ -79,6 +80,26 @@ pub fn mover_of(
         (0, 1) => Some(forced.1),
         _ => None,
     }
+}
+
+/// Whether the game is zero-sum, from each role's possible goal values: two roles, and every value `v`
+/// of one has `100 - v` among the other's.
+pub fn zero_sum(goal_values: &[Vec<i64>]) -> bool {
+    let [a, b] = goal_values else {
+        return false;
+    };
+    !a.is_empty()
+        && a.iter().all(|v| b.contains(&(100 - v)))
+        && b.iter().all(|v| a.contains(&(100 - v)))
+}
+
+/// The no-op move, `noop`, when the rules name one: the move a waiting role plays, which
+/// [`mover_of`] does not count as a choice.
+pub fn noop(terms: &TermStore) -> Option<TermId> {
+    terms
+        .symbols()
+        .get("noop")
+        .and_then(|s| terms.find_constant(s))
 }
 
 /// Each move's text in KIF (what the protocol and the traces use) and in the game's own syntax (what

@@ -184,7 +184,7 @@ impl Discovered {
     ) -> Result<(), super::EngineError> {
         for b in bits {
             let t = self.local_prop(local, &mut db.terms, b).ok_or_else(|| {
-                super::EngineError::Rules(format!("the state has unknown proposition {b}"))
+                super::EngineError::Rules(crate::datalog::Misbehaviour::UnknownProposition(b))
             })?;
             db.insert(true_, &[t]);
         }

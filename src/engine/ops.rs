@@ -22,6 +22,7 @@ use hashbrown::HashSet;
 use super::EngineError;
 use crate::datalog::ir::{IrAtom, Lit, Origin, Pat, Program, Rule};
 use crate::datalog::terms::TermStore;
+use crate::datalog::Invalid;
 use crate::syntax::ast::Sym;
 
 /// Rewrites an operation-semantics program into classic GDL (see the module documentation). A program
@@ -46,9 +47,8 @@ pub fn to_classic(p: &Program) -> Result<Program, EngineError> {
     for r in std::mem::take(&mut q.rules) {
         if is_state(&q, &r.head) {
             let name = q.terms.name(q.relations[r.head.rel.0 as usize].name);
-            return Err(EngineError::Invalid(format!(
-                "`{name}` is a state fact (it appears in `init`, `base` or an effect) and cannot be \
-                 defined by a rule"
+            return Err(EngineError::Invalid(Invalid::StateFactDefined(
+                name.to_string(),
             )));
         }
         let body = r
@@ -62,16 +62,11 @@ pub fn to_classic(p: &Program) -> Result<Program, EngineError> {
     // Who may do what.
     let role = q.keywords.role;
     if let Some(legal1) = q.keywords.legal1 {
-        let role =
-            role.ok_or_else(|| EngineError::Invalid("the game has no `role` facts".into()))?;
+        let role = role.ok_or(EngineError::Invalid(Invalid::NoRoleFacts))?;
         let legal = q.add_relation("legal", 2);
         let control = q.terms.intern_sym("control");
         if !state.contains(&(control, 1)) {
-            return Err(EngineError::Invalid(
-                "`legal(A)` names the action of the role in `control(R)`, but the game has no \
-                 `control` state fact (write `legal(R,A)` for games without one)"
-                    .into(),
-            ));
+            return Err(EngineError::Invalid(Invalid::NoControl));
         }
         let noop = q.terms.intern_sym("noop");
         let noop = q.terms.constant(noop);

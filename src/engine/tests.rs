@@ -232,7 +232,7 @@ fn runaway_recursion_stops_with_an_error() {
         ..Limits::default()
     };
     match RuleGame::with_limits(&b.p, "grow", limits) {
-        Err(EngineError::Runaway(msg)) => assert!(msg.contains("50"), "{msg}"),
+        Err(EngineError::Runaway(why)) => assert!(why.to_string().contains("50"), "{why}"),
         Err(e) => panic!("wrong error {e}"),
         Ok(_) => panic!("a runaway program must not load"),
     }

@@ -30,7 +30,7 @@ use rand::SeedableRng;
 
 /// Replays a reference trace on any engine, this one included.
 pub use crate::engine::conformance::replay;
-use crate::engine::facade::{dynamics_of, mover_of, Choice, MoveTexts};
+use crate::engine::facade::{self, dynamics_of, mover_of, Choice, MoveTexts};
 use crate::engine::BitState;
 use crate::game::{Game, GameInfo, Goal, RoleIndex};
 use crate::syntax::ast;
@@ -262,7 +262,7 @@ fn validate(n: &Grounded) -> Result<(), NetworkError> {
 impl NetGame {
     /// Grounds, compiles and wraps a parsed program with the default [`Budget`].
     pub fn from_program(p: &ast::Program, name: &str) -> Result<NetGame, NetworkError> {
-        NetGame::from_grounded(ground(p)?, name)
+        NetGame::from_program_within(p, name, Budget::default())
     }
 
     /// [`NetGame::from_program`] within `budget`.
@@ -293,20 +293,16 @@ impl NetGame {
                 does_of[r][o.mv as usize] = o.does;
             }
         }
-        let noop = terms
-            .symbols()
-            .get("noop")
-            .and_then(|s| terms.find_constant(s))
+        let noop = facade::noop(terms)
             .and_then(|t| net.moves.iter().position(|m| *m == t))
             .map(|i| i as u32);
         let roles: Vec<String> = net.roles.iter().map(|t| terms.kif(*t)).collect();
-        let zero_sum = net.roles.len() == 2 && {
-            let vals = |r: usize| net.goals[r].iter().map(|x| x.0).collect::<Vec<_>>();
-            let (a, b) = (vals(0), vals(1));
-            !a.is_empty()
-                && a.iter().all(|v| b.contains(&(100 - v)))
-                && b.iter().all(|v| a.contains(&(100 - v)))
-        };
+        let goal_values: Vec<Vec<i64>> = net
+            .goals
+            .iter()
+            .map(|g| g.iter().map(|x| i64::from(x.0)).collect())
+            .collect();
+        let zero_sum = facade::zero_sum(&goal_values);
         let dynamics = dynamics_of(&net.terms, &net.props, &net.roles);
         let legal_sets = LegalSets::new(&net);
         let fan = prop::Fanout::new(

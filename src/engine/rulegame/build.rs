@@ -315,7 +315,7 @@ impl RuleGame {
         let role = c.base.rel(kw.role);
         let roles: Vec<TermId> = (0..role.len()).map(|i| role.row(i)[0]).collect();
         if roles.is_empty() {
-            return Err(EngineError::Invalid(format!("{NO_RULES} roles")));
+            return Err(EngineError::Invalid(crate::datalog::Invalid::NoRoles));
         }
         let open = Discovered::new(c.base.terms.clone(), c.prog.syntax);
         let init = c.base.rel(kw.init);
@@ -358,10 +358,7 @@ impl RuleGame {
         demand: bool,
     ) -> RuleGame {
         let terms = &c.base.terms;
-        let noop = terms
-            .symbols()
-            .get("noop")
-            .and_then(|s| terms.find_constant(s));
+        let noop = crate::engine::facade::noop(terms);
         RuleGame {
             layout: crate::print::board::layout_of(p),
             info: GameInfo {

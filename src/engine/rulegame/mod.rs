@@ -49,10 +49,11 @@ use crate::datalog::eval::Db;
 use crate::datalog::ir::{Program, RelId};
 use crate::datalog::plan::{plan_sized, Phase, Plan};
 use crate::datalog::terms::{TermId, TermStore};
+use crate::datalog::Misbehaviour;
 use crate::datalog::{EngineError, Limits};
 use crate::engine::analysis::{
     self, dynamic_relations, flatten, split_goal_strata, take_frame_rules, zero_sum, Analysis,
-    Flat, Keywords, Numbered, NO_RULES,
+    Flat, Keywords, Numbered,
 };
 use crate::engine::bitstate::BitState;
 use crate::engine::facade::{Choice, MoveTexts};
@@ -279,7 +280,7 @@ impl RuleGame {
         let r = *self
             .roles
             .get(role)
-            .ok_or_else(|| EngineError::Rules(format!("no role {role}")))?;
+            .ok_or(EngineError::Rules(Misbehaviour::NoRole(role)))?;
         self.with_scratch(state, false, |db, local| {
             match &self.open {
                 None => Self::legal_ids(db, self.legal, r, &self.numbered.move_of, out),
@@ -318,11 +319,10 @@ impl RuleGame {
     /// The state reached by a joint move.
     pub fn try_next(&self, state: &BitState, joint: &[RuleMove]) -> Result<BitState, EngineError> {
         if joint.len() != self.roles.len() {
-            return Err(EngineError::Rules(format!(
-                "a joint move needs {} moves, got {}",
-                self.roles.len(),
-                joint.len()
-            )));
+            return Err(EngineError::Rules(Misbehaviour::JointSize {
+                expected: self.roles.len(),
+                got: joint.len(),
+            }));
         }
         if let Some(open) = &self.open {
             return self.with_scratch(state, false, |db, local| {
@@ -336,16 +336,14 @@ impl RuleGame {
                     .numbered
                     .moves
                     .get(m.0 as usize)
-                    .ok_or_else(|| EngineError::Rules(format!("unknown move id {}", m.0)))?;
+                    .ok_or(EngineError::Rules(Misbehaviour::UnknownMove(m.0)))?;
                 db.insert(self.does, &[self.roles[r], mv]);
             }
             db.run(&self.plan, Phase::Move)?;
             let mut s = state.and(&self.frame_mask);
             let unforeseen = |db: &Db, fact: Option<TermId>| {
-                EngineError::Rules(format!(
-                    "the next state has {}, which the load-time analysis did not foresee \
-                     (arithmetic beyond the integers the rules mention?)",
-                    fact.map_or_else(|| "a fact".to_string(), |t| db.terms.kif(t))
+                EngineError::Rules(Misbehaviour::Unforeseen(
+                    fact.map_or_else(|| "a fact".to_string(), |t| db.terms.kif(t)),
                 ))
             };
             let rel = db.rel(self.next);
@@ -389,7 +387,7 @@ impl RuleGame {
         for (r, m) in joint.iter().enumerate() {
             let mv = open
                 .local_move(local, &mut db.terms, *m)
-                .ok_or_else(|| EngineError::Rules(format!("unknown move id {}", m.0)))?;
+                .ok_or(EngineError::Rules(Misbehaviour::UnknownMove(m.0)))?;
             db.insert(self.does, &[self.roles[r], mv]);
         }
         db.run(&self.plan, Phase::Move)?;

@@ -256,7 +256,7 @@ pub(super) fn analyse(
 
     let roles: Vec<TermId> = rows(&sdb, rels.role).into_iter().map(|r| r[0]).collect();
     if roles.is_empty() {
-        return Err(EngineError::Invalid("the game has no roles".into()).into());
+        return Err(EngineError::Invalid(crate::datalog::Invalid::NoRoles).into());
     }
     let legal_rows = rows(&rdb, rels.legal);
     let numbered = Numbered::sorted(

@@ -15,6 +15,7 @@ use crate::datalog::eval::Db;
 use crate::datalog::ir::{Arith, Cmp, IrAtom, Lit, Pat, RelId, Rule};
 use crate::datalog::plan::{key_slots, Slot};
 use crate::datalog::terms::{TermId, TermStore};
+use crate::datalog::Invalid;
 use crate::engine::EngineError;
 use crate::syntax::ast::Sym;
 
@@ -187,7 +188,7 @@ impl Grounder<'_> {
                 pick = best.map(|x| x.0);
             }
             let Some(k) = pick else {
-                return Err(EngineError::Invalid("a rule has an unbound variable".into()).into());
+                return Err(EngineError::Invalid(Invalid::UnboundVariable).into());
             };
             let i = left.remove(k);
             let mut mark = |p: &Pat| p.each_var(&mut |v| b[v as usize] = Some(dummy));
