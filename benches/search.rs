@@ -5,7 +5,7 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use ggp::game::Game;
 use ggp::games::connect4::{Connect4, Heuristic};
-use ggp::players::{alphabeta, jamboree};
+use ggp::players::SeedSearch;
 
 const DEPTH: u32 = 10;
 
@@ -23,18 +23,22 @@ fn search(c: &mut Criterion) {
     let mut group = c.benchmark_group("midgame");
     group.sample_size(10);
 
-    let ab = alphabeta(&g, &Heuristic, &s, DEPTH, false).expect("alpha-beta searches");
+    let ab = SeedSearch::AlphaBeta
+        .run(&g, &Heuristic, &s, DEPTH, false, None)
+        .expect("alpha-beta searches");
     eprintln!(
         "alphabeta depth {DEPTH}: {} nodes, {} leaves",
         ab.stats.nodes, ab.stats.leaves
     );
     group.throughput(Throughput::Elements(ab.stats.nodes));
     group.bench_function(BenchmarkId::new("alphabeta", DEPTH), |b| {
-        b.iter(|| alphabeta(&g, &Heuristic, &s, DEPTH, false))
+        b.iter(|| SeedSearch::AlphaBeta.run(&g, &Heuristic, &s, DEPTH, false, None))
     });
 
     for fraction in [0.5, 0.75] {
-        let jb = jamboree(&g, &Heuristic, &s, DEPTH, fraction, false).expect("jamboree searches");
+        let jb = SeedSearch::Jamboree { fraction }
+            .run(&g, &Heuristic, &s, DEPTH, false, None)
+            .expect("jamboree searches");
         eprintln!(
             "jamboree {fraction} depth {DEPTH}: {} nodes, {} leaves",
             jb.stats.nodes, jb.stats.leaves
@@ -42,7 +46,11 @@ fn search(c: &mut Criterion) {
         group.throughput(Throughput::Elements(jb.stats.nodes));
         group.bench_function(
             BenchmarkId::new(format!("jamboree{fraction}"), DEPTH),
-            |b| b.iter(|| jamboree(&g, &Heuristic, &s, DEPTH, fraction, false)),
+            |b| {
+                b.iter(|| {
+                    SeedSearch::Jamboree { fraction }.run(&g, &Heuristic, &s, DEPTH, false, None)
+                })
+            },
         );
     }
     group.finish();

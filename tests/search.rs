@@ -7,7 +7,7 @@ use ggp::games::nim::{self, Nim};
 use ggp::games::tictactoe::{self, TicTacToe};
 use ggp::games::tree::{TreeGame, TreeValues};
 use ggp::players::seeds::trace::seeds_text;
-use ggp::players::{alphabeta, jamboree, minimax, SearchReport};
+use ggp::players::{SearchReport, SeedSearch};
 
 const TREE2: &str = "(a (b c:3 d:6 e:-2) (f g:6 h:4 i:10) (j k:1 l:5 m:8))";
 
@@ -119,12 +119,14 @@ fn search<G: Game>(
     depth: u32,
     trace: bool,
 ) -> SearchReport {
-    match algo {
-        Algo::Minimax => minimax(g, e, s, depth, trace),
-        Algo::AlphaBeta => alphabeta(g, e, s, depth, trace),
-        Algo::Jamboree(f) => jamboree(g, e, s, depth, f, trace),
-    }
-    .unwrap_or_else(|e| panic!("{algo:?} failed: {e}"))
+    let search = match algo {
+        Algo::Minimax => SeedSearch::Minimax,
+        Algo::AlphaBeta => SeedSearch::AlphaBeta,
+        Algo::Jamboree(fraction) => SeedSearch::Jamboree { fraction },
+    };
+    search
+        .run(g, e, s, depth, trace, None)
+        .unwrap_or_else(|e| panic!("{algo:?} failed: {e}"))
 }
 
 /// A search's trace in the seeds' notation.
@@ -191,7 +193,9 @@ fn figure_3_estimates_the_leaves_of_seed_3() {
     assert_eq!(
         TreeGame::parse(FIGURE3).map(|t| {
             let v = TreeValues::new();
-            alphabeta(&t, &v, &0, 4, false).unwrap();
+            SeedSearch::AlphaBeta
+                .run(&t, &v, &0, 4, false, None)
+                .unwrap();
             v.take_estimate_log()
         }),
         Ok(lines(
@@ -401,10 +405,16 @@ fn trees_search_at_every_depth() {
 fn searches_refuse_bad_requests() {
     let t = TreeGame::parse(TREE2).unwrap();
     let v = TreeValues::new();
-    assert!(jamboree(&t, &v, &0, 2, 1.5, false).is_err());
-    assert!(alphabeta(&t, &v, &0, 0, false).is_err());
+    let jamboree = SeedSearch::Jamboree { fraction: 1.5 };
+    assert!(jamboree.run(&t, &v, &0, 2, false, None).is_err());
+    assert!(SeedSearch::AlphaBeta
+        .run(&t, &v, &0, 0, false, None)
+        .is_err());
     let g = Nim::new(0, false);
-    assert!(alphabeta(&g, &nim::Heuristic, &g.initial_state(), 3, false).is_err());
+    let h = nim::Heuristic;
+    assert!(SeedSearch::AlphaBeta
+        .run(&g, &h, &g.initial_state(), 3, false, None)
+        .is_err());
 }
 
 #[test]
@@ -414,8 +424,13 @@ fn cancelling_parallel_siblings_changes_effort_not_results() {
     let g = Connect4::new(6, 7).unwrap();
     let mut s = g.initial_state();
     for (ply, col) in [3u8, 3, 2, 4, 4, 2, 1, 5].into_iter().enumerate() {
-        let traced = jamboree(&g, &connect4::Heuristic, &s, 6, 0.5, true).unwrap();
-        let fast = jamboree(&g, &connect4::Heuristic, &s, 6, 0.5, false).unwrap();
+        let jamboree = SeedSearch::Jamboree { fraction: 0.5 };
+        let traced = jamboree
+            .run(&g, &connect4::Heuristic, &s, 6, true, None)
+            .unwrap();
+        let fast = jamboree
+            .run(&g, &connect4::Heuristic, &s, 6, false, None)
+            .unwrap();
         assert_eq!(
             (fast.best, fast.value),
             (traced.best, traced.value),

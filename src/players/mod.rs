@@ -26,7 +26,7 @@ pub use kinds::{make_player, PlayerConfig, PlayerKind, PlayerSpec, UnknownPlayer
 pub use learned::LearnedPlayer;
 pub use mcs::McsPlayer;
 pub use mcts::MctsPlayer;
-pub use seeds::{alphabeta, jamboree, minimax, SearchReport, SeedPlayer, SeedSearch};
+pub use seeds::{SearchReport, SeedPlayer, SeedSearch};
 pub use simple::{LegalPlayer, RandomPlayer};
 
 /// How much work a player did to choose one move.

@@ -2,14 +2,11 @@
 //! as values with `Pruned` meaning "no bound", horizontal propagation of the bounds across children,
 //! and the incoming bound kept as a candidate for the node's value.
 
-use std::time::Instant;
-
 use super::bounds::{AlphaBeta, SearchResult, Value};
-use super::search::{buffers, prepare, Ctx, SearchReport};
+use super::search::{buffers, Ctx};
 use super::trace::{NodeResult, TraceEvent, TraceNode};
-use crate::evaluators::Evaluator;
+use crate::evaluators::Estimate;
 use crate::game::{Game, GameError, RoleIndex};
-use crate::players::Deadline;
 
 /// How a node's scan over its children ended.
 pub(crate) enum Scan {
@@ -98,59 +95,35 @@ impl<G: Game> Ctx<'_, G> {
     }
 }
 
-/// Chooses a move in `state` by alpha-beta search to `depth`, judging leaves by `evaluator`; `trace`
-/// records the seed's trace.
-pub fn alphabeta<G: Game>(
-    game: &G,
-    evaluator: &dyn Evaluator<G>,
+/// Seed 3's alpha-beta from the root `state`, `role` to move: the best move's index and the value.
+pub(super) fn root<G: Game>(
+    ctx: &mut Ctx<'_, G>,
     state: &G::State,
+    role: RoleIndex,
     depth: u32,
-    trace: bool,
-) -> Result<SearchReport, GameError> {
-    alphabeta_until(game, evaluator, state, depth, trace, None)
-}
-
-/// [`alphabeta`] that gives up with [`GameError::OutOfTime`] at `deadline`.
-pub fn alphabeta_until<G: Game>(
-    game: &G,
-    evaluator: &dyn Evaluator<G>,
-    state: &G::State,
-    depth: u32,
-    trace: bool,
-    deadline: Option<Deadline>,
-) -> Result<SearchReport, GameError> {
-    let started = Instant::now();
-    let role = prepare(game, state, depth, "alpha-beta")?;
-    let mut ctx = Ctx::new(game, evaluator, trace, deadline);
-    let root = ctx.searching(role, state);
-    let mut bufs = buffers(depth);
-    let scan = ctx.ab_search(depth, AlphaBeta::NONE, state, role, &mut bufs)?;
-    finish(ctx, scan, root, started, "alpha-beta")
+) -> Result<(usize, Estimate), GameError> {
+    ctx.searching(role, state);
+    let scan = ctx.ab_search(depth, AlphaBeta::NONE, state, role, &mut buffers(depth))?;
+    best_of(scan, "alpha-beta")
 }
 
 impl<G: Game> Ctx<'_, G> {
     /// Counts the root and records that the search starts there with no bounds, when tracing.
-    pub(crate) fn searching(&mut self, role: RoleIndex, state: &G::State) -> Option<TraceNode> {
+    pub(crate) fn searching(&mut self, role: RoleIndex, state: &G::State) {
         self.nodes += 1;
-        let root = self.node(role, state)?;
-        self.record(TraceEvent::Searching {
-            node: root.clone(),
-            bounds: Some(AlphaBeta::NONE),
-        });
-        Some(root)
+        if let Some(node) = self.node(role, state) {
+            self.record(TraceEvent::Searching {
+                node,
+                bounds: Some(AlphaBeta::NONE),
+            });
+        }
     }
 }
 
-/// Turns the root's scan into a report.
-pub(crate) fn finish<G: Game>(
-    ctx: Ctx<'_, G>,
-    scan: Scan,
-    root: Option<TraceNode>,
-    started: Instant,
-    searcher: &str,
-) -> Result<SearchReport, GameError> {
+/// The root's best move and value from its scan.
+pub(crate) fn best_of(scan: Scan, searcher: &str) -> Result<(usize, Estimate), GameError> {
     match scan {
-        Scan::Candidate(Value::Best { mv, est }) => Ok(ctx.report(root, mv, est, started)),
+        Scan::Candidate(Value::Best { mv, est }) => Ok((mv, est)),
         _ => Err(GameError::Rules(format!(
             "{searcher} found no move at the root (every child was pruned)"
         ))),

@@ -11,15 +11,14 @@
 //! order.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::alphabeta::{finish, Scan};
+use super::alphabeta::{best_of, Scan};
 use super::bounds::{AlphaBeta, SearchResult};
-use super::search::{buffers, prepare, Ctx, SearchReport};
+use super::search::{buffers, Ctx};
 use super::trace::NodeResult;
-use crate::evaluators::Evaluator;
+use crate::evaluators::Estimate;
 use crate::game::{Game, GameError, RoleIndex};
 use crate::players::Deadline;
 
@@ -175,49 +174,25 @@ impl Jamboree {
     }
 }
 
-/// Chooses a move in `state` by Jamboree search to `depth` with the given sequential `fraction`
-/// (0..=1), judging leaves by `evaluator`; `trace` records the seed's trace, in the same order as a
-/// sequential run.
-pub fn jamboree<G: Game>(
-    game: &G,
-    evaluator: &dyn Evaluator<G>,
+/// Seed 3's Jamboree from the root `state`, `role` to move, with the sequential `fraction` (0..=1):
+/// the best move's index and the value. Parallel children stop at `deadline` too.
+pub(super) fn root<G: Game>(
+    ctx: &mut Ctx<'_, G>,
     state: &G::State,
+    role: RoleIndex,
     depth: u32,
     fraction: f64,
-    trace: bool,
-) -> Result<SearchReport, GameError> {
-    jamboree_until(game, evaluator, state, depth, fraction, trace, None)
-}
-
-/// [`jamboree`] that gives up with [`GameError::OutOfTime`] at `deadline`.
-pub fn jamboree_until<G: Game>(
-    game: &G,
-    evaluator: &dyn Evaluator<G>,
-    state: &G::State,
-    depth: u32,
-    fraction: f64,
-    trace: bool,
     deadline: Option<Deadline>,
-) -> Result<SearchReport, GameError> {
-    let started = Instant::now();
-    let role = prepare(game, state, depth, "jamboree")?;
+) -> Result<(usize, Estimate), GameError> {
     if !(0.0..=1.0).contains(&fraction) {
         return Err(GameError::Unsupported(format!(
             "jamboree's fraction must be between 0 and 1, not {fraction}"
         )));
     }
     let jb = Jamboree { fraction, deadline };
-    let mut ctx = Ctx::new(game, evaluator, trace, deadline);
-    let root = ctx.searching(role, state);
+    ctx.searching(role, state);
     let mut bufs = buffers(depth);
-    let scan = jb.search(
-        &mut ctx,
-        depth,
-        AlphaBeta::NONE,
-        state,
-        role,
-        &mut bufs,
-        &Cancel::none(),
-    )?;
-    finish(ctx, scan, root, started, "jamboree")
+    let none = Cancel::none();
+    let scan = jb.search(ctx, depth, AlphaBeta::NONE, state, role, &mut bufs, &none)?;
+    best_of(scan, "jamboree")
 }

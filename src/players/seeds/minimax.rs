@@ -1,12 +1,9 @@
 //! Depth-limited minimax (seed 1): every node to the given depth, leaves estimated.
 
-use std::time::Instant;
-
-use super::search::{buffers, prepare, Ctx, SearchReport};
+use super::search::{buffers, Ctx};
 use super::trace::{NodeResult, TraceEvent};
-use crate::evaluators::{Estimate, Evaluator};
+use crate::evaluators::Estimate;
 use crate::game::{Game, GameError, RoleIndex};
-use crate::players::Deadline;
 
 impl<G: Game> Ctx<'_, G> {
     fn mm_evaluate(
@@ -66,39 +63,16 @@ impl<G: Game> Ctx<'_, G> {
     }
 }
 
-/// Chooses a move in `state` by minimax search to `depth`, judging leaves by `evaluator`; `trace`
-/// records the seed's trace.
-pub fn minimax<G: Game>(
-    game: &G,
-    evaluator: &dyn Evaluator<G>,
+/// Seed 1's minimax from the root `state`, `role` to move: the best move's index and the value.
+pub(super) fn root<G: Game>(
+    ctx: &mut Ctx<'_, G>,
     state: &G::State,
+    role: RoleIndex,
     depth: u32,
-    trace: bool,
-) -> Result<SearchReport, GameError> {
-    minimax_until(game, evaluator, state, depth, trace, None)
-}
-
-/// [`minimax`] that gives up with [`GameError::OutOfTime`] at `deadline`.
-pub fn minimax_until<G: Game>(
-    game: &G,
-    evaluator: &dyn Evaluator<G>,
-    state: &G::State,
-    depth: u32,
-    trace: bool,
-    deadline: Option<Deadline>,
-) -> Result<SearchReport, GameError> {
-    let started = Instant::now();
-    let role = prepare(game, state, depth, "minimax")?;
-    let mut ctx = Ctx::new(game, evaluator, trace, deadline);
+) -> Result<(usize, Estimate), GameError> {
     ctx.nodes += 1;
-    let root = ctx.node(role, state);
-    if let Some(node) = &root {
-        ctx.record(TraceEvent::Searching {
-            node: node.clone(),
-            bounds: None,
-        });
+    if let Some(node) = ctx.node(role, state) {
+        ctx.record(TraceEvent::Searching { node, bounds: None });
     }
-    let mut bufs = buffers(depth);
-    let (best, value) = ctx.mm_search(depth, state, role, &mut bufs)?;
-    Ok(ctx.report(root, best, value, started))
+    ctx.mm_search(depth, state, role, &mut buffers(depth))
 }

@@ -18,10 +18,9 @@ use std::time::Instant;
 use crate::evaluators::Evaluator;
 use crate::game::{Game, GameError, RoleIndex};
 use crate::players::{no_effort, Choice, Deadline, Player, PlayerError, SearchStats};
+use search::Ctx;
 
-pub use alphabeta::{alphabeta, alphabeta_until};
-pub use jamboree::{jamboree, jamboree_until, DEFAULT_FRACTION};
-pub use minimax::{minimax, minimax_until};
+pub use jamboree::DEFAULT_FRACTION;
 pub use search::{SearchReport, MAX_DEPTH};
 
 /// Which of the seeds' searches.
@@ -51,14 +50,26 @@ impl SeedSearch {
         trace: bool,
         deadline: Option<Deadline>,
     ) -> Result<SearchReport, GameError> {
-        match self {
-            SeedSearch::Minimax => minimax_until(game, evaluator, state, depth, trace, deadline),
-            SeedSearch::AlphaBeta => {
-                alphabeta_until(game, evaluator, state, depth, trace, deadline)
-            }
+        let started = Instant::now();
+        let role = search::prepare(game, state, depth, self.searcher())?;
+        let mut ctx = Ctx::new(game, evaluator, trace, deadline);
+        let (best, value) = match self {
+            SeedSearch::Minimax => minimax::root(&mut ctx, state, role, depth)?,
+            SeedSearch::AlphaBeta => alphabeta::root(&mut ctx, state, role, depth)?,
             SeedSearch::Jamboree { fraction } => {
-                jamboree_until(game, evaluator, state, depth, fraction, trace, deadline)
+                jamboree::root(&mut ctx, state, role, depth, fraction, deadline)?
             }
+        };
+        let root = ctx.node(role, state);
+        Ok(ctx.report(root, best, value, started))
+    }
+
+    /// The search's name in its refusals (`alpha-beta needs a two-player ... game`).
+    fn searcher(self) -> &'static str {
+        match self {
+            SeedSearch::Minimax => "minimax",
+            SeedSearch::AlphaBeta => "alpha-beta",
+            SeedSearch::Jamboree { .. } => "jamboree",
         }
     }
 }
