@@ -8,7 +8,7 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use ggp::bench::run_playouts;
 use ggp::game::Game;
 use ggp::network::NetGame;
-use ggp::players::{Deadline, MctsPlayer, Player};
+use ggp::players::{Ask, Deadline, MctsPlayer, Player};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 
@@ -37,14 +37,14 @@ fn mcts(c: &mut Criterion) {
         b.iter(|| {
             // A fresh tree each time: the first simulations of a search, which add a node each.
             let mut p = MctsPlayer::new(1).with_simulation_limit(SIMULATIONS);
-            let c = Player::<NetGame>::choose(
-                &mut p,
-                &g,
-                &s,
-                0,
-                Deadline::after(Duration::from_secs(60)),
-            )
-            .expect("a move");
+            let c = p
+                .choose(&Ask::new(
+                    &g,
+                    &s,
+                    0,
+                    Deadline::after(Duration::from_secs(60)),
+                ))
+                .expect("a move");
             assert_eq!(c.stats.simulations, SIMULATIONS);
         })
     });

@@ -10,7 +10,9 @@ use ggp::evaluators::{Estimate, Evaluator, LearnedScores, Playouts};
 use ggp::game::{Game, GameError};
 use ggp::games::tictactoe::TicTacToe;
 use ggp::learn::{train, DEFAULT_RATE};
-use ggp::players::{make_player, Deadline, IdPlayer, MctsPlayer, Player, PlayerConfig, PlayerKind};
+use ggp::players::{
+    make_player, Ask, Deadline, IdPlayer, MctsPlayer, Player, PlayerConfig, PlayerKind,
+};
 
 type State = <TicTacToe as Game>::State;
 
@@ -67,14 +69,9 @@ impl Evaluator<TicTacToe> for LovesCell {
 }
 
 fn first_move(player: &mut dyn Player<TicTacToe>, game: &TicTacToe) -> String {
-    let choice = player
-        .choose(
-            game,
-            &game.initial_state(),
-            0,
-            Deadline::after(Duration::from_secs(30)),
-        )
-        .unwrap();
+    let start = game.initial_state();
+    let deadline = Deadline::after(Duration::from_secs(30));
+    let choice = player.choose(&Ask::new(game, &start, 0, deadline)).unwrap();
     game.show_move(&choice.mv)
 }
 

@@ -18,7 +18,9 @@ use ggp::games::tictactoe::{self, TicTacToe};
 use ggp::load::{
     load, AnyGame, EngineChoice, EngineKind, GameSource, LoadOptions, Loaded, Visitor,
 };
-use ggp::players::{make_player, Clock, Deadline, MctsPlayer, Player, PlayerConfig, PlayerKind};
+use ggp::players::{
+    make_player, Ask, Clock, Deadline, MctsPlayer, Player, PlayerConfig, PlayerKind,
+};
 use ggp::referee::{
     run_match, Answer, MatchEvent, MatchSettings, MatchStart, PlayerSeat, Seat, Turn, Violation,
 };
@@ -199,7 +201,12 @@ fn worst_against_everything<G: Game>(
         let mover = game.mover(&state).expect("tic-tac-toe takes turns");
         if mover == me {
             let choice = player
-                .choose(game, &state, me, Deadline::after(Duration::from_secs(30)))
+                .choose(&Ask::new(
+                    game,
+                    &state,
+                    me,
+                    Deadline::after(Duration::from_secs(30)),
+                ))
                 .expect("a move");
             stack.push(game.play(&state, me, &choice.mv));
         } else {
@@ -345,14 +352,14 @@ fn mcts_with_a_simulation_limit_repeats_itself() {
     let s = g.initial_state();
     let choose = || {
         let mut p = MctsPlayer::new(9).with_simulation_limit(2_000);
-        let c = Player::<TicTacToe>::choose(
-            &mut p,
-            &g,
-            &s,
-            0,
-            Deadline::after(Duration::from_secs(30)),
-        )
-        .unwrap();
+        let c = p
+            .choose(&Ask::new(
+                &g,
+                &s,
+                0,
+                Deadline::after(Duration::from_secs(30)),
+            ))
+            .unwrap();
         (c.mv, c.stats.simulations)
     };
     let (first, sims) = choose();
@@ -370,11 +377,9 @@ fn a_player_that_overruns_its_clock_is_caught_by_its_cpu_time() {
         }
         fn choose(
             &mut self,
-            game: &G,
-            state: &G::State,
-            role: RoleIndex,
-            deadline: Deadline,
+            ask: &Ask<'_, G>,
         ) -> Result<ggp::players::Choice<G::Move>, ggp::players::PlayerError> {
+            let (game, state, role, deadline) = (ask.game, ask.state, ask.role, ask.deadline);
             let until = deadline.instant() + Duration::from_millis(400);
             let mut spin = 0u64;
             while Instant::now() < until {

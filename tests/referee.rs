@@ -9,7 +9,7 @@ use ggp::game::{Game, RoleIndex};
 use ggp::games::nim::Nim;
 use ggp::games::tictactoe::TicTacToe;
 use ggp::players::{
-    make_player, Choice, Clock, Deadline, Player, PlayerConfig, PlayerError, PlayerKind,
+    make_player, Ask, Choice, Clock, Player, PlayerConfig, PlayerError, PlayerKind,
 };
 use ggp::referee::person::Terminal;
 use ggp::referee::{
@@ -93,13 +93,8 @@ impl<G: Game> Player<G> for Misbehaving {
         self.0.to_string()
     }
 
-    fn choose(
-        &mut self,
-        game: &G,
-        state: &G::State,
-        role: RoleIndex,
-        deadline: Deadline,
-    ) -> Result<Choice<G::Move>, PlayerError> {
+    fn choose(&mut self, ask: &Ask<'_, G>) -> Result<Choice<G::Move>, PlayerError> {
+        let (game, state, role, deadline) = (ask.game, ask.state, ask.role, ask.deadline);
         let mut moves = Vec::new();
         game.legal_moves(state, role, &mut moves);
         if moves.len() == 1 {

@@ -182,12 +182,11 @@ impl Visitor for Play {
                 self.config.seed,
             )
         };
-        let mut printer = PlayPrinter {
+        let mut printer = Printing::new(PlayPrinter {
             engine: loaded.report.engine.as_str(),
             clock: self.clock,
             quiet,
-            error: None,
-        };
+        });
         let mut recorder = Recorder::new(game, &settings.match_id, self.clock, String::new());
         let mut observers: Vec<&mut dyn Observer<G>> = vec![&mut printer];
         if self.out.is_some() {
@@ -235,11 +234,9 @@ struct PlayPrinter {
     engine: &'static str,
     clock: Clock,
     quiet: bool,
-    /// The first failure to write, reported when the match is over.
-    error: Option<std::io::Error>,
 }
 
-impl PlayPrinter {
+impl PrintEvents for PlayPrinter {
     fn print<G: Game>(&mut self, game: &G, event: &MatchEvent<'_, G>) -> std::io::Result<()> {
         // Standard output is taken for each event, never for the whole match: a person's seat writes
         // its prompts there too, from its own thread.
@@ -298,25 +295,49 @@ impl PlayPrinter {
                     writeln!(out)?;
                 }
             }
-            MatchEvent::TakenBack { role, step } => match step {
-                Some(_) => writeln!(
-                    out,
-                    "Taken back: the game is where {} last chose a move.",
-                    info.roles[*role]
-                )?,
-                None => writeln!(out, "Nothing to take back yet.")?,
-            },
+            MatchEvent::TakenBack { role, step } => {
+                writeln!(out, "{}", taken_back(&info.roles[*role], *step))?
+            }
             _ => {}
         }
         out.flush()
     }
 }
 
-impl<G: Game> Observer<G> for PlayPrinter {
+/// A printer of a match's events; [`Printing`] makes it an observer that keeps its first error.
+pub(super) trait PrintEvents {
+    /// Prints one event.
+    fn print<G: Game>(&mut self, game: &G, event: &MatchEvent<'_, G>) -> std::io::Result<()>;
+}
+
+/// An observer that prints with `P`, keeping the first failure to write for when the match is over.
+pub(super) struct Printing<P> {
+    pub printer: P,
+    pub error: Option<std::io::Error>,
+}
+
+impl<P> Printing<P> {
+    pub(super) fn new(printer: P) -> Printing<P> {
+        Printing {
+            printer,
+            error: None,
+        }
+    }
+}
+
+impl<G: Game, P: PrintEvents> Observer<G> for Printing<P> {
     fn observe(&mut self, game: &G, event: &MatchEvent<'_, G>) {
-        if let Err(e) = self.print(game, event) {
+        if let Err(e) = self.printer.print(game, event) {
             self.error.get_or_insert(e);
         }
+    }
+}
+
+/// What taking back a move did, in words.
+pub(super) fn taken_back(role: &str, step: Option<usize>) -> String {
+    match step {
+        Some(_) => format!("Taken back: the game is where {role} last chose a move."),
+        None => "Nothing to take back yet.".to_string(),
     }
 }
 

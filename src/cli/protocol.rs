@@ -14,10 +14,12 @@ use ggp::players::{Clock, PlayerConfig};
 use ggp::protocol::record::MatchRecord;
 use ggp::protocol::secs_checked;
 use ggp::referee::record::{epoch_millis, Recorder};
-use ggp::referee::{run_match, MatchEvent, MatchSettings, MissedStart, Observer, SeatSpec};
+use ggp::referee::{run_match, MatchEvent, MatchSettings, MissedStart, SeatSpec};
 use ggp::server::{self, ServerConfig};
 
-use super::commands::{assign_seats, referee_error, result_line, seats_for};
+use super::commands::{
+    assign_seats, referee_error, result_line, seats_for, taken_back, PrintEvents, Printing,
+};
 use super::spec::GameSpec;
 use super::{clock_seconds, CliError};
 
@@ -248,11 +250,10 @@ impl Visitor for Match {
             ggp::game::mix64(settings.seed ^ epoch_millis() as u64)
         );
         let mut recorder = Recorder::new(game, &settings.match_id, self.clock, token);
-        let mut printer = MatchPrinter {
+        let mut printer = Printing::new(MatchPrinter {
             play_clock: self.clock.play,
             quiet,
-            error: None,
-        };
+        });
         let played = run_match(
             game,
             rules.as_deref(),
@@ -294,10 +295,9 @@ impl Visitor for Match {
 struct MatchPrinter {
     play_clock: Duration,
     quiet: bool,
-    error: Option<std::io::Error>,
 }
 
-impl MatchPrinter {
+impl PrintEvents for MatchPrinter {
     fn print<G: Game>(&mut self, game: &G, event: &MatchEvent<'_, G>) -> std::io::Result<()> {
         if self.quiet {
             return Ok(());
@@ -344,25 +344,12 @@ impl MatchPrinter {
                     writeln!(out)?;
                 }
             }
-            MatchEvent::TakenBack { role, step } => match step {
-                Some(_) => writeln!(
-                    out,
-                    "Taken back: the game is where {} last chose a move.",
-                    roles[*role]
-                )?,
-                None => writeln!(out, "Nothing to take back yet.")?,
-            },
+            MatchEvent::TakenBack { role, step } => {
+                writeln!(out, "{}", taken_back(&roles[*role], *step))?
+            }
             _ => {}
         }
         out.flush()
-    }
-}
-
-impl<G: Game> Observer<G> for MatchPrinter {
-    fn observe(&mut self, game: &G, event: &MatchEvent<'_, G>) {
-        if let Err(e) = self.print(game, event) {
-            self.error.get_or_insert(e);
-        }
     }
 }
 

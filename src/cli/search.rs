@@ -9,7 +9,7 @@ use ggp::evaluators::{Estimate, Evaluator, Outcome};
 use ggp::game::{perft, Game, GameError};
 use ggp::load::{Loaded, Visitor};
 use ggp::players::seeds::trace::{seeds_text, Readable};
-use ggp::players::{make_player, Clock, Deadline, PlayerConfig, PlayerKind};
+use ggp::players::{make_player, Ask, Clock, Deadline, PlayerConfig, PlayerKind};
 
 use super::commands::{seconds, with_depth};
 use super::spec::report_fields;
@@ -191,7 +191,7 @@ impl Search {
         let evaluator = std::sync::Arc::clone(&loaded.evaluator);
         let mut player = make_player(&self.kind.into(), role, game, config, evaluator)?;
         player.prepare(game, role, deadline)?;
-        let choice = player.choose(game, state, role, deadline)?;
+        let choice = player.choose(&Ask::new(game, state, role, deadline))?;
         let mut moves = Vec::new();
         game.legal_moves(state, role, &mut moves);
         let index = moves.iter().position(|m| *m == choice.mv).unwrap_or(0);
@@ -290,7 +290,7 @@ impl Bench {
         let evaluator = std::sync::Arc::clone(&loaded.evaluator);
         let mut player = make_player(&kind.into(), role, game, &config, evaluator)?;
         let deadline = Deadline::after(Duration::from_secs_f64(self.seconds));
-        let choice = player.choose(game, &state, role, deadline)?;
+        let choice = player.choose(&Ask::new(game, &state, role, deadline))?;
         let s = choice.stats;
         let secs = s.elapsed.as_secs_f64().max(1e-9);
         println!(

@@ -27,6 +27,7 @@ use super::moves::{moves_of, RuleMove};
 use crate::datalog::eval::Db;
 use crate::datalog::ir::RelId;
 use crate::datalog::terms::{TermId, TermStore};
+use crate::datalog::Misbehaviour;
 use crate::syntax::ast::Syntax;
 
 /// Slots in the first chunk of [`Texts`]; each further chunk doubles.
@@ -183,9 +184,11 @@ impl Discovered {
         bits: impl Iterator<Item = usize>,
     ) -> Result<(), super::EngineError> {
         for b in bits {
-            let t = self.local_prop(local, &mut db.terms, b).ok_or_else(|| {
-                super::EngineError::Rules(crate::datalog::Misbehaviour::UnknownProposition(b))
-            })?;
+            let t = self
+                .local_prop(local, &mut db.terms, b)
+                .ok_or(super::EngineError::Rules(Misbehaviour::UnknownProposition(
+                    b,
+                )))?;
             db.insert(true_, &[t]);
         }
         Ok(())

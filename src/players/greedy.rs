@@ -7,10 +7,8 @@ use std::time::Instant;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use crate::game::{random_index, Game, RoleIndex};
-use crate::players::{
-    all_legal_moves, forced_choice, Choice, Deadline, Player, PlayerError, SearchStats,
-};
+use crate::game::{random_index, Game};
+use crate::players::{all_legal_moves, Ask, Choice, Player, PlayerError, SearchStats};
 
 /// The greedy player.
 pub struct GreedyPlayer {
@@ -31,15 +29,10 @@ impl<G: Game> Player<G> for GreedyPlayer {
         "greedy".to_string()
     }
 
-    fn choose(
-        &mut self,
-        game: &G,
-        state: &G::State,
-        role: RoleIndex,
-        _deadline: Deadline,
-    ) -> Result<Choice<G::Move>, PlayerError> {
+    fn choose(&mut self, ask: &Ask<'_, G>) -> Result<Choice<G::Move>, PlayerError> {
+        let (game, state, role) = (ask.game, ask.state, ask.role);
         let started = Instant::now();
-        if let Some(choice) = forced_choice(game, state, role, started) {
+        if let Some(choice) = ask.forced() {
             return Ok(choice);
         }
         let roles = game.info().num_roles();

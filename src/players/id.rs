@@ -34,7 +34,7 @@ use crate::evaluators::{Estimate, Evaluator, GoalsOnly, Outcome};
 use crate::game::{Game, GameError, Goal, RoleIndex};
 use crate::players::clock::{Deadline, Progress, ProgressTimer, Ticker};
 use crate::players::seeds::MAX_DEPTH;
-use crate::players::{forced_choice, Choice, Player, PlayerError, SearchStats};
+use crate::players::{Ask, Choice, Player, PlayerError, SearchStats};
 
 /// The value of one goal point.
 pub const GOAL: i32 = 1_000_000;
@@ -390,15 +390,10 @@ impl<G: Game> Player<G> for IdPlayer<G> {
         Ok(())
     }
 
-    fn choose(
-        &mut self,
-        game: &G,
-        state: &G::State,
-        role: RoleIndex,
-        deadline: Deadline,
-    ) -> Result<Choice<G::Move>, PlayerError> {
+    fn choose(&mut self, ask: &Ask<'_, G>) -> Result<Choice<G::Move>, PlayerError> {
+        let (game, state, role, deadline) = (ask.game, ask.state, ask.role, ask.deadline);
         let started = Instant::now();
-        if let Some(choice) = forced_choice(game, state, role, started) {
+        if let Some(choice) = ask.forced() {
             return Ok(choice);
         }
         if self.table.is_empty() {
@@ -504,7 +499,12 @@ mod tests {
         let mut p = IdPlayer::new(1, Arc::new(crate::games::nim::Heuristic));
         let s = g.initial_state();
         let c = p
-            .choose(&g, &s, 0, Deadline::after(Duration::from_secs(10)))
+            .choose(&Ask::new(
+                &g,
+                &s,
+                0,
+                Deadline::after(Duration::from_secs(10)),
+            ))
             .unwrap();
         assert_eq!(g.show_move(&c.mv), "1", "21 - 1 = 20 is a multiple of four");
         assert_eq!(c.stats.expected.map(f64::round), Some(100.0));

@@ -19,7 +19,7 @@ use rand::SeedableRng;
 use crate::game::{Game, GameError, RoleIndex};
 use crate::learn::{best_next, check_supported, Model, ModelError};
 use crate::players::forced_choice;
-use crate::players::{Choice, Deadline, Player, PlayerError, SearchStats};
+use crate::players::{Ask, Choice, Deadline, Player, PlayerError, SearchStats};
 
 /// Seed 2's learned player.
 pub struct LearnedPlayer {
@@ -91,13 +91,8 @@ impl<G: Game> Player<G> for LearnedPlayer {
         Ok(())
     }
 
-    fn choose(
-        &mut self,
-        game: &G,
-        state: &G::State,
-        role: RoleIndex,
-        _deadline: Deadline,
-    ) -> Result<Choice<G::Move>, PlayerError> {
+    fn choose(&mut self, ask: &Ask<'_, G>) -> Result<Choice<G::Move>, PlayerError> {
+        let (game, state, role) = (ask.game, ask.state, ask.role);
         let started = Instant::now();
         let model = self.ready(game)?;
         if let Some(choice) = forced_choice(game, state, role, started) {

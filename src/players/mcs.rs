@@ -8,9 +8,9 @@ use std::time::{Duration, Instant};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 
-use crate::game::{random_index, Game, RoleIndex};
-use crate::players::clock::{Deadline, Progress, ProgressTimer, Ticker};
-use crate::players::{all_legal_moves, forced_choice, Choice, Player, PlayerError, SearchStats};
+use crate::game::{random_index, Game};
+use crate::players::clock::{Progress, ProgressTimer, Ticker};
+use crate::players::{all_legal_moves, Ask, Choice, Player, PlayerError, SearchStats};
 
 /// The longest playout: games that can go on for ever are scored where the playout stops.
 pub(crate) const MAX_PLAYOUT_STEPS: u32 = 10_000;
@@ -113,15 +113,10 @@ impl<G: Game> Player<G> for McsPlayer {
         "mcs".to_string()
     }
 
-    fn choose(
-        &mut self,
-        game: &G,
-        state: &G::State,
-        role: RoleIndex,
-        deadline: Deadline,
-    ) -> Result<Choice<G::Move>, PlayerError> {
+    fn choose(&mut self, ask: &Ask<'_, G>) -> Result<Choice<G::Move>, PlayerError> {
+        let (game, state, role, deadline) = (ask.game, ask.state, ask.role, ask.deadline);
         let started = Instant::now();
-        if let Some(choice) = forced_choice(game, state, role, started) {
+        if let Some(choice) = ask.forced() {
             return Ok(choice);
         }
         let roles = game.info().num_roles();

@@ -136,14 +136,38 @@ pub trait Player<G: Game>: Send {
         Ok(())
     }
 
-    /// Chooses a move for `role` in the non-terminal `state`, returning before `deadline`.
-    fn choose(
-        &mut self,
-        game: &G,
-        state: &G::State,
-        role: RoleIndex,
-        deadline: Deadline,
-    ) -> Result<Choice<G::Move>, PlayerError>;
+    /// Chooses a move for the asked role in the asked non-terminal state, returning before the
+    /// deadline.
+    fn choose(&mut self, ask: &Ask<'_, G>) -> Result<Choice<G::Move>, PlayerError>;
+}
+
+/// What a player is asked: the move of `role` in `state` of `game`, by `deadline`.
+pub struct Ask<'a, G: Game> {
+    /// The game.
+    pub game: &'a G,
+    /// The state to move in.
+    pub state: &'a G::State,
+    /// The role to move for.
+    pub role: RoleIndex,
+    /// When the answer is due.
+    pub deadline: Deadline,
+}
+
+impl<'a, G: Game> Ask<'a, G> {
+    /// The move of `role` in `state` of `game`, by `deadline`.
+    pub fn new(game: &'a G, state: &'a G::State, role: RoleIndex, deadline: Deadline) -> Self {
+        Ask {
+            game,
+            state,
+            role,
+            deadline,
+        }
+    }
+
+    /// The role's only legal move, when it has exactly one (a waiting role's no-op): nothing to decide.
+    pub fn forced(&self) -> Option<Choice<G::Move>> {
+        forced_choice(self.game, self.state, self.role, Instant::now())
+    }
 }
 
 /// The choice of a `role` with exactly one legal move (a waiting role's no-op): nothing to decide.

@@ -7,7 +7,7 @@ use rand::{Rng, SeedableRng};
 
 use crate::game::{Game, GameError, RoleIndex};
 use crate::players::no_effort;
-use crate::players::{Choice, Deadline, Player, PlayerError};
+use crate::players::{Ask, Choice, Player, PlayerError};
 
 fn pick<G: Game>(
     game: &G,
@@ -40,13 +40,8 @@ impl<G: Game> Player<G> for LegalPlayer {
         "legal".to_string()
     }
 
-    fn choose(
-        &mut self,
-        game: &G,
-        state: &G::State,
-        role: RoleIndex,
-        _deadline: Deadline,
-    ) -> Result<Choice<G::Move>, PlayerError> {
+    fn choose(&mut self, ask: &Ask<'_, G>) -> Result<Choice<G::Move>, PlayerError> {
+        let (game, state, role) = (ask.game, ask.state, ask.role);
         pick(game, state, role, |_| 0)
     }
 }
@@ -73,13 +68,8 @@ impl<G: Game> Player<G> for RandomPlayer {
         format!("random(seed {})", self.seed)
     }
 
-    fn choose(
-        &mut self,
-        game: &G,
-        state: &G::State,
-        role: RoleIndex,
-        _deadline: Deadline,
-    ) -> Result<Choice<G::Move>, PlayerError> {
+    fn choose(&mut self, ask: &Ask<'_, G>) -> Result<Choice<G::Move>, PlayerError> {
+        let (game, state, role) = (ask.game, ask.state, ask.role);
         let rng = &mut self.rng;
         pick(game, state, role, |n| rng.gen_range(0..n))
     }

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use super::events::Violation;
 use crate::game::{Game, RoleIndex};
-use crate::players::{Clock, Deadline, Player, PlayerSpec, SearchStats, UnknownPlayer};
+use crate::players::{Ask, Clock, Deadline, Player, PlayerSpec, SearchStats, UnknownPlayer};
 
 /// What a seat is told when a match starts.
 #[derive(Clone, Copy, Debug)]
@@ -168,7 +168,7 @@ impl<G: Game> Seat<G> for PlayerSeat<G> {
         }
         let player = &mut self.player;
         let chosen = catch_unwind(AssertUnwindSafe(|| {
-            player.choose(turn.game, turn.state, turn.role, turn.deadline())
+            player.choose(&Ask::new(turn.game, turn.state, turn.role, turn.deadline()))
         }));
         match chosen {
             Ok(Ok(c)) => Answer::Move {

@@ -273,7 +273,7 @@ impl Visitor for NewSession<'_> {
 mod tests {
     use super::*;
     use crate::load::{load, GameSource, LoadOptions};
-    use crate::players::{Choice, Player, PlayerError, PlayerKind};
+    use crate::players::{Ask, Choice, Player, PlayerError, PlayerKind};
     use crate::syntax::ast::Syntax;
     use std::time::Duration;
 
@@ -287,13 +287,7 @@ mod tests {
         fn name(&self) -> String {
             "panicker".into()
         }
-        fn choose(
-            &mut self,
-            _: &G,
-            _: &G::State,
-            _: RoleIndex,
-            _: Deadline,
-        ) -> Result<Choice<G::Move>, PlayerError> {
+        fn choose(&mut self, _: &Ask<'_, G>) -> Result<Choice<G::Move>, PlayerError> {
             panic!("deliberately")
         }
     }

@@ -30,7 +30,7 @@ use std::time::Instant;
 use crate::evaluators::Evaluator;
 use crate::game::{Game, GameError, RoleIndex};
 use crate::players::clock::{role_seed, Deadline, Progress, ProgressTimer, Ticker};
-use crate::players::{forced_choice, thousands, Choice, Player, PlayerError, SearchStats};
+use crate::players::{forced_choice, thousands, Ask, Choice, Player, PlayerError, SearchStats};
 use tree::{Tree, NONE};
 
 /// UCB1's exploration constant for rewards in 0..=1 (CadiaPlayer's 40 on the 0..100 scale).
@@ -165,13 +165,8 @@ impl<G: Game> Player<G> for MctsPlayer<G> {
         Ok(())
     }
 
-    fn choose(
-        &mut self,
-        game: &G,
-        state: &G::State,
-        role: RoleIndex,
-        deadline: Deadline,
-    ) -> Result<Choice<G::Move>, PlayerError> {
+    fn choose(&mut self, ask: &Ask<'_, G>) -> Result<Choice<G::Move>, PlayerError> {
+        let (game, state, role, deadline) = (ask.game, ask.state, ask.role, ask.deadline);
         let started = Instant::now();
         self.moves_chosen += 1;
         let roles = game.info().num_roles();
@@ -409,26 +404,26 @@ mod tests {
             ],
         );
         let mut p = MctsPlayer::new(3);
-        let c = Player::<TicTacToe>::choose(
-            &mut p,
-            &g,
-            &s,
-            0,
-            Deadline::after(Duration::from_millis(300)),
-        )
-        .unwrap();
+        let c = p
+            .choose(&Ask::new(
+                &g,
+                &s,
+                0,
+                Deadline::after(Duration::from_millis(300)),
+            ))
+            .unwrap();
         assert_eq!(g.show_move(&c.mv), "mark(1,3)");
         // o to move must block x's row at (1,3).
         let s = play_moves(&g, &[(0, "mark(1,1)"), (1, "mark(3,3)"), (0, "mark(1,2)")]);
         let mut p = MctsPlayer::new(5);
-        let c = Player::<TicTacToe>::choose(
-            &mut p,
-            &g,
-            &s,
-            1,
-            Deadline::after(Duration::from_millis(300)),
-        )
-        .unwrap();
+        let c = p
+            .choose(&Ask::new(
+                &g,
+                &s,
+                1,
+                Deadline::after(Duration::from_millis(300)),
+            ))
+            .unwrap();
         assert_eq!(g.show_move(&c.mv), "mark(1,3)");
     }
 
@@ -437,14 +432,14 @@ mod tests {
         let g = Connect4::new(6, 7).unwrap();
         let mut p = MctsPlayer::new(1);
         let s = g.initial_state();
-        let c = Player::<Connect4>::choose(
-            &mut p,
-            &g,
-            &s,
-            0,
-            Deadline::after(Duration::from_millis(100)),
-        )
-        .unwrap();
+        let c = p
+            .choose(&Ask::new(
+                &g,
+                &s,
+                0,
+                Deadline::after(Duration::from_millis(100)),
+            ))
+            .unwrap();
         let after = g.play(&s, 0, &c.mv);
         let known = p.trees[0]
             .children_of(0)
@@ -452,13 +447,12 @@ mod tests {
             .find(|&n| p.trees[0].nodes[n as usize].state == after)
             .map(|n| p.trees[0].nodes[n as usize].visits)
             .expect("the chosen move's child is in the tree");
-        let _ = Player::<Connect4>::choose(
-            &mut p,
+        let _ = p.choose(&Ask::new(
             &g,
             &after,
             1,
             Deadline::after(Duration::from_millis(1)),
-        );
+        ));
         assert!(
             p.trees[0].nodes[0].visits >= known,
             "the subtree's visits were kept"

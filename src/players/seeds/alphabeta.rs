@@ -3,10 +3,36 @@
 //! and the incoming bound kept as a candidate for the node's value.
 
 use super::bounds::{AlphaBeta, SearchResult, Value};
-use super::search::{buffers, Ctx};
+use super::search::Ctx;
 use super::trace::{NodeResult, TraceEvent, TraceNode};
 use crate::evaluators::Estimate;
 use crate::game::{Game, GameError, RoleIndex};
+
+/// A node of an alpha-beta search as its parent reaches it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Node {
+    /// The plies left below it.
+    pub(crate) depth: u32,
+    /// The bounds it is searched with.
+    pub(crate) ab: AlphaBeta,
+    /// The index of the move that reached it.
+    pub(crate) incoming: usize,
+    /// The role that moved into it.
+    pub(crate) parent_role: RoleIndex,
+}
+
+impl Node {
+    /// The child reached from a node of `depth` by its move `incoming`, `role` having moved, searched
+    /// with bounds `ab`.
+    pub(crate) fn child(depth: u32, ab: AlphaBeta, incoming: usize, role: RoleIndex) -> Node {
+        Node {
+            depth: depth - 1,
+            ab,
+            incoming,
+            parent_role: role,
+        }
+    }
+}
 
 /// How a node's scan over its children ended.
 pub(crate) enum Scan {
@@ -26,28 +52,38 @@ impl Scan {
 }
 
 impl<G: Game> Ctx<'_, G> {
-    /// Seed 3's `evaluate`: the result of the node `state`, reached by move `incoming`.
+    /// Seed 3's `evaluate`: the result of the node `state`, reached as `node` says.
     fn ab_evaluate(
         &mut self,
-        depth: u32,
-        ab: AlphaBeta,
+        node: Node,
         state: &G::State,
-        incoming: usize,
-        parent_role: RoleIndex,
         bufs: &mut [Vec<G::Move>],
     ) -> Result<SearchResult, GameError> {
+        self.ab_node(node, state, |ctx, role| {
+            ctx.ab_search(node.depth, node.ab, state, role, bufs)
+        })
+    }
+
+    /// Seed 3's `evaluate` of the node `state` (alpha-beta's and Jamboree's alike): a leaf at the
+    /// horizon or the end is estimated and labelled by the bounds, any other node labelled by the
+    /// candidate value its children's scan (`search`) gives.
+    pub(crate) fn ab_node(
+        &mut self,
+        node: Node,
+        state: &G::State,
+        search: impl FnOnce(&mut Self, RoleIndex) -> Result<Scan, GameError>,
+    ) -> Result<SearchResult, GameError> {
         self.tick()?;
-        let role = self.game.mover(state).unwrap_or(1 - parent_role);
+        let role = self.game.mover(state).unwrap_or(1 - node.parent_role);
         let maxie = role == 0;
-        let node = self.entering(role, state, ab);
-        let result = if depth == 0 || self.game.is_terminal(state) {
+        let traced = self.entering(role, state, node.ab);
+        let result = if node.depth == 0 || self.game.is_terminal(state) {
             let e = self.estimate(state)?;
-            ab.check_bounds(maxie, incoming, e)
+            node.ab.check_bounds(maxie, node.incoming, e)
         } else {
-            self.ab_search(depth, ab, state, role, bufs)?
-                .label(ab, maxie, incoming)
+            search(self, role)?.label(node.ab, maxie, node.incoming)
         };
-        self.result(node, NodeResult::Bounded(result));
+        self.result(traced, NodeResult::Bounded(result));
         Ok(result)
     }
 
@@ -86,25 +122,13 @@ impl<G: Game> Ctx<'_, G> {
         let mut cur = ab;
         for (i, mv) in moves.iter().enumerate() {
             let child = self.game.play(state, role, mv);
-            match self.ab_evaluate(depth - 1, cur, &child, i, role, below)? {
+            match self.ab_evaluate(Node::child(depth, cur, i, role), &child, below)? {
                 SearchResult::ParentPrune => return Ok(Scan::ParentPruned),
                 SearchResult::Value(v) => cur = cur.update(maxie, v),
             }
         }
         Ok(Scan::Candidate(cur.value_for(maxie)))
     }
-}
-
-/// Seed 3's alpha-beta from the root `state`, `role` to move: the best move's index and the value.
-pub(super) fn root<G: Game>(
-    ctx: &mut Ctx<'_, G>,
-    state: &G::State,
-    role: RoleIndex,
-    depth: u32,
-) -> Result<(usize, Estimate), GameError> {
-    ctx.searching(role, state);
-    let scan = ctx.ab_search(depth, AlphaBeta::NONE, state, role, &mut buffers(depth))?;
-    best_of(scan, "alpha-beta")
 }
 
 impl<G: Game> Ctx<'_, G> {

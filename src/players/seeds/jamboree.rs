@@ -14,10 +14,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
 
-use super::alphabeta::{best_of, Scan};
+use super::alphabeta::{best_of, Node, Scan};
 use super::bounds::{AlphaBeta, SearchResult};
 use super::search::{buffers, Ctx};
-use super::trace::NodeResult;
 use crate::evaluators::Estimate;
 use crate::game::{Game, GameError, RoleIndex};
 use crate::players::Deadline;
@@ -55,16 +54,12 @@ impl Cancel<'_> {
 }
 
 impl Jamboree {
-    // The recursion carries the seeds' parameters one by one, as the specification names them.
-    #[allow(clippy::too_many_arguments)]
+    /// Seed 3's `evaluate` (alpha-beta's, [`Ctx::ab_node`]) with Jamboree's scan of the children.
     fn evaluate<G: Game>(
         &self,
         ctx: &mut Ctx<'_, G>,
-        depth: u32,
-        ab: AlphaBeta,
+        node: Node,
         state: &G::State,
-        incoming: usize,
-        parent_role: RoleIndex,
         bufs: &mut [Vec<G::Move>],
         cancel: &Cancel<'_>,
     ) -> Result<SearchResult, GameError> {
@@ -72,19 +67,9 @@ impl Jamboree {
             // An ancestor's parallel sibling already cut it: nothing computed here would be used.
             return Ok(SearchResult::ParentPrune);
         }
-        ctx.tick()?;
-        let role = ctx.game.mover(state).unwrap_or(1 - parent_role);
-        let maxie = role == 0;
-        let node = ctx.entering(role, state, ab);
-        let result = if depth == 0 || ctx.game.is_terminal(state) {
-            let e = ctx.estimate(state)?;
-            ab.check_bounds(maxie, incoming, e)
-        } else {
-            self.search(ctx, depth, ab, state, role, bufs, cancel)?
-                .label(ab, maxie, incoming)
-        };
-        ctx.result(node, NodeResult::Bounded(result));
-        Ok(result)
+        ctx.ab_node(node, state, |ctx, role| {
+            self.search(ctx, node.depth, node.ab, state, role, bufs, cancel)
+        })
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -113,7 +98,7 @@ impl Jamboree {
         let mut cur = ab;
         for (i, mv) in moves[..k].iter().enumerate() {
             let child = game.play(state, role, mv);
-            match self.evaluate(ctx, depth - 1, cur, &child, i, role, below, cancel)? {
+            match self.evaluate(ctx, Node::child(depth, cur, i, role), &child, below, cancel)? {
                 SearchResult::ParentPrune => return Ok(Scan::ParentPruned),
                 SearchResult::Value(v) => cur = cur.update(maxie, v),
             }
@@ -133,16 +118,8 @@ impl Jamboree {
                     let mut sub = Ctx::new(game, evaluator, tracing, self.deadline);
                     let mut sub_bufs = buffers(depth - 1);
                     let child = game.play(state, role, mv);
-                    let r = self.evaluate(
-                        &mut sub,
-                        depth - 1,
-                        fixed,
-                        &child,
-                        k + j,
-                        role,
-                        &mut sub_bufs,
-                        &siblings,
-                    )?;
+                    let node = Node::child(depth, fixed, k + j, role);
+                    let r = self.evaluate(&mut sub, node, &child, &mut sub_bufs, &siblings)?;
                     if r == SearchResult::ParentPrune && !tracing {
                         siblings.flag.store(true, Ordering::Relaxed);
                     }
@@ -160,7 +137,8 @@ impl Jamboree {
         } else {
             for (j, mv) in moves[k..].iter().enumerate() {
                 let child = game.play(state, role, mv);
-                match self.evaluate(ctx, depth - 1, fixed, &child, k + j, role, below, cancel)? {
+                let node = Node::child(depth, fixed, k + j, role);
+                match self.evaluate(ctx, node, &child, below, cancel)? {
                     SearchResult::ParentPrune => parent_pruned = true,
                     SearchResult::Value(v) => cur = cur.update(maxie, v),
                 }

@@ -1,6 +1,6 @@
 //! Depth-limited minimax (seed 1): every node to the given depth, leaves estimated.
 
-use super::search::{buffers, Ctx};
+use super::search::Ctx;
 use super::trace::{NodeResult, TraceEvent};
 use crate::evaluators::Estimate;
 use crate::game::{Game, GameError, RoleIndex};
@@ -32,7 +32,7 @@ impl<G: Game> Ctx<'_, G> {
     }
 
     /// The best child (first on ties) and its value.
-    fn mm_search(
+    pub(super) fn mm_search(
         &mut self,
         depth: u32,
         state: &G::State,
@@ -61,18 +61,4 @@ impl<G: Game> Ctx<'_, G> {
         }
         best.ok_or_else(|| self.no_moves(state, role))
     }
-}
-
-/// Seed 1's minimax from the root `state`, `role` to move: the best move's index and the value.
-pub(super) fn root<G: Game>(
-    ctx: &mut Ctx<'_, G>,
-    state: &G::State,
-    role: RoleIndex,
-    depth: u32,
-) -> Result<(usize, Estimate), GameError> {
-    ctx.nodes += 1;
-    if let Some(node) = ctx.node(role, state) {
-        ctx.record(TraceEvent::Searching { node, bounds: None });
-    }
-    ctx.mm_search(depth, state, role, &mut buffers(depth))
 }

@@ -17,8 +17,10 @@ use std::time::Instant;
 
 use crate::evaluators::Evaluator;
 use crate::game::{Game, GameError, RoleIndex};
-use crate::players::{no_effort, Choice, Deadline, Player, PlayerError, SearchStats};
+use crate::players::{no_effort, Ask, Choice, Deadline, Player, PlayerError, SearchStats};
+use bounds::AlphaBeta;
 use search::Ctx;
+use trace::TraceEvent;
 
 pub use jamboree::DEFAULT_FRACTION;
 pub use search::{SearchReport, MAX_DEPTH};
@@ -54,8 +56,19 @@ impl SeedSearch {
         let role = search::prepare(game, state, depth, self.searcher())?;
         let mut ctx = Ctx::new(game, evaluator, trace, deadline);
         let (best, value) = match self {
-            SeedSearch::Minimax => minimax::root(&mut ctx, state, role, depth)?,
-            SeedSearch::AlphaBeta => alphabeta::root(&mut ctx, state, role, depth)?,
+            SeedSearch::Minimax => {
+                ctx.nodes += 1;
+                if let Some(node) = ctx.node(role, state) {
+                    ctx.record(TraceEvent::Searching { node, bounds: None });
+                }
+                ctx.mm_search(depth, state, role, &mut search::buffers(depth))?
+            }
+            SeedSearch::AlphaBeta => {
+                ctx.searching(role, state);
+                let none = AlphaBeta::NONE;
+                let scan = ctx.ab_search(depth, none, state, role, &mut search::buffers(depth))?;
+                alphabeta::best_of(scan, "alpha-beta")?
+            }
             SeedSearch::Jamboree { fraction } => {
                 jamboree::root(&mut ctx, state, role, depth, fraction, deadline)?
             }
@@ -114,13 +127,8 @@ impl<G: Game> Player<G> for SeedPlayer<G> {
         }
     }
 
-    fn choose(
-        &mut self,
-        game: &G,
-        state: &G::State,
-        role: RoleIndex,
-        deadline: Deadline,
-    ) -> Result<Choice<G::Move>, PlayerError> {
+    fn choose(&mut self, ask: &Ask<'_, G>) -> Result<Choice<G::Move>, PlayerError> {
+        let (game, state, role, deadline) = (ask.game, ask.state, ask.role, ask.deadline);
         let started = Instant::now();
         let mut moves = Vec::new();
         game.legal_moves(state, role, &mut moves);
