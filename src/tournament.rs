@@ -39,7 +39,8 @@ use crate::game::{mix64, Game, GameError, Goal};
 use crate::load::Loaded;
 use crate::players::{Clock, PlayerConfig};
 use crate::referee::{
-    make_seat, run_match, seat_results, MatchSettings, RefereeError, Seat, SeatResult, SeatSpec,
+    make_seat, run_match, seat_results, MatchEvent, MatchSettings, Observer, RefereeError, Seat,
+    SeatResult, SeatSpec,
 };
 
 /// Why a tournament could not run.
@@ -80,6 +81,50 @@ pub struct GameRecord {
     pub goals: Vec<Goal>,
     /// Per role: answers replaced by a random legal move (late, illegal, or a failed seat).
     pub substituted: Vec<u32>,
+    /// Per role: how much its player searched.
+    pub effort: Vec<Effort>,
+}
+
+/// How much a seat searched over a game, from the effort its player reported with each move it chose
+/// (a remote player reports none).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Effort {
+    /// Moves chosen where the role had a choice.
+    pub moves: u32,
+    /// The iterative-deepening depths finished, summed over those moves.
+    pub depth: u64,
+    /// Moves whose search reported a depth.
+    pub deepened: u32,
+    /// Search nodes, summed.
+    pub nodes: u64,
+    /// Simulations, summed.
+    pub simulations: u64,
+}
+
+/// Adds up each role's effort over a match (see [`Effort`]).
+struct Tally(Vec<Effort>);
+
+impl<G: Game> Observer<G> for Tally {
+    fn observe(&mut self, _: &G, event: &MatchEvent<'_, G>) {
+        let MatchEvent::Moves { mover, moves, .. } = event else {
+            return;
+        };
+        for (role, m) in moves.iter().enumerate() {
+            let (Some(stats), Some(e)) = (m.stats, self.0.get_mut(role)) else {
+                continue;
+            };
+            if mover.is_some_and(|who| who != role) {
+                continue;
+            }
+            e.moves += 1;
+            e.nodes += stats.nodes;
+            e.simulations += stats.simulations;
+            if stats.depth > 0 {
+                e.deepened += 1;
+                e.depth += u64::from(stats.depth);
+            }
+        }
+    }
 }
 
 /// The seatings of every game: for each game, the entrant in each role's seat (see the module docs).
@@ -188,15 +233,16 @@ pub fn run<G: Game>(
                     config.seed,
                 )
             };
+            let mut tally = Tally(vec![Effort::default(); roles]);
             let result = run_match(
                 loaded.game.as_ref(),
                 rules.as_deref(),
                 &mut seated,
                 &settings,
-                &mut [],
+                &mut [&mut tally],
             )?;
             match (result.goals, result.aborted) {
-                (Some(goals), None) => Ok((goals, result.substituted)),
+                (Some(goals), None) => Ok((goals, result.substituted, tally.0)),
                 (_, why) => Err(TournamentError::Usage(format!(
                     "game {} stopped early: {}",
                     i + 1,
@@ -208,8 +254,8 @@ pub fn run<G: Game>(
     )
 }
 
-/// What one game produced, per role: goals and substituted moves.
-type Outcome = (Vec<Goal>, Vec<u32>);
+/// What one game produced, per role: goals, substituted moves and effort.
+type Outcome = (Vec<Goal>, Vec<u32>, Vec<Effort>);
 
 /// The games not yet started, and which exclusive entrants are in a game now.
 struct Pending {
@@ -287,6 +333,7 @@ fn run_schedule(
                                 seats: seatings[i].clone(),
                                 goals: outcome.0.clone(),
                                 substituted: outcome.1.clone(),
+                                effort: outcome.2.clone(),
                             };
                             if let Ok(mut r) = results.lock() {
                                 r[i] = Some(outcome);
@@ -317,10 +364,11 @@ fn run_schedule(
         .zip(results)
         .map(|(seats, outcome)| {
             outcome
-                .map(|(goals, substituted)| GameRecord {
+                .map(|(goals, substituted, effort)| GameRecord {
                     seats,
                     goals,
                     substituted,
+                    effort,
                 })
                 .ok_or_else(|| TournamentError::Usage("a game was not played".into()))
         })
@@ -350,6 +398,8 @@ pub struct Standing {
     pub high: f64,
     /// Moves replaced for this entrant: late, or (remote players) illegal or a failed connection.
     pub substituted: u32,
+    /// The mean depth its searches finished, when they deepen (alpha-beta, `id`...).
+    pub mean_depth: Option<f64>,
 }
 
 /// The table of `names` (one per entrant) after `records`.
@@ -368,8 +418,10 @@ pub fn standings(names: &[String], records: &[GameRecord]) -> Vec<Standing> {
             low: 0.0,
             high: 0.0,
             substituted: 0,
+            mean_depth: None,
         })
         .collect();
+    let mut depths = vec![(0u64, 0u32); names.len()];
     let mut goal_sums = vec![0.0; names.len()];
     for rec in records {
         for (seat, result) in seat_results(&rec.goals).into_iter().enumerate() {
@@ -377,6 +429,10 @@ pub fn standings(names: &[String], records: &[GameRecord]) -> Vec<Standing> {
             let Some(s) = table.get_mut(e) else { continue };
             s.games += 1;
             s.substituted += rec.substituted.get(seat).copied().unwrap_or(0);
+            if let Some(effort) = rec.effort.get(seat) {
+                depths[e].0 += effort.depth;
+                depths[e].1 += effort.deepened;
+            }
             goal_sums[e] += f64::from(rec.goals[seat]);
             match result {
                 SeatResult::Win => s.wins += 1,
@@ -394,6 +450,8 @@ pub fn standings(names: &[String], records: &[GameRecord]) -> Vec<Standing> {
         s.average_goal = goal_sums[e] / n;
         s.score = scores[e].iter().sum::<f64>() / n;
         (s.low, s.high) = wilson(s.score, n);
+        let (depth, deepened) = depths[e];
+        s.mean_depth = (deepened > 0).then(|| depth as f64 / f64::from(deepened));
     }
     table
 }
@@ -411,13 +469,14 @@ pub fn wilson(p: f64, n: f64) -> (f64, f64) {
 /// The table as CSV, with a header line.
 pub fn to_csv(table: &[Standing]) -> String {
     let mut out = String::from(
-        "player,games,wins,draws,losses,average_goal,score,score_low95,score_high95,substituted_moves\n",
+        "player,games,wins,draws,losses,average_goal,score,score_low95,score_high95,substituted_moves,\
+         mean_depth\n",
     );
     for s in table {
         // A name is a player spec; quote it in case a file name holds a comma or a quote.
         let name = format!("\"{}\"", s.name.replace('"', "\"\""));
         out.push_str(&format!(
-            "{name},{},{},{},{},{:.3},{:.4},{:.4},{:.4},{}\n",
+            "{name},{},{},{},{},{:.3},{:.4},{:.4},{:.4},{},{}\n",
             s.games,
             s.wins,
             s.draws,
@@ -426,7 +485,8 @@ pub fn to_csv(table: &[Standing]) -> String {
             s.score,
             s.low,
             s.high,
-            s.substituted
+            s.substituted,
+            s.mean_depth.map(|d| format!("{d:.2}")).unwrap_or_default()
         ));
     }
     out
@@ -490,11 +550,13 @@ mod tests {
                 seats: vec![0, 1],
                 goals: vec![100, 0],
                 substituted: vec![0, 2],
+                effort: vec![Effort::default(); 2],
             },
             GameRecord {
                 seats: vec![1, 0],
                 goals: vec![50, 50],
                 substituted: vec![0, 0],
+                effort: vec![Effort::default(); 2],
             },
         ];
         let t = standings(&names, &recs);

@@ -753,12 +753,77 @@ fn the_referee_and_the_viewer_refuse_bad_input_clearly() {
     assert!(errors_of(&record, 1).iter().all(|e| e == "CE"));
 }
 
+/// A tournament with a remote entrant is played from the game the command line loads, as a local one:
+/// the engine, the playouts behind each judgement, the grounding time and the depth all apply.
+#[test]
+fn a_remote_tournament_honours_the_engine_and_search_flags() {
+    let server = serve(&["--player", "random"]);
+    let play = |extra: &[&str]| {
+        let csv = tmp_file(&format!("flags-{}.csv", extra.join("-")));
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_ggp-run"));
+        cmd.arg("tournament")
+            .arg(game_file("ticTacToe.kif"))
+            .args(["--players", &format!("alphabeta,{}", server.url)])
+            .args([
+                "--games",
+                "2",
+                "--startclock",
+                "2",
+                "--playclock",
+                "1",
+                "--depth",
+                "2",
+            ])
+            .args(extra)
+            .arg("--csv")
+            .arg(&csv);
+        let (ok, out, err) = run_bounded(cmd, Duration::from_secs(120));
+        assert!(ok, "{extra:?}: the tournament failed\n{out}\n{err}");
+        let text = std::fs::read_to_string(&csv).expect("the CSV is written");
+        let _ = std::fs::remove_file(&csv);
+        let depth = text
+            .lines()
+            .find(|l| l.starts_with("\"alphabeta\""))
+            .and_then(|l| l.rsplit(',').next())
+            .map(str::to_string)
+            .unwrap_or_default();
+        (out, err, depth)
+    };
+    let (out, _, depth) = play(&["--engine", "datalog", "--playouts", "0"]);
+    assert!(
+        out.contains("(datalog, positions judged by goals and mobility)"),
+        "{out}"
+    );
+    assert_eq!(
+        depth, "2.00",
+        "alpha-beta searched to --depth 2 every move: {out}"
+    );
+    let (out, err, _) = play(&["--grounding-seconds", "0", "--playouts", "3"]);
+    assert!(
+        out.contains("(datalog, positions judged by playouts(3))"),
+        "{out}"
+    );
+    assert!(
+        err.contains("the Datalog evaluator plays this game"),
+        "{err}"
+    );
+    let (out, _, depth) = play(&["--engine", "network"]);
+    assert!(
+        out.contains("(network, positions judged by playouts(8))"),
+        "{out}"
+    );
+    assert_eq!(depth, "2.00", "{out}");
+}
+
 /// Reads a tournament's CSV table into (name, games, wins, draws, losses, substituted moves).
 fn tournament_rows(csv: &str) -> Vec<(String, u32, u32, u32, u32, u32)> {
     let mut lines = csv.lines();
     assert_eq!(
         lines.next(),
-        Some("player,games,wins,draws,losses,average_goal,score,score_low95,score_high95,substituted_moves")
+        Some(
+            "player,games,wins,draws,losses,average_goal,score,score_low95,score_high95,\
+             substituted_moves,mean_depth"
+        )
     );
     lines
         .map(|line| {

@@ -101,7 +101,7 @@ impl Tournament {
     }
 
     /// Prints the table (and writes the CSV) after `records`.
-    fn report(&self, game_name: &str, records: &[GameRecord]) -> Result<(), CliError> {
+    fn report(&self, game: &str, how: &str, records: &[GameRecord]) -> Result<(), CliError> {
         let table = standings(&entrant_names(&self.players), records);
         // The column appears when it has something to say: remote entrants, or a local move was late.
         let remote = self
@@ -109,21 +109,24 @@ impl Tournament {
             .iter()
             .any(|p| matches!(p, SeatSpec::Remote(_)))
             || table.iter().any(|s| s.substituted > 0);
+        // And the searches' mean depth, when one of them deepens.
+        let deepens = table.iter().any(|s| s.mean_depth.is_some());
         let width = table.iter().map(|s| s.name.len()).max().unwrap_or(6).max(6);
         let out = std::io::stdout();
         let mut out = out.lock();
         writeln!(
             out,
-            "{} games of {}; score = win 1, draw 1/2 per seat, 95% interval by Wilson's score method",
+            "{} games of {game} ({how}); score = win 1, draw 1/2 per seat, 95% interval by Wilson's \
+             score method",
             records.len(),
-            game_name
         )?;
         write!(
             out,
             "{:width$}  {:>5}  {:>5}  {:>5}  {:>6}  {:>8}  {:>5}  95% interval",
             "player", "games", "wins", "draws", "losses", "avg goal", "score"
         )?;
-        writeln!(out, "{}", if remote { "  substituted moves" } else { "" })?;
+        write!(out, "{}", if remote { "  substituted moves" } else { "" })?;
+        writeln!(out, "{}", if deepens { "  depth" } else { "" })?;
         for s in &table {
             let interval = format!("{:.3}..{:.3}", s.low, s.high);
             write!(
@@ -133,6 +136,9 @@ impl Tournament {
             )?;
             if remote {
                 write!(out, "{:>21}", s.substituted)?;
+            }
+            if let (true, Some(d)) = (deepens, s.mean_depth) {
+                write!(out, "  {d:>5.1}")?;
             }
             writeln!(out)?;
         }
@@ -159,6 +165,11 @@ impl Visitor for Tournament {
         })
         .map_err(|e| CliError::Failed(e.to_string()))?;
         bar.finish_and_clear();
-        self.report(&info.name, &records)
+        let how = format!(
+            "{}, positions judged by {}",
+            loaded.report.engine,
+            loaded.evaluator.name()
+        );
+        self.report(&info.name, &how, &records)
     }
 }
