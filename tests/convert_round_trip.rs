@@ -116,3 +116,80 @@ fn relations_named_like_builtins_are_renamed_and_back() {
         "{back}"
     );
 }
+
+/// The bundled infix games (`games/*.gdl`) converted to KIF, as the referee sends them to remote
+/// players: each is a valid game, and both it and the infix original replay, on both engines, the
+/// random playouts that ggp-base's prover made of the converted KIF (`tests/data/converted/`, see its
+/// README), so the conversion keeps the game and a reference prover reads it as we do.
+#[test]
+fn bundled_infix_games_convert_to_kif_that_the_reference_prover_plays_alike() {
+    use ggp::load::{load, AnyGame, EngineChoice, GameSource, LoadOptions};
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut games: Vec<String> = std::fs::read_dir(root.join("games"))
+        .expect("games/ exists")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "gdl"))
+        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    games.sort();
+    assert!(games.len() >= 6, "{games:?}");
+    let replay = |source: &GameSource, engine: EngineChoice, trace: &str| {
+        let options = LoadOptions {
+            engine,
+            ..LoadOptions::default()
+        };
+        match load(source, &options).unwrap_or_else(|e| panic!("{source:?}: {e}")) {
+            AnyGame::Network(l) => ggp::network::replay(l.game.as_ref(), trace),
+            AnyGame::Datalog(l) => conformance::replay(l.game.as_ref(), trace),
+            _ => panic!("a rule game"),
+        }
+    };
+    for name in &games {
+        let path = root.join("games").join(format!("{name}.gdl"));
+        let trace_path = root.join(format!("tests/data/converted/{name}.trace"));
+        let trace = std::fs::read_to_string(&trace_path).unwrap_or_else(|_| {
+            panic!(
+                "{} has no reference trace: make one as tests/data/converted/README.md says",
+                path.display()
+            )
+        });
+        let original = parse_infix(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let kif = to_kif(&convert(&original, Syntax::Kif).expect("converts"));
+        let report = ggp::check::check(&parse_kif(&kif).expect("the KIF parses"));
+        assert!(report.is_ok(), "{name}: {:?}\n{kif}", report.errors);
+        let sources = [
+            GameSource::RuleText {
+                text: kif.clone(),
+                name: name.clone(),
+                syntax: Syntax::Kif,
+            },
+            GameSource::RuleFile(path.clone()),
+        ];
+        for source in &sources {
+            for engine in [EngineChoice::Network, EngineChoice::Datalog] {
+                let r = replay(source, engine, &trace);
+                assert!(r.passed >= 6, "{name} {engine:?}: {} playouts", r.passed);
+                assert!(r.failed.is_empty(), "{name} {engine:?} {source:?}: {r}");
+            }
+        }
+    }
+}
+
+/// Arithmetic becomes tables over the numbers a game reaches, not over its goal values: Nim's pile of
+/// 21 needs 0..21, not the 0..100 its goal of 100 spans; a goal computed by `times` gets the goal scale
+/// for that table only.
+#[test]
+fn converted_arithmetic_tables_only_the_numbers_the_game_needs() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let read = |name: &str| {
+        parse_infix(&std::fs::read_to_string(root.join("games").join(name)).unwrap()).unwrap()
+    };
+    let (used, lo, hi, facts) = ggp::print::arithmetic_tables_of(&read("nim.gdl")).unwrap();
+    assert_eq!(
+        (used.join(" "), lo, hi, facts),
+        ("leq minus".into(), 0, 21, 506)
+    );
+    let (used, lo, hi, facts) = ggp::print::arithmetic_tables_of(&read("knightstour.gdl")).unwrap();
+    assert_eq!((used.len(), lo, hi), (4, 0, 100));
+    assert!(facts < 2_000, "{facts} facts");
+}

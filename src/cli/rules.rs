@@ -246,7 +246,8 @@ pub fn convert_file(path: &Path, to: Syntax) -> Result<String, CliError> {
         if let Some((used, lo, hi, facts)) = ggp::print::arithmetic_tables_of(&program) {
             eprintln!(
                 "note: KIF has no arithmetic, so the built-in{} {} became {} over the numbers \
-                 {lo} to {hi} (from the smallest to the largest number the file writes)",
+                 {lo} to {hi} (from the smallest to the largest number the rules write; goal values \
+                 only where a goal is computed)",
                 if used.len() == 1 { "" } else { "s" },
                 used.join(", "),
                 count(facts, "fact")

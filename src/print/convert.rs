@@ -22,8 +22,9 @@ const MAX_NUMBERS: usize = 256;
 /// Converts a program to the given syntax without changing its meaning.
 ///
 /// Classic GDL converts both ways unchanged (the printers take care of spelling). An operation-semantics
-/// game converted to KIF becomes classic GDL: state reads become `true`, `legal(a)` becomes
-/// `legal(R, a)` for the role in control (the others get `noop`), operations become `added` /
+/// game converted to KIF becomes classic GDL: state reads become `true`, `legal(a)` becomes a relation of
+/// its own (`legal_move(a)`, which bodies may read) and `legal(R, A)` for the role in control `R` (the
+/// others get `noop`), operations become `added` /
 /// `deleted` rules, `next` keeps what is not deleted, and arithmetic becomes finite tables over the
 /// integer range the game's numbers span.
 ///
@@ -185,6 +186,9 @@ struct Tx<'p> {
     q: Program,
     state: HashSet<Sym>,
     t_true: Sym,
+    /// The relation `legal(A)` (the move of the role in control) becomes, so that a body may read it:
+    /// classic `legal` has two arguments.
+    legal1: Sym,
     /// The span of the source statement being translated: the rules made from it take it, so that the
     /// printer puts the comments written before it back before them.
     at: Span,
@@ -249,6 +253,13 @@ impl Tx<'_> {
                     args: vec![t],
                     parens: false,
                     span: a.span,
+                })
+            }
+            Literal::Atom(a) if is_kw(self.p, a.pred, Keyword::Legal) && a.args.len() == 1 => {
+                let a = self.atom(a);
+                Literal::Atom(Atom {
+                    pred: self.legal1,
+                    ..a
                 })
             }
             Literal::Atom(a) if self.p.symbols.name(a.pred) == "same" && a.args.len() == 2 => {
@@ -326,8 +337,10 @@ fn operations_to_classic(p: &Program) -> Result<Program, ConvertError> {
         state: HashSet::new(),
         q,
         t_true,
+        legal1: t_true,
         at: z(),
     };
+    tx.legal1 = tx.fresh("legal_move");
     tx.state = state.iter().map(|n| tx.q.symbols.intern(n)).collect();
     let does = tx.sym("does");
     let legal = tx.sym("legal");
@@ -339,6 +352,7 @@ fn operations_to_classic(p: &Program) -> Result<Program, ConvertError> {
     let noop = tx.fresh("noop");
     let r = tx.fresh("R");
     let pv = tx.fresh("P");
+    let mut legal1_defined = false;
 
     for st in &p.statements {
         tx.at = st.span();
@@ -346,14 +360,11 @@ fn operations_to_classic(p: &Program) -> Result<Program, ConvertError> {
             Statement::Rule { head, body, .. } => {
                 let body: Vec<Literal> = body.iter().map(|l| tx.lit(l)).collect();
                 if is_kw(p, head.pred, Keyword::Legal) && head.args.len() == 1 {
-                    // legal(a) is the move of the role in control.
+                    // legal(a) is the move of the role in control: a relation of its own, which
+                    // bodies may read, and `legal` made from it below.
                     let a = tx.term(&head.args[0]);
-                    let mut b = vec![lit(
-                        t_true,
-                        vec![Term::Func(control, vec![Term::Var(r, z())], z())],
-                    )];
-                    b.extend(body);
-                    tx.rule(atom(legal, vec![Term::Var(r, z()), a]), b);
+                    tx.rule(atom(tx.legal1, vec![a]), body);
+                    legal1_defined = true;
                 } else {
                     let h = tx.atom(head);
                     tx.rule(h, body);
@@ -377,6 +388,20 @@ fn operations_to_classic(p: &Program) -> Result<Program, ConvertError> {
         }
     }
     tx.at = z();
+    if legal1_defined {
+        // The role in control may make the moves `legal(A)` names.
+        let var_p = Term::Var(pv, z());
+        tx.rule(
+            atom(legal, vec![Term::Var(r, z()), var_p.clone()]),
+            vec![
+                lit(
+                    t_true,
+                    vec![Term::Func(control, vec![Term::Var(r, z())], z())],
+                ),
+                lit(tx.legal1, vec![var_p]),
+            ],
+        );
+    }
     // Roles not in control do nothing.
     tx.rule(
         atom(legal, vec![Term::Var(r, z()), Term::Const(noop, z())]),
@@ -404,30 +429,86 @@ fn operations_to_classic(p: &Program) -> Result<Program, ConvertError> {
     Ok(tx.q)
 }
 
-/// Facts for the arithmetic built-ins the game uses, over the integers from the smallest to the
-/// largest number written in the game (so counters that step through unwritten numbers still work).
-/// Returns the range of numbers the tables span, when there are tables.
+/// The integers the arithmetic tables span: from the smallest to the largest number the rules write (so
+/// counters that step through unwritten numbers still work), leaving out the goal values written as
+/// constants (a goal of 100 says nothing of how far a pile or a counter goes). The built-ins that compute
+/// a goal's value (the second list: `times(N, 4, G)` for `goal(r, G)`) also need the whole goal scale,
+/// 0..=100.
+fn table_numbers(p: &Program) -> (Vec<i64>, Vec<String>) {
+    fn term_numbers(p: &Program, t: &Term, out: &mut Vec<i64>) {
+        match t {
+            Term::Const(c, _) => out.extend(p.symbols.name(*c).parse::<i64>().ok()),
+            Term::Var(..) => {}
+            Term::Func(_, args, _) => args.iter().for_each(|a| term_numbers(p, a, out)),
+        }
+    }
+    fn atom_numbers(p: &Program, a: &Atom, out: &mut Vec<i64>) {
+        a.args.iter().for_each(|t| term_numbers(p, t, out));
+    }
+    let mut numbers = Vec::new();
+    let mut goal_builtins: Vec<String> = Vec::new();
+    for st in &p.statements {
+        let (head, body): (&Atom, Vec<&Literal>) = match st {
+            Statement::Rule { head, body, .. } => (head, body.iter().collect()),
+            Statement::Operation {
+                action,
+                conditions,
+                effects,
+                ..
+            } => {
+                effects
+                    .iter()
+                    .for_each(|e| atom_numbers(p, &e.atom, &mut numbers));
+                (action, conditions.iter().collect())
+            }
+        };
+        match (is_kw(p, head.pred, Keyword::Goal), head.args.as_slice()) {
+            (true, [role, value]) => {
+                term_numbers(p, role, &mut numbers);
+                if let Term::Var(v, _) = value {
+                    for l in &body {
+                        for_each_atom(l, false, &mut |a, _| {
+                            if matches!(a.args.last(), Some(Term::Var(w, _)) if w == v) {
+                                goal_builtins.push(p.symbols.name(a.pred).to_string())
+                            }
+                        });
+                    }
+                }
+            }
+            _ => atom_numbers(p, head, &mut numbers),
+        }
+        for l in body {
+            for_each_atom(l, false, &mut |a, _| atom_numbers(p, a, &mut numbers));
+        }
+    }
+    (numbers, goal_builtins)
+}
+
+/// Facts for the arithmetic built-ins the game uses, over the integers [`table_numbers`] spans.
+/// Returns the widest range of numbers a table spans, when there are tables.
 fn arithmetic_tables(p: &Program, q: &mut Program) -> Result<Option<(i64, i64)>, ConvertError> {
     let used = arithmetic_used(p);
-    let mut numbers: Vec<i64> = Vec::new();
     if used.is_empty() {
         return Ok(None);
     }
-    for i in 0..p.symbols.len() {
-        if let Ok(n) = p.symbols.name(Sym(i as u32)).parse::<i64>() {
-            numbers.push(n);
-        }
-    }
-    let (Some(&lo), Some(&hi)) = (numbers.iter().min(), numbers.iter().max()) else {
+    let (numbers, goal_builtins) = table_numbers(p);
+    let (Some(&written_lo), Some(&written_hi)) = (numbers.iter().min(), numbers.iter().max())
+    else {
         return Ok(None);
     };
-    let lo = lo.min(0);
-    let count = (hi - lo + 1) as usize;
-    if count > MAX_NUMBERS {
-        return Err(ConvertError::TooManyNumbers(count));
-    }
     let num = |q: &mut Program, n: i64| Term::Const(q.symbols.intern(&n.to_string()), z());
+    let mut widest: Option<(i64, i64)> = None;
     for name in used.iter().map(String::as_str) {
+        let (lo, hi) = if goal_builtins.iter().any(|b| b == name) {
+            (written_lo.min(0), written_hi.max(100))
+        } else {
+            (written_lo.min(0), written_hi)
+        };
+        let count = (hi - lo + 1) as usize;
+        if count > MAX_NUMBERS {
+            return Err(ConvertError::TooManyNumbers(count));
+        }
+        widest = Some(widest.map_or((lo, hi), |(a, b)| (a.min(lo), b.max(hi))));
         let pred = q.symbols.intern(name);
         for x in lo..=hi {
             for y in lo..=hi {
@@ -451,7 +532,7 @@ fn arithmetic_tables(p: &Program, q: &mut Program) -> Result<Option<(i64, i64)>,
             }
         }
     }
-    Ok(Some((lo, hi)))
+    Ok(widest)
 }
 
 #[cfg(test)]
@@ -490,7 +571,14 @@ terminal :- line(x) | line(o) | ~open
         assert!(r.is_ok(), "{:?}", r.errors);
         let q = convert(&p, Syntax::Kif).unwrap();
         let text = super::super::to_kif(&q);
-        assert!(text.contains("(<= (legal ?R_ (mark ?M ?N))\n    (true (control ?R_))\n    (true (cell ?M ?N b)))"), "{text}");
+        assert!(
+            text.contains("(<= (legal_move (mark ?M ?N))\n    (true (cell ?M ?N b)))"),
+            "{text}"
+        );
+        assert!(
+            text.contains("(<= (legal ?R_ ?P)\n    (true (control ?R_))\n    (legal_move ?P))"),
+            "{text}"
+        );
         assert!(
             text.contains("(<= (next ?P)\n    (true ?P)\n    (not (deleted ?P)))"),
             "{text}"
