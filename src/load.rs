@@ -105,6 +105,8 @@ impl GameSource {
                 {
                     GameSource::RuleFile(name.into())
                 }
+                // A file of another name is read as rules, in the syntax its text is written in.
+                _ if Path::new(name).is_file() => GameSource::RuleFile(name.into()),
                 _ => return Err(LoadError::UnknownGame(name.to_string())),
             },
         })
@@ -232,6 +234,9 @@ pub struct Rules {
     pub text: String,
     /// Its file name, or the name given with the text.
     pub file: String,
+    /// Which syntax was assumed, when the file's name says another
+    /// ([`crate::syntax::syntax_of_file`]).
+    pub syntax_note: Option<String>,
 }
 
 impl Rules {
@@ -409,13 +414,13 @@ pub fn load(source: &GameSource, options: &LoadOptions) -> Result<AnyGame, LoadE
         GameSource::RuleFile(path) => {
             let started = Instant::now();
             let text = read(path)?;
-            let syntax = crate::syntax::syntax_of_path(path)
-                .unwrap_or_else(|| crate::syntax::guess_syntax(&text));
+            let (syntax, note) = crate::syntax::syntax_of_file(path, &text);
             let name = path.file_stem().map_or_else(
                 || path.display().to_string(),
                 |s| s.to_string_lossy().into_owned(),
             );
-            let rules = read_rules(text, path.display().to_string(), syntax)?;
+            let mut rules = read_rules(text, path.display().to_string(), syntax)?;
+            rules.syntax_note = note;
             build_rules(rules, &name, options, started)
         }
         GameSource::RuleText { text, name, syntax } => {
@@ -509,6 +514,7 @@ pub fn read_rules(text: String, file: String, syntax: Syntax) -> Result<Rules, L
         program,
         text,
         file,
+        syntax_note: None,
     })
 }
 

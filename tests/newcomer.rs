@@ -412,3 +412,31 @@ fn bench_says_when_playouts_were_cut() {
     let o = run(&["bench", "tictactoe", "--seconds", "0.1"], "");
     assert!(!String::from_utf8_lossy(&o.stderr).contains("stopped at the limit"));
 }
+
+/// A rule file's syntax is read from its text, not trusted to its name: a KIF game saved as `.gdl` or
+/// `.txt` is checked and played as KIF, with a note saying so.
+#[test]
+fn a_rule_file_is_read_in_the_syntax_it_is_written_in() {
+    let dir = std::env::temp_dir().join(format!("ggp-newcomer-syntax-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let kif = std::fs::read_to_string(shared("games/kif/ticTacToe.kif")).unwrap();
+    for name in ["tictactoe.gdl", "tictactoe.txt"] {
+        let path = dir.join(name);
+        std::fs::write(&path, &kif).unwrap();
+        let p = path.to_string_lossy().to_string();
+        let o = run(&["check", &p], "");
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(o.status.success(), "check {name}: {out}");
+        let note = if name.ends_with(".gdl") {
+            format!("note: {p} is named like infix (Epilog) rules, but its comments open with `;`: it is read as KIF")
+        } else {
+            format!("note: {p}: its comments open with `;`, so it is read as KIF")
+        };
+        assert!(out.contains(&note), "check {name}:\n{out}");
+        let o = run(&["play", &p, "--player", "random", "--seed", "1"], "");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "play {name}: {err}");
+        assert!(err.contains(&note), "play {name}: stderr\n{err}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

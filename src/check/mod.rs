@@ -591,37 +591,92 @@ impl Checker<'_> {
             }
         }
         let mut out = Vec::new();
-        for (&s, &span) in &defined {
-            if self.kw(s).is_none() && !used.contains_key(&s) && !state.contains(&s) {
-                let n = self.name(s);
-                if self.sem == Semantics::Operation && n == "action" {
-                    continue;
-                }
-                out.push(
-                    Diagnostic::warning(
-                        span,
-                        format!("the relation `{n}` is defined but never used"),
-                    )
-                    .with_help("remove it, or check the spelling where it should be used"),
-                );
-            }
-        }
+        // The relations read but never defined, each with the defined-but-unread one its name is a slip
+        // of (`ocupied` beside `occupied`): one problem, said once.
+        let unread: Vec<Sym> = defined
+            .keys()
+            .copied()
+            .filter(|s| self.kw(*s).is_none() && !used.contains_key(s) && !state.contains(s))
+            .collect();
+        let mut slips: HashMap<Sym, Sym> = HashMap::new();
         for (&s, &span) in &used {
             let classic_input = matches!(self.kw(s), Some(Keyword::True | Keyword::Does));
             let state_read = self.sem == Semantics::Operation && state.contains(&s);
             if !defined.contains_key(&s) && !classic_input && !state_read && !self.builtin(s) {
                 let n = self.name(s);
-                out.push(
-                    Diagnostic::warning(
-                        span,
-                        format!("the relation `{n}` is never defined, so it is always false"),
-                    )
-                    .with_help("define it with a fact or a rule, or check the spelling"),
+                let names: Vec<&str> = unread.iter().map(|&u| self.name(u)).collect();
+                let slip = crate::diagnostics::did_you_mean(n, names.iter().copied())
+                    .and_then(|m| unread.iter().copied().find(|&u| self.name(u) == m));
+                let d = Diagnostic::warning(
+                    span,
+                    format!("the relation `{n}` is never defined, so it is always false"),
                 );
+                out.push(match slip {
+                    Some(m) => {
+                        slips.insert(m, s);
+                        d.with_help(format!(
+                            "did you mean `{}`? It is defined, and read nowhere else",
+                            self.name(m)
+                        ))
+                        .with_label(defined[&m], "defined here")
+                    }
+                    None => d.with_help("define it with a fact or a rule, or check the spelling"),
+                });
             }
+        }
+        for s in unread {
+            let n = self.name(s);
+            if slips.contains_key(&s) || (self.sem == Semantics::Operation && n == "action") {
+                continue;
+            }
+            let d = if n.eq_ignore_ascii_case("sees") {
+                Diagnostic::warning(
+                    defined[&s],
+                    "`sees` is GDL-II (what each role perceives), which is not supported",
+                )
+                .with_help(
+                    "the game is played as GDL: every role sees the whole state, and `sees` is ignored",
+                )
+            } else {
+                Diagnostic::warning(
+                    defined[&s],
+                    format!("the relation `{n}` is defined but never used"),
+                )
+                .with_help("remove it, or check the spelling where it should be used")
+            };
+            out.push(d);
+        }
+        if let Some(span) = self.random_role() {
+            out.push(
+                Diagnostic::warning(
+                    span,
+                    "a role named `random` is GDL-II's chance player, and GDL-II is not supported",
+                )
+                .with_help(
+                    "the game is played as GDL: `random` is an ordinary role, and a player takes its \
+                     seat (`--player random=random` plays it by chance)",
+                ),
+            );
         }
         out.sort_by_key(|d| d.span.start);
         self.warnings.extend(out);
+    }
+
+    /// Where the game declares a role named `random`, if it does.
+    fn random_role(&self) -> Option<Span> {
+        self.p.statements.iter().find_map(|st| match st {
+            Statement::Rule { head, body, .. }
+                if body.is_empty() && self.kw(head.pred) == Some(Keyword::Role) =>
+            {
+                match head.args.first() {
+                    Some(Term::Const(r, span)) if self.name(*r).eq_ignore_ascii_case("random") => {
+                        Some(*span)
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        })
     }
 
     fn summary(&self, strata: usize) -> Summary {

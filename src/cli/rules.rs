@@ -18,8 +18,10 @@ use super::CliError;
 fn read_rules(path: &Path) -> Result<(Program, String), CliError> {
     let source = GameSource::RuleFile(path.to_path_buf());
     let text = ggp::load::read(path).map_err(|e| load_error(e, &source))?;
-    let syntax =
-        ggp::syntax::syntax_of_path(path).unwrap_or_else(|| ggp::syntax::guess_syntax(&text));
+    let (syntax, note) = ggp::syntax::syntax_of_file(path, &text);
+    if let Some(note) = note {
+        eprintln!("note: {note}");
+    }
     let rules = ggp::load::read_rules(text, path.display().to_string(), syntax)
         .map_err(|e| load_error(e, &source))?;
     Ok((rules.program, rules.text))
@@ -99,7 +101,14 @@ pub fn check_file(
     out: &mut impl Write,
 ) -> Result<bool, CliError> {
     let file = path.display().to_string();
-    let (program, src) = match ggp::syntax::parse_file(path) {
+    let parsed = ggp::syntax::parse_file(path);
+    let text = match &parsed {
+        Ok((_, src)) | Err((_, src)) => src,
+    };
+    if let (_, Some(note)) = ggp::syntax::syntax_of_file(path, text) {
+        writeln!(out, "note: {note}")?;
+    }
+    let (program, src) = match parsed {
         Ok(ok) => ok,
         Err((diags, src)) => {
             writeln!(out, "{}", render_errors(&diags, &file, &src))?;
@@ -139,6 +148,7 @@ pub fn check_file(
         program,
         text: src.clone(),
         file: file.clone(),
+        syntax_note: None,
     };
     let loaded = ggp::load::load_checked(rules, &name, &options);
     let (stuck, network) = match loaded {

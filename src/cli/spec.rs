@@ -199,6 +199,9 @@ impl GameSpec {
     /// Loads the game, saying on standard error why the network was not used when it was not.
     pub fn load(&self) -> Result<AnyGame, CliError> {
         let game = load(&self.source, &self.options).map_err(|e| load_error(e, &self.source))?;
+        if let Some(note) = game.rules().and_then(|r| r.syntax_note.as_ref()) {
+            eprintln!("note: {note}");
+        }
         if let Some(why) = fallback_note(game.report()) {
             eprintln!("{why}");
         }

@@ -66,6 +66,46 @@ pub fn guess_syntax(src: &str) -> Syntax {
     Syntax::Kif
 }
 
+/// The syntax a rule file is written in, read from its text (KIF statements open with `(` and its
+/// comments with `;`, infix ones with a name and `%`), and a note saying which was assumed when the
+/// file's extension says otherwise (a KIF game saved as `.gdl`) or says nothing (`game.txt`).
+pub fn syntax_of_file(path: &Path, text: &str) -> (Syntax, Option<String>) {
+    let named = syntax_of_path(path);
+    let blank = text
+        .lines()
+        .all(|l| l.trim().is_empty() || l.trim_start().starts_with([';', '%']));
+    let found = match (named, blank) {
+        (Some(s), true) => return (s, None),
+        _ => guess_syntax(text),
+    };
+    let name = |s: Syntax| match s {
+        Syntax::Kif => "KIF",
+        Syntax::Infix => "infix (Epilog)",
+    };
+    let first = text.lines().map(str::trim_start).find(|l| !l.is_empty());
+    let why = match (found, first.and_then(|l| l.chars().next())) {
+        (Syntax::Kif, Some(';')) => "its comments open with `;`",
+        (Syntax::Infix, Some('%')) => "its comments open with `%`",
+        (Syntax::Kif, _) => "its statements open with `(`",
+        (Syntax::Infix, _) => "its statements open with a name, not `(`",
+    };
+    let note = match named {
+        Some(s) if s == found => None,
+        Some(s) => Some(format!(
+            "{} is named like {} rules, but {why}: it is read as {}",
+            path.display(),
+            name(s),
+            name(found)
+        )),
+        None => Some(format!(
+            "{}: {why}, so it is read as {}",
+            path.display(),
+            name(found)
+        )),
+    };
+    (found, note)
+}
+
 /// Parses `src` in the given syntax.
 pub fn parse_str(src: &str, syntax: Syntax) -> Result<Program, Vec<Diagnostic>> {
     match syntax {
@@ -74,8 +114,8 @@ pub fn parse_str(src: &str, syntax: Syntax) -> Result<Program, Vec<Diagnostic>> 
     }
 }
 
-/// Reads and parses a rule file, choosing the syntax by extension ([`syntax_of_path`]) or, for other
-/// extensions, by content ([`guess_syntax`]). Returns the source text too, for rendering diagnostics.
+/// Reads and parses a rule file, in the syntax its text is written in ([`syntax_of_file`]). Returns the
+/// source text too, for rendering diagnostics.
 pub fn parse_file(path: &Path) -> Result<(Program, String), (Vec<Diagnostic>, String)> {
     let bytes = std::fs::read(path).map_err(|e| {
         (
@@ -100,7 +140,7 @@ pub fn parse_file(path: &Path) -> Result<(Program, String), (Vec<Diagnostic>, St
             ));
         }
     };
-    let syntax = syntax_of_path(path).unwrap_or_else(|| guess_syntax(&src));
+    let (syntax, _) = syntax_of_file(path, &src);
     match parse_str(&src, syntax) {
         Ok(p) => Ok((p, src)),
         Err(d) => Err((d, src)),

@@ -84,12 +84,35 @@ pub fn ground_with(p: &ast::Program, budget: Budget) -> Result<Grounded, Network
                     } else {
                         second.limit
                     },
-                    format!("{first}; with the rules decomposed and demand-driven, {second}"),
+                    both_ways(&first.why, &second.why),
                 )),
                 other => other,
             }
         }
         other => other,
+    }
+}
+
+/// Why neither strategy fit the budget, each reason once: `the load-time analysis: more than 300000 facts
+/// derived ... as written; the evaluation ran past its time limit ... decomposed and demand-driven`, the
+/// part both share said first and once.
+fn both_ways(first: &str, second: &str) -> String {
+    if first == second {
+        return format!("{first} (as written, and decomposed and demand-driven alike)");
+    }
+    let shared = match (first.split_once(": "), second.split_once(": ")) {
+        (Some((a, _)), Some((b, _))) if a == b => Some(a),
+        _ => None,
+    };
+    match shared {
+        Some(what) => format!(
+            "{what}: {} with the rules as written; {} with them decomposed and demand-driven",
+            &first[what.len() + 2..],
+            &second[what.len() + 2..]
+        ),
+        None => format!(
+            "{first} with the rules as written; {second} with them decomposed and demand-driven"
+        ),
     }
 }
 
@@ -246,6 +269,23 @@ pub(crate) mod testing {
 mod tests {
     use super::testing::*;
     use super::*;
+
+    #[test]
+    fn both_strategies_failing_say_each_reason_once() {
+        let same = "the evaluation ran past its time limit";
+        assert_eq!(
+            both_ways(same, same),
+            "the evaluation ran past its time limit (as written, and decomposed and demand-driven alike)"
+        );
+        assert_eq!(
+            both_ways("analysis: 300001 facts", "analysis: 2.0 s"),
+            "analysis: 300001 facts with the rules as written; 2.0 s with them decomposed and demand-driven"
+        );
+        assert_eq!(
+            both_ways("too many facts", "too slow"),
+            "too many facts with the rules as written; too slow with them decomposed and demand-driven"
+        );
+    }
 
     #[test]
     fn the_grounded_program_is_the_demand_driven_rewrite_for_the_decomposed_strategy() {
