@@ -36,10 +36,11 @@
 //!
 //! The first line names the format and its version. The fingerprint mixes the game's roles and the keys of
 //! the states within two moves of the start, so a file trained on a differently sized board or other
-//! rules is refused even when the name matches, and a game served under another name is recognised. A rule file's two engines (network and Datalog) key a state by the same
-//! bitset of facts, so a file trained on one serves the other; were their keys ever to differ, the
-//! initial state's key would differ too and the file would be refused rather than misread. Then one line per state: its
-//! key in 16 hex digits and its score. Loading checks every line and says which one is wrong.
+//! rules is refused even when the name matches, and a game served under another name is recognised. A
+//! rule file's two engines (network and Datalog) key a state by the same bitset of facts, so a file
+//! trained on one serves the other; were their keys ever to differ, the initial state's key would differ
+//! too and the file would be refused rather than misread. Then one line per state: its key in 16 hex
+//! digits and its score. Loading checks every line and says which one is wrong.
 
 use std::fmt::Write as _;
 use std::io::Write as _;

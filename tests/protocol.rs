@@ -887,3 +887,94 @@ fn a_tournament_seats_remote_players_beside_local_ones() {
     let (ok, _, err) = run(&["tournament", three.to_str().unwrap(), "--players", &remote]);
     assert!(!ok && err.contains("one- and two-role games"), "{err}");
 }
+
+/// A served `learned:FILE` player plays the game it was trained on, though the referee sends it under
+/// the match's name and in KIF where it was trained on the infix file; sent another game, it refuses at
+/// `start`, and the referee stops the match there, saying why.
+#[test]
+fn a_served_learned_player_plays_its_game_and_refuses_another_at_start() {
+    let tictactoe = Path::new(env!("CARGO_MANIFEST_DIR")).join("games/tictactoe.gdl");
+    let scores = tmp_file("tictactoe.scores");
+    let mut train = Command::new(env!("CARGO_BIN_EXE_ggp-run"));
+    train
+        .arg("train")
+        .arg(&tictactoe)
+        .args(["--turns", "20000", "--out"])
+        .arg(&scores);
+    let (ok, out, err) = run_bounded(train, Duration::from_secs(120));
+    assert!(ok, "train failed\n{out}\n{err}");
+    let server = serve(&["--player", &format!("learned:{}", scores.display())]);
+
+    let record_file = tmp_file("learned-match.json");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ggp-run"));
+    cmd.arg("match")
+        .arg(&tictactoe)
+        .args(["--startclock", "10", "--playclock", "5", "--out"])
+        .arg(&record_file)
+        .args([
+            "--player",
+            &format!("x={}", server.url),
+            "--player",
+            "o=random",
+        ]);
+    let (ok, out, err) = run_bounded(cmd, Duration::from_secs(120));
+    assert!(ok, "the match failed\n{out}\n{err}");
+    let record = MatchRecord::from_json(&std::fs::read_to_string(&record_file).unwrap()).unwrap();
+    assert!(record.is_completed);
+    assert!(
+        errors_of(&record, 0).iter().all(String::is_empty),
+        "the learned player's moves were all its own: {:?}",
+        record.errors
+    );
+    let _ = std::fs::remove_file(&record_file);
+
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ggp-run"));
+    cmd.arg("match")
+        .arg(game_file("connectFour.kif"))
+        .args(["--startclock", "10", "--playclock", "5"])
+        .args([
+            "--player",
+            &format!("red={}", server.url),
+            "--player",
+            "black=random",
+        ]);
+    let (ok, out, err) = run_bounded(cmd, Duration::from_secs(120));
+    assert!(
+        !ok,
+        "a match the served player cannot play is stopped\n{out}"
+    );
+    assert!(
+        err.contains("cannot play this game") && err.contains("trained on"),
+        "the referee says why:\n{err}"
+    );
+}
+
+/// The bundled infix breakthrough, whose rules read `legal` in a body, goes to a remote player as KIF
+/// that it loads and plays to the end.
+#[test]
+fn a_remote_match_of_the_bundled_infix_breakthrough_completes() {
+    let breakthrough = Path::new(env!("CARGO_MANIFEST_DIR")).join("games/breakthrough.gdl");
+    let server = serve(&["--player", "random"]);
+    let record_file = tmp_file("breakthrough.json");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ggp-run"));
+    cmd.arg("match")
+        .arg(&breakthrough)
+        .args(["--startclock", "20", "--playclock", "5", "--out"])
+        .arg(&record_file)
+        .args([
+            "--player",
+            &format!("white={}", server.url),
+            "--player",
+            "black=random",
+        ]);
+    let (ok, out, err) = run_bounded(cmd, Duration::from_secs(300));
+    assert!(ok, "the match failed\n{out}\n{err}");
+    let record = MatchRecord::from_json(&std::fs::read_to_string(&record_file).unwrap()).unwrap();
+    let _ = std::fs::remove_file(&record_file);
+    assert!(record.is_completed);
+    assert!(
+        errors_of(&record, 0).iter().all(String::is_empty),
+        "every remote move was legal and on time: {:?}",
+        record.errors
+    );
+}

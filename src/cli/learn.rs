@@ -18,7 +18,7 @@ use ggp::tournament::{
 
 use super::CliError;
 
-/// Trains seed 2's learner by self-play and writes the scores.
+/// Learns a score for every position by self-play (temporal-difference learning) and writes the scores.
 pub struct Train {
     pub turns: u64,
     pub out: PathBuf,

@@ -62,7 +62,8 @@ enum Command {
     Match(protocol::MatchArgs),
     /// Prints a match record (ggp-base's JSON) step by step.
     View(protocol::ViewArgs),
-    /// Trains seed 2's learner by self-play (two-role turn-taking games) and writes its scores.
+    /// Learns a score for every position by playing itself (temporal-difference learning, seed 2; two-role
+    /// turn-taking games) and writes the scores, for the `learned:FILE` player.
     Train(TrainArgs),
     /// Plays every pair of players against each other and prints a table of results.
     Tournament(TournamentArgs),

@@ -306,8 +306,13 @@ impl PlayerServer {
                 if let Some(why) = &report.fallback {
                     note.push_str(&format!("; no network: {why}"));
                 }
+                // A player that cannot play this game says so now, not by playing at random later.
                 if let Some(why) = prepared {
-                    note.push_str(&format!("; {why}"));
+                    matches.remove(&match_id);
+                    return Reply::error(
+                        StatusCode::BAD_REQUEST,
+                        format!("{} cannot play this game: {why}", self.config.player),
+                    );
                 }
                 match matches.get_mut(&match_id) {
                     Some(entry) => {
