@@ -155,7 +155,7 @@ pub fn fingerprint<G: Game>(game: &G) -> u64 {
 pub fn check_supported(info: &GameInfo) -> Result<(), ModelError> {
     if info.roles.len() != 2 || info.dynamics != Dynamics::TurnTaking {
         return Err(ModelError::Unsupported(format!(
-            "seed 2's learner needs a two-role, turn-taking game (one score, the first role maximising \
+            "the TD self-play learner needs a two-role, turn-taking game (one score, the first role maximising \
              it and the second minimising it), but `{}` has {}{}",
             info.name,
             crate::diagnostics::count(info.roles.len(), "role"),

@@ -83,6 +83,49 @@ fn tictactoe_is_drawn_the_way_its_rules_name_the_cells() {
     );
 }
 
+/// Boards found from the corpus's rules, not only `cell(A, B, V)`: the eight-puzzle's `cell(M, N, T)` is
+/// a matrix (its first row reads 8 7 6), pentago's four-argument `cellHolds(Q, X, Y, Player)` is one
+/// board per quadrant, dots and boxes' `box(X, Y, Owner)` and peg solitaire's `hole(Row, Col, peg)`
+/// are grids by their shape, hex's `connected(K, M, N)` (K a group) is not a board, and chess's
+/// `cell(X, Y, Player, Piece)` shows both values on the square.
+#[test]
+fn corpus_boards_are_found_from_the_rules() {
+    let cases = [
+        (
+            "eightPuzzle.kif",
+            "    1 2 3\n1 | 8 7 6\n2 | 5 4 3\n3 | 2 1 .\n",
+        ),
+        ("pentago.kif", "cellHolds 1:\n3 |     .     .     .\n"),
+        ("pentago.kif", "cellHolds 4:\n3 |     .     .     .\n"),
+        (
+            "dotsAndBoxes.kif",
+            "1 | . . . . .\n    1 2 3 4 5\n(box_count oplayer 0)\n",
+        ),
+        (
+            "peg.kif",
+            "c4 |   peg   peg   peg     .   peg   peg   peg\n",
+        ),
+        (
+            "hex.kif",
+            "i |    .    .    .    .    .    .    .    .    .\n(control red)\n",
+        ),
+        ("speedChess.kif", "2 |   white/pawn   white/pawn"),
+    ];
+    for (game, want) in cases {
+        let args = format!(
+            "{} --player legal",
+            shared(&format!("games/kif/{game}"))
+        );
+        let o = run(&args.split_whitespace().collect::<Vec<_>>(), "");
+        let out = String::from_utf8_lossy(&o.stdout);
+        let first = out.split("(step 0)").next().unwrap_or_default();
+        assert!(
+            first.contains(want),
+            "{game}: expected\n{want}\nin the first state\n{first}"
+        );
+    }
+}
+
 #[test]
 fn the_end_of_a_match_says_who_won_in_words() {
     check(

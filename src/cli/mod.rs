@@ -62,8 +62,8 @@ enum Command {
     Match(protocol::MatchArgs),
     /// Prints a match record (ggp-base's JSON) step by step.
     View(protocol::ViewArgs),
-    /// Learns a score for every position by playing itself (temporal-difference learning, seed 2; two-role
-    /// turn-taking games) and writes the scores, for the `learned:FILE` player.
+    /// Learns a score for every position by playing itself (temporal-difference learning over a table
+    /// of positions; two-role turn-taking games) and writes the scores, for the `learned:FILE` player.
     Train(TrainArgs),
     /// Plays every pair of players against each other and prints a table of results.
     Tournament(TournamentArgs),

@@ -674,7 +674,7 @@ impl Game for NetGame {
             &facts,
             &self.net.props,
             self.net.syntax,
-            self.layout,
+            &self.layout,
         )
     }
 }

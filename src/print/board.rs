@@ -1,26 +1,118 @@
-//! Drawing a rule game's state for a person: a board of `cell(A, B, V)` facts as a grid, every other
-//! fact as a sorted list in the file's own syntax.
+//! Drawing a rule game's state for a person: its boards as grids, every other fact as a sorted list
+//! in the file's own syntax.
+//!
+//! A board is a relation of the state whose first two arguments are a square's coordinates and whose
+//! last is what stands there, found from the game's base propositions and the names its rules give
+//! the arguments: a three-argument relation named like a cell (`cell`, `cellHolds`); any other
+//! three-argument relation whose coordinates are numbers or short names filling at least half of a
+//! grid (dots and boxes' `box(X, Y, Owner)`, peg solitaire's cross of `hole(Row, Col, peg)`), unless
+//! the rules name its first arguments as something else (hex's `connected(K, M, N)`, K a group); a
+//! four-argument cell whose rules name two neighbouring arguments as coordinates: pentago's
+//! `cellHolds(Q, X, Y, Player)` is one board per quadrant, chess's `cell(X, Y, Player, Piece)` one
+//! board showing `white/rook`. A relation with two facts on one square is listed, not drawn.
 //!
 //! Which coordinate runs across is read from the rules, because games disagree: tic-tac-toe's
 //! `cell(M, N, x)` (`mark(Row, Col)`) is a matrix, row first and row 1 at the top, while Connect Four's
 //! `cell(X, Y, red)` and chess's `cell(a, 1, wr)` put the first coordinate across and the second going
-//! up. [`layout_of`] looks at the names of the variables the rules use for the two coordinates (`M`,
-//! `R`, `Row`, `I` first mean a matrix; anything else, `X`, `C`, `File`, the other) and the grid is
-//! labelled with the game's own coordinates on its edges. Cells holding a blank (`b`, `blank`, `empty`)
-//! or nothing are drawn as `.`.
+//! up. [`layout_of`] reads the names of the variables the rules give the two coordinates (`M`, `R`,
+//! `Row`, `I` first mean a matrix; anything else, `X`, `C`, `File`, the other); the board's declaration
+//! (`base(cell(M, N, T))`) decides when it names them, the majority of all rules otherwise. The grid is
+//! labelled with the game's own coordinates on its edges. Cells holding a blank (`b`, `blank`,
+//! `empty`) or nothing are drawn as `.`.
 
 use crate::datalog::terms::{TermId, TermStore};
-use crate::syntax::ast::{Atom, Literal, Program, Statement, Syntax, Term};
+use crate::syntax::ast::{Atom, Literal, Program, Statement, Sym, Syntax, Term};
 
-/// How the two coordinates of a board's cells are laid out.
+/// How a game's boards are drawn: which way the coordinates run, and where the coordinates and the
+/// value sit in a four-argument cell.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Layout {
+    orientation: Orientation,
+    /// The four-argument cell relations whose coordinates the rules name, by name.
+    four: Vec<(String, Shape)>,
+    /// Three-argument relations whose first two arguments the rules name as something other than
+    /// coordinates (hex's `connected(K, M, N)`, K a group): never drawn as boards.
+    not_boards: Vec<String>,
+}
+
+/// Which way a board's two coordinates run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Layout {
+enum Orientation {
     /// The first coordinate across, the second going up (Connect Four, chess).
     #[default]
     AcrossUp,
     /// The first coordinate is the row, from the top; the second the column (tic-tac-toe's
     /// `mark(Row, Col)`).
     RowColumn,
+}
+
+/// Where a cell fact's parts sit among its arguments.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Shape {
+    /// The argument that picks one of several boards (pentago's quadrant, a 3-D game's level).
+    board: Option<usize>,
+    /// The two coordinates.
+    first: usize,
+    second: usize,
+    /// What stands on the square (two arguments for chess's `cell(X, Y, Player, Piece)`).
+    value: Vec<usize>,
+}
+
+impl Shape {
+    /// `cell(A, B, V)`.
+    fn three() -> Shape {
+        Shape {
+            board: None,
+            first: 0,
+            second: 1,
+            value: vec![2],
+        }
+    }
+
+    /// A four-argument cell's shape from its arguments' variable names: the coordinates are two
+    /// neighbouring arguments named as coordinates (`X, Y`, `M, N`, `Row, Col`); an argument before
+    /// them, or a third coordinate (`Z`) after them, picks the board.
+    fn four(names: &[Option<String>]) -> Option<Shape> {
+        let coordinate = |i: usize| names[i].as_deref().is_some_and(coordinate_name);
+        if coordinate(1) && coordinate(2) && !coordinate(0) {
+            return Some(Shape {
+                board: Some(0),
+                first: 1,
+                second: 2,
+                value: vec![3],
+            });
+        }
+        if coordinate(0) && coordinate(1) {
+            let level = names[2]
+                .as_deref()
+                .is_some_and(|n| matches!(n, "z" | "o" | "level" | "board"));
+            return Some(if level {
+                Shape {
+                    board: Some(2),
+                    first: 0,
+                    second: 1,
+                    value: vec![3],
+                }
+            } else {
+                Shape {
+                    board: None,
+                    first: 0,
+                    second: 1,
+                    value: vec![2, 3],
+                }
+            });
+        }
+        None
+    }
+}
+
+/// Whether a variable's stem names a board coordinate.
+fn coordinate_name(stem: &str) -> bool {
+    row_like(stem)
+        || column_like(stem)
+        || file_like(stem)
+        || rank_like(stem)
+        || matches!(stem, "x" | "y")
 }
 
 /// Whether `name` is a relation or function whose three-argument facts are drawn as a board.
@@ -43,31 +135,37 @@ fn column_like(stem: &str) -> bool {
     matches!(stem, "c" | "n" | "j" | "col" | "column")
 }
 
-fn across_like(stem: &str) -> bool {
-    matches!(stem, "x" | "file" | "f")
+fn file_like(stem: &str) -> bool {
+    matches!(stem, "file" | "f")
 }
 
-fn up_like(stem: &str) -> bool {
-    matches!(stem, "y" | "rank")
+fn rank_like(stem: &str) -> bool {
+    matches!(stem, "rank")
 }
 
 /// The layout the rules' variable names suggest (see the module documentation); [`Layout::AcrossUp`]
 /// when they say nothing.
 pub fn layout_of(program: &Program) -> Layout {
-    let mut votes: i64 = 0;
-    let mut vote = |a: &Atom| {
-        if a.args.len() == 3 && is_cell_name(program.symbols.name(a.pred)) {
-            count(program, &a.args, &mut votes);
+    // Row/column names (`M`, `Row`, `C`, `File`...) say what their author meant; `X` and `Y` are
+    // written by authors of both layouts, so they decide only when nothing else does.
+    let mut votes = Votes::default();
+    let vote = |a: &Atom, votes: &mut Votes| {
+        if is_cell_name(program.symbols.name(a.pred)) {
+            count(program, a.pred, &a.args, votes);
+        }
+        if a.args.len() == 3 {
+            name_positions(program, a.pred, &a.args, votes);
         }
         for t in &a.args {
-            term_votes(program, t, &mut votes);
+            term_votes(program, t, votes);
         }
     };
     for s in &program.statements {
         match s {
             Statement::Rule { head, body, .. } => {
-                vote(head);
-                body.iter().for_each(|l| literal_atoms(l, &mut vote));
+                vote(head, &mut votes);
+                body.iter()
+                    .for_each(|l| literal_atoms(l, &mut |a| vote(a, &mut votes)));
             }
             Statement::Operation {
                 action,
@@ -75,17 +173,70 @@ pub fn layout_of(program: &Program) -> Layout {
                 effects,
                 ..
             } => {
-                vote(action);
-                conditions.iter().for_each(|l| literal_atoms(l, &mut vote));
-                effects.iter().for_each(|e| vote(&e.atom));
+                vote(action, &mut votes);
+                conditions
+                    .iter()
+                    .for_each(|l| literal_atoms(l, &mut |a| vote(a, &mut votes)));
+                effects.iter().for_each(|e| vote(&e.atom, &mut votes));
             }
         }
     }
-    if votes > 0 {
-        Layout::RowColumn
+    let decided = if votes.named != 0 {
+        votes.named
     } else {
-        Layout::AcrossUp
+        votes.xy
+    };
+    Layout {
+        orientation: if decided > 0 {
+            Orientation::RowColumn
+        } else {
+            Orientation::AcrossUp
+        },
+        four: votes.four,
+        not_boards: votes
+            .positions
+            .into_iter()
+            .filter(|(_, p)| p[0] < 0 || p[1] < 0)
+            .map(|(name, _)| name)
+            .collect(),
     }
+}
+
+/// Counts, for the first two arguments of a three-argument relation, variables named like a
+/// coordinate (+1) or not (-1).
+fn name_positions(program: &Program, name: Sym, args: &[Term], votes: &mut Votes) {
+    let name = program.symbols.name(name);
+    let i = match votes.positions.iter().position(|p| p.0 == name) {
+        Some(i) => i,
+        None => {
+            votes.positions.push((name.to_string(), [0, 0]));
+            votes.positions.len() - 1
+        }
+    };
+    for (k, t) in args[..2].iter().enumerate() {
+        if let Term::Var(s, _) = t {
+            let stem = stem(program.symbols.name(*s));
+            votes.positions[i].1[k] += if coordinate_ish(&stem) { 1 } else { -1 };
+        }
+    }
+}
+
+/// A coordinate's name, or one ending in a coordinate's letter (`dr`, `oc`: a move's destination
+/// row and origin column).
+fn coordinate_ish(stem: &str) -> bool {
+    coordinate_name(stem) || stem.ends_with(['x', 'y', 'r', 'c'])
+}
+
+/// Signs of a matrix (positive) or of across-and-up (negative) among the coordinates' variable
+/// names: `named` from row and column names, `xy` from `X` and `Y`.
+#[derive(Default)]
+struct Votes {
+    named: i64,
+    xy: i64,
+    /// The first shape read for each four-argument cell relation.
+    four: Vec<(String, Shape)>,
+    /// Three-argument relations and their [`name_positions`] counts.
+    positions: Vec<(String, [i64; 2])>,
 }
 
 fn literal_atoms<'a>(l: &'a Literal, f: &mut impl FnMut(&'a Atom)) {
@@ -97,10 +248,13 @@ fn literal_atoms<'a>(l: &'a Literal, f: &mut impl FnMut(&'a Atom)) {
 }
 
 /// Votes of the `cell(...)` terms nested in `t` (`true(cell(M, N, x))`).
-fn term_votes(program: &Program, t: &Term, votes: &mut i64) {
+fn term_votes(program: &Program, t: &Term, votes: &mut Votes) {
     if let Term::Func(f, args, _) = t {
-        if args.len() == 3 && is_cell_name(program.symbols.name(*f)) {
-            count(program, args, votes);
+        if is_cell_name(program.symbols.name(*f)) {
+            count(program, *f, args, votes);
+        }
+        if args.len() == 3 {
+            name_positions(program, *f, args, votes);
         }
         for a in args {
             term_votes(program, a, votes);
@@ -108,19 +262,44 @@ fn term_votes(program: &Program, t: &Term, votes: &mut i64) {
     }
 }
 
-/// +1 for each sign of a matrix in the first two arguments, -1 for each sign of across-and-up.
-fn count(program: &Program, args: &[Term], votes: &mut i64) {
+/// +1 for each sign of a matrix in a cell's two coordinates, -1 for each sign of across-and-up. The
+/// coordinates are the first two arguments of a three-argument cell, the middle two of a
+/// four-argument one.
+fn count(program: &Program, name: Sym, args: &[Term], votes: &mut Votes) {
     let var = |t: &Term| match t {
         Term::Var(s, _) => Some(stem(program.symbols.name(*s))),
         _ => None,
     };
-    if let Some(first) = var(&args[0]) {
-        *votes +=
-            i64::from(row_like(&first)) - i64::from(across_like(&first) || column_like(&first));
+    let shape = match args.len() {
+        3 => Shape::three(),
+        4 => {
+            let name = program.symbols.name(name);
+            if let Some(known) = votes.four.iter().find(|f| f.0 == name) {
+                known.1.clone()
+            } else {
+                let names: Vec<Option<String>> = args.iter().map(var).collect();
+                match Shape::four(&names) {
+                    Some(shape) => {
+                        votes.four.push((name.to_string(), shape.clone()));
+                        shape
+                    }
+                    None => return,
+                }
+            }
+        }
+        _ => return,
+    };
+    let coordinates = [args[shape.first].clone(), args[shape.second].clone()];
+    if let Some(first) = var(&coordinates[0]) {
+        votes.named +=
+            i64::from(row_like(&first)) - i64::from(file_like(&first) || column_like(&first));
+        votes.xy += i64::from(first == "y") - i64::from(first == "x");
     }
-    if let Some(second) = var(&args[1]) {
-        *votes +=
-            i64::from(column_like(&second)) - i64::from(up_like(&second) || row_like(&second));
+    if let Some(second) = var(&coordinates[1]) {
+        votes.named +=
+            i64::from(column_like(&second)) - i64::from(rank_like(&second) || row_like(&second));
+        votes.xy -= i64::from(second == "y");
+        votes.xy += i64::from(second == "x");
     }
 }
 
@@ -132,6 +311,92 @@ fn is_blank(text: &str) -> bool {
     )
 }
 
+/// A relation drawn as boards.
+struct Board {
+    sym: Sym,
+    arity: usize,
+    shape: Shape,
+}
+
+/// One fact of a board: which board (for a relation of several), its coordinates and its value.
+type Square = (Option<TermId>, TermId, TermId, Vec<TermId>);
+
+impl Board {
+    fn holds(&self, terms: &TermStore, t: TermId) -> bool {
+        terms.sym(t) == self.sym && terms.args(t).len() == self.arity
+    }
+
+    fn split(&self, terms: &TermStore, t: TermId) -> Square {
+        let a = terms.args(t);
+        (
+            self.shape.board.map(|i| a[i]),
+            a[self.shape.first],
+            a[self.shape.second],
+            self.shape.value.iter().map(|&i| a[i]).collect(),
+        )
+    }
+}
+
+/// Whether a coordinate reads as one: a number or a name of at most three characters (`a`, `c3`).
+fn coordinate_like(terms: &TermStore, t: TermId) -> bool {
+    terms.as_int(t).is_some() || (terms.args(t).is_empty() && terms.kif(t).len() <= 3)
+}
+
+/// The relations of `domain` drawn as boards (see the module documentation), by name.
+fn boards(terms: &TermStore, domain: &[TermId], layout: &Layout) -> Vec<Board> {
+    let mut groups: Vec<(Sym, usize, Vec<TermId>)> = Vec::new();
+    for &t in domain {
+        let (sym, arity) = (terms.sym(t), terms.args(t).len());
+        if arity != 3 && arity != 4 {
+            continue;
+        }
+        match groups.iter_mut().find(|g| g.0 == sym && g.1 == arity) {
+            Some(g) => g.2.push(t),
+            None => groups.push((sym, arity, vec![t])),
+        }
+    }
+    let mut found: Vec<Board> = groups
+        .into_iter()
+        .filter_map(|(sym, arity, props)| {
+            let name = terms.name(sym);
+            if arity == 4 {
+                let shape = layout.four.iter().find(|f| f.0 == name)?.1.clone();
+                return Some(Board { sym, arity, shape });
+            }
+            let board = Board {
+                sym,
+                arity,
+                shape: Shape::three(),
+            };
+            if is_cell_name(name) {
+                return Some(board);
+            }
+            if layout.not_boards.iter().any(|n| n == name) {
+                return None;
+            }
+            let mut xs: Vec<TermId> = props.iter().map(|&t| terms.args(t)[0]).collect();
+            let mut ys: Vec<TermId> = props.iter().map(|&t| terms.args(t)[1]).collect();
+            xs.sort();
+            xs.dedup();
+            ys.sort();
+            ys.dedup();
+            let mut squares: Vec<(TermId, TermId)> = props
+                .iter()
+                .map(|&t| (terms.args(t)[0], terms.args(t)[1]))
+                .collect();
+            squares.sort();
+            squares.dedup();
+            let grid = xs.len() >= 2
+                && ys.len() >= 2
+                && 2 * squares.len() >= xs.len() * ys.len()
+                && xs.iter().chain(&ys).all(|&c| coordinate_like(terms, c));
+            grid.then_some(board)
+        })
+        .collect();
+    found.sort_by(|a, b| terms.name(a.sym).cmp(terms.name(b.sym)));
+    found
+}
+
 /// Draws a state (see the module documentation). The grid spans the cells of `domain` (all the base
 /// propositions), so empty squares show too.
 pub(crate) fn draw_state(
@@ -139,83 +404,151 @@ pub(crate) fn draw_state(
     facts: &[TermId],
     domain: &[TermId],
     syntax: Syntax,
-    layout: Layout,
+    layout: &Layout,
 ) -> String {
     let show = |t: TermId| match syntax {
         Syntax::Kif => terms.kif(t),
         Syntax::Infix => terms.infix(t),
     };
-    let is_cell = |t: TermId| terms.args(t).len() == 3 && is_cell_name(terms.name(terms.sym(t)));
-    let mut cells: Vec<(TermId, TermId, TermId)> = Vec::new();
-    let mut rest: Vec<String> = Vec::new();
-    for &t in facts {
-        if is_cell(t) {
-            let args = terms.args(t);
-            cells.push((args[0], args[1], args[2]));
-        } else {
-            rest.push(show(t));
-        }
-    }
-    rest.sort();
-    let key = |t: &TermId| (terms.as_int(*t).unwrap_or(i64::MAX), terms.kif(*t));
-    let mut out = String::new();
-    let grid: Vec<TermId> = domain.iter().copied().filter(|&t| is_cell(t)).collect();
-    if !grid.is_empty() {
-        let mut firsts: Vec<TermId> = grid.iter().map(|&t| terms.args(t)[0]).collect();
-        let mut seconds: Vec<TermId> = grid.iter().map(|&t| terms.args(t)[1]).collect();
-        firsts.sort_by_key(key);
-        firsts.dedup();
-        seconds.sort_by_key(key);
-        seconds.dedup();
-        // Rows from the top of the drawing down, columns from left to right, and how to find a
-        // cell's value from its row and column.
-        let (rows, columns): (Vec<TermId>, Vec<TermId>) = match layout {
-            Layout::AcrossUp => (seconds.into_iter().rev().collect(), firsts),
-            Layout::RowColumn => (firsts, seconds),
-        };
-        let value = |row: TermId, column: TermId| {
-            let (a, b) = match layout {
-                Layout::AcrossUp => (column, row),
-                Layout::RowColumn => (row, column),
-            };
-            cells
-                .iter()
-                .find(|c| c.0 == a && c.1 == b)
-                .map(|c| show(c.2))
-                .filter(|v| !is_blank(v))
-                .unwrap_or_else(|| ".".to_string())
-        };
-        let width = grid
+    let mut grids: Vec<(String, String)> = Vec::new();
+    let mut drawn: Vec<&Board> = Vec::new();
+    let boards = boards(terms, domain, layout);
+    for board in &boards {
+        let squares: Vec<Square> = domain
             .iter()
-            .map(|&t| show(terms.args(t)[2]).len())
-            .chain(columns.iter().map(|x| show(*x).len()))
-            .max()
-            .unwrap_or(1);
-        let margin = rows.iter().map(|y| show(*y).len()).max().unwrap_or(1);
-        let mut axis = format!("{:>margin$}  ", "");
-        for x in &columns {
-            axis.push_str(&format!(" {:>width$}", show(*x)));
+            .filter(|&&t| board.holds(terms, t))
+            .map(|&t| board.split(terms, t))
+            .collect();
+        let cells: Vec<Square> = facts
+            .iter()
+            .filter(|&&t| board.holds(terms, t))
+            .map(|&t| board.split(terms, t))
+            .collect();
+        let mut occupied: Vec<_> = cells.iter().map(|c| (c.0, c.1, c.2)).collect();
+        occupied.sort();
+        let before = occupied.len();
+        occupied.dedup();
+        if occupied.len() < before {
+            continue; // two things on one square: not a board after all
         }
-        let axis = axis.trim_end().to_string();
-        if layout == Layout::RowColumn {
-            out.push_str(&axis);
-            out.push('\n');
+        let mut parts: Vec<Option<TermId>> = squares.iter().map(|s| s.0).collect();
+        parts.sort_by_key(|p| p.map(|t| sort_key(terms, t)));
+        parts.dedup();
+        for part in parts {
+            let on_part: Vec<(TermId, TermId, String)> = squares
+                .iter()
+                .filter(|s| s.0 == part)
+                .map(|s| (s.1, s.2, value_text(&s.3, &show)))
+                .collect();
+            let part_cells: Vec<(TermId, TermId, String)> = cells
+                .iter()
+                .filter(|c| c.0 == part)
+                .map(|c| (c.1, c.2, value_text(&c.3, &show)))
+                .collect();
+            let title = match part {
+                Some(p) => format!("{} {}", terms.name(board.sym), show(p)),
+                None => terms.name(board.sym).to_string(),
+            };
+            grids.push((
+                title,
+                grid(terms, &on_part, &part_cells, &show, layout.orientation),
+            ));
         }
-        for &row in &rows {
-            let mut line = format!("{:>margin$} |", show(row));
-            for &column in &columns {
-                line.push_str(&format!(" {:>width$}", value(row, column)));
-            }
-            out.push_str(line.trim_end());
-            out.push('\n');
+        drawn.push(board);
+    }
+    let mut rest: Vec<String> = facts
+        .iter()
+        .filter(|&&t| !drawn.iter().any(|b| b.holds(terms, t)))
+        .map(|&t| show(t))
+        .collect();
+    rest.sort();
+    let mut out = String::new();
+    let titled = grids.len() > 1;
+    for (title, grid) in grids {
+        if titled {
+            out.push_str(&title);
+            out.push_str(":\n");
         }
-        if layout == Layout::AcrossUp {
-            out.push_str(&axis);
-            out.push('\n');
-        }
+        out.push_str(&grid);
     }
     for f in rest {
         out.push_str(&f);
+        out.push('\n');
+    }
+    out
+}
+
+/// A square's value as drawn: its parts separated by `/` (`white/rook`).
+fn value_text(parts: &[TermId], show: &dyn Fn(TermId) -> String) -> String {
+    parts.iter().map(|&t| show(t)).collect::<Vec<_>>().join("/")
+}
+
+/// Numbers in numeric order before names in alphabetical order.
+fn sort_key(terms: &TermStore, t: TermId) -> (i64, String) {
+    (terms.as_int(t).unwrap_or(i64::MAX), terms.kif(t))
+}
+
+/// One grid: its `squares` (every square a value may stand on, with that value) and `cells` (what
+/// stands on each square in the state), as (first coordinate, second coordinate, value).
+fn grid(
+    terms: &TermStore,
+    squares: &[(TermId, TermId, String)],
+    cells: &[(TermId, TermId, String)],
+    show: &dyn Fn(TermId) -> String,
+    orientation: Orientation,
+) -> String {
+    let key = |t: &TermId| sort_key(terms, *t);
+    let mut firsts: Vec<TermId> = squares.iter().map(|c| c.0).collect();
+    let mut seconds: Vec<TermId> = squares.iter().map(|c| c.1).collect();
+    firsts.sort_by_key(key);
+    firsts.dedup();
+    seconds.sort_by_key(key);
+    seconds.dedup();
+    // Rows from the top of the drawing down, columns from left to right, and how to find a
+    // cell's value from its row and column.
+    let (rows, columns): (Vec<TermId>, Vec<TermId>) = match orientation {
+        Orientation::AcrossUp => (seconds.into_iter().rev().collect(), firsts),
+        Orientation::RowColumn => (firsts, seconds),
+    };
+    let value = |row: TermId, column: TermId| {
+        let (a, b) = match orientation {
+            Orientation::AcrossUp => (column, row),
+            Orientation::RowColumn => (row, column),
+        };
+        cells
+            .iter()
+            .find(|c| c.0 == a && c.1 == b)
+            .map(|c| c.2.clone())
+            .filter(|v| !is_blank(v))
+            .unwrap_or_else(|| ".".to_string())
+    };
+    let width = squares
+        .iter()
+        .map(|c| c.2.len())
+        .chain(columns.iter().map(|x| show(*x).len()))
+        .max()
+        .unwrap_or(1);
+    let margin = rows.iter().map(|y| show(*y).len()).max().unwrap_or(1);
+    let mut axis = format!("{:>margin$}  ", "");
+    for x in &columns {
+        axis.push_str(&format!(" {:>width$}", show(*x)));
+    }
+    let axis = axis.trim_end().to_string();
+    let mut out = String::new();
+    if orientation == Orientation::RowColumn {
+        out.push_str(&axis);
+        out.push('\n');
+    }
+    for &row in &rows {
+        let mut line = format!("{:>margin$} |", show(row));
+        for &column in &columns {
+            line.push_str(&format!(" {:>width$}", value(row, column)));
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    if orientation == Orientation::AcrossUp {
+        out.push_str(&axis);
         out.push('\n');
     }
     out

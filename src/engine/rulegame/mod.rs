@@ -526,7 +526,7 @@ impl Game for RuleGame {
     fn show_state(&self, state: &BitState) -> String {
         self.with_props(|terms, props| {
             let facts: Vec<TermId> = state.ones().filter_map(|b| props.get(b).copied()).collect();
-            crate::print::board::draw_state(terms, &facts, props, self.prog.syntax, self.layout)
+            crate::print::board::draw_state(terms, &facts, props, self.prog.syntax, &self.layout)
         })
     }
 }
