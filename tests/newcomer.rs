@@ -112,10 +112,7 @@ fn corpus_boards_are_found_from_the_rules() {
         ("speedChess.kif", "2 |   white/pawn   white/pawn"),
     ];
     for (game, want) in cases {
-        let args = format!(
-            "{} --player legal",
-            shared(&format!("games/kif/{game}"))
-        );
+        let args = format!("{} --player legal", shared(&format!("games/kif/{game}")));
         let o = run(&args.split_whitespace().collect::<Vec<_>>(), "");
         let out = String::from_utf8_lossy(&o.stdout);
         let first = out.split("(step 0)").next().unwrap_or_default();
@@ -124,6 +121,104 @@ fn corpus_boards_are_found_from_the_rules() {
             "{game}: expected\n{want}\nin the first state\n{first}"
         );
     }
+}
+
+/// Starting anywhere: `--moves` from the start, `--state FILE` (either syntax) instead of `init`, and
+/// `--from RECORD --step N`; every searcher finds the one good move of a position with a known best
+/// move (x completes the top row; o must block it), and wrong starts say what was expected.
+#[test]
+fn play_and_search_start_anywhere() {
+    let win = "--moves mark(1,1);mark(2,1);mark(1,2);mark(2,2)";
+    for player in [
+        "alphabeta --depth 9",
+        "minimax --depth 9",
+        "id --playclock 1",
+        "mcts --playclock 1",
+    ] {
+        check(
+            &format!("search games/tictactoe.gdl {win} --player {player}"),
+            "",
+            "[mark(1,3)]",
+        );
+        check(
+            &format!(
+                "search games/tictactoe.gdl --state tests/data/positions/tictactoe_o_must_block.gdl.state --player {player}"
+            ),
+            "",
+            "[mark(1,3)]",
+        );
+    }
+    let kif = shared("games/kif/ticTacToe.kif");
+    check(
+        &format!(
+            "search {kif} --state tests/data/positions/tictactoe_o_must_block.kif.state --player id --playclock 1"
+        ),
+        "",
+        "[(mark 1 3)] for oplayer",
+    );
+    // A state of another game is refused, naming what this game's states hold.
+    check(
+        "search games/nim.gdl --state tests/data/positions/tictactoe_o_must_block.gdl.state",
+        "",
+        "error: tests/data/positions/tictactoe_o_must_block.gdl.state: `cell(1, 1, x)` is not a \
+         fact of this game's states, which hold control/1, pile/1",
+    );
+    // A match starts there too, and the record it writes replays from any of its steps.
+    let dir = std::env::temp_dir().join(format!("ggp-start-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let record = dir.join("m.json");
+    let record = record.to_string_lossy();
+    check(
+        &format!("games/tictactoe.gdl {win} --player legal --out {record}"),
+        "",
+        "    1 2 3\n1 | x x .\n2 | o o .\n3 | . . .\ncontrol(x)\n\nx plays mark(1,3)",
+    );
+    // A record of a game started anywhere resumes from its own first state.
+    check(
+        &format!("games/tictactoe.gdl --from {record} --step 0 --player legal --quiet"),
+        "",
+        "= Goals: x=100 o=0 (x wins)",
+    );
+    check(
+        &format!("games/tictactoe.gdl --from {record} --player legal"),
+        "",
+        "1 | x x x\n2 | o o .\n3 | . . .\n\nGoals: x=100 o=0 (x wins)",
+    );
+    let whole = dir.join("whole.json");
+    let whole = whole.to_string_lossy();
+    check(
+        &format!("games/tictactoe.gdl --player legal --quiet --out {whole}"),
+        "",
+        "Goals: x=100 o=0 (x wins)",
+    );
+    check(
+        &format!("games/tictactoe.gdl --from {whole} --step 2 --player legal"),
+        "",
+        "Game tictactoe (network): x=legal o=legal; play clock 5.00 s\n\n    1 2 3\n1 | x o .\n2 | . . .\n3 | . . .\n",
+    );
+    check(
+        &format!("search games/tictactoe.gdl --from {whole} --step 9"),
+        "",
+        &format!("error: --step 9: the record {whole} has 7 steps"),
+    );
+    std::fs::remove_dir_all(&dir).ok();
+    check(
+        "search games/tictactoe.gdl --moves mark(1,1);mark(9,9)",
+        "",
+        "error: step 2 (mark(9,9)): `mark(9,9)` is not a legal move for o; legal moves are: \
+         mark(1,2), mark(1,3), mark(2,1), mark(2,2), mark(2,3), mark(3,1), mark(3,2), mark(3,3)",
+    );
+    check(
+        "search games/roshambo.gdl --moves rock",
+        "",
+        "error: step 1 (rock): every role moves at once here, so give 2 moves in role order \
+         (left, right) joined by `&`",
+    );
+    check(
+        "search tictactoe --moves 1",
+        "",
+        "error: --state, --moves and --from start rule files anywhere, not tictactoe",
+    );
 }
 
 #[test]

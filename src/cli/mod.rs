@@ -6,6 +6,7 @@ mod protocol;
 mod rules;
 mod search;
 mod spec;
+mod start;
 
 use std::io::Write;
 use std::path::PathBuf;

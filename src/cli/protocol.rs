@@ -401,6 +401,7 @@ pub fn view(a: ViewArgs) -> Result<(), CliError> {
             source: ggp::load::GameSource::named(&path.display().to_string())
                 .map_err(|e| CliError::Usage(e.to_string()))?,
             options: ggp::load::LoadOptions::default(),
+            start: Default::default(),
         };
         let (game_roles, drawn) = spec
             .load()?

@@ -75,6 +75,8 @@ pub struct GameArgs {
     pub cols: Option<u32>,
     #[command(flatten)]
     pub load: LoadArgs,
+    #[command(flatten)]
+    pub start: super::start::StartArgs,
 }
 
 /// How a rule game is loaded: the flags `serve` shares with every command that names a game.
@@ -118,6 +120,8 @@ pub struct GameSpec {
     pub source: GameSource,
     /// How to load it.
     pub options: LoadOptions,
+    /// Where it starts, when not at its rules' `init`.
+    pub start: super::start::StartArgs,
 }
 
 fn kind(source: &GameSource) -> &'static str {
@@ -193,14 +197,27 @@ impl GameSpec {
         }
         let native = (!source.is_rules()).then_some(what);
         let options = a.load.options(native)?;
-        Ok(GameSpec { source, options })
+        if a.start.given() && !source.is_rules() {
+            return Err(CliError::Usage(format!(
+                "--state, --moves and --from start rule files anywhere, not {what}"
+            )));
+        }
+        Ok(GameSpec {
+            source,
+            options,
+            start: a.start.clone(),
+        })
     }
 
     /// Loads the game, saying on standard error why the network was not used when it was not.
     pub fn load(&self) -> Result<AnyGame, CliError> {
-        let game = load(&self.source, &self.options).map_err(|e| load_error(e, &self.source))?;
+        let mut game =
+            load(&self.source, &self.options).map_err(|e| load_error(e, &self.source))?;
         if let Some(note) = game.rules().and_then(|r| r.syntax_note.as_ref()) {
             eprintln!("note: {note}");
+        }
+        if self.start.given() {
+            game = super::start::started(game, &self.source, &self.options, &self.start)?;
         }
         if let Some(why) = fallback_note(game.report()) {
             eprintln!("{why}");

@@ -15,6 +15,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+pub mod position;
+
 use crate::diagnostics::Diagnostic;
 use crate::engine::{EngineError, RuleGame};
 use crate::evaluators::{Evaluator, GoalMobility, Playouts};
