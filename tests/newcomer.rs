@@ -221,6 +221,76 @@ fn play_and_search_start_anywhere() {
     );
 }
 
+/// `search --explain`: every root move with what the player saw in it, best first, and the line it
+/// expects; on positions whose best move is known, the top line and the variation are pinned down.
+#[test]
+fn search_explains_its_choice() {
+    let win = "--moves mark(1,1);mark(2,1);mark(1,2);mark(2,2)";
+    check(
+        &format!("search games/tictactoe.gdl {win} --player id --playclock 1 --explain"),
+        "",
+        "Moves considered, best first:\n  mark(1,3)  proven 100\n",
+    );
+    check(
+        &format!("search games/tictactoe.gdl {win} --player id --playclock 1 --explain"),
+        "",
+        "Principal variation: x: mark(1,3)\n",
+    );
+    check(
+        &format!("search games/tictactoe.gdl {win} --player mcts --playclock 1 --explain"),
+        "",
+        "Moves considered, best first:\n  mark(1,3)  visits 1  proven 100\n",
+    );
+    // o must block; with best play the game is then a draw, and id's line says how.
+    let block = "--state tests/data/positions/tictactoe_o_must_block.gdl.state";
+    check(
+        &format!("search games/tictactoe.gdl {block} --player id --playclock 1 --explain"),
+        "",
+        "Moves considered, best first:\n  mark(1,3)  proven 50\n",
+    );
+    check(
+        &format!("search games/tictactoe.gdl {block} --player id --playclock 1 --explain"),
+        "",
+        "Principal variation: o: mark(1,3), x: ",
+    );
+    // Every move is listed, each once.
+    let o = run(
+        &[
+            "search",
+            "games/connect4.gdl",
+            "--player",
+            "mcts",
+            "--playclock",
+            "0.5",
+            "--explain",
+        ],
+        "",
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    let listed: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("  drop("))
+        .map(|l| l.split_whitespace().next().unwrap_or_default())
+        .collect();
+    let mut sorted = listed.clone();
+    sorted.sort();
+    assert_eq!(
+        sorted,
+        ["drop(1)", "drop(2)", "drop(3)", "drop(4)", "drop(5)", "drop(6)", "drop(7)"],
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("[{}]", listed[0])),
+        "the first listed is the choice: {out}"
+    );
+    check(
+        "search games/tictactoe.gdl --player alphabeta --explain",
+        "",
+        "error: alphabeta searches to a fixed depth and keeps no view of each move; --trace prints \
+         its whole search, and mcts and id explain their choice with --explain",
+    );
+}
+
 #[test]
 fn the_end_of_a_match_says_who_won_in_words() {
     check(

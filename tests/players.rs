@@ -388,6 +388,7 @@ fn a_player_that_overruns_its_clock_is_caught_by_its_cpu_time() {
             let mut moves = Vec::new();
             game.legal_moves(state, role, &mut moves);
             Ok(ggp::players::Choice {
+                explanation: None,
                 mv: moves.swap_remove(0),
                 stats: Default::default(),
             })

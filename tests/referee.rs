@@ -99,6 +99,7 @@ impl<G: Game> Player<G> for Misbehaving {
         game.legal_moves(state, role, &mut moves);
         if moves.len() == 1 {
             return Ok(Choice {
+                explanation: None,
                 mv: moves.swap_remove(0),
                 stats: Default::default(),
             });
@@ -111,6 +112,7 @@ impl<G: Game> Player<G> for Misbehaving {
                 game.legal_moves(&game.initial_state(), role, &mut first);
                 if let Some(gone) = first.into_iter().find(|m| !moves.contains(m)) {
                     return Ok(Choice {
+                        explanation: None,
                         mv: gone,
                         stats: Default::default(),
                     });
@@ -121,6 +123,7 @@ impl<G: Game> Player<G> for Misbehaving {
             _ => {}
         }
         Ok(Choice {
+            explanation: None,
             mv: moves.swap_remove(0),
             stats: Default::default(),
         })

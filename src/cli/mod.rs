@@ -318,6 +318,10 @@ struct SearchArgs {
     search: PlayerArgs,
     #[command(flatten)]
     clocks: ClockArgs,
+    /// List every move the player considered with its visits and value (mcts) or score (id), and the
+    /// line of play it expects (the principal variation).
+    #[arg(long)]
+    explain: bool,
     /// Print the seeds' trace ("Evaluating state ... / Result of ...").
     #[arg(long)]
     trace: bool,
@@ -423,6 +427,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
                 config,
                 clock,
                 trace: a.trace,
+                explain: a.explain,
             })
         }
         (Some(Command::Perft(a)), _) => {

@@ -21,6 +21,7 @@ pub struct Search {
     pub config: PlayerConfig,
     pub clock: Clock,
     pub trace: bool,
+    pub explain: bool,
 }
 
 impl Visitor for Search {
@@ -34,6 +35,13 @@ impl Visitor for Search {
         let Some(search) = self.kind.seed_search(config.fraction) else {
             return self.play_one(&loaded, &state, &config, deadline);
         };
+        if self.explain {
+            return Err(CliError::Usage(format!(
+                "{} searches to a fixed depth and keeps no view of each move; --trace prints its \
+                 whole search, and mcts and id explain their choice with --explain",
+                self.kind
+            )));
+        }
         let evaluator = loaded.evaluator.as_ref();
         let searched = with_heartbeat(
             !self.trace,
@@ -209,6 +217,22 @@ impl Search {
             choice.stats.effort(),
             choice.stats.elapsed.as_secs_f64()
         )?;
+        if self.explain {
+            match &choice.explanation {
+                Some(why) => {
+                    writeln!(out, "Moves considered, best first:")?;
+                    for c in &why.candidates {
+                        writeln!(out, "  {c}")?;
+                    }
+                    if why.line.is_empty() {
+                        writeln!(out, "Principal variation: not known past this move")?;
+                    } else {
+                        writeln!(out, "Principal variation: {}", why.line.join(", "))?;
+                    }
+                }
+                None => writeln!(out, "{} does not say why it chose this move", self.kind)?,
+            }
+        }
         Ok(())
     }
 }

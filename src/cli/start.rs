@@ -205,10 +205,12 @@ impl Visitor for Replay<'_> {
                         game.legal_moves(&state, role, &mut legal);
                         match legal.as_slice() {
                             [only] => only.clone(),
-                            _ => return Err(CliError::Usage(format!(
+                            _ => {
+                                return Err(CliError::Usage(format!(
                                 "{at}: {} has a choice too; give every role's move joined by `&`",
                                 roles[role]
-                            ))),
+                            )))
+                            }
                         }
                     }
                 };

@@ -59,6 +59,7 @@ impl<G: Game> Player<G> for GreedyPlayer {
         }
         let pick = best.1[self.rng.gen_range(0..best.1.len())];
         Ok(Choice {
+            explanation: None,
             mv: lists[role][pick].clone(),
             stats: SearchStats {
                 nodes: lists[role].len() as u64,

@@ -34,7 +34,9 @@ use crate::evaluators::{Estimate, Evaluator, GoalsOnly, Outcome};
 use crate::game::{Game, GameError, Goal, RoleIndex};
 use crate::players::clock::{Deadline, Progress, ProgressTimer, Ticker};
 use crate::players::seeds::MAX_DEPTH;
-use crate::players::{Ask, Choice, Player, PlayerError, SearchStats};
+use crate::players::{
+    Ask, Candidate, Certainty, Choice, Explanation, Player, PlayerError, SearchStats,
+};
 
 /// The value of one goal point.
 pub const GOAL: i32 = 1_000_000;
@@ -164,6 +166,9 @@ struct Search<'a, G: Game> {
     use_estimate: bool,
     /// Candidates for equal best moves at the root, when ties are broken at random.
     root_ties: Option<Vec<u32>>,
+    /// This iteration's value of each root move: (move, value, whether exact rather than an upper
+    /// bound).
+    root_values: Vec<(u32, i32, bool)>,
     /// Move lists, one per role, for each ply.
     levels: Vec<Vec<Vec<G::Move>>>,
 }
@@ -290,6 +295,9 @@ impl<G: Game> Search<'_, G> {
                         break;
                     }
                 };
+                if ply == 0 {
+                    self.root_values.push((i, v, v > a));
+                }
                 if ties_here {
                     let ties = self.root_ties.get_or_insert_with(Vec::new);
                     if v > best.0 {
@@ -362,6 +370,69 @@ impl<G: Game> Search<'_, G> {
     }
 }
 
+impl<G: Game> Search<'_, G> {
+    /// The line the table remembers from `state`: at each step this player's best move where it has
+    /// a choice and the others' worst reply where it has none, as `role: move`, while the states are
+    /// in the table and one role is in control.
+    fn principal_line(&self, state: &G::State, first: u32, most: usize) -> Vec<String> {
+        let roles = &self.game.info().roles;
+        let mut line = Vec::new();
+        let mut state = state.clone();
+        let mut level: Vec<Vec<G::Move>> = vec![Vec::new(); self.roles];
+        while line.len() < most && !self.game.is_terminal(&state) {
+            // The root is searched outside the table: its move is the one chosen.
+            let best = if line.is_empty() {
+                first
+            } else {
+                let key = self.game.state_key(&state);
+                let e = self.table[key as usize & self.mask];
+                if !(e.used && e.key == key) {
+                    break;
+                }
+                e.best
+            };
+            for (r, moves) in level.iter_mut().enumerate() {
+                self.game.legal_moves(&state, r, moves);
+            }
+            let choosers: Vec<usize> = (0..self.roles).filter(|&r| level[r].len() > 1).collect();
+            let [mover] = choosers[..] else {
+                break;
+            };
+            let index = if mover == self.me {
+                best as usize
+            } else if line.is_empty() {
+                break;
+            } else {
+                // The reply is a mixed-radix index over the other roles, of which only `mover` has
+                // more than one move.
+                let mut rest = best as usize;
+                let mut at = 0;
+                for (r, moves) in level.iter().enumerate() {
+                    if r == self.me {
+                        continue;
+                    }
+                    if r == mover {
+                        at = rest % moves.len();
+                    }
+                    rest /= moves.len();
+                }
+                at
+            };
+            let Some(mv) = level[mover].get(index) else {
+                break;
+            };
+            line.push(format!("{}: {}", roles[mover], self.game.show_move(mv)));
+            let joint: Vec<G::Move> = level
+                .iter()
+                .enumerate()
+                .map(|(r, moves)| moves[if r == mover { index } else { 0 }].clone())
+                .collect();
+            state = self.game.next_state(&state, &joint);
+        }
+        line
+    }
+}
+
 /// `0..n` with `first` (when it is in range) moved to the front.
 fn ordered(n: u32, first: Option<u32>) -> impl Iterator<Item = u32> {
     let first = first.filter(|&f| f < n);
@@ -418,17 +489,23 @@ impl<G: Game> Player<G> for IdPlayer<G> {
             horizon_hits: 0,
             use_estimate: !self.goals_only && info.num_roles() == 2 && info.zero_sum,
             root_ties: None,
+            root_values: Vec::new(),
             levels: Vec::new(),
         };
         let mut progress = ProgressTimer::new(self.progress.clone());
         let mut moves = Vec::new();
         game.legal_moves(state, role, &mut moves);
         let mut best: Option<(u32, i32, u32)> = None;
+        let mut root_values = Vec::new();
+        let mut solved = false;
         for depth in 1..=self.max_depth {
             let hits = search.horizon_hits;
             search.root_ties = random_ties.then(Vec::new);
+            search.root_values.clear();
             match search.node(state, depth, 0, -INF, INF, best.map(|b| b.0)) {
                 Ok((value, mut mv)) => {
+                    root_values = std::mem::take(&mut search.root_values);
+                    solved = search.horizon_hits == hits;
                     if let Some(ties) = search.root_ties.as_ref().filter(|t| t.len() > 1) {
                         mv = ties[self.rng.gen_range(0..ties.len())];
                     }
@@ -457,7 +534,40 @@ impl<G: Game> Player<G> for IdPlayer<G> {
             .get(index as usize)
             .cloned()
             .ok_or_else(|| GameError::Rules(format!("{} has no legal move", info.roles[role])))?;
+        let explanation = {
+            let certainty = if solved {
+                Certainty::Proven
+            } else {
+                Certainty::Searched
+            };
+            root_values.sort_by_key(|&(i, v, _)| (i != index, std::cmp::Reverse(v), i));
+            let mut candidates: Vec<Candidate> = root_values
+                .iter()
+                .map(|&(i, v, exact)| Candidate {
+                    mv: game.show_move(&moves[i as usize]),
+                    visits: 0,
+                    value: Some((
+                        as_goal(v).clamp(0.0, 100.0),
+                        if exact { certainty } else { Certainty::AtMost },
+                    )),
+                })
+                .collect();
+            for (i, m) in moves.iter().enumerate() {
+                if !root_values.iter().any(|r| r.0 as usize == i) {
+                    candidates.push(Candidate {
+                        mv: game.show_move(m),
+                        visits: 0,
+                        value: None,
+                    });
+                }
+            }
+            Explanation {
+                candidates,
+                line: search.principal_line(state, index, 16),
+            }
+        };
         Ok(Choice {
+            explanation: Some(explanation),
             mv,
             stats: SearchStats {
                 nodes: search.nodes,

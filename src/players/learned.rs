@@ -113,6 +113,7 @@ impl<G: Game> Player<G> for LearnedPlayer {
         // The score is the first role's, in -1..=1; as a goal for `role`, 0..=100.
         let mine = if role == 0 { score } else { -score };
         Ok(Choice {
+            explanation: None,
             mv: moves.swap_remove(i),
             stats: SearchStats {
                 nodes: moves.len() as u64 + 1,

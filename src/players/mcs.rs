@@ -170,6 +170,7 @@ impl<G: Game> Player<G> for McsPlayer {
         }
         let b = best(&stats);
         Ok(Choice {
+            explanation: None,
             mv: lists[role][b].clone(),
             stats: SearchStats {
                 elapsed: started.elapsed(),

@@ -101,6 +101,57 @@ pub struct Choice<M> {
     pub mv: M,
     /// The effort.
     pub stats: SearchStats,
+    /// Why this move, from players that can say (`mcts`, `id`).
+    pub explanation: Option<Explanation>,
+}
+
+/// Why a player chose its move: how it saw each of its moves, and the line of play it expects.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Explanation {
+    /// Every legal move of the player, best first.
+    pub candidates: Vec<Candidate>,
+    /// The moves it expects from here, its own first, as `role: move` (empty when it cannot say).
+    pub line: Vec<String>,
+}
+
+/// One move as a player saw it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Candidate {
+    /// The move, in the game's notation.
+    pub mv: String,
+    /// Simulations through it (Monte Carlo players), 0 otherwise.
+    pub visits: u64,
+    /// The goal (0..=100) the player expects after it, and how sure that is; `None` when unexplored.
+    pub value: Option<(f64, Certainty)>,
+}
+
+/// How a [`Candidate`]'s value is known.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Certainty {
+    /// The mean of simulations.
+    Mean,
+    /// Proven by search to the end of the game.
+    Proven,
+    /// Found to the search's depth.
+    Searched,
+    /// Found to be at most this much (alpha-beta cut the search of this move short).
+    AtMost,
+}
+
+impl std::fmt::Display for Candidate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.mv)?;
+        if self.visits > 0 {
+            write!(f, "  visits {}", thousands(self.visits))?;
+        }
+        match self.value {
+            None => write!(f, "  not explored"),
+            Some((v, Certainty::Mean)) => write!(f, "  expects {v:.1}"),
+            Some((v, Certainty::Proven)) => write!(f, "  proven {v:.0}"),
+            Some((v, Certainty::Searched)) => write!(f, "  expects {v:.1}"),
+            Some((v, Certainty::AtMost)) => write!(f, "  at most {v:.1}"),
+        }
+    }
 }
 
 /// Why a player could not produce a move.
@@ -182,6 +233,7 @@ pub(crate) fn forced_choice<G: Game>(
     (moves.len() == 1).then(|| Choice {
         mv: moves.swap_remove(0),
         stats: no_effort(started.elapsed()),
+        explanation: None,
     })
 }
 

@@ -26,6 +26,7 @@ fn pick<G: Game>(
     }
     let i = choose(moves.len());
     Ok(Choice {
+        explanation: None,
         mv: moves.swap_remove(i),
         stats: no_effort(started.elapsed()),
     })

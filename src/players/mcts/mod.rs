@@ -33,6 +33,8 @@ use crate::players::clock::{role_seed, Deadline, Progress, ProgressTimer, Ticker
 use crate::players::{forced_choice, thousands, Ask, Choice, Player, PlayerError, SearchStats};
 use tree::{Tree, NONE};
 
+use crate::players::{Candidate, Certainty, Explanation};
+
 /// UCB1's exploration constant for rewards in 0..=1 (CadiaPlayer's 40 on the 0..100 scale).
 pub const DEFAULT_EXPLORATION: f64 = 0.4;
 
@@ -241,7 +243,9 @@ impl<G: Game> Player<G> for MctsPlayer<G> {
         }
         let best = final_choice(&moves);
         let at = self.trees[0].stat_index(&self.trees[0].nodes[0], role, best as u32);
+        let explanation = explain(game, &self.trees[0], role, &moves, best);
         Ok(Choice {
+            explanation: Some(explanation),
             mv: self.trees[0].moves[at].clone(),
             stats: SearchStats {
                 elapsed: started.elapsed(),
@@ -305,6 +309,65 @@ fn search<G: Game>(
 }
 
 /// This player's moves at the root of `tree`, with what the tree knows of each.
+/// The root moves best first (the chosen one, then by visits), and the line of most-visited moves
+/// of the first tree while one role is in control.
+fn explain<G: Game>(
+    game: &G,
+    tree: &Tree<G::State, G::Move>,
+    role: RoleIndex,
+    moves: &[RootMove],
+    best: usize,
+) -> Explanation {
+    let root = &tree.nodes[0];
+    let mut order: Vec<usize> = (0..moves.len()).collect();
+    order.sort_by_key(|&i| (i != best, std::cmp::Reverse(moves[i].visits), i));
+    let candidates = order
+        .into_iter()
+        .map(|i| {
+            let m = &moves[i];
+            let value = match m.exact {
+                Some(v) => Some((v * 100.0, Certainty::Proven)),
+                None if m.visits > 0 => Some((m.mean() * 100.0, Certainty::Mean)),
+                None => None,
+            };
+            Candidate {
+                mv: game.show_move(&tree.moves[tree.stat_index(root, role, i as u32)]),
+                visits: m.visits,
+                value,
+            }
+        })
+        .collect();
+    let roles = &game.info().roles;
+    let mut line = Vec::new();
+    let mut at = 0u32;
+    while line.len() < 16 {
+        let node = &tree.nodes[at as usize];
+        if node.mover == tree::SIMULTANEOUS {
+            break;
+        }
+        let mover = node.mover as usize;
+        let count = tree.count(node, mover);
+        let chosen = if at == 0 {
+            Some(best as u32)
+        } else {
+            (0..count)
+                .filter(|&i| tree.stats[tree.stat_index(node, mover, i)].visits > 0)
+                .max_by_key(|&i| tree.stats[tree.stat_index(node, mover, i)].visits)
+        };
+        let Some(i) = chosen.filter(|&i| i < count) else {
+            break;
+        };
+        let mv = &tree.moves[tree.stat_index(node, mover, i)];
+        line.push(format!("{}: {}", roles[mover], game.show_move(mv)));
+        let child = tree.child(node, i);
+        if child == NONE {
+            break;
+        }
+        at = child;
+    }
+    Explanation { candidates, line }
+}
+
 fn root_moves<S: Clone + PartialEq, M: Clone>(tree: &Tree<S, M>, role: RoleIndex) -> Vec<RootMove> {
     let root = &tree.nodes[0];
     let count = tree.count(root, role);

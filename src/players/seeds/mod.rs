@@ -135,6 +135,7 @@ impl<G: Game> Player<G> for SeedPlayer<G> {
         if game.mover(state) != Some(role) {
             return match moves.into_iter().next() {
                 Some(mv) => Ok(Choice {
+                    explanation: None,
                     mv,
                     stats: no_effort(started.elapsed()),
                 }),
@@ -172,6 +173,7 @@ impl<G: Game> Player<G> for SeedPlayer<G> {
         })?;
         let expected = value.and_then(|v| expected_goal(self.evaluator.as_ref(), v, role));
         Ok(Choice {
+            explanation: None,
             mv,
             stats: SearchStats {
                 nodes,
