@@ -291,6 +291,55 @@ fn search_explains_its_choice() {
     );
 }
 
+/// `fmt` keeps the author's blank lines and comments where they stand, `--write` formats in place
+/// (and says when there was nothing to do), banners change marker with the syntax, and `stage`
+/// writes a rule in one notation.
+#[test]
+fn fmt_keeps_the_authors_layout() {
+    let original = std::fs::read_to_string("games/tictactoe.gdl").unwrap();
+    let o = run(&["fmt", "games/tictactoe.gdl"], "");
+    let formatted = String::from_utf8_lossy(&o.stdout).into_owned();
+    let shape = |t: &str| -> Vec<String> {
+        t.lines()
+            .map(|l| if l.trim().is_empty() { String::new() } else { l.replace(' ', "") })
+            .collect()
+    };
+    assert_eq!(shape(&formatted), shape(&original), "{formatted}");
+    check(
+        "fmt games/tictactoe.gdl",
+        "",
+        "init(control(x))\n\n% The role in control marks any blank cell; the other role plays noop.\nlegal(mark(M, N)) :- cell(M, N, b)\n\nmark(M, N) ::",
+    );
+    let dir = std::env::temp_dir().join(format!("ggp-fmt-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("t.gdl");
+    std::fs::write(&file, "role(x)\n\n\np(X):-q(X)&r(X)\n").unwrap();
+    let path = file.to_string_lossy().into_owned();
+    let o = run(&["fmt", &path, "--write"], "");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("formatted"), "{o:?}");
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "role(x)\n\np(X) :- q(X) & r(X)\n"
+    );
+    let o = run(&["fmt", &path, "--write"], "");
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("is already formatted"),
+        "{o:?}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+    let kif = shared("games/kif/ticTacToe.kif");
+    check(
+        &format!("convert {kif} --to gdl"),
+        "",
+        "%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%\n%%% Tictactoe\n",
+    );
+    check(
+        "stage games/breakthrough.gdl --stage classic",
+        "",
+        "init(cell(?X, 1, white)) :- index(?X).\n",
+    );
+}
+
 #[test]
 fn the_end_of_a_match_says_who_won_in_words() {
     check(

@@ -49,7 +49,7 @@ enum Command {
     /// Checks a rule file: every problem with its place, or a summary of the game.
     Check(CheckArgs),
     /// Prints a rule file in its own syntax, neatly laid out.
-    Fmt(FileArgs),
+    Fmt(FmtArgs),
     /// Writes a rule file in the other syntax (operation rules become classic GDL).
     Convert(ConvertArgs),
     /// Replays a reference trace (shared/conformance/FORMAT.md) and reports `N passed, M failed`.
@@ -121,9 +121,13 @@ struct StageArgs {
 }
 
 #[derive(Args, Debug, Clone)]
-struct FileArgs {
+struct FmtArgs {
     /// The rule file (.kif, or .gdl for Epilog infix).
     file: PathBuf,
+    /// Rewrite the file in place (only when the result reads back as the same rules, comments
+    /// included) instead of printing it.
+    #[arg(long)]
+    write: bool,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -461,8 +465,18 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             rules::check_files(&a.files, grounding, &mut std::io::stdout().lock())
         }
         (Some(Command::Fmt(a)), _) => {
-            let text = rules::fmt_file(&a.file)?;
-            std::io::stdout().lock().write_all(text.as_bytes())?;
+            let (text, changed) = rules::fmt_file(&a.file)?;
+            if !a.write {
+                std::io::stdout().lock().write_all(text.as_bytes())?;
+            } else if changed {
+                std::fs::write(&a.file, text).map_err(|e| CliError::File {
+                    path: a.file.clone(),
+                    message: e.to_string(),
+                })?;
+                eprintln!("formatted {}", a.file.display());
+            } else {
+                eprintln!("{} is already formatted", a.file.display());
+            }
             Ok(())
         }
         (Some(Command::Convert(a)), _) => {

@@ -240,9 +240,37 @@ impl Visitor for InitialMoves {
 }
 
 /// `ggp-run fmt FILE`: the file in its own syntax, laid out by the printer.
-pub fn fmt_file(path: &Path) -> Result<String, CliError> {
-    let (program, _) = read_rules(path)?;
-    Ok(ggp::print::format(&program))
+/// `ggp-run fmt FILE`: the file laid out, and whether that differs from the file. The text is
+/// checked to read back as the same rules with the same comments, so that `--write` loses nothing.
+pub fn fmt_file(path: &Path) -> Result<(String, bool), CliError> {
+    // Formatting needs the rules to parse, not to be a finished game.
+    let source = GameSource::RuleFile(path.to_path_buf());
+    let original = ggp::load::read(path).map_err(|e| load_error(e, &source))?;
+    let (syntax, note) = ggp::syntax::syntax_of_file(path, &original);
+    if let Some(note) = note {
+        eprintln!("note: {note}");
+    }
+    let program = ggp::syntax::parse_str(&original, syntax).map_err(|errors| {
+        CliError::Failed(render_errors(&errors, &path.display().to_string(), &original))
+    })?;
+    let text = ggp::print::format(&program);
+    let same = ggp::syntax::parse_str(&text, program.syntax).is_ok_and(|back| {
+        back == program
+            && back
+                .comments
+                .iter()
+                .map(|c| c.text.trim_end())
+                .eq(program.comments.iter().map(|c| c.text.trim_end()))
+    });
+    if !same {
+        return Err(CliError::Failed(format!(
+            "{}: the formatted text does not read back as the same rules; the file is left as it \
+             is (please report this)",
+            path.display()
+        )));
+    }
+    let changed = text != original;
+    Ok((text, changed))
 }
 
 /// `ggp-run convert FILE --to kif|gdl`: the file in the other syntax, with the same meaning.

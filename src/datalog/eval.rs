@@ -662,7 +662,7 @@ mod tests {
             (<= terminal (found ?n ?k ?z))";
         let (plan, facts) = run(src, "found");
         assert!(
-            plan.contains("item(?n, (f ?k ?z))@[1.0]"),
+            plan.contains("item(?n, f(?k, ?z))@[1.0]"),
             "the second column is keyed by its term's first argument: {plan}"
         );
         // `plain` has no arguments to key, and `(g 2)` and `(h 2 z w)` are other symbols.
@@ -676,7 +676,7 @@ mod tests {
             (<= terminal (found ?x))";
         let (plan, facts) = run(src, "found");
         assert!(
-            plan.contains("item((f ?x))@[0.f]"),
+            plan.contains("item(f(?x))@[0.f]"),
             "the column is keyed by its function symbol: {plan}"
         );
         // `plain` and `(g 2)` are not `f` terms.
@@ -696,7 +696,7 @@ mod tests {
             (<= (blocked ?x) (edge (p ?x ?c) (q ?y)))
             (<= terminal (dead ?x))";
         let (plan, reach) = run(src, "reach");
-        assert!(plan.contains("edge((p ?x ?c), (p ?y ?d))@[0.0]"), "{plan}");
+        assert!(plan.contains("edge(p(?x, ?c), p(?y, ?d))@[0.0]"), "{plan}");
         assert_eq!(reach, ["1", "2", "3"]);
         let (_, dead) = run(src, "dead");
         assert_eq!(dead, ["1", "2"]);

@@ -770,11 +770,16 @@ impl fmt::Display for PatFmt<'_> {
         let PatFmt(p, pat, names) = *self;
         match pat {
             Pat::Var(v) => write!(f, "?{}", p.terms.name(names[*v as usize])),
-            Pat::Term(t) => f.write_str(&p.terms.kif(*t)),
+            // Terms are written the way atoms are, `cell(?x, 1, white)`, so that one rule does not mix
+            // the two syntaxes.
+            Pat::Term(t) => f.write_str(&p.terms.infix(*t)),
             Pat::Func(s, args) => {
-                write!(f, "({}", p.terms.name(*s))?;
-                for a in args {
-                    write!(f, " {}", PatFmt(p, a, names))?;
+                write!(f, "{}(", p.terms.name(*s))?;
+                for (i, a) in args.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{}", PatFmt(p, a, names))?;
                 }
                 f.write_str(")")
             }

@@ -699,7 +699,7 @@ pub struct AnalysisDisplay<'a> {
 
 impl std::fmt::Display for AnalysisDisplay<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let kif = |t: TermId| self.terms.kif(t);
+        let kif = |t: TermId| self.terms.infix(t);
         writeln!(f, "roles: {}", self.info.roles.join(" "))?;
         let dynamics = match self.info.dynamics {
             Dynamics::TurnTaking => "turn-taking",

@@ -527,12 +527,12 @@ mod tests {
              (<= (legal r (go ?i)) (true (cell ?i)) (clear 1 3 ?i))",
             &["legal", "true", "does", "role"],
             "role(r).\nsucc(1, 2).\nsucc(2, 3).\n\
-             demand#clear#bbb(1, 3, ?i) :- true((cell ?i)).\n\
-             legal(r, (go ?i)) :- true((cell ?i)), clear#bbb(1, 3, ?i).\n\
-             clear#bbb(?a, ?b, ?i) :- demand#clear#bbb(?a, ?b, ?i), succ(?a, ?b), true((cell ?i)).\n\
+             demand#clear#bbb(1, 3, ?i) :- true(cell(?i)).\n\
+             legal(r, go(?i)) :- true(cell(?i)), clear#bbb(1, 3, ?i).\n\
+             clear#bbb(?a, ?b, ?i) :- demand#clear#bbb(?a, ?b, ?i), succ(?a, ?b), true(cell(?i)).\n\
              demand#clear#bbb(?b, ?c, ?i) :- demand#clear#bbb(?a, ?c, ?i), succ(?a, ?b), \
-             true((empty ?b)).\n\
-             clear#bbb(?a, ?c, ?i) :- demand#clear#bbb(?a, ?c, ?i), succ(?a, ?b), true((empty ?b)), \
+             true(empty(?b)).\n\
+             clear#bbb(?a, ?c, ?i) :- demand#clear#bbb(?a, ?c, ?i), succ(?a, ?b), true(empty(?b)), \
              clear#bbb(?b, ?c, ?i).",
         );
     }
@@ -547,10 +547,10 @@ mod tests {
         let roots = ["next", "true", "does", "role"];
         let full = demanded(src, &roots);
         assert!(full
-            .contains("demand#special#bb#move(?f, ?t) :- does(r, (move ?f ?t)), true((cell ?x))."));
+            .contains("demand#special#bb#move(?f, ?t) :- does(r, move(?f, ?t)), true(cell(?x))."));
         let lean = demanded_with(src, &roots, &Lean::Binding(Vec::new()));
         assert!(
-            lean.contains("demand#special#bb#move(?f, ?t) :- does(r, (move ?f ?t)).\n"),
+            lean.contains("demand#special#bb#move(?f, ?t) :- does(r, move(?f, ?t)).\n"),
             "{lean}"
         );
     }
@@ -567,14 +567,14 @@ mod tests {
              (<= (next (cell ?x o)) (does r (mark ?x)) (open ?x))",
             &["legal", "next", "true", "does", "role"],
             "role(r).\n\
-             demand#open#b(?x) :- true((cell ?x ?v)).\n\
-             legal(r, (mark ?x)) :- true((cell ?x ?v)), ~open#b(?x).\n\
+             demand#open#b(?x) :- true(cell(?x, ?v)).\n\
+             legal(r, mark(?x)) :- true(cell(?x, ?v)), ~open#b(?x).\n\
              legal(r, any) :- open(?y).\n\
-             demand#open#b#move(?x) :- does(r, (mark ?x)).\n\
-             next((cell ?x o)) :- does(r, (mark ?x)), open#b#move(?x).\n\
-             open#b#move(?x) :- demand#open#b#move(?x), true((cell ?x blank)).\n\
-             open#b(?x) :- demand#open#b(?x), true((cell ?x blank)).\n\
-             open(?x) :- true((cell ?x blank)).",
+             demand#open#b#move(?x) :- does(r, mark(?x)).\n\
+             next(cell(?x, o)) :- does(r, mark(?x)), open#b#move(?x).\n\
+             open#b#move(?x) :- demand#open#b#move(?x), true(cell(?x, blank)).\n\
+             open#b(?x) :- demand#open#b(?x), true(cell(?x, blank)).\n\
+             open(?x) :- true(cell(?x, blank)).",
         );
     }
 
@@ -591,10 +591,10 @@ mod tests {
              (<= (legal r (a ?x)) (true (cell ?x)) (p ?x) (q ?x))",
             &["legal", "true", "does", "role"],
             "role(r).\n\
-             q(?x) :- true((cell ?x)), true((mark ?x)).\n\
-             demand#p#b(?x) :- true((cell ?x)), q(?x).\n\
-             legal(r, (a ?x)) :- true((cell ?x)), q(?x), p#b(?x).\n\
-             p#b(?x) :- demand#p#b(?x), true((cell ?x)), ~q(?x).",
+             q(?x) :- true(cell(?x)), true(mark(?x)).\n\
+             demand#p#b(?x) :- true(cell(?x)), q(?x).\n\
+             legal(r, a(?x)) :- true(cell(?x)), q(?x), p#b(?x).\n\
+             p#b(?x) :- demand#p#b(?x), true(cell(?x)), ~q(?x).",
         );
     }
 }

@@ -550,23 +550,23 @@ mod tests {
                  (<= (legal r (drop ?x)) (open ?x 2)) \
                  (<= (next (cell ?x ?y)) (does r (drop ?x)) (y ?y) (not (open ?x ?y)))",
                 "role(r).\nx(1).\nx(2).\ny(1).\ny(2).\n\
-                 legal(r, (drop ?x)) :- x(?x), y(2), ~true((cell ?x 2)).\n\
-                 next((cell ?x ?y)) :- does(r, (drop ?x)), y(?y), ~x(?x).\n\
-                 next((cell ?x ?y)) :- does(r, (drop ?x)), y(?y), true((cell ?x ?y)).",
+                 legal(r, drop(?x)) :- x(?x), y(2), ~true(cell(?x, 2)).\n\
+                 next(cell(?x, ?y)) :- does(r, drop(?x)), y(?y), ~x(?x).\n\
+                 next(cell(?x, ?y)) :- does(r, drop(?x)), y(?y), true(cell(?x, ?y)).",
             ),
             // A view with an existential variable is not negated; a static one is left alone.
             (
                 "(role r) (x 1) (<= (two ?x) (x ?x)) \
                  (<= (some ?x) (true (cell ?x ?y))) \
                  (<= (legal r (a ?x)) (two ?x) (not (some ?x)))",
-                "role(r).\nx(1).\ntwo(?x) :- x(?x).\nsome(?x) :- true((cell ?x ?y)).\n\
-                 legal(r, (a ?x)) :- two(?x), ~some(?x).",
+                "role(r).\nx(1).\ntwo(?x) :- x(?x).\nsome(?x) :- true(cell(?x, ?y)).\n\
+                 legal(r, a(?x)) :- two(?x), ~some(?x).",
             ),
             // Variables of the view that are not in its head are renamed apart in the reader.
             (
                 "(role r) (<= (has ?x) (true (cell ?x ?y)) (true (mark ?y))) \
                  (<= terminal (has ?y))",
-                "role(r).\nterminal :- true((cell ?y ?y1)), true((mark ?y1)).",
+                "role(r).\nterminal :- true(cell(?y, ?y1)), true(mark(?y1)).",
             ),
         ];
         for (src, expected) in cases {
@@ -591,8 +591,8 @@ mod tests {
         // Negation of another instance of the same relation is split off.
         check(
             "(role r) (<= (goal r 0) (true (cell ?c blank))) (<= (goal r 100) (not (goal r 0)))",
-            "role(r).\ngoal(r, 0) :- true((cell ?c blank)).\ngoal(r, 100) :- ~goal$not3(r, 0).\n\
-             goal$not3(r, 0) :- true((cell ?c blank)).",
+            "role(r).\ngoal(r, 0) :- true(cell(?c, blank)).\ngoal(r, 100) :- ~goal$not3(r, 0).\n\
+             goal$not3(r, 0) :- true(cell(?c, blank)).",
         );
         // A real cycle through negation stays (the planner rejects it).
         check(

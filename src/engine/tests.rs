@@ -36,6 +36,7 @@ impl B {
                 symbols: Symbols::new(),
                 syntax,
                 comments: vec![],
+                blank_lines: vec![],
             },
         }
     }
@@ -191,7 +192,7 @@ fn lowered_program_prints_as_rules() {
     let ir = lower(&counter()).expect("lowers");
     let text = ir.to_string();
     assert!(
-        text.contains("legal(?r, inc) :- true((control ?r))."),
+        text.contains("legal(?r, inc) :- true(control(?r))."),
         "{text}"
     );
     assert!(

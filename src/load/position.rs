@@ -60,6 +60,7 @@ pub fn with_initial_state(program: &Program, state: &str) -> Result<String, Posi
     let mut out = program.clone();
     // The comments are placed by their position among the statements, which no longer holds.
     out.comments.clear();
+    out.blank_lines.clear();
     out.statements.retain(|s| match s {
         Statement::Rule { head, .. } => program.symbols.name(head.pred) != "init",
         Statement::Operation { .. } => true,

@@ -32,17 +32,17 @@ impl Grounded {
         let mut names = vec![None; self.first_gate];
         for (p, t) in self.props.iter().enumerate() {
             if let Some(slot) = names.get_mut(1 + p) {
-                *slot = Some(self.terms.kif(*t));
+                *slot = Some(self.terms.infix(*t));
             }
         }
         for (r, outs) in self.legal.iter().enumerate() {
-            let role = self.terms.kif(self.roles[r]);
+            let role = self.terms.infix(self.roles[r]);
             for o in outs {
                 if let (Some(slot), Some(m)) = (
                     names.get_mut(o.does as usize),
                     self.moves.get(o.mv as usize),
                 ) {
-                    *slot = Some(format!("does({role}, {})", self.terms.kif(*m)));
+                    *slot = Some(format!("does({role}, {})", self.terms.infix(*m)));
                 }
             }
         }
@@ -94,12 +94,12 @@ impl fmt::Display for Grounded {
             writeln!(f, "n{node} = {body}")?;
         }
         for (r, outs) in self.legal.iter().enumerate() {
-            let role = self.terms.kif(self.roles[r]);
+            let role = self.terms.infix(self.roles[r]);
             for o in outs {
                 let mv = self
                     .moves
                     .get(o.mv as usize)
-                    .map_or_else(|| format!("?{}", o.mv), |m| self.terms.kif(*m));
+                    .map_or_else(|| format!("?{}", o.mv), |m| self.terms.infix(*m));
                 writeln!(f, "legal({role}, {mv}) = {}", self.lit_text(o.lit, &names))?;
             }
         }
@@ -107,13 +107,13 @@ impl fmt::Display for Grounded {
             writeln!(
                 f,
                 "next({}) = {}",
-                self.terms.kif(self.props[p]),
+                self.terms.infix(self.props[p]),
                 self.lit_text(*l, &names)
             )?;
         }
         writeln!(f, "terminal = {}", self.lit_text(self.terminal, &names))?;
         for (r, goals) in self.goals.iter().enumerate() {
-            let role = self.terms.kif(self.roles[r]);
+            let role = self.terms.infix(self.roles[r]);
             for (v, l) in goals {
                 writeln!(f, "goal({role}, {v}) = {}", self.lit_text(*l, &names))?;
             }

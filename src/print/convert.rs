@@ -107,6 +107,7 @@ pub fn arithmetic_tables_of(p: &Program) -> Option<(Vec<String>, i64, i64, usize
         symbols: p.symbols.clone(),
         syntax: Syntax::Kif,
         comments: Vec::new(),
+        blank_lines: Vec::new(),
     };
     let range = arithmetic_tables(p, &mut q).ok()??;
     Some((used, range.0, range.1, q.statements.len()))
@@ -330,6 +331,7 @@ fn operations_to_classic(p: &Program) -> Result<Program, ConvertError> {
         symbols: Default::default(),
         syntax: Syntax::Kif,
         comments: p.comments.clone(),
+        blank_lines: p.blank_lines.clone(),
     };
     let t_true = q.symbols.intern("true");
     let mut tx = Tx {

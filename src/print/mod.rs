@@ -67,19 +67,69 @@ fn infix_name(name: &str, out: &mut String) {
     }
 }
 
+/// Where the printer is in the source, to keep the author's blank lines between statements and
+/// comments (when the program was read from text).
+struct Spacing<'a> {
+    blanks: &'a [u32],
+    /// The end of the last statement or comment printed.
+    last_end: Option<u32>,
+}
+
+impl<'a> Spacing<'a> {
+    fn new(p: &'a Program) -> Spacing<'a> {
+        Spacing {
+            blanks: &p.blank_lines,
+            last_end: None,
+        }
+    }
+
+    /// Whether the author's layout is known for a statement at `span` (not one made by a
+    /// translation).
+    fn kept(&self, span: crate::diagnostics::Span) -> bool {
+        !self.blanks.is_empty() && (span.start > 0 || span.end > 0)
+    }
+
+    /// Emits a blank line when the author left one between the last item printed and `start`.
+    fn gap(&mut self, start: u32, out: &mut String) {
+        if let Some(end) = self.last_end {
+            if self.blanks.iter().any(|&b| b > end && b < start) && !out.ends_with("\n\n") {
+                out.push('\n');
+            }
+        }
+    }
+}
+
+/// A comment as the other syntax writes it: a KIF banner `;;;; Rules` is `%%%% Rules` in infix, and
+/// back, rather than `%;;;`.
+fn comment_line(marker: char, text: &str, out: &mut String) {
+    let other = if marker == ';' { '%' } else { ';' };
+    let repeated = text.chars().take_while(|&c| c == other).count();
+    out.push(marker);
+    for _ in 0..repeated {
+        out.push(marker);
+    }
+    out.push_str(&text[repeated * other.len_utf8()..]);
+    out.push('\n');
+}
+
 /// Emits the comments that come before byte `pos` in the source.
 fn comments_before(
     comments: &[Comment],
     next: &mut usize,
     pos: u32,
     marker: char,
+    spacing: &mut Spacing<'_>,
     out: &mut String,
 ) {
     while let Some(c) = comments.get(*next) {
         if c.span.start > pos {
             break;
         }
-        let _ = writeln!(out, "{marker}{}", c.text);
+        if !spacing.blanks.is_empty() {
+            spacing.gap(c.span.start, out);
+            spacing.last_end = Some(c.span.end);
+        }
+        comment_line(marker, &c.text, out);
         *next += 1;
     }
 }
@@ -94,13 +144,39 @@ pub fn to_kif(p: &Program) -> String {
     let mut out = String::new();
     let mut next_comment = 0;
     let mut prev_fact_pred: Option<Sym> = None;
+    let mut spacing = Spacing::new(p);
     for st in &p.statements {
         let Statement::Rule { head, body, span } = st else {
             continue;
         };
         // Comments of translated statements (empty span at 0) stay at the top.
         if span.start > 0 || span.end > 0 {
-            comments_before(&p.comments, &mut next_comment, span.start, ';', &mut out);
+            comments_before(
+                &p.comments,
+                &mut next_comment,
+                span.start,
+                ';',
+                &mut spacing,
+                &mut out,
+            );
+        }
+        if spacing.kept(*span) {
+            // The author's layout: blank lines where they left them, a rule's conditions one a line.
+            spacing.gap(span.start, &mut out);
+            spacing.last_end = Some(span.end);
+            if body.is_empty() {
+                kif_atom(p, head, &mut out);
+            } else {
+                out.push_str("(<= ");
+                kif_atom(p, head, &mut out);
+                for l in body {
+                    out.push_str("\n    ");
+                    kif_lit(p, l, &mut out);
+                }
+                out.push(')');
+            }
+            out.push('\n');
+            continue;
         }
         if body.is_empty() {
             if prev_fact_pred.is_some_and(|s| s != head.pred) {
@@ -123,9 +199,14 @@ pub fn to_kif(p: &Program) -> String {
             prev_fact_pred = None;
         }
     }
-    for c in &p.comments[next_comment.min(p.comments.len())..] {
-        let _ = writeln!(out, ";{}", c.text);
-    }
+    comments_before(
+        &p.comments,
+        &mut next_comment,
+        u32::MAX,
+        ';',
+        &mut spacing,
+        &mut out,
+    );
     out
 }
 
@@ -241,10 +322,25 @@ pub fn to_infix(p: &Program) -> String {
     let mut out = String::new();
     let mut next_comment = 0;
     let mut prev_fact_pred: Option<Sym> = None;
+    let mut spacing = Spacing::new(p);
     for st in &p.statements {
         let span = st.span();
         if span.start > 0 || span.end > 0 {
-            comments_before(&p.comments, &mut next_comment, span.start, '%', &mut out);
+            comments_before(
+                &p.comments,
+                &mut next_comment,
+                span.start,
+                '%',
+                &mut spacing,
+                &mut out,
+            );
+        }
+        let kept = spacing.kept(span);
+        if kept {
+            // The author's layout: blank lines where they left them and nowhere else.
+            spacing.gap(span.start, &mut out);
+            spacing.last_end = Some(span.end);
+            prev_fact_pred = None;
         }
         let mut vars = VarNames::new();
         let mut line = String::new();
@@ -256,7 +352,7 @@ pub fn to_infix(p: &Program) -> String {
                     if prev_fact_pred.is_some_and(|s| s != head.pred) {
                         out.push('\n');
                     }
-                    prev_fact_pred = Some(head.pred);
+                    prev_fact_pred = (!kept).then_some(head.pred);
                     out.push_str(&line);
                     out.push('\n');
                     continue;
@@ -301,9 +397,14 @@ pub fn to_infix(p: &Program) -> String {
             out.push('\n');
         }
     }
-    for c in &p.comments[next_comment.min(p.comments.len())..] {
-        let _ = writeln!(out, "%{}", c.text);
-    }
+    comments_before(
+        &p.comments,
+        &mut next_comment,
+        u32::MAX,
+        '%',
+        &mut spacing,
+        &mut out,
+    );
     out
 }
 
@@ -451,6 +552,30 @@ mod tests {
             "; roles\n(role x) (role o)\n(<= (p ?x) (q ?x) (not (r ?x)) (or a (b)))\n(init (Cell \"a b\"))",
             "; roles\n(role x)\n(role o)\n\n(<= (p ?x)\n    (q ?x)\n    (not (r ?x))\n    (or a (b)))\n\n(init (Cell \"a b\"))\n",
         );
+    }
+
+    /// A file read from text keeps its author's blank lines (several become one) and its comments
+    /// beside the statements they precede.
+    #[test]
+    fn the_authors_layout_is_kept() {
+        check_infix(
+            "role(x)\nrole(o)\n\n\n% The move.\nlegal(mark(M,N)) :- cell(M,N,b)\np :- q\n\nq\n% last\n",
+            "role(x)\nrole(o)\n\n% The move.\nlegal(mark(M, N)) :- cell(M, N, b)\np :- q\n\nq\n% last\n",
+        );
+        check_kif(
+            ";;;; Roles\n(role x)\n\n; the rule\n(<= (p ?x) (q ?x))\n(q 1)\n",
+            ";;;; Roles\n(role x)\n\n; the rule\n(<= (p ?x)\n    (q ?x))\n(q 1)\n",
+        );
+    }
+
+    /// Comment banners take the other syntax's marker when converted: `;;;;` becomes `%%%%`.
+    #[test]
+    fn banners_change_their_marker_with_the_syntax() {
+        let p = parse_kif(";;;; Roles ;;;;\n(role x)\n").unwrap();
+        let q = crate::print::convert(&p, Syntax::Infix).unwrap();
+        assert_eq!(to_infix(&q), "%%%% Roles ;;;;\nrole(x)\n");
+        let p = parse_infix("%% Roles\nrole(x)\n").unwrap();
+        assert_eq!(to_kif(&p), ";; Roles\n(role x)\n");
     }
 
     #[test]

@@ -210,6 +210,9 @@ pub struct Program {
     pub syntax: Syntax,
     /// The comments, in file order (not part of equality).
     pub comments: Vec<Comment>,
+    /// Where the source's blank lines start (byte offsets), so that a printer keeps the author's
+    /// grouping; empty for a program not read from text.
+    pub blank_lines: Vec<u32>,
 }
 
 // Two programs are equal when their statements are, name for name: symbol ids may differ between two
@@ -351,6 +354,7 @@ mod tests {
             symbols: Symbols::new(),
             syntax: Syntax::Kif,
             comments: vec![],
+            blank_lines: vec![],
         };
         let mut q = p.clone();
         q.symbols.intern("padding");

@@ -181,6 +181,7 @@ pub fn parse_kif(src: &str) -> Result<Program, Vec<Diagnostic>> {
         symbols,
         syntax: Syntax::Kif,
         comments: lexed.comments,
+        blank_lines: blank_lines(src),
     })
 }
 
@@ -236,7 +237,21 @@ pub fn parse_infix(src: &str) -> Result<Program, Vec<Diagnostic>> {
         symbols: ctx.symbols,
         syntax: Syntax::Infix,
         comments: lexed.comments,
+        blank_lines: blank_lines(src),
     })
+}
+
+/// Where the blank lines of `src` start.
+fn blank_lines(src: &str) -> Vec<u32> {
+    let mut out = Vec::new();
+    let mut at = 0usize;
+    for line in src.split_inclusive('\n') {
+        if line.trim().is_empty() {
+            out.push(at as u32);
+        }
+        at += line.len();
+    }
+    out
 }
 
 /// Long runs of `~` nest literals as deeply as parentheses do, so they are bounded the same way.

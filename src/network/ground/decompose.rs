@@ -5,7 +5,7 @@
 //! rule keeps a cell unless the move starts or ends there:
 //!
 //! ```text
-//! next(cell ?x ?y ?p) :- does(?r, (move ?pc ?x1 ?y1 ?x2 ?y2)), true(cell ?x ?y ?p),
+//! nextcell(?x, ?y, ?p) :- does(?r, move(?pc, ?x1, ?y1, ?x2, ?y2)), truecell(?x, ?y, ?p),
 //!                        different_cells(?x, ?y, ?x1, ?y1), different_cells(?x, ?y, ?x2, ?y2).
 //! ```
 //!
@@ -15,7 +15,7 @@
 //! variable is summed out of a product of factors:
 //!
 //! ```text
-//! elim#1(?x1, ?y1, ?x2, ?y2) :- does(?r, (move ?pc ?x1 ?y1 ?x2 ?y2)).
+//! elim#1(?x1, ?y1, ?x2, ?y2) :- does(?r, move(?pc, ?x1, ?y1, ?x2, ?y2)).
 //! elim#2(?x2, ?y2, ?x, ?y)   :- elim#1(?x1, ?y1, ?x2, ?y2), different_cells(?x, ?y, ?x1, ?y1).
 //! ...
 //! ```
@@ -678,8 +678,8 @@ mod tests {
              (<= (next (cell ?x ?p)) (does ?r (move ?pc ?f ?t)) (true (cell ?x ?p)) \
                  (not (castle ?pc ?f ?t)) (differ ?x ?f) (differ ?x ?t))",
             "differ(a, b).\ndiffer(b, a).\n\
-             next((cell ?x ?p)) :- elim#3(?x), true((cell ?x ?p)).\n\
-             elim#1(?f, ?t) :- does(?r, (move ?pc ?f ?t)), ~castle(?pc, ?f, ?t).\n\
+             next(cell(?x, ?p)) :- elim#3(?x), true(cell(?x, ?p)).\n\
+             elim#1(?f, ?t) :- does(?r, move(?pc, ?f, ?t)), ~castle(?pc, ?f, ?t).\n\
              elim#2(?x, ?t) :- elim#1(?f, ?t), differ(?x, ?f).\n\
              elim#3(?x) :- elim#2(?x, ?t), differ(?x, ?t).",
         );

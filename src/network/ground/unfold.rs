@@ -115,14 +115,14 @@ mod tests {
         );
         assert!(
             out.contains(
-                "next((cell ?x ?y)) :- true((cell ?x ?y)), does(r, (at ?u ?v)), c(?x), c(?u), \
+                "next(cell(?x, ?y)) :- true(cell(?x, ?y)), does(r, at(?u, ?v)), c(?x), c(?u), \
                  distinct(?x, ?u), c(?y), c(?v)."
             ),
             "{out}"
         );
         assert!(
             out.contains(
-                "next((cell ?x ?y)) :- true((cell ?x ?y)), does(r, (at ?u ?v)), c(?x), c(?u), \
+                "next(cell(?x, ?y)) :- true(cell(?x, ?y)), does(r, at(?u, ?v)), c(?x), c(?u), \
                  distinct(?y, ?v), c(?y), c(?v)."
             ),
             "{out}"
