@@ -82,6 +82,10 @@ pub fn run_playouts<G: Game>(game: &G, count: u64, rng: &mut SmallRng) -> Playou
 }
 
 /// Random playouts for about `seconds` seconds after a warm-up of a tenth of that (at most one second).
+///
+/// Playouts run in batches between readings of the clock: one playout at first, twice as many each
+/// time a batch takes under a millisecond, up to 64. A slow game (chess on the Datalog evaluator, a
+/// third of a second a playout) so overruns the time by one playout at most, not by a batch of 64.
 pub fn measure_playouts<G: Game>(game: &G, seconds: f64, seed: u64) -> PlayoutStats {
     let mut rng = SmallRng::seed_from_u64(seed);
     let seconds = if seconds.is_finite() {
@@ -89,19 +93,27 @@ pub fn measure_playouts<G: Game>(game: &G, seconds: f64, seed: u64) -> PlayoutSt
     } else {
         1.0
     };
+    let mut batch = 1;
+    let timed = |rng: &mut SmallRng, batch: &mut u64| {
+        let stats = run_playouts(game, *batch, rng);
+        if stats.elapsed < Duration::from_millis(1) && *batch < 64 {
+            *batch *= 2;
+        }
+        stats
+    };
     let warm_up = Duration::from_secs_f64((seconds / 10.0).min(1.0));
     let warm_start = Instant::now();
     while warm_start.elapsed() < warm_up {
-        run_playouts(game, 16, &mut rng);
+        timed(&mut rng, &mut batch);
     }
     let budget = Duration::from_secs_f64(seconds);
     let mut total = PlayoutStats::default();
     let started = Instant::now();
     while started.elapsed() < budget {
-        let batch = run_playouts(game, 64, &mut rng);
-        total.playouts += batch.playouts;
-        total.states += batch.states;
-        total.cut += batch.cut;
+        let done = timed(&mut rng, &mut batch);
+        total.playouts += done.playouts;
+        total.states += done.states;
+        total.cut += done.cut;
     }
     total.elapsed = started.elapsed();
     total

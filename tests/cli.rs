@@ -371,10 +371,7 @@ fn stage_prints_what_each_compilation_stage_makes() {
         ("program", "legal(mark(M, N)) :- cell(M, N, b)"),
         ("classic", "legal(?R, ?A) :- legal(?A), true(control(?R))."),
         ("lowered", "legal(?R, ?A) :- legal(?A), true(control(?R))."),
-        (
-            "prepared",
-            "legal(?R, ?A) :- legal(?A), true(control(?R)).",
-        ),
+        ("prepared", "legal(?R, ?A) :- legal(?A), true(control(?R))."),
         ("analysed", "propositions (29):\n  cell(1,1,b)\n"),
         ("plan", "stratum 0 Static: role"),
         ("decomposed", "demand#"),
@@ -511,8 +508,9 @@ fn players_obey_the_clock_and_say_what_they_cannot_play() {
         err.contains("did not finish depth 1000 within the 1.50 s play clock"),
         "{err}"
     );
+    // Depth 1000 would run for ever: finishing at all, well within a minute, means the clock stopped it.
     assert!(
-        started.elapsed().as_secs_f64() < 10.0,
+        started.elapsed().as_secs_f64() < 60.0,
         "it stopped at the clock"
     );
 

@@ -301,7 +301,13 @@ fn fmt_keeps_the_authors_layout() {
     let formatted = String::from_utf8_lossy(&o.stdout).into_owned();
     let shape = |t: &str| -> Vec<String> {
         t.lines()
-            .map(|l| if l.trim().is_empty() { String::new() } else { l.replace(' ', "") })
+            .map(|l| {
+                if l.trim().is_empty() {
+                    String::new()
+                } else {
+                    l.replace(' ', "")
+                }
+            })
             .collect()
     };
     assert_eq!(shape(&formatted), shape(&original), "{formatted}");
@@ -316,7 +322,10 @@ fn fmt_keeps_the_authors_layout() {
     std::fs::write(&file, "role(x)\n\n\np(X):-q(X)&r(X)\n").unwrap();
     let path = file.to_string_lossy().into_owned();
     let o = run(&["fmt", &path, "--write"], "");
-    assert!(String::from_utf8_lossy(&o.stderr).contains("formatted"), "{o:?}");
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("formatted"),
+        "{o:?}"
+    );
     assert_eq!(
         std::fs::read_to_string(&file).unwrap(),
         "role(x)\n\np(X) :- q(X) & r(X)\n"

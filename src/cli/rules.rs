@@ -251,7 +251,11 @@ pub fn fmt_file(path: &Path) -> Result<(String, bool), CliError> {
         eprintln!("note: {note}");
     }
     let program = ggp::syntax::parse_str(&original, syntax).map_err(|errors| {
-        CliError::Failed(render_errors(&errors, &path.display().to_string(), &original))
+        CliError::Failed(render_errors(
+            &errors,
+            &path.display().to_string(),
+            &original,
+        ))
     })?;
     let text = ggp::print::format(&program);
     let same = ggp::syntax::parse_str(&text, program.syntax).is_ok_and(|back| {
