@@ -369,7 +369,8 @@ fn mcts_with_a_simulation_limit_repeats_itself() {
 
 #[test]
 fn a_player_that_overruns_its_clock_is_caught_by_its_cpu_time() {
-    /// Burns CPU for twice the play clock, ignoring its deadline.
+    /// Burns twice the play clock of CPU time, ignoring its deadline (CPU time, so that a busy machine
+    /// slows it down instead of hiding the overrun).
     struct Overrun;
     impl<G: Game> Player<G> for Overrun {
         fn name(&self) -> String {
@@ -379,11 +380,13 @@ fn a_player_that_overruns_its_clock_is_caught_by_its_cpu_time() {
             &mut self,
             ask: &Ask<'_, G>,
         ) -> Result<ggp::players::Choice<G::Move>, ggp::players::PlayerError> {
-            let (game, state, role, deadline) = (ask.game, ask.state, ask.role, ask.deadline);
-            let until = deadline.instant() + Duration::from_millis(400);
+            let (game, state, role) = (ask.game, ask.state, ask.role);
+            let until = thread_cpu_time() + Duration::from_millis(400);
             let mut spin = 0u64;
-            while Instant::now() < until {
-                spin = std::hint::black_box(spin.wrapping_add(1));
+            while thread_cpu_time() < until {
+                for _ in 0..1000 {
+                    spin = std::hint::black_box(spin.wrapping_add(1));
+                }
             }
             let mut moves = Vec::new();
             game.legal_moves(state, role, &mut moves);

@@ -207,6 +207,7 @@ pub fn to_kif(p: &Program) -> String {
         &mut spacing,
         &mut out,
     );
+    end_with_one_newline(&mut out);
     out
 }
 
@@ -405,7 +406,16 @@ pub fn to_infix(p: &Program) -> String {
         &mut spacing,
         &mut out,
     );
+    end_with_one_newline(&mut out);
     out
+}
+
+/// A printed file ends with one line end, not a blank line, so that printing it again gives the same
+/// text.
+fn end_with_one_newline(out: &mut String) {
+    while out.ends_with("\n\n") {
+        out.pop();
+    }
 }
 
 /// Joins body parts with `&` between conjuncts (parts ending in `==>` already carry their operator).
