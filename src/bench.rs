@@ -87,15 +87,44 @@ pub fn run_playouts<G: Game>(game: &G, count: u64, rng: &mut SmallRng) -> Playou
 /// time a batch takes under a millisecond, up to 64. A slow game (chess on the Datalog evaluator, a
 /// third of a second a playout) so overruns the time by one playout at most, not by a batch of 64.
 pub fn measure_playouts<G: Game>(game: &G, seconds: f64, seed: u64) -> PlayoutStats {
+    measure_playouts_in_lanes(game, seconds, seed, 1)
+}
+
+/// [`measure_playouts`] with playouts `lanes` at a time (2 to 64) through [`Game::playout_goals`]:
+/// the network plays them together, one per bit of a word; other engines one after the other. The
+/// moves of batched playouts are not counted (`states` stays 0).
+pub fn measure_playouts_in_lanes<G: Game>(
+    game: &G,
+    seconds: f64,
+    seed: u64,
+    lanes: u32,
+) -> PlayoutStats {
     let mut rng = SmallRng::seed_from_u64(seed);
+    let lanes = lanes.clamp(1, 64);
+    let start = game.initial_state();
+    let mut buf = Vec::new();
+    let mut goals = vec![0i64; game.info().num_roles()];
     let seconds = if seconds.is_finite() {
         seconds.clamp(0.01, 3600.0)
     } else {
         1.0
     };
     let mut batch = 1;
-    let timed = |rng: &mut SmallRng, batch: &mut u64| {
-        let stats = run_playouts(game, *batch, rng);
+    let mut timed = |rng: &mut SmallRng, batch: &mut u64| {
+        let stats = if lanes == 1 {
+            run_playouts(game, *batch, rng)
+        } else {
+            let started = Instant::now();
+            let mut playouts = 0u64;
+            for _ in 0..*batch {
+                playouts += u64::from(game.playout_goals(&start, rng, &mut buf, lanes, &mut goals));
+            }
+            PlayoutStats {
+                playouts,
+                elapsed: started.elapsed(),
+                ..PlayoutStats::default()
+            }
+        };
         if stats.elapsed < Duration::from_millis(1) && *batch < 64 {
             *batch *= 2;
         }
@@ -126,13 +155,18 @@ pub fn measure_playouts_parallel<G: Game>(
     seconds: f64,
     seed: u64,
     threads: usize,
+    lanes: u32,
 ) -> PlayoutStats {
     if threads <= 1 {
-        return measure_playouts(game, seconds, seed);
+        return measure_playouts_in_lanes(game, seconds, seed, lanes);
     }
     let per_thread: Vec<PlayoutStats> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads as u64)
-            .map(|t| s.spawn(move || measure_playouts(game, seconds, seed.wrapping_add(t))))
+            .map(|t| {
+                s.spawn(move || {
+                    measure_playouts_in_lanes(game, seconds, seed.wrapping_add(t), lanes)
+                })
+            })
             .collect();
         handles
             .into_iter()

@@ -349,6 +349,63 @@ fn fmt_keeps_the_authors_layout() {
     );
 }
 
+/// `bench --lanes 64`: playouts side by side in the bits of a word, reported as such; out-of-range
+/// lanes and lanes with a player's search are refused, and an engine without lanes says so.
+#[test]
+fn bench_plays_playouts_in_lanes() {
+    let o = run(
+        &[
+            "bench",
+            "games/tictactoe.gdl",
+            "--seconds",
+            "0.2",
+            "--lanes",
+            "64",
+        ],
+        "",
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.starts_with("game=tictactoe playouts_per_sec=")
+            && out.contains(" lanes=64 threads=1 engine=network"),
+        "{out}"
+    );
+    let rate: f64 = out
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix("playouts_per_sec="))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0.0);
+    assert!(rate > 0.0, "{out}");
+    check(
+        "bench games/tictactoe.gdl --lanes 65",
+        "",
+        "error: invalid value '65' for '--lanes <LANES>': 65 is not in 1..=64\n\nFor more information, try '--help'.",
+    );
+    check(
+        "bench games/tictactoe.gdl --lanes 64 --player mcts",
+        "",
+        "error: --lanes measures bare playouts; a player's search (--player) sets its own",
+    );
+    let o = run(
+        &[
+            "bench",
+            "games/tictactoe.gdl",
+            "--seconds",
+            "0.2",
+            "--lanes",
+            "8",
+            "--engine",
+            "datalog",
+        ],
+        "",
+    );
+    assert!(
+        String::from_utf8_lossy(&o.stderr)
+            .contains("note: only the network plays playouts side by side"),
+        "{o:?}"
+    );
+}
+
 #[test]
 fn the_end_of_a_match_says_who_won_in_words() {
     check(

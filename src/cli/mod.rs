@@ -352,6 +352,10 @@ struct BenchArgs {
     /// Independent playouts on this many threads at once.
     #[arg(long, default_value_t = 1)]
     threads: usize,
+    /// Playouts side by side in the bits of a word, 1 to 64 (the network plays 64 at once: what the
+    /// playout estimate and mcts's leaf playouts use).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
+    lanes: u32,
     /// Measure this player's search from the initial state instead of bare playouts (`mcts`: its
     /// simulations per second).
     #[arg(long)]
@@ -457,6 +461,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
                 seconds: a.seconds,
                 seed: a.seed,
                 threads: a.threads,
+                lanes: a.lanes,
                 player,
             })
         }

@@ -264,6 +264,7 @@ pub struct Bench {
     pub seconds: f64,
     pub seed: u64,
     pub threads: usize,
+    pub lanes: u32,
     pub player: Option<PlayerKind>,
 }
 
@@ -272,10 +273,35 @@ impl Visitor for Bench {
 
     fn visit<G: Game>(self, loaded: Loaded<G>) -> Result<(), CliError> {
         if let Some(kind) = self.player {
+            if self.lanes > 1 {
+                return Err(CliError::Usage(
+                    "--lanes measures bare playouts; a player's search (--player) sets its own"
+                        .into(),
+                ));
+            }
             return self.search(kind, &loaded);
         }
         let game = loaded.game.as_ref();
-        let stats = measure_playouts_parallel(game, self.seconds, self.seed, self.threads);
+        let stats =
+            measure_playouts_parallel(game, self.seconds, self.seed, self.threads, self.lanes);
+        if self.lanes > 1 {
+            println!(
+                "game={} playouts_per_sec={:.0} lanes={} threads={} {}",
+                game.info().name,
+                stats.playouts_per_sec(),
+                self.lanes,
+                self.threads,
+                report_fields(&loaded.report)
+            );
+            if loaded.report.engine != ggp::load::EngineKind::Network {
+                eprintln!(
+                    "note: only the network plays playouts side by side; the {} engine played these \
+                     one after the other",
+                    loaded.report.engine.as_str()
+                );
+            }
+            return Ok(());
+        }
         println!(
             "game={} {stats} threads={} {}",
             game.info().name,
