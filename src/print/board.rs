@@ -553,3 +553,60 @@ fn grid(
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::parse_kif;
+
+    fn layout(rules: &str) -> Layout {
+        layout_of(&parse_kif(rules).unwrap())
+    }
+
+    #[test]
+    fn row_and_column_names_outvote_x_and_y() {
+        // The eight-puzzle names its cells `?m ?n` where it declares them and `?x ?y` in its moves.
+        let l = layout(
+            "(<= (base (cell ?m ?n ?t)) (index ?m) (index ?n) (tile ?t)) \
+             (<= (next (cell ?x ?y b)) (true (cell ?x ?y ?z))) \
+             (<= (next (cell ?u ?y ?z)) (true (cell ?x ?y ?z)))",
+        );
+        assert_eq!(l.orientation, Orientation::RowColumn);
+        // X and Y alone: across and up (Connect Four).
+        let l = layout("(<= (next (cell ?x ?y red)) (true (cell ?x ?y b)))");
+        assert_eq!(l.orientation, Orientation::AcrossUp);
+        // Y first: a matrix read row by row.
+        let l = layout("(<= (next (cell ?y ?x p)) (true (cell ?y ?x b)))");
+        assert_eq!(l.orientation, Orientation::RowColumn);
+    }
+
+    #[test]
+    fn four_argument_cells_are_read_from_their_coordinate_names() {
+        let name = |n: &str| Some(n.to_string());
+        // Pentago: a quadrant, then X and Y.
+        let pentago = Shape::four(&[name("q"), name("x"), name("y"), name("player")]).unwrap();
+        assert_eq!(
+            (pentago.board, pentago.first, pentago.second),
+            (Some(0), 1, 2)
+        );
+        assert_eq!(pentago.value, vec![3]);
+        // Chess: X and Y, then two values shown together.
+        let chess = Shape::four(&[name("x"), name("y"), name("player"), name("piece")]).unwrap();
+        assert_eq!((chess.board, chess.value.clone()), (None, vec![2, 3]));
+        // A third coordinate picks the board of a three-dimensional game.
+        let cube = Shape::four(&[name("x"), name("y"), name("z"), name("s")]).unwrap();
+        assert_eq!((cube.board, cube.value.clone()), (Some(2), vec![3]));
+        // Nothing named as a coordinate: not a board.
+        assert!(Shape::four(&[name("a"), name("b"), name("c"), name("d")]).is_none());
+        let l = layout("(<= (next (cellHolds ?q ?x ?y ?p)) (true (cellHolds ?q ?x ?y ?p)))");
+        assert_eq!(l.four, vec![("cellHolds".to_string(), pentago)]);
+    }
+
+    #[test]
+    fn relations_whose_first_arguments_are_named_otherwise_are_not_boards() {
+        let l = layout("(<= (next (connected ?k ?m ?n)) (true (connected ?k ?m ?n)))");
+        assert_eq!(l.not_boards, vec!["connected".to_string()]);
+        let l = layout("(<= (next (hole ?dr ?dc peg)) (true (hole ?or ?oc peg)))");
+        assert!(l.not_boards.is_empty());
+    }
+}
