@@ -980,3 +980,39 @@ fn a_remote_match_of_the_bundled_infix_breakthrough_completes() {
         record.errors
     );
 }
+
+/// A match started anywhere sends the started rules: a served player given the position where x
+/// completes the top row in one move (`--moves`) finds that move, and the record begins there.
+#[test]
+fn a_served_player_plays_a_match_started_anywhere() {
+    let tictactoe = Path::new(env!("CARGO_MANIFEST_DIR")).join("games/tictactoe.gdl");
+    let server = serve(&["--player", "alphabeta"]);
+    let record_file = tmp_file("started.json");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ggp-run"));
+    cmd.arg("match")
+        .arg(&tictactoe)
+        .args(["--moves", "mark(1,1); mark(2,1); mark(1,2); mark(2,2)"])
+        .args(["--startclock", "10", "--playclock", "5", "--out"])
+        .arg(&record_file)
+        .args([
+            "--player",
+            &format!("x={}", server.url),
+            "--player",
+            "o=random",
+        ]);
+    let (ok, out, err) = run_bounded(cmd, Duration::from_secs(120));
+    assert!(ok, "the match failed\n{out}\n{err}");
+    let record = MatchRecord::from_json(&std::fs::read_to_string(&record_file).unwrap()).unwrap();
+    let _ = std::fs::remove_file(&record_file);
+    assert!(record.is_completed);
+    assert!(
+        record.states[0].contains("( cell 2 2 o )") && record.states[0].contains("( control x )"),
+        "{}",
+        record.states[0]
+    );
+    assert_eq!(
+        record.moves,
+        vec![vec!["( mark 1 3 )".to_string(), "noop".to_string()]]
+    );
+    assert_eq!(record.goal_values, vec![100, 0]);
+}
