@@ -111,19 +111,37 @@ fn tmp_file(name: &str) -> PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{}-{name}", std::process::id()))
 }
 
-/// Referees a match and returns its printed output and its record.
+/// Referees a match of a corpus game and returns its printed output and its record.
 fn referee(
     game: &str,
     players: &[String],
     clocks: (&str, &str),
     extra: &[&str],
 ) -> (String, MatchRecord) {
+    referee_file(
+        &game_file(game),
+        players,
+        clocks,
+        extra,
+        Duration::from_secs(90),
+    )
+}
+
+/// Referees a match of the rule file `game` within `limit` and returns its printed output and its
+/// record.
+fn referee_file(
+    game: &Path,
+    players: &[String],
+    clocks: (&str, &str),
+    extra: &[&str],
+    limit: Duration,
+) -> (String, MatchRecord) {
     static MATCHES: AtomicUsize = AtomicUsize::new(0);
     let n = MATCHES.fetch_add(1, Ordering::Relaxed);
     let out_file = tmp_file(&format!("match-{n}.json"));
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_ggp-run"));
     cmd.arg("match")
-        .arg(game_file(game))
+        .arg(game)
         .args(["--startclock", clocks.0, "--playclock", clocks.1])
         .arg("--out")
         .arg(&out_file)
@@ -131,7 +149,7 @@ fn referee(
     for p in players {
         cmd.args(["--player", p]);
     }
-    let (ok, out, err) = run_bounded(cmd, Duration::from_secs(90));
+    let (ok, out, err) = run_bounded(cmd, limit);
     assert!(ok, "ggp-run match failed\n{out}\n{err}");
     let json = std::fs::read_to_string(&out_file).expect("the record is written");
     let _ = std::fs::remove_file(&out_file);
@@ -907,28 +925,19 @@ fn a_served_learned_player_plays_its_game_and_refuses_another_at_start() {
     assert!(ok, "train failed\n{out}\n{err}");
     let server = serve(&["--player", &format!("learned:{}", scores.display())]);
 
-    let record_file = tmp_file("learned-match.json");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ggp-run"));
-    cmd.arg("match")
-        .arg(&tictactoe)
-        .args(["--startclock", "10", "--playclock", "5", "--out"])
-        .arg(&record_file)
-        .args([
-            "--player",
-            &format!("x={}", server.url),
-            "--player",
-            "o=random",
-        ]);
-    let (ok, out, err) = run_bounded(cmd, Duration::from_secs(120));
-    assert!(ok, "the match failed\n{out}\n{err}");
-    let record = MatchRecord::from_json(&std::fs::read_to_string(&record_file).unwrap()).unwrap();
+    let (_, record) = referee_file(
+        &tictactoe,
+        &[format!("x={}", server.url), "o=random".into()],
+        ("10", "5"),
+        &[],
+        Duration::from_secs(120),
+    );
     assert!(record.is_completed);
     assert!(
         errors_of(&record, 0).iter().all(String::is_empty),
         "the learned player's moves were all its own: {:?}",
         record.errors
     );
-    let _ = std::fs::remove_file(&record_file);
 
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_ggp-run"));
     cmd.arg("match")
@@ -957,22 +966,13 @@ fn a_served_learned_player_plays_its_game_and_refuses_another_at_start() {
 fn a_remote_match_of_the_bundled_infix_breakthrough_completes() {
     let breakthrough = Path::new(env!("CARGO_MANIFEST_DIR")).join("games/breakthrough.gdl");
     let server = serve(&["--player", "random"]);
-    let record_file = tmp_file("breakthrough.json");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ggp-run"));
-    cmd.arg("match")
-        .arg(&breakthrough)
-        .args(["--startclock", "20", "--playclock", "5", "--out"])
-        .arg(&record_file)
-        .args([
-            "--player",
-            &format!("white={}", server.url),
-            "--player",
-            "black=random",
-        ]);
-    let (ok, out, err) = run_bounded(cmd, Duration::from_secs(300));
-    assert!(ok, "the match failed\n{out}\n{err}");
-    let record = MatchRecord::from_json(&std::fs::read_to_string(&record_file).unwrap()).unwrap();
-    let _ = std::fs::remove_file(&record_file);
+    let (_, record) = referee_file(
+        &breakthrough,
+        &[format!("white={}", server.url), "black=random".into()],
+        ("20", "5"),
+        &[],
+        Duration::from_secs(300),
+    );
     assert!(record.is_completed);
     assert!(
         errors_of(&record, 0).iter().all(String::is_empty),
@@ -987,23 +987,13 @@ fn a_remote_match_of_the_bundled_infix_breakthrough_completes() {
 fn a_served_player_plays_a_match_started_anywhere() {
     let tictactoe = Path::new(env!("CARGO_MANIFEST_DIR")).join("games/tictactoe.gdl");
     let server = serve(&["--player", "alphabeta"]);
-    let record_file = tmp_file("started.json");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ggp-run"));
-    cmd.arg("match")
-        .arg(&tictactoe)
-        .args(["--moves", "mark(1,1); mark(2,1); mark(1,2); mark(2,2)"])
-        .args(["--startclock", "10", "--playclock", "5", "--out"])
-        .arg(&record_file)
-        .args([
-            "--player",
-            &format!("x={}", server.url),
-            "--player",
-            "o=random",
-        ]);
-    let (ok, out, err) = run_bounded(cmd, Duration::from_secs(120));
-    assert!(ok, "the match failed\n{out}\n{err}");
-    let record = MatchRecord::from_json(&std::fs::read_to_string(&record_file).unwrap()).unwrap();
-    let _ = std::fs::remove_file(&record_file);
+    let (_, record) = referee_file(
+        &tictactoe,
+        &[format!("x={}", server.url), "o=random".into()],
+        ("10", "5"),
+        &["--moves", "mark(1,1); mark(2,1); mark(1,2); mark(2,2)"],
+        Duration::from_secs(120),
+    );
     assert!(record.is_completed);
     assert!(
         record.states[0].contains("( cell 2 2 o )") && record.states[0].contains("( control x )"),

@@ -3,6 +3,7 @@
 //! those rules is what every command plays, searches or sends to remote players.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use clap::Args;
 
@@ -84,10 +85,11 @@ pub fn started(
         engine: EngineChoice::Datalog,
         ..*options
     };
-    let reload = |text: String, options: &LoadOptions, game: &AnyGame| {
-        let syntax = game
-            .rules()
-            .map_or(ggp::syntax::ast::Syntax::Kif, |r| r.program.syntax);
+    // The started rules are written in the syntax of the rules they come from.
+    let syntax = game
+        .rules()
+        .map_or(ggp::syntax::ast::Syntax::Kif, |r| r.program.syntax);
+    let reload = |text: String, options: &LoadOptions| {
         let source = GameSource::RuleText {
             text,
             name: name.clone(),
@@ -140,18 +142,17 @@ pub fn started(
         let text =
             with_initial_state(program, &facts).map_err(|e| position_error(e, &path, &facts))?;
         let options = if steps.is_empty() { options } else { &passing };
-        game = reload(text, options, &game)?;
+        game = reload(text, options)?;
     }
     if steps.is_empty() {
         return Ok(game);
     }
-    let rules = game.rules().expect("a rule game has rules").clone();
+    // A shared pointer: the game is consumed by the replay.
+    let rules = Arc::clone(game.rules().expect("a rule game has rules"));
     let facts = game.visit(Replay(&steps))?;
     let text = with_initial_state(&rules.program, &facts.join("\n"))
         .map_err(|e| CliError::Failed(format!("the position reached cannot start a game: {e}")))?;
-    let syntax = rules.program.syntax;
-    let source = GameSource::RuleText { text, name, syntax };
-    load(&source, options).map_err(|e| load_error(e, &source))
+    reload(text, options)
 }
 
 fn position_error(e: PositionError, path: &Path, text: &str) -> CliError {

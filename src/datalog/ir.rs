@@ -672,17 +672,17 @@ impl Lowerer {
         })
     }
 
-    fn rule(&mut self, head: &ast::Atom, body: &[Literal]) -> Result<(), EngineError> {
-        let mut counts = HashMap::new();
-        head.args
-            .iter()
-            .for_each(|t| count_term_vars(t, &mut counts));
-        body.iter().for_each(|l| count_lit_vars(l, &mut counts));
-        let mut ctx = RuleCtx::new();
-        let h = self.atom(head, &mut ctx)?;
+    /// A conjunction of conditions as the conjunctions of plain literals it means: the product of
+    /// each condition's disjunctive normal form (`a & (b | c)` is `a & b` or `a & c`).
+    fn alternatives(
+        &mut self,
+        conditions: &[Literal],
+        ctx: &mut RuleCtx,
+        counts: &HashMap<Sym, usize>,
+    ) -> Result<Vec<Vec<Lit>>, EngineError> {
         let mut alts = vec![Vec::new()];
-        for l in body {
-            let sub = self.dnf(l, &mut ctx, &counts)?;
+        for l in conditions {
+            let sub = self.dnf(l, ctx, counts)?;
             let mut next = Vec::with_capacity(alts.len() * sub.len());
             for a in &alts {
                 for s in &sub {
@@ -693,7 +693,18 @@ impl Lowerer {
             }
             alts = next;
         }
-        for body in alts {
+        Ok(alts)
+    }
+
+    fn rule(&mut self, head: &ast::Atom, body: &[Literal]) -> Result<(), EngineError> {
+        let mut counts = HashMap::new();
+        head.args
+            .iter()
+            .for_each(|t| count_term_vars(t, &mut counts));
+        body.iter().for_each(|l| count_lit_vars(l, &mut counts));
+        let mut ctx = RuleCtx::new();
+        let h = self.atom(head, &mut ctx)?;
+        for body in self.alternatives(body, &mut ctx, &counts)? {
             self.out.rules.push(Rule {
                 head: h.clone(),
                 body,
@@ -724,13 +735,7 @@ impl Lowerer {
                 .for_each(|t| count_term_vars(t, &mut counts));
         }
         let mut ctx = RuleCtx::new();
-        let as_term = |a: &ast::Atom| {
-            if a.args.is_empty() {
-                Term::Const(a.pred, a.span)
-            } else {
-                Term::Func(a.pred, a.args.clone(), a.span)
-            }
-        };
+        let as_term = |a: &ast::Atom| a.clone().into_term();
         let act = self.term(&as_term(action), &mut ctx)?;
         let mut effs = Vec::new();
         for e in effects {
@@ -738,20 +743,7 @@ impl Lowerer {
             self.rel(e.atom.pred, e.atom.args.len())?;
             effs.push((e.add, self.term(&as_term(&e.atom), &mut ctx)?));
         }
-        let mut alts = vec![Vec::new()];
-        for l in conditions {
-            let sub = self.dnf(l, &mut ctx, &counts)?;
-            let mut next = Vec::with_capacity(alts.len() * sub.len());
-            for a in &alts {
-                for s in &sub {
-                    let mut c: Vec<Lit> = a.clone();
-                    c.extend(s.iter().cloned());
-                    next.push(c);
-                }
-            }
-            alts = next;
-        }
-        for conds in alts {
+        for conds in self.alternatives(conditions, &mut ctx, &counts)? {
             self.out.operations.push(Operation {
                 action: act.clone(),
                 conditions: conds,

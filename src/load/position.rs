@@ -10,7 +10,7 @@
 //! [`Game::state_kif`]: crate::game::Game::state_kif
 
 use crate::diagnostics::Diagnostic;
-use crate::syntax::ast::{Atom, Literal, Program, Statement, Symbols, Syntax, Term};
+use crate::syntax::ast::{for_each_atom, Atom, Program, Statement, Sym, Symbols, Syntax, Term};
 
 /// Why a state cannot replace the rules' `init`.
 #[derive(Debug, thiserror::Error)]
@@ -84,18 +84,17 @@ pub fn with_initial_state(program: &Program, state: &str) -> Result<String, Posi
                 known: names.join(", "),
             });
         }
-        let fact = if head.args.is_empty() {
-            Term::Const(out.symbols.intern(facts.symbols.name(head.pred)), *span)
-        } else {
-            Term::Func(
-                out.symbols.intern(facts.symbols.name(head.pred)),
-                head.args
-                    .iter()
-                    .map(|t| copy_term(t, &facts.symbols, &mut out.symbols))
-                    .collect(),
-                *span,
-            )
-        };
+        let fact = Atom {
+            pred: out.symbols.intern(facts.symbols.name(head.pred)),
+            args: head
+                .args
+                .iter()
+                .map(|t| copy_term(t, &facts.symbols, &mut out.symbols))
+                .collect(),
+            parens: false,
+            span: *span,
+        }
+        .into_term();
         out.statements.push(Statement::Rule {
             head: Atom {
                 pred: init,
@@ -120,55 +119,40 @@ pub fn with_initial_state(program: &Program, state: &str) -> Result<String, Posi
 /// The relations (name and arity) a state of `program` can hold: what `init`, `next`, `true` and
 /// `base` take, and what operations add or delete.
 fn state_relations(program: &Program) -> Vec<(String, usize)> {
-    let mut out: Vec<(String, usize)> = Vec::new();
-    let mut note = |t: &Term| {
-        let relation = match t {
-            Term::Const(s, _) => (program.symbols.name(*s).to_string(), 0),
-            Term::Func(f, args, _) => (program.symbols.name(*f).to_string(), args.len()),
-            Term::Var(..) => return,
-        };
-        if !out.contains(&relation) {
-            out.push(relation);
-        }
-    };
-    fn literal_atoms<'a>(l: &'a Literal, f: &mut dyn FnMut(&'a Atom)) {
-        match l {
-            Literal::Atom(a) => f(a),
-            Literal::Not(inner, _) => literal_atoms(inner, f),
-            Literal::Or(ls, _) | Literal::And(ls, _) => ls.iter().for_each(|l| literal_atoms(l, f)),
-        }
-    }
-    let is_state = |a: &Atom| {
-        matches!(
+    // The fact inside `init(...)`, `next(...)`, `true(...)` or `base(...)`.
+    let held = |a: &Atom| -> Option<(Sym, usize)> {
+        if !matches!(
             program.symbols.name(a.pred),
             "init" | "next" | "true" | "base"
-        ) && a.args.len() == 1
+        ) {
+            return None;
+        }
+        match a.args.as_slice() {
+            [Term::Const(s, _)] => Some((*s, 0)),
+            [Term::Func(f, args, _)] => Some((*f, args.len())),
+            _ => None,
+        }
     };
-    let mut atoms: Vec<&Atom> = Vec::new();
+    let mut found: Vec<(Sym, usize)> = Vec::new();
     for s in &program.statements {
         match s {
             Statement::Rule { head, body, .. } => {
-                atoms.push(head);
-                body.iter()
-                    .for_each(|l| literal_atoms(l, &mut |a| atoms.push(a)));
+                found.extend(held(head));
+                for l in body {
+                    for_each_atom(l, false, &mut |a, _| found.extend(held(a)));
+                }
             }
             Statement::Operation { effects, .. } => {
-                for e in effects {
-                    let args = e.atom.args.clone();
-                    let t = if args.is_empty() {
-                        Term::Const(e.atom.pred, e.span)
-                    } else {
-                        Term::Func(e.atom.pred, args, e.span)
-                    };
-                    note(&t);
-                }
+                found.extend(effects.iter().map(|e| (e.atom.pred, e.atom.args.len())));
             }
         }
     }
-    for a in atoms.into_iter().filter(|a| is_state(a)) {
-        note(&a.args[0]);
-    }
-    out
+    found.sort();
+    found.dedup();
+    found
+        .into_iter()
+        .map(|(pred, arity)| (program.symbols.name(pred).to_string(), arity))
+        .collect()
 }
 
 fn has_variables(terms: &[Term]) -> bool {

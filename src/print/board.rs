@@ -21,7 +21,7 @@
 //! `empty`) or nothing are drawn as `.`.
 
 use crate::datalog::terms::{TermId, TermStore};
-use crate::syntax::ast::{Atom, Literal, Program, Statement, Sym, Syntax, Term};
+use crate::syntax::ast::{for_each_atom, Atom, Program, Statement, Sym, Syntax, Term};
 
 /// How a game's boards are drawn: which way the coordinates run, and where the coordinates and the
 /// value sit in a four-argument cell.
@@ -165,7 +165,7 @@ pub fn layout_of(program: &Program) -> Layout {
             Statement::Rule { head, body, .. } => {
                 vote(head, &mut votes);
                 body.iter()
-                    .for_each(|l| literal_atoms(l, &mut |a| vote(a, &mut votes)));
+                    .for_each(|l| for_each_atom(l, false, &mut |a, _| vote(a, &mut votes)));
             }
             Statement::Operation {
                 action,
@@ -176,7 +176,7 @@ pub fn layout_of(program: &Program) -> Layout {
                 vote(action, &mut votes);
                 conditions
                     .iter()
-                    .for_each(|l| literal_atoms(l, &mut |a| vote(a, &mut votes)));
+                    .for_each(|l| for_each_atom(l, false, &mut |a, _| vote(a, &mut votes)));
                 effects.iter().for_each(|e| vote(&e.atom, &mut votes));
             }
         }
@@ -237,14 +237,6 @@ struct Votes {
     four: Vec<(String, Shape)>,
     /// Three-argument relations and their [`name_positions`] counts.
     positions: Vec<(String, [i64; 2])>,
-}
-
-fn literal_atoms<'a>(l: &'a Literal, f: &mut impl FnMut(&'a Atom)) {
-    match l {
-        Literal::Atom(a) => f(a),
-        Literal::Not(inner, _) => literal_atoms(inner, f),
-        Literal::Or(ls, _) | Literal::And(ls, _) => ls.iter().for_each(|l| literal_atoms(l, f)),
-    }
 }
 
 /// Votes of the `cell(...)` terms nested in `t` (`true(cell(M, N, x))`).

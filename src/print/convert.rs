@@ -237,12 +237,7 @@ impl Tx<'_> {
 
     /// The atom as a term (`cell(1,2,b)` inside `true(...)`).
     fn as_term(&mut self, a: &Atom) -> Term {
-        let a = self.atom(a);
-        if a.args.is_empty() {
-            Term::Const(a.pred, a.span)
-        } else {
-            Term::Func(a.pred, a.args, a.span)
-        }
+        self.atom(a).into_term()
     }
 
     fn lit(&mut self, l: &Literal) -> Literal {

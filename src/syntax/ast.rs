@@ -103,6 +103,18 @@ pub struct Atom {
     pub span: Span,
 }
 
+impl Atom {
+    /// The atom as a term, as it stands inside `true(...)` or `init(...)`: a constant when it has no
+    /// arguments, `cell(1, 2, b)` otherwise.
+    pub fn into_term(self) -> Term {
+        if self.args.is_empty() {
+            Term::Const(self.pred, self.span)
+        } else {
+            Term::Func(self.pred, self.args, self.span)
+        }
+    }
+}
+
 /// A condition in a rule body. Built-in relations (`distinct`, `same`, `plus`, `less`, ...) are ordinary
 /// [`Literal::Atom`]s whose relation symbol names the built-in; later stages recognise them.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
