@@ -266,6 +266,13 @@ pub trait Game: Send + Sync + 'static {
     /// A state drawn for a person (a board where the game has one).
     fn show_state(&self, state: &Self::State) -> String;
 
+    /// A state's boards and facts as data, for a drawing other than text (the web page's); `None` for
+    /// a game that is not written as facts, which [`Game::show_state`] alone draws.
+    fn drawing(&self, state: &Self::State) -> Option<crate::drawing::Drawing> {
+        let _ = state;
+        None
+    }
+
     /// Plays `mv` for the role in control of a turn-taking state, every other role playing its only legal
     /// move. Games override this when they can do it faster.
     fn play(&self, state: &Self::State, role: RoleIndex, mv: &Self::Move) -> Self::State {

@@ -376,7 +376,7 @@ fn run_schedule(
 }
 
 /// One entrant's line of the table.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Standing {
     /// The entrant's name.
     pub name: String,

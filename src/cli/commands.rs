@@ -10,7 +10,7 @@ use ggp::referee::person::Terminal;
 use ggp::referee::record::Recorder;
 use ggp::referee::{
     make_seat, run_match, MatchEvent, MatchSettings, MissedStart, Observer, RefereeError, Seat,
-    SeatSpec, Verdict,
+    SeatSpec,
 };
 
 use super::CliError;
@@ -358,20 +358,7 @@ pub(super) fn result_line(roles: &[String], goals: &[Goal]) -> String {
         .zip(goals)
         .map(|(name, g)| format!("{name}={g}"))
         .collect();
-    let name = |r: usize| roles.get(r).map_or("?", String::as_str);
-    let words = match ggp::referee::verdict(goals) {
-        Verdict::Solo(100) => "solved, full score".to_string(),
-        Verdict::Solo(goal) => format!("{goal} of 100"),
-        Verdict::Winner(r) => format!("{} wins", name(r)),
-        Verdict::Draw(tied) if tied.len() == roles.len() => "a draw".to_string(),
-        Verdict::Draw(tied) => format!(
-            "a draw between {}",
-            tied.iter()
-                .map(|&r| name(r))
-                .collect::<Vec<_>>()
-                .join(" and ")
-        ),
-    };
+    let words = ggp::referee::verdict(goals).words(roles);
     format!("Goals: {} ({words})", listed.join(" "))
 }
 

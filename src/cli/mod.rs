@@ -59,6 +59,9 @@ enum Command {
     Stage(StageArgs),
     /// Serves a player over the GGP protocol (HTTP), for game managers to play against.
     Serve(protocol::ServeArgs),
+    /// Serves the web pages: the game library, a rule editor with the checker's diagnostics, matches
+    /// to play or watch in the browser, replays and tournaments.
+    Web(protocol::WebArgs),
     /// Referees a match between local players and players served over the GGP protocol.
     Match(protocol::MatchArgs),
     /// Prints a match record (ggp-base's JSON) step by step.
@@ -504,6 +507,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             Ok(())
         }
         (Some(Command::Serve(a)), _) => protocol::serve(a),
+        (Some(Command::Web(a)), _) => protocol::web(a),
         (Some(Command::Match(a)), _) => protocol::run_match_command(a),
         (Some(Command::View(a)), _) => protocol::view(a),
         (Some(Command::Train(a)), _) => {

@@ -53,6 +53,30 @@ pub struct ServeArgs {
 }
 
 #[derive(Args, Debug, Clone)]
+pub struct WebArgs {
+    /// The port to listen on; 0 picks a free one (the address is printed first thing).
+    #[arg(long, default_value_t = 8080)]
+    port: u16,
+    /// The address to listen on. Anyone who reaches it can run matches on this machine, so opening it
+    /// beyond this machine (0.0.0.0) prints a warning.
+    #[arg(long, default_value = "127.0.0.1")]
+    host: IpAddr,
+    /// A folder of rule files (.kif, .gdl) to offer beside the bundled games (repeatable).
+    #[arg(long = "games", value_name = "DIR")]
+    folders: Vec<PathBuf>,
+    /// Matches and tournaments running at once; more are refused with a message.
+    #[arg(long, default_value_t = 4)]
+    max_matches: usize,
+    /// Seconds a match may go unwatched (its page closed) before it is stopped.
+    #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
+    abandon_after: f64,
+    #[command(flatten)]
+    search: super::PlayerArgs,
+    #[command(flatten)]
+    load: super::spec::LoadArgs,
+}
+
+#[derive(Args, Debug, Clone)]
 pub struct MatchArgs {
     #[command(flatten)]
     game: super::spec::GameArgs,
@@ -96,43 +120,9 @@ impl Visitor for Boards<'_> {
 
     fn visit<G: Game>(self, loaded: Loaded<G>) -> Self::Output {
         let game = loaded.game.as_ref();
-        let info = game.info();
-        if let Some(roles) = &self.0.game_role_names {
-            if *roles != info.roles {
-                return Err(format!(
-                    "the record is of {} (roles {}), not of {} (roles {})",
-                    self.0.game_name.as_deref().unwrap_or("another game"),
-                    roles.join(", "),
-                    info.name,
-                    info.roles.join(", ")
-                ));
-            }
-        }
-        let mut state = game.initial_state();
-        let mut boards = vec![game.show_state(&state)];
-        for (step, joint) in self.0.moves.iter().enumerate() {
-            let moves = joint
-                .iter()
-                .enumerate()
-                .map(|(role, text)| game.parse_move(&state, role, text))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| {
-                    format!(
-                        "step {} does not replay on {}: {e}{}",
-                        step + 1,
-                        info.name,
-                        match &self.0.game_name {
-                            Some(g) if *g != info.name => {
-                                format!(" (the record is of `{g}`; is this its rule file?)")
-                            }
-                            _ => String::new(),
-                        }
-                    )
-                })?;
-            state = game.next_state(&state, &moves);
-            boards.push(game.show_state(&state));
-        }
-        Ok((info.roles.clone(), boards))
+        let states = ggp::referee::record::replay(game, self.0)?;
+        let boards = states.iter().map(|s| game.show_state(s)).collect();
+        Ok((game.info().roles.clone(), boards))
     }
 }
 
@@ -176,6 +166,43 @@ pub fn serve(a: ServeArgs) -> Result<(), CliError> {
         eprintln!("{} listening on http://{addr}", server::time_of_day());
     })
     .map_err(|e| CliError::Failed(format!("the server stopped: {e}")))
+}
+
+/// `ggp-run web`.
+pub fn web(a: WebArgs) -> Result<(), CliError> {
+    if a.max_matches == 0 || a.max_matches > 256 {
+        return Err(CliError::Usage(format!(
+            "--max-matches must be between 1 and 256, not {}",
+            a.max_matches
+        )));
+    }
+    let mut players = a.search.config(false)?;
+    if players.depth == 0 {
+        players.depth = PlayerConfig::default().depth;
+    }
+    let config = ggp::web::WebConfig {
+        folders: a.folders.clone(),
+        max_matches: a.max_matches,
+        load: a.load.options(None)?,
+        players,
+        abandon_after: clock_seconds("--abandon-after", a.abandon_after)?,
+        ..Default::default()
+    };
+    if !a.host.is_loopback() {
+        eprintln!(
+            "warning: listening on {}: anyone who reaches this address can run matches and \
+             programs' searches on this machine",
+            a.host
+        );
+    }
+    let log: server::Log = Arc::new(|line: &str| eprintln!("{line}"));
+    ggp::web::run(SocketAddr::new(a.host, a.port), config, log, |addr| {
+        // Tests and scripts read this line to learn the port.
+        println!("listening on http://{addr}");
+        let _ = std::io::stdout().flush();
+        eprintln!("open http://{addr}/ in a browser");
+    })
+    .map_err(|e| CliError::Failed(format!("the web server stopped: {e}")))
 }
 
 /// `ggp-run match`.

@@ -258,15 +258,7 @@ pub fn fmt_file(path: &Path) -> Result<(String, bool), CliError> {
         ))
     })?;
     let text = ggp::print::format(&program);
-    let same = ggp::syntax::parse_str(&text, program.syntax).is_ok_and(|back| {
-        back == program
-            && back
-                .comments
-                .iter()
-                .map(|c| c.text.trim_end())
-                .eq(program.comments.iter().map(|c| c.text.trim_end()))
-    });
-    if !same {
+    if !ggp::print::reads_back(&program, &text) {
         return Err(CliError::Failed(format!(
             "{}: the formatted text does not read back as the same rules; the file is left as it \
              is (please report this)",

@@ -665,16 +665,20 @@ impl Game for NetGame {
     }
 
     fn show_state(&self, state: &BitState) -> String {
+        self.drawing(state).unwrap_or_default().to_text()
+    }
+
+    fn drawing(&self, state: &BitState) -> Option<crate::drawing::Drawing> {
         let facts: Vec<_> = (0..self.net.props.len())
             .filter(|&p| state.get(p))
             .map(|p| self.net.props[p])
             .collect();
-        crate::print::board::draw_state(
+        Some(crate::print::board::draw_state(
             &self.net.terms,
             &facts,
             &self.net.props,
             self.net.syntax,
             &self.layout,
-        )
+        ))
     }
 }

@@ -21,6 +21,7 @@
 //! `empty`) or nothing are drawn as `.`.
 
 use crate::datalog::terms::{TermId, TermStore};
+use crate::drawing::{Drawing, Grid};
 use crate::syntax::ast::{for_each_atom, Atom, Program, Statement, Sym, Syntax, Term};
 
 /// How a game's boards are drawn: which way the coordinates run, and where the coordinates and the
@@ -397,12 +398,12 @@ pub(crate) fn draw_state(
     domain: &[TermId],
     syntax: Syntax,
     layout: &Layout,
-) -> String {
+) -> Drawing {
     let show = |t: TermId| match syntax {
         Syntax::Kif => terms.kif(t),
         Syntax::Infix => terms.infix(t),
     };
-    let mut grids: Vec<(String, String)> = Vec::new();
+    let mut grids: Vec<Grid> = Vec::new();
     let mut drawn: Vec<&Board> = Vec::new();
     let boards = boards(terms, domain, layout);
     for board in &boards {
@@ -441,9 +442,13 @@ pub(crate) fn draw_state(
                 Some(p) => format!("{} {}", terms.name(board.sym), show(p)),
                 None => terms.name(board.sym).to_string(),
             };
-            grids.push((
+            grids.push(grid(
+                terms,
                 title,
-                grid(terms, &on_part, &part_cells, &show, layout.orientation),
+                &on_part,
+                &part_cells,
+                &show,
+                layout.orientation,
             ));
         }
         drawn.push(board);
@@ -454,20 +459,10 @@ pub(crate) fn draw_state(
         .map(|&t| show(t))
         .collect();
     rest.sort();
-    let mut out = String::new();
-    let titled = grids.len() > 1;
-    for (title, grid) in grids {
-        if titled {
-            out.push_str(&title);
-            out.push_str(":\n");
-        }
-        out.push_str(&grid);
+    Drawing {
+        boards: grids,
+        facts: rest,
     }
-    for f in rest {
-        out.push_str(&f);
-        out.push('\n');
-    }
-    out
 }
 
 /// A square's value as drawn: its parts separated by `/` (`white/rook`).
@@ -480,15 +475,16 @@ fn sort_key(terms: &TermStore, t: TermId) -> (i64, String) {
     (terms.as_int(t).unwrap_or(i64::MAX), terms.kif(t))
 }
 
-/// One grid: its `squares` (every square a value may stand on, with that value) and `cells` (what
-/// stands on each square in the state), as (first coordinate, second coordinate, value).
+/// One grid titled `title`: its `squares` (every square a value may stand on, with that value) and
+/// `cells` (what stands on each square in the state), as (first coordinate, second coordinate, value).
 fn grid(
     terms: &TermStore,
+    title: String,
     squares: &[(TermId, TermId, String)],
     cells: &[(TermId, TermId, String)],
     show: &dyn Fn(TermId) -> String,
     orientation: Orientation,
-) -> String {
+) -> Grid {
     let key = |t: &TermId| sort_key(terms, *t);
     let mut firsts: Vec<TermId> = squares.iter().map(|c| c.0).collect();
     let mut seconds: Vec<TermId> = squares.iter().map(|c| c.1).collect();
@@ -512,38 +508,18 @@ fn grid(
             .find(|c| c.0 == a && c.1 == b)
             .map(|c| c.2.clone())
             .filter(|v| !is_blank(v))
-            .unwrap_or_else(|| ".".to_string())
     };
-    let width = squares
-        .iter()
-        .map(|c| c.2.len())
-        .chain(columns.iter().map(|x| show(*x).len()))
-        .max()
-        .unwrap_or(1);
-    let margin = rows.iter().map(|y| show(*y).len()).max().unwrap_or(1);
-    let mut axis = format!("{:>margin$}  ", "");
-    for x in &columns {
-        axis.push_str(&format!(" {:>width$}", show(*x)));
+    Grid {
+        title,
+        cells: rows
+            .iter()
+            .map(|&r| columns.iter().map(|&c| value(r, c)).collect())
+            .collect(),
+        rows: rows.iter().map(|&r| show(r)).collect(),
+        columns: columns.iter().map(|&c| show(c)).collect(),
+        labels_on_top: orientation == Orientation::RowColumn,
+        widest: squares.iter().map(|c| c.2.len()).max().unwrap_or(1),
     }
-    let axis = axis.trim_end().to_string();
-    let mut out = String::new();
-    if orientation == Orientation::RowColumn {
-        out.push_str(&axis);
-        out.push('\n');
-    }
-    for &row in &rows {
-        let mut line = format!("{:>margin$} |", show(row));
-        for &column in &columns {
-            line.push_str(&format!(" {:>width$}", value(row, column)));
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    if orientation == Orientation::AcrossUp {
-        out.push_str(&axis);
-        out.push('\n');
-    }
-    out
 }
 
 #[cfg(test)]

@@ -531,6 +531,19 @@ fn infix_term(p: &Program, t: &Term, vars: &mut VarNames, out: &mut String) {
     }
 }
 
+/// Whether `text` (the printer's output for `program`) reads back as the same rules with the same
+/// comments: what `fmt` checks before it replaces a file, so that formatting loses nothing.
+pub fn reads_back(program: &Program, text: &str) -> bool {
+    crate::syntax::parse_str(text, program.syntax).is_ok_and(|back| {
+        back == *program
+            && back
+                .comments
+                .iter()
+                .map(|c| c.text.trim_end())
+                .eq(program.comments.iter().map(|c| c.text.trim_end()))
+    })
+}
+
 /// Prints a program in the syntax it was read from (`ggp-run fmt`).
 pub fn format(p: &Program) -> String {
     match p.syntax {

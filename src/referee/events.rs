@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use crate::game::{Game, Goal, RoleIndex};
-use crate::players::SearchStats;
+use crate::players::{Explanation, SearchStats};
 
 /// Why a seat's answer was not played: the codes of ggp-base's match records.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -89,6 +89,8 @@ pub struct MoveReport<M> {
     pub took: Duration,
     /// The player's effort, when it searched.
     pub stats: Option<SearchStats>,
+    /// The moves the player weighed and the line it expects, when it says.
+    pub explanation: Option<Explanation>,
     /// Why the answer was replaced, when it was.
     pub violation: Option<Violation>,
 }
@@ -102,6 +104,26 @@ pub enum Verdict {
     Draw(Vec<RoleIndex>),
     /// A one-role game (a puzzle): the goal reached.
     Solo(Goal),
+}
+
+impl Verdict {
+    /// The verdict in words, naming `roles`: `x wins`, `a draw`, `solved, full score`.
+    pub fn words(&self, roles: &[String]) -> String {
+        let name = |r: usize| roles.get(r).map_or("?", String::as_str);
+        match self {
+            Verdict::Solo(100) => "solved, full score".to_string(),
+            Verdict::Solo(goal) => format!("{goal} of 100"),
+            Verdict::Winner(r) => format!("{} wins", name(*r)),
+            Verdict::Draw(tied) if tied.len() == roles.len() => "a draw".to_string(),
+            Verdict::Draw(tied) => format!(
+                "a draw between {}",
+                tied.iter()
+                    .map(|&r| name(r))
+                    .collect::<Vec<_>>()
+                    .join(" and ")
+            ),
+        }
+    }
 }
 
 /// How one seat did in a finished game: a **win** when its goal is strictly higher than every other

@@ -28,11 +28,12 @@ use std::time::{Duration, Instant};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use crate::game::{Game, GameError, Goal, RoleIndex};
 use crate::load::Loaded;
-use crate::players::{make_player, Clock, PlayerConfig, SearchStats};
+use crate::players::{make_player, Clock, PlayerConfig};
 use remote::RemoteSeat;
 
 pub use events::{
@@ -71,6 +72,9 @@ pub struct MatchSettings {
     pub seed: u64,
     /// What a seat that cannot start does to the match.
     pub missed_start: MissedStart,
+    /// Set by someone who wants the match stopped (a web page closed): the match is aborted before
+    /// its next step, once the seats asked have answered within their clocks.
+    pub stop: Option<Arc<AtomicBool>>,
 }
 
 impl MatchSettings {
@@ -83,6 +87,7 @@ impl MatchSettings {
             max_steps: MAX_STEPS,
             seed,
             missed_start: MissedStart::Abort,
+            stop: None,
         }
     }
 }
@@ -322,6 +327,14 @@ impl<G: Game> Referee<'_, '_, G> {
             if game.is_terminal(&state) {
                 break;
             }
+            if let Some(reason) = self.stopped() {
+                self.tell(&MatchEvent::Aborted {
+                    step,
+                    reason: &reason,
+                });
+                aborted = Some(reason);
+                break;
+            }
             if step >= self.settings.max_steps {
                 let reason = format!("the game did not end within {step} joint moves");
                 self.tell(&MatchEvent::Aborted {
@@ -365,6 +378,7 @@ impl<G: Game> Referee<'_, '_, G> {
                             mv,
                             took,
                             stats: None,
+                            explanation: None,
                             violation: Some(violation),
                         }
                     }
@@ -404,6 +418,13 @@ impl<G: Game> Referee<'_, '_, G> {
         Ok((result, history.pop().map(|(_, joint)| joint)))
     }
 
+    /// Why the match must stop now, when someone asked it to.
+    fn stopped(&self) -> Option<String> {
+        let stop = self.settings.stop.as_ref()?;
+        stop.load(Ordering::Relaxed)
+            .then(|| "the match was stopped".to_string())
+    }
+
     /// The move `role` answered, with its effort, or why it cannot be played: an answer past the clock
     /// and its grace is a timeout even when it is legal, so that a slow player gains nothing by being
     /// slow.
@@ -416,7 +437,7 @@ impl<G: Game> Referee<'_, '_, G> {
         timed: bool,
     ) -> Result<MoveReport<G::Move>, Violation> {
         let limit = self.settings.clock.play + self.settings.grace;
-        let (mv, stats): (G::Move, Option<SearchStats>) = match answer {
+        let (mv, stats, explanation) = match answer {
             Answer::Failed(v) => return Err(v),
             _ if timed && took > limit => {
                 return Err(Violation::Timeout {
@@ -428,7 +449,11 @@ impl<G: Game> Referee<'_, '_, G> {
                     ),
                 })
             }
-            Answer::Move { mv, stats } => (mv, stats),
+            Answer::Move {
+                mv,
+                stats,
+                explanation,
+            } => (mv, stats, explanation),
             Answer::TakeBack | Answer::Quit => {
                 return Err(Violation::Illegal {
                     answer: String::new(),
@@ -451,6 +476,7 @@ impl<G: Game> Referee<'_, '_, G> {
             mv,
             took,
             stats,
+            explanation,
             violation: None,
         })
     }

@@ -120,6 +120,7 @@ impl<G: Game> Seat<G> for Terminal {
             return Answer::Move {
                 mv: moves.swap_remove(0),
                 stats: None,
+                explanation: None,
             };
         }
         let role = game.info().roles[turn.role].clone();
@@ -201,7 +202,13 @@ impl<G: Game> Seat<G> for Terminal {
                     .map_err(|hint| hint.unwrap_or_else(|| e.to_string())),
             };
             match parsed {
-                Ok(mv) => return Answer::Move { mv, stats: None },
+                Ok(mv) => {
+                    return Answer::Move {
+                        mv,
+                        stats: None,
+                        explanation: None,
+                    }
+                }
                 // The error lists the legal moves once.
                 Err(e) => self.say(format_args!("{e}\n")),
             }

@@ -119,3 +119,56 @@ impl<G: Game> Observer<G> for Recorder {
         }
     }
 }
+/// The states of `record`'s match replayed on `game`, the initial state first: the record's moves
+/// must be legal there, and its roles (when it names them) the game's.
+pub fn replay<G: Game>(game: &G, record: &MatchRecord) -> Result<Vec<G::State>, String> {
+    let info = game.info();
+    if let Some(roles) = &record.game_role_names {
+        if *roles != info.roles {
+            return Err(format!(
+                "the record is of {} (roles {}), not of {} (roles {})",
+                record.game_name.as_deref().unwrap_or("another game"),
+                roles.join(", "),
+                info.name,
+                info.roles.join(", ")
+            ));
+        }
+    }
+    let mut state = game.initial_state();
+    let mut states = Vec::with_capacity(record.moves.len() + 1);
+    for (step, joint) in record.moves.iter().enumerate() {
+        if joint.len() != info.num_roles() {
+            return Err(format!(
+                "step {} has {} but the game has {}",
+                step + 1,
+                crate::diagnostics::count(joint.len(), "move"),
+                crate::diagnostics::count(info.num_roles(), "role")
+            ));
+        }
+        let moves = joint
+            .iter()
+            .enumerate()
+            .map(|(role, text)| game.parse_move(&state, role, text))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| {
+                format!(
+                    "step {} does not replay on {}: {e}{}",
+                    step + 1,
+                    info.name,
+                    match &record.game_name {
+                        Some(g) if *g != info.name => {
+                            format!(" (the record is of `{g}`; is this its rule file?)")
+                        }
+                        _ => String::new(),
+                    }
+                )
+            })?;
+        let next = game.next_state(&state, &moves);
+        states.push(std::mem::replace(&mut state, next));
+        if game.is_terminal(&states[states.len() - 1]) {
+            return Err(format!("step {} is played after the game ended", step + 1));
+        }
+    }
+    states.push(state);
+    Ok(states)
+}

@@ -178,7 +178,11 @@ impl<G: Game> Seat<G> for RemoteSeat {
             .game
             .parse_move(turn.state, turn.role, &sexp.to_string())
         {
-            Ok(mv) => Answer::Move { mv, stats: None },
+            Ok(mv) => Answer::Move {
+                mv,
+                stats: None,
+                explanation: None,
+            },
             Err(e) => illegal(e.to_string()),
         }
     }

@@ -9,7 +9,9 @@ use std::time::{Duration, Instant};
 
 use super::events::Violation;
 use crate::game::{Game, RoleIndex};
-use crate::players::{Ask, Clock, Deadline, Player, PlayerSpec, SearchStats, UnknownPlayer};
+use crate::players::{
+    Ask, Clock, Deadline, Explanation, Player, PlayerSpec, SearchStats, UnknownPlayer,
+};
 
 /// What a seat is told when a match starts.
 #[derive(Clone, Copy, Debug)]
@@ -75,6 +77,8 @@ pub enum Answer<M> {
         mv: M,
         /// The effort it took, when the seat searched.
         stats: Option<SearchStats>,
+        /// The moves it weighed, when it says.
+        explanation: Option<Explanation>,
     },
     /// No usable answer.
     Failed(Violation),
@@ -174,6 +178,7 @@ impl<G: Game> Seat<G> for PlayerSeat<G> {
             Ok(Ok(c)) => Answer::Move {
                 mv: c.mv,
                 stats: Some(c.stats),
+                explanation: c.explanation,
             },
             Ok(Err(e)) => Answer::Failed(Violation::ConnectionError {
                 detail: format!("the player failed: {e}"),

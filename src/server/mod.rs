@@ -566,7 +566,17 @@ pub async fn serve(
 ) -> std::io::Result<()> {
     let read_timeout = server.config.read_timeout;
     let log = Arc::clone(&server.log);
-    let router = router(server);
+    serve_router(listener, router(server), read_timeout, log).await
+}
+
+/// Serves `router` on `listener` until the process ends, each connection with a header read timeout
+/// and at most [`MAX_CONNECTIONS`] at once: the player server's and the web page's one way to serve.
+pub async fn serve_router(
+    listener: tokio::net::TcpListener,
+    router: Router,
+    read_timeout: Duration,
+    log: Log,
+) -> std::io::Result<()> {
     let open = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
     loop {
         let stream = match listener.accept().await {

@@ -198,7 +198,7 @@ impl<G: Game> Session for MatchSession<G> {
             asked: Instant::now(),
         };
         match self.seat.ask(&turn) {
-            Answer::Move { mv, stats } => {
+            Answer::Move { mv, stats, .. } => {
                 let mut legal = Vec::new();
                 game.legal_moves(&self.state, self.role, &mut legal);
                 if !legal.contains(&mv) {

@@ -524,9 +524,13 @@ impl Game for RuleGame {
     }
 
     fn show_state(&self, state: &BitState) -> String {
-        self.with_props(|terms, props| {
+        self.drawing(state).unwrap_or_default().to_text()
+    }
+
+    fn drawing(&self, state: &BitState) -> Option<crate::drawing::Drawing> {
+        Some(self.with_props(|terms, props| {
             let facts: Vec<TermId> = state.ones().filter_map(|b| props.get(b).copied()).collect();
             crate::print::board::draw_state(terms, &facts, props, self.prog.syntax, &self.layout)
-        })
+        }))
     }
 }

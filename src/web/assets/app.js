@@ -1,0 +1,644 @@
+// The pages of `ggp-run web`: one document whose views are picked by the address's `#` part.
+// Everything shown comes from the JSON API under /api/ (see src/web/mod.rs).
+'use strict';
+
+const $ = (sel) => document.querySelector(sel);
+const el = (tag, attrs = {}, ...children) => {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === 'class') e.className = v;
+    else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+    else if (v !== undefined && v !== null) e.setAttribute(k, v);
+  }
+  for (const c of children) e.append(c);
+  return e;
+};
+const SVG = 'http://www.w3.org/2000/svg';
+const svg = (tag, attrs = {}) => {
+  const e = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  return e;
+};
+
+// ---- API ----------------------------------------------------------------------------------------
+
+async function api(path, body) {
+  const options = body === undefined ? {} : {
+    method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body),
+  };
+  const response = await fetch(path, options);
+  const text = await response.text();
+  let data;
+  try { data = JSON.parse(text); } catch { data = { error: text }; }
+  if (!response.ok) {
+    const error = new Error(data.error || `${response.status} ${response.statusText}`);
+    error.data = data;
+    throw error;
+  }
+  return data;
+}
+
+function notice(message) {
+  const n = $('#notice');
+  n.textContent = message || '';
+  n.hidden = !message;
+}
+
+// ---- Views --------------------------------------------------------------------------------------
+
+let leaveView = () => {};
+
+function show(view) {
+  for (const v of document.querySelectorAll('.view')) v.hidden = v.id !== view;
+  for (const a of document.querySelectorAll('nav a')) {
+    a.classList.toggle('active', a.dataset.view === view);
+  }
+}
+
+async function route() {
+  leaveView();
+  leaveView = () => {};
+  notice('');
+  const [view, ...rest] = location.hash.replace(/^#/, '').split('/');
+  const arg = rest.map(decodeURIComponent).join('/');
+  try {
+    switch (view) {
+      case 'editor': show('editor'); await openEditor(arg); break;
+      case 'play': show('setup'); await openSetup(arg ? { game: arg } : edited()); break;
+      case 'match': show('match'); openMatch(Number(arg)); break;
+      case 'matches': show('matches'); await listMatches(); break;
+      case 'replay': show('replay'); await openReplay(arg); break;
+      case 'tournament': show('tournament'); await openTournament(); break;
+      default: show('library'); await openLibrary();
+    }
+  } catch (e) {
+    notice(e.message);
+  }
+}
+
+// ---- Library ------------------------------------------------------------------------------------
+
+let games = [];
+
+async function loadGames() {
+  games = (await api('/api/games')).games;
+  return games;
+}
+
+async function openLibrary() {
+  const tbody = $('#games tbody');
+  let pending = true;
+  for (let round = 0; pending && round < 120; round++) {
+    if (!location.hash.match(/^(#library)?$/)) return;
+    await loadGames();
+    tbody.replaceChildren(...games.map((g) => {
+      const d = g.described;
+      const unknown = g.problem ? el('span', { class: 'problem', title: g.problem }, 'does not load') : '…';
+      return el('tr', { 'data-game': g.name },
+        el('td', {}, el('strong', {}, g.name)),
+        el('td', { class: 'roles' }, d ? d.roles.join(', ') : unknown),
+        el('td', { class: 'dynamics' }, d ? d.dynamics : ''),
+        el('td', { class: 'engine' }, d ? d.engine : ''),
+        el('td', { class: 'file' }, g.file),
+        el('td', {},
+          el('a', { class: 'play button', href: `#play/${encodeURIComponent(g.name)}` }, 'Play'), ' ',
+          el('a', { class: 'edit button', href: `#editor/${encodeURIComponent(g.name)}` }, 'Edit')));
+    }));
+    pending = games.some((g) => !g.described && !g.problem);
+    if (pending) await new Promise((r) => setTimeout(r, 1000));
+  }
+}
+
+// ---- Editor -------------------------------------------------------------------------------------
+
+const editor = { name: '', checkTimer: null, checked: 0 };
+
+function edited() {
+  return { text: $('#rules').value, syntax: $('#syntax').value, name: editor.name || 'your rules' };
+}
+
+async function openEditor(name) {
+  if (name) {
+    const game = await api(`/api/games/${encodeURIComponent(name)}`);
+    $('#rules').value = game.text;
+    $('#syntax').value = game.syntax;
+    editor.name = game.name;
+  }
+  $('#editor-name').textContent = editor.name ? `— ${editor.name}` : '';
+  syncConvertLabel();
+  gutter();
+  await check();
+}
+
+function syncConvertLabel() {
+  $('#convert').textContent = $('#syntax').value === 'kif' ? 'Convert to infix' : 'Convert to KIF';
+}
+
+function gutter(errorLines = new Set()) {
+  const lines = $('#rules').value.split('\n').length;
+  const g = $('#gutter');
+  g.replaceChildren(...Array.from({ length: lines }, (_, i) =>
+    el('span', { class: errorLines.has(i + 1) ? 'line line-error' : 'line', 'data-line': i + 1 }, `${i + 1}\n`)));
+  g.scrollTop = $('#rules').scrollTop;
+}
+
+async function check() {
+  const ticket = ++editor.checked;
+  const status = $('#check-status');
+  status.textContent = 'checking…';
+  let answer;
+  try {
+    answer = await api('/api/check', { text: $('#rules').value, syntax: $('#syntax').value });
+  } catch (e) {
+    status.textContent = e.message;
+    return;
+  }
+  if (ticket !== editor.checked) return; // a newer check is on its way
+  const list = $('#diagnostics');
+  const errorLines = new Set(answer.diagnostics.filter((d) => d.severity === 'error').map((d) => d.line));
+  list.replaceChildren(...answer.diagnostics.map((d) => el('li', {
+    class: `diagnostic ${d.severity}`, 'data-line': d.line, 'data-column': d.column,
+    onclick: () => select(d.line, d.column, d.end_line, d.end_column),
+  },
+  el('span', { class: 'place' }, `${d.line}:${d.column}`), ' ',
+  el('span', { class: 'severity' }, d.severity), ': ',
+  el('span', { class: 'message' }, d.message),
+  d.help ? el('div', { class: 'help' }, `help: ${d.help}`) : '')));
+  gutter(errorLines);
+  const errors = errorLines.size ? answer.diagnostics.filter((d) => d.severity === 'error').length : 0;
+  status.textContent = answer.ok
+    ? `valid: roles ${answer.roles.join(', ')}; ${answer.rules} rules, ${answer.facts} facts`
+    : `${errors} error${errors === 1 ? '' : 's'}`;
+  status.className = answer.ok ? 'status ok' : 'status bad';
+}
+
+function select(line, column, endLine, endColumn) {
+  const text = $('#rules').value;
+  const offset = (l, c) => {
+    let at = 0;
+    for (let i = 1; i < l; i++) at = text.indexOf('\n', at) + 1;
+    return at + c - 1;
+  };
+  const area = $('#rules');
+  area.focus();
+  area.setSelectionRange(offset(line, column), Math.max(offset(line, column), offset(endLine, endColumn)));
+}
+
+function scheduleCheck() {
+  gutter();
+  clearTimeout(editor.checkTimer);
+  editor.checkTimer = setTimeout(check, 400);
+}
+
+async function reformat(path, extra = {}) {
+  try {
+    const answer = await api(path, { ...edited(), ...extra });
+    $('#rules').value = answer.text;
+    if (answer.syntax) $('#syntax').value = answer.syntax;
+    syncConvertLabel();
+    await check();
+  } catch (e) {
+    notice(e.message);
+  }
+}
+
+// ---- Match setup --------------------------------------------------------------------------------
+
+const KINDS = ['human', 'mcts', 'id', 'mcs', 'alphabeta', 'random', 'legal', 'other…'];
+let setupSource = null;
+
+async function openSetup(source) {
+  setupSource = source;
+  let text = source.text;
+  let syntax = source.syntax;
+  if (source.game) {
+    const game = await api(`/api/games/${encodeURIComponent(source.game)}`);
+    ({ text, syntax } = game);
+  }
+  $('#setup-name').textContent = source.game || source.name;
+  const checked = await api('/api/check', { text, syntax });
+  if (!checked.ok) {
+    notice('The rules have errors: open them in the editor to see where.');
+    $('#seats').replaceChildren();
+    return;
+  }
+  $('#seats').replaceChildren(...checked.roles.map((role, i) => {
+    const select = el('select', { class: 'seat', 'data-role': role },
+      ...KINDS.map((k) => el('option', { value: k }, k)));
+    select.value = i === 0 ? 'human' : 'mcts';
+    const other = el('input', { class: 'seat-other', placeholder: 'learned:FILE or http://host:port', hidden: '' });
+    select.addEventListener('change', () => { other.hidden = select.value !== 'other…'; });
+    return el('div', { class: 'seat-row' }, el('label', {}, el('span', { class: 'role' }, role), select), other);
+  }));
+}
+
+async function startMatch(event) {
+  event.preventDefault();
+  const players = [...document.querySelectorAll('#seats .seat-row')].map((row) => {
+    const kind = row.querySelector('select').value;
+    return kind === 'other…' ? row.querySelector('input').value.trim() : kind;
+  });
+  const request = {
+    players,
+    startclock: Number($('#startclock').value),
+    playclock: Number($('#playclock').value),
+  };
+  if (setupSource.game) request.game = setupSource.game;
+  else Object.assign(request, { text: setupSource.text, syntax: setupSource.syntax });
+  try {
+    const created = await api('/api/matches', request);
+    location.hash = `#match/${created.id}`;
+  } catch (e) {
+    notice(e.message);
+  }
+}
+
+// ---- A match ------------------------------------------------------------------------------------
+
+const game = { id: 0, roles: [], seats: [], style: {}, drawing: null, text: '', pending: {}, chosen: null, timer: null };
+
+async function styleOf(name) {
+  try {
+    return (await api(`/api/games/${encodeURIComponent(name)}`)).style.pieces || {};
+  } catch {
+    return {};
+  }
+}
+
+function openMatch(id) {
+  Object.assign(game, { id, roles: [], seats: [], style: {}, drawing: null, text: '', pending: {}, chosen: null });
+  $('#match-title').textContent = `#${id}`;
+  for (const e of ['#board', '#players', '#log', '#legal', '#turn']) $(e).replaceChildren();
+  $('#result').textContent = '';
+  $('#replay-link').hidden = true;
+  $('#record-link').hidden = true;
+  $('#undo').hidden = true;
+  $('#stop').hidden = false;
+  const source = new EventSource(`/api/matches/${id}/events`);
+  source.onmessage = (e) => onEvent(JSON.parse(e.data));
+  source.onerror = () => { if (source.readyState === EventSource.CLOSED) notice('The match is no longer on the server.'); };
+  leaveView = () => { source.close(); clearInterval(game.timer); };
+}
+
+function onEvent(ev) {
+  switch (ev.type) {
+    case 'starting':
+      game.roles = ev.roles;
+      game.seats = ev.seats;
+      $('#match-title').textContent = `#${game.id}: ${ev.game}`;
+      styleOf(ev.game).then((s) => { game.style = s; redraw(); });
+      $('#players').replaceChildren(...ev.roles.map((role, i) => el('div', { class: 'player', 'data-role': role },
+        el('h3', {}, `${role}: `, el('span', { class: 'name' }, ev.seats[i])),
+        el('div', { class: 'effort' }), el('table', { class: 'candidates' }))));
+      break;
+    case 'ready':
+      if (ev.problem) log(`${game.roles[ev.role]} could not start: ${ev.problem}`);
+      break;
+    case 'state':
+      game.drawing = ev.drawing;
+      game.text = ev.text;
+      game.step = ev.step;
+      redraw();
+      break;
+    case 'turn':
+      game.pending[ev.role] = ev;
+      game.chosen = null;
+      startCountdown(ev.clock_ms);
+      redraw();
+      break;
+    case 'thinking':
+      panel(ev.role, '.effort').textContent = `thinking: ${ev.line}`;
+      break;
+    case 'moves':
+      game.pending = {};
+      stopCountdown();
+      for (const m of ev.moves) {
+        if (ev.mover !== null && ev.mover !== undefined && m.role !== ev.mover) continue;
+        const role = game.roles[m.role];
+        log(`${ev.step}. ${role} plays ${m.move}` + (m.violation ? ` (replaced: ${m.violation})` : '') +
+          ` in ${(m.took_ms / 1000).toFixed(2)} s`);
+        panel(m.role, '.effort').textContent = m.effort || '';
+        showCandidates(m);
+      }
+      break;
+    case 'rejected':
+      $('#turn').textContent = `${game.roles[ev.role]}: ${ev.error}`;
+      break;
+    case 'takenback':
+      game.pending = {};
+      log(`${game.roles[ev.role]} takes back a move`);
+      break;
+    case 'finished':
+      game.pending = {};
+      $('#result').textContent = `${ev.result} (${game.roles.map((r, i) => `${r} ${ev.goals[i]}`).join(', ')})`;
+      break;
+    case 'aborted':
+      game.pending = {};
+      $('#result').textContent = `The match stopped: ${ev.reason}.`;
+      break;
+    case 'error':
+      $('#result').textContent = ev.message;
+      break;
+    case 'end':
+      stopCountdown();
+      $('#stop').hidden = true;
+      $('#undo').hidden = true;
+      $('#replay-link').href = `#replay/match/${game.id}`;
+      $('#replay-link').hidden = false;
+      $('#record-link').href = `/api/matches/${game.id}/record`;
+      $('#record-link').hidden = false;
+      leaveView();
+      leaveView = () => {};
+      break;
+    default:
+      break;
+  }
+  if (ev.type !== 'thinking') redrawTurn();
+}
+
+function panel(role, part) {
+  return document.querySelector(`#players .player:nth-child(${role + 1}) ${part}`) || el('div');
+}
+
+function showCandidates(m) {
+  const table = panel(m.role, '.candidates');
+  if (!m.candidates || !m.candidates.length) { table.replaceChildren(); return; }
+  const best = [...m.candidates].sort((a, b) => b.visits - a.visits || (b.value ?? -1) - (a.value ?? -1)).slice(0, 8);
+  table.replaceChildren(
+    el('tr', {}, el('th', {}, 'move'), el('th', {}, 'visits'), el('th', {}, 'value')),
+    ...best.map((c) => el('tr', { class: c.move === m.move ? 'chosen' : '' },
+      el('td', {}, c.move), el('td', {}, String(c.visits)),
+      el('td', {}, c.value === null ? 'not explored' : `${c.certainty === 'proven' ? 'proven ' : ''}${c.value.toFixed(1)}`))),
+    m.line && m.line.length ? el('tr', {}, el('td', { colspan: 3, class: 'line' }, `line: ${m.line.join(' ')}`)) : '');
+}
+
+function log(text) {
+  const list = $('#log');
+  list.append(el('li', {}, text));
+  list.scrollTop = list.scrollHeight;
+}
+
+function startCountdown(ms) {
+  stopCountdown();
+  game.until = Date.now() + ms;
+  const tick = () => {
+    const left = Math.max(0, game.until - Date.now());
+    const c = document.getElementById('countdown');
+    if (c) c.textContent = `${(left / 1000).toFixed(1)} s`;
+  };
+  game.timer = setInterval(tick, 100);
+  tick();
+}
+
+function stopCountdown() {
+  clearInterval(game.timer);
+}
+
+// The person's role whose move the board's clicks choose: the first one asked.
+function humanTurn() {
+  const roles = Object.keys(game.pending).map(Number).sort();
+  return roles.length ? game.pending[roles[0]] : null;
+}
+
+function redrawTurn() {
+  const turn = humanTurn();
+  const legal = $('#legal');
+  $('#undo').hidden = !(turn && turn.can_take_back && game.step > 0);
+  if (!turn) {
+    legal.replaceChildren();
+    if (!$('#turn').textContent.includes(':')) $('#turn').textContent = '';
+    return;
+  }
+  $('#turn').replaceChildren(`Your move, ${game.roles[turn.role]} — `, el('span', { id: 'countdown' }), ' left. Click the board or a move.');
+  const moves = game.chosen || turn.moves;
+  legal.replaceChildren(...moves.map((m) => el('li', {},
+    el('button', { type: 'button', class: 'move', onclick: () => send(turn.role, m.move) }, m.move))));
+  $('#countdown').textContent = `${(Math.max(0, game.until - Date.now()) / 1000).toFixed(1)} s`;
+}
+
+async function send(role, move) {
+  game.pending = {};
+  game.chosen = null;
+  redraw();
+  redrawTurn();
+  try {
+    await api(`/api/matches/${game.id}/move`, { role, move });
+  } catch (e) {
+    notice(e.message);
+  }
+}
+
+function clickSquare(b, r, c) {
+  const turn = humanTurn();
+  if (!turn) return;
+  const has = (m) => m.squares.some((s) => s[0] === b && s[1] === r && s[2] === c);
+  let candidates = (game.chosen || turn.moves).filter(has);
+  if (!candidates.length) candidates = turn.moves.filter(has);
+  if (candidates.length === 1) { send(turn.role, candidates[0].move); return; }
+  game.chosen = candidates.length ? candidates : null;
+  redraw();
+  redrawTurn();
+}
+
+function redraw() {
+  const turn = humanTurn();
+  const targets = new Set();
+  if (turn) for (const m of (game.chosen || turn.moves)) for (const s of m.squares) targets.add(s.join(','));
+  $('#board').replaceChildren(drawing(game.drawing, game.text, game.style, targets, clickSquare));
+}
+
+// ---- Boards -------------------------------------------------------------------------------------
+
+const PALETTE = ['#c0392b', '#2471a3', '#1e8449', '#b9770e', '#7d3c98', '#117a65', '#5d6d7e'];
+
+function colourOf(value) {
+  let h = 0;
+  for (const ch of value) h = (h * 31 + ch.codePointAt(0)) >>> 0;
+  return PALETTE[h % PALETTE.length];
+}
+
+// A state as SVG boards (squares, pieces, the game's own coordinates on the edges) and the other
+// facts as a list; a game without a drawing as its text.
+function drawing(d, text, style, targets = new Set(), onClick = null) {
+  const box = el('div', { class: 'drawing' });
+  if (!d) {
+    box.append(el('pre', { class: 'state-text' }, text || ''));
+    return box;
+  }
+  const S = 44;
+  d.boards.forEach((grid, b) => {
+    const labelW = Math.max(...grid.rows.map((r) => r.length), 1) * 9 + 12;
+    const top = grid.labels_on_top ? 22 : 4;
+    const w = labelW + grid.columns.length * S + 4;
+    const h = top + grid.rows.length * S + (grid.labels_on_top ? 4 : 22);
+    const root = svg('svg', { width: w, height: h, viewBox: `0 0 ${w} ${h}`, class: 'grid', 'data-board': b });
+    if (d.boards.length > 1) box.append(el('div', { class: 'grid-title' }, grid.title));
+    grid.columns.forEach((label, c) => {
+      const t = svg('text', { x: labelW + c * S + S / 2, y: grid.labels_on_top ? 15 : top + grid.rows.length * S + 16, class: 'axis' });
+      t.textContent = label;
+      root.append(t);
+    });
+    grid.rows.forEach((label, r) => {
+      const t = svg('text', { x: labelW - 8, y: top + r * S + S / 2 + 5, class: 'axis row-label' });
+      t.textContent = label;
+      root.append(t);
+      grid.columns.forEach((_, c) => {
+        const g = svg('g', { class: 'square', 'data-board': b, 'data-row': r, 'data-col': c });
+        const target = targets.has(`${b},${r},${c}`);
+        const rect = svg('rect', { x: labelW + c * S, y: top + r * S, width: S, height: S, class: `cell ${(r + c) % 2 ? 'dark' : 'light'}${target ? ' target' : ''}` });
+        g.append(rect);
+        const value = grid.cells[r][c];
+        if (value !== null) {
+          const piece = style[value];
+          const t = svg('text', { x: labelW + c * S + S / 2, y: top + r * S + S / 2 + 8, class: 'piece', fill: (piece && piece.colour) || colourOf(value) });
+          t.textContent = piece ? piece.symbol : value.length > 4 ? value.slice(0, 4) : value;
+          t.setAttribute('data-value', value);
+          g.append(t);
+        }
+        if (target && onClick) {
+          g.classList.add('target');
+          g.addEventListener('click', () => onClick(b, r, c));
+        }
+        root.append(g);
+      });
+    });
+    box.append(root);
+  });
+  if (d.facts.length) box.append(el('ul', { class: 'facts' }, ...d.facts.map((f) => el('li', {}, f))));
+  return box;
+}
+
+// ---- Matches ------------------------------------------------------------------------------------
+
+async function listMatches() {
+  const { matches } = await api('/api/matches');
+  $('#match-list tbody').replaceChildren(...matches.reverse().map((m) => el('tr', {},
+    el('td', {}, el('a', { href: `#match/${m.id}` }, `#${m.id}`)),
+    el('td', {}, m.game),
+    el('td', {}, m.roles.map((r, i) => `${r}=${m.seats[i]}`).join(', ')),
+    el('td', {}, m.done ? 'over' : 'playing'))));
+}
+
+// ---- Replay -------------------------------------------------------------------------------------
+
+const replay = { frames: null, step: 0, style: {} };
+
+async function openReplay(arg) {
+  await loadGames();
+  const select = $('#replay-game');
+  select.replaceChildren(el('option', { value: '' }, 'as the record says'), ...games.map((g) => el('option', { value: g.name }, g.name)));
+  $('#replay-view').hidden = true;
+  if (arg.startsWith('match/')) {
+    const id = arg.slice('match/'.length);
+    const status = await api(`/api/matches/${id}`);
+    const record = await (await fetch(`/api/matches/${id}/record`)).text();
+    const known = games.some((g) => g.name === status.game);
+    await showReplay(known ? { record, game: status.game } : { record, ...edited() });
+  }
+}
+
+async function openRecordFile() {
+  const file = $('#record-file').files[0];
+  if (!file) { notice('Choose a match record (a .json file) first.'); return; }
+  const record = await file.text();
+  const request = { record };
+  if ($('#replay-game').value) request.game = $('#replay-game').value;
+  try {
+    await showReplay(request);
+  } catch (e) {
+    notice(e.message);
+  }
+}
+
+async function showReplay(request) {
+  const frames = await api('/api/replay', request);
+  replay.frames = frames;
+  replay.style = await styleOf(frames.game);
+  $('#slider').max = frames.steps.length - 1;
+  $('#replay-view').hidden = false;
+  $('#replay-result').textContent = frames.completed
+    ? `Goals: ${frames.roles.map((r, i) => `${r} ${frames.goals[i]}`).join(', ')}`
+    : 'The match did not finish.';
+  stepTo(0);
+}
+
+function stepTo(step) {
+  if (!replay.frames) return;
+  const last = replay.frames.steps.length - 1;
+  replay.step = Math.max(0, Math.min(last, step));
+  const frame = replay.frames.steps[replay.step];
+  $('#slider').value = replay.step;
+  $('#replay-step').textContent = `step ${replay.step} of ${last}`;
+  $('#replay-board').replaceChildren(drawing(frame.drawing, frame.text, replay.style));
+  $('#replay-moves').textContent = frame.moves
+    ? `Played: ${frame.moves.map((m, i) => `${replay.frames.roles[i]} ${m}`).join(', ')}`
+    : 'The initial state.';
+}
+
+// ---- Tournament ---------------------------------------------------------------------------------
+
+async function openTournament() {
+  await loadGames();
+  const select = $('#t-game');
+  if (!select.options.length) select.replaceChildren(...games.map((g) => el('option', { value: g.name }, g.name)));
+}
+
+async function startTournament(event) {
+  event.preventDefault();
+  const request = {
+    game: $('#t-game').value,
+    players: $('#t-players').value.split(',').map((p) => p.trim()).filter(Boolean),
+    games: Number($('#t-games').value),
+    playclock: Number($('#t-playclock').value),
+  };
+  let t;
+  try {
+    t = await api('/api/tournaments', request);
+  } catch (e) {
+    notice(e.message);
+    return;
+  }
+  $('#t-csv').hidden = true;
+  let stop = false;
+  leaveView = () => { stop = true; };
+  while (!stop) {
+    t = await api(`/api/tournaments/${t.id}`);
+    $('#t-progress').textContent = `${t.played} of ${t.total} games played${t.done ? ', done' : '…'}${t.error ? `: ${t.error}` : ''}`;
+    $('#t-table tbody').replaceChildren(...t.table.map((s) => el('tr', {},
+      el('td', {}, s.name), el('td', {}, String(s.games)), el('td', {}, String(s.wins)),
+      el('td', {}, String(s.draws)), el('td', {}, String(s.losses)),
+      el('td', {}, `${(100 * s.score).toFixed(0)}%`), el('td', {}, `${(100 * s.low).toFixed(0)}–${(100 * s.high).toFixed(0)}%`))));
+    if (t.done) break;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  $('#t-csv').href = `/api/tournaments/${t.id}/csv`;
+  $('#t-csv').hidden = false;
+}
+
+// ---- Wiring -------------------------------------------------------------------------------------
+
+$('#rules').addEventListener('input', scheduleCheck);
+$('#rules').addEventListener('scroll', () => { $('#gutter').scrollTop = $('#rules').scrollTop; });
+$('#syntax').addEventListener('change', () => { syncConvertLabel(); check(); });
+$('#fmt').addEventListener('click', () => reformat('/api/fmt'));
+$('#convert').addEventListener('click', () => reformat('/api/convert', { to: $('#syntax').value === 'kif' ? 'gdl' : 'kif' }));
+$('#play-edited').addEventListener('click', () => { location.hash = '#play'; });
+$('#setup-form').addEventListener('submit', startMatch);
+$('#undo').addEventListener('click', () => {
+  const turn = humanTurn();
+  if (turn) api(`/api/matches/${game.id}/move`, { role: turn.role, undo: true }).catch((e) => notice(e.message));
+});
+$('#stop').addEventListener('click', () => api(`/api/matches/${game.id}/stop`, {}).catch((e) => notice(e.message)));
+$('#replay-open').addEventListener('click', openRecordFile);
+$('#slider').addEventListener('input', () => stepTo(Number($('#slider').value)));
+$('#prev').addEventListener('click', () => stepTo(replay.step - 1));
+$('#next').addEventListener('click', () => stepTo(replay.step + 1));
+document.addEventListener('keydown', (e) => {
+  // A focused field (the slider too) handles its own keys.
+  if ($('#replay').hidden || ['TEXTAREA', 'INPUT', 'SELECT'].includes(e.target.tagName)) return;
+  if (e.key === 'ArrowLeft') { stepTo(replay.step - 1); e.preventDefault(); }
+  if (e.key === 'ArrowRight') { stepTo(replay.step + 1); e.preventDefault(); }
+});
+$('#t-form').addEventListener('submit', startTournament);
+window.addEventListener('hashchange', route);
+route();

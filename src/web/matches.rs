@@ -1,0 +1,797 @@
+//! Matches on the page: the referee's match loop with the browser as one more seat
+//! ([`BrowserSeat`], for each role a person plays) and one more observer (the room's [`Feed`], which
+//! the page follows as server-sent events).
+//!
+//! Events, each a JSON object with a `type`: `starting` (seats), `ready` (a seat started, or why
+//! not), `state` (the step, the drawing, the text drawing, whether it is over), `turn` (a person's
+//! legal moves, each with the squares it changes, and the play clock), `thinking` (a search's line of
+//! effort while it runs), `moves` (every role's move with its time, effort, candidates and
+//! violation), `rejected` (a person's move that is not legal), `takenback`, `finished` (goals and the
+//! verdict in words), `aborted`, `error`, and last `end`.
+
+use std::collections::{HashMap, VecDeque};
+use std::convert::Infallible;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use axum::extract::rejection::JsonRejection;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::IntoResponse;
+use axum::Json;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::api::{load_error, syntax_named, unknown_game};
+use super::shared::{body, forget_old, ApiError, ApiResult, Place, Shared};
+use crate::game::{Dynamics, Game, RoleIndex};
+use crate::load::{load, GameSource, Loaded, Visitor};
+use crate::players::{Candidate, Certainty, Clock, PlayerConfig};
+use crate::referee::record::Recorder;
+use crate::referee::{
+    make_seat, run_match, Answer, MatchEvent, MatchSettings, MatchStart, Observer, Seat, SeatSpec,
+    Turn, Violation,
+};
+
+/// A sequence of JSON events that pages follow from any point; it ends with `end`.
+pub struct Feed {
+    events: Mutex<Vec<Arc<str>>>,
+    done: AtomicBool,
+    changed: tokio::sync::watch::Sender<usize>,
+}
+
+impl Feed {
+    fn new() -> Feed {
+        Feed {
+            events: Mutex::new(Vec::new()),
+            done: AtomicBool::new(false),
+            changed: tokio::sync::watch::channel(0).0,
+        }
+    }
+
+    /// Adds an event.
+    pub fn push(&self, event: Value) {
+        let mut events = self.events.lock().unwrap_or_else(PoisonError::into_inner);
+        events.push(event.to_string().into());
+        let n = events.len();
+        drop(events);
+        self.changed.send_replace(n);
+    }
+
+    /// Adds the last event.
+    fn end(&self) {
+        self.push(json!({ "type": "end" }));
+        self.done.store(true, Ordering::SeqCst);
+        let n = self.len();
+        self.changed.send_replace(n);
+    }
+
+    fn len(&self) -> usize {
+        self.events
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len()
+    }
+
+    fn get(&self, i: usize) -> Option<Arc<str>> {
+        self.events
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(i)
+            .cloned()
+    }
+
+    /// Whether the last event is in.
+    pub fn is_done(&self) -> bool {
+        self.done.load(Ordering::SeqCst)
+    }
+
+    /// The events from `from` on as server-sent events (the event's id is its index, so that a
+    /// reconnecting page resumes where it was), ending after `end`; `guard` lives as long as the
+    /// stream.
+    pub fn stream<G: Send + 'static>(
+        self: Arc<Self>,
+        from: usize,
+        guard: G,
+    ) -> impl futures_util::Stream<Item = Result<Event, Infallible>> {
+        let rx = self.changed.subscribe();
+        futures_util::stream::unfold(
+            (self, rx, from, guard),
+            |(feed, mut rx, next, guard)| async move {
+                loop {
+                    if let Some(e) = feed.get(next) {
+                        let event = Event::default().id(next.to_string()).data(&*e);
+                        return Some((Ok(event), (feed, rx, next + 1, guard)));
+                    }
+                    if feed.is_done() || rx.changed().await.is_err() {
+                        return None;
+                    }
+                }
+            },
+        )
+    }
+}
+
+/// The matches this server plays and remembers.
+pub struct Matches {
+    shared: Arc<Shared>,
+    rooms: Mutex<HashMap<u64, Arc<MatchRoom>>>,
+}
+
+impl Matches {
+    /// None yet.
+    pub fn new(shared: Arc<Shared>) -> Matches {
+        Matches {
+            shared,
+            rooms: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn rooms(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Arc<MatchRoom>>> {
+        self.rooms.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn room(&self, id: u64) -> Result<Arc<MatchRoom>, ApiError> {
+        self.rooms()
+            .get(&id)
+            .cloned()
+            .ok_or_else(|| ApiError::not_found(format!("no match {id} on this server")))
+    }
+}
+
+/// What a person on the page sends for their role.
+#[derive(Debug)]
+enum Input {
+    Move(String),
+    TakeBack,
+}
+
+/// A match on the page: its feed, the people's inputs, and its record when it ends.
+pub struct MatchRoom {
+    id: u64,
+    game: String,
+    roles: Vec<String>,
+    seats: Vec<String>,
+    feed: Arc<Feed>,
+    /// Per role, what its person sent and the seat has not read yet.
+    inputs: Mutex<Vec<VecDeque<Input>>>,
+    input_arrived: Condvar,
+    stop: Arc<AtomicBool>,
+    record: Mutex<Option<String>>,
+    /// Pages following the feed now, and when the last one left.
+    watchers: AtomicUsize,
+    left: Mutex<Instant>,
+    abandon_after: Duration,
+}
+
+impl MatchRoom {
+    fn inputs(&self) -> std::sync::MutexGuard<'_, Vec<VecDeque<Input>>> {
+        self.inputs.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Whether nobody has followed the match for longer than it may go unwatched: then it stops.
+    fn abandoned(&self) -> bool {
+        self.watchers.load(Ordering::SeqCst) == 0
+            && self
+                .left
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .elapsed()
+                > self.abandon_after
+    }
+
+    /// Asks the match to stop; a person's seat waiting for a move lets go at once.
+    fn stop(&self) {
+        self.stop.store(true, Ordering::SeqCst);
+        self.input_arrived.notify_all();
+    }
+
+    fn summary(&self) -> Value {
+        json!({
+            "id": self.id,
+            "game": self.game,
+            "roles": self.roles,
+            "seats": self.seats,
+            "done": self.feed.is_done(),
+            "watchers": self.watchers.load(Ordering::SeqCst),
+        })
+    }
+}
+
+/// Counts a page following a room's feed for as long as it does.
+struct Watching(Arc<MatchRoom>);
+
+impl Watching {
+    fn new(room: Arc<MatchRoom>) -> Watching {
+        room.watchers.fetch_add(1, Ordering::SeqCst);
+        Watching(room)
+    }
+}
+
+impl Drop for Watching {
+    fn drop(&mut self) {
+        *self.0.left.lock().unwrap_or_else(PoisonError::into_inner) = Instant::now();
+        self.0.watchers.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// A match's request.
+#[derive(Deserialize)]
+pub struct NewMatch {
+    /// A game of the library...
+    #[serde(default)]
+    pub game: Option<String>,
+    /// ...or rules typed into the page, with their syntax.
+    #[serde(default)]
+    pub text: Option<String>,
+    /// `kif` or `gdl`.
+    #[serde(default)]
+    pub syntax: Option<String>,
+    /// One seat per role in role order: `human`, a player kind (`mcts`, `id`, `random`,
+    /// `learned:FILE`) or a GGP player's address (`http://host:port`).
+    pub players: Vec<String>,
+    /// Seconds to prepare.
+    #[serde(default = "default_start")]
+    pub startclock: f64,
+    /// Seconds per move.
+    #[serde(default = "default_play")]
+    pub playclock: f64,
+    /// Seeds the players and the substitute moves.
+    #[serde(default)]
+    pub seed: Option<u64>,
+}
+
+fn default_start() -> f64 {
+    5.0
+}
+
+fn default_play() -> f64 {
+    5.0
+}
+
+/// The longest clock the page accepts, in seconds.
+const LONGEST_CLOCK: f64 = 3600.0;
+
+fn clock_seconds(name: &str, s: f64) -> Result<Duration, ApiError> {
+    if !(0.1..=LONGEST_CLOCK).contains(&s) {
+        return Err(ApiError::bad(format!(
+            "{name} must be between 0.1 and {LONGEST_CLOCK} seconds, not {s}"
+        )));
+    }
+    Ok(Duration::from_secs_f64(s))
+}
+
+/// `POST /api/matches`: starts a match and answers its id.
+pub async fn create(
+    State(matches): State<Arc<Matches>>,
+    body_: Result<Json<NewMatch>, JsonRejection>,
+) -> ApiResult {
+    let b = body(body_)?;
+    let web = &matches.shared;
+    let source = match (&b.game, &b.text) {
+        (Some(name), None) => {
+            let entry = web
+                .library()
+                .get(name)
+                .ok_or_else(|| unknown_game(web, name))?;
+            GameSource::RuleText {
+                text: entry.text.clone(),
+                name: entry.name.clone(),
+                syntax: entry.syntax,
+            }
+        }
+        (None, Some(text)) => GameSource::RuleText {
+            text: text.clone(),
+            name: "rules".into(),
+            syntax: syntax_named(b.syntax.as_deref().unwrap_or("gdl"))?,
+        },
+        _ => return Err(ApiError::bad(
+            "give either \"game\" (a name from the library) or \"text\" (rules, with \"syntax\")",
+        )),
+    };
+    let specs = b
+        .players
+        .iter()
+        .map(|p| {
+            p.parse::<SeatSpec>()
+                .map_err(|e| ApiError::bad(format!("player `{p}`: {e}")))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let clock = Clock::new(
+        clock_seconds("the start clock", b.startclock)?,
+        clock_seconds("the play clock", b.playclock)?,
+    );
+    let place = web.take_place()?;
+    let id = web.new_id();
+    let mut config = web.config.players.clone();
+    if let Some(seed) = b.seed {
+        config.seed = seed;
+    }
+    let mut settings = MatchSettings::new(format!("web.{id}"), clock, config.seed);
+    let prepare = Prepare {
+        id,
+        specs,
+        config,
+        abandon_after: web.config.abandon_after,
+        place,
+    };
+    settings.stop = Some(Arc::new(AtomicBool::new(false)));
+    let options = web.config.load.clone();
+    let room = tokio::task::spawn_blocking(move || {
+        let game = load(&source, &options).map_err(load_error)?;
+        game.visit(Prepared { prepare, settings })
+    })
+    .await
+    .map_err(|e| ApiError::bad(format!("the match could not start: {e}")))??;
+    let summary = room.summary();
+    let mut rooms = matches.rooms();
+    rooms.insert(id, room);
+    forget_old(&mut rooms, |r| r.feed.is_done());
+    Ok((StatusCode::CREATED, Json(summary)).into_response())
+}
+
+/// What a match needs before its game is known.
+struct Prepare {
+    id: u64,
+    specs: Vec<SeatSpec>,
+    config: PlayerConfig,
+    abandon_after: Duration,
+    place: Place,
+}
+
+/// Builds the seats for the loaded game and starts the match on a thread of its own.
+struct Prepared {
+    prepare: Prepare,
+    settings: MatchSettings,
+}
+
+impl Visitor for Prepared {
+    type Output = Result<Arc<MatchRoom>, ApiError>;
+
+    fn visit<G: Game>(self, loaded: Loaded<G>) -> Self::Output {
+        let Prepared {
+            prepare: p,
+            mut settings,
+        } = self;
+        let info = loaded.game.info().clone();
+        if p.specs.len() != info.num_roles() {
+            return Err(ApiError::bad(format!(
+                "the game has {} ({}) but {} were given: give one player per role, in that order",
+                crate::diagnostics::count(info.num_roles(), "role"),
+                info.roles.join(", "),
+                crate::diagnostics::count(p.specs.len(), "player"),
+            )));
+        }
+        let stop = settings.stop.clone().unwrap_or_default();
+        let room = Arc::new(MatchRoom {
+            id: p.id,
+            game: info.name.clone(),
+            roles: info.roles.clone(),
+            seats: p.specs.iter().map(|s| s.to_string()).collect(),
+            feed: Arc::new(Feed::new()),
+            inputs: Mutex::new((0..info.num_roles()).map(|_| VecDeque::new()).collect()),
+            input_arrived: Condvar::new(),
+            stop,
+            record: Mutex::new(None),
+            watchers: AtomicUsize::new(0),
+            left: Mutex::new(Instant::now()),
+            abandon_after: p.abandon_after,
+        });
+        let mut seats: Vec<Box<dyn Seat<G>>> = Vec::new();
+        for (role, spec) in p.specs.iter().enumerate() {
+            let mut config = p.config.clone();
+            let feed = Arc::clone(&room.feed);
+            config.progress = Some(Arc::new(move |line: &str| {
+                feed.push(json!({ "type": "thinking", "role": role, "line": line }));
+            }));
+            let mut person = |role: RoleIndex| -> Result<Box<dyn Seat<G>>, _> {
+                Ok(Box::new(BrowserSeat {
+                    room: Arc::clone(&room),
+                    role,
+                    can_take_back: false,
+                }))
+            };
+            let seat = make_seat(spec, role, &loaded, &config, &mut person)
+                .map_err(|e| ApiError::bad(format!("{}: {e}", info.roles[role])))?;
+            seats.push(seat);
+        }
+        let remote = p.specs.iter().any(|s| matches!(s, SeatSpec::Remote(_)));
+        let rules = match (&loaded.rules, remote) {
+            (Some(rules), true) => Some(rules.to_kif().map_err(|e| {
+                ApiError::bad(format!("the rules cannot be sent to a remote player: {e}"))
+            })?),
+            _ => None,
+        };
+        settings.seed = p.config.seed;
+        let run_room = Arc::clone(&room);
+        let place = p.place;
+        std::thread::Builder::new()
+            .name(format!("web match {}", p.id))
+            .spawn(move || {
+                let _place = place;
+                let room = run_room;
+                let game = loaded.game.as_ref();
+                let mut follow = Follow {
+                    room: Arc::clone(&room),
+                };
+                let token = format!("{:016x}", settings.seed ^ room.id);
+                let mut recorder = Recorder::new(game, &settings.match_id, settings.clock, token);
+                let played = run_match(
+                    game,
+                    rules.as_deref(),
+                    &mut seats,
+                    &settings,
+                    &mut [&mut follow, &mut recorder],
+                );
+                if let Err(e) = played {
+                    room.feed
+                        .push(json!({ "type": "error", "message": e.to_string() }));
+                }
+                *room.record.lock().unwrap_or_else(PoisonError::into_inner) =
+                    Some(recorder.into_record().to_json());
+                room.feed.end();
+            })
+            .map_err(|e| ApiError::bad(format!("no thread for the match: {e}")))?;
+        Ok(room)
+    }
+}
+
+/// The room's observer: every referee event as a JSON event of the feed.
+struct Follow {
+    room: Arc<MatchRoom>,
+}
+
+impl<G: Game> Observer<G> for Follow {
+    fn observe(&mut self, game: &G, event: &MatchEvent<'_, G>) {
+        if self.room.abandoned() {
+            self.room.stop();
+        }
+        let roles = &game.info().roles;
+        let event = match event {
+            MatchEvent::Starting { seats, .. } => json!({
+                "type": "starting", "game": game.info().name, "roles": roles, "seats": seats,
+            }),
+            MatchEvent::Ready {
+                role,
+                name,
+                problem,
+            } => json!({
+                "type": "ready", "role": role, "name": name,
+                "problem": problem.map(|p| p.to_string()),
+            }),
+            MatchEvent::State { step, state } => json!({
+                "type": "state",
+                "step": step,
+                "drawing": game.drawing(state),
+                "text": game.show_state(state),
+                "terminal": game.is_terminal(state),
+                "mover": game.mover(state),
+            }),
+            MatchEvent::Moves { step, mover, moves } => json!({
+                "type": "moves",
+                "step": step,
+                "mover": mover,
+                "moves": moves.iter().enumerate().map(|(role, m)| json!({
+                    "role": role,
+                    "move": game.show_move(&m.mv),
+                    "took_ms": m.took.as_millis() as u64,
+                    "effort": m.stats.map(|s| s.effort()),
+                    "expected": m.stats.and_then(|s| s.expected),
+                    "candidates": m.explanation.as_ref().map(|e| {
+                        e.candidates.iter().map(candidate_json).collect::<Vec<_>>()
+                    }),
+                    "line": m.explanation.as_ref().map(|e| e.line.clone()),
+                    "violation": m.violation.as_ref().map(|v| v.to_string()),
+                })).collect::<Vec<_>>(),
+            }),
+            MatchEvent::TakenBack { role, step } => {
+                json!({ "type": "takenback", "role": role, "step": step })
+            }
+            MatchEvent::Finished { goals, verdict } => json!({
+                "type": "finished", "goals": goals, "result": verdict.words(roles),
+            }),
+            MatchEvent::Aborted { step, reason } => {
+                json!({ "type": "aborted", "step": step, "reason": reason })
+            }
+        };
+        self.room.feed.push(event);
+    }
+}
+
+fn candidate_json(c: &Candidate) -> Value {
+    let (value, certainty) = match c.value {
+        None => (None, None),
+        Some((v, how)) => (
+            Some(v),
+            Some(match how {
+                Certainty::Mean => "mean",
+                Certainty::Proven => "proven",
+                Certainty::Searched => "searched",
+                Certainty::AtMost => "at most",
+            }),
+        ),
+    };
+    json!({ "move": c.mv, "visits": c.visits, "value": value, "certainty": certainty })
+}
+
+/// A person on the page: shown their legal moves (and the squares each changes, so that a click on
+/// the board picks one), answering with what the page sends within the play clock.
+pub struct BrowserSeat {
+    room: Arc<MatchRoom>,
+    role: RoleIndex,
+    can_take_back: bool,
+}
+
+impl<G: Game> Seat<G> for BrowserSeat {
+    fn name(&self) -> String {
+        "human".into()
+    }
+
+    fn start(&mut self, _game: &G, start: &MatchStart<'_>) -> Result<String, Violation> {
+        self.can_take_back = start.can_take_back;
+        Ok("human".into())
+    }
+
+    fn ask(&mut self, turn: &Turn<'_, G>) -> Answer<G::Move> {
+        let game = turn.game;
+        let mut legal = Vec::new();
+        game.legal_moves(turn.state, turn.role, &mut legal);
+        if legal.len() == 1 {
+            // The waiting role's no-op: nothing to decide.
+            return Answer::Move {
+                mv: legal.swap_remove(0),
+                stats: None,
+                explanation: None,
+            };
+        }
+        let squares = squares_changed(game, turn.state, turn.role, &legal);
+        self.room.inputs()[self.role].clear();
+        self.room.feed.push(json!({
+            "type": "turn",
+            "role": self.role,
+            "moves": legal.iter().zip(&squares).map(|(m, sq)| json!({
+                "move": game.show_move(m), "squares": sq,
+            })).collect::<Vec<_>>(),
+            "clock_ms": turn.clock.play.as_millis() as u64,
+            "can_take_back": self.can_take_back,
+        }));
+        let deadline = turn.asked + turn.clock.play;
+        let mut inputs = self.room.inputs();
+        loop {
+            if self.room.stop.load(Ordering::SeqCst) || self.room.abandoned() {
+                return Answer::Failed(Violation::ConnectionError {
+                    detail: "the page was closed or the match stopped".into(),
+                });
+            }
+            match inputs[self.role].pop_front() {
+                Some(Input::TakeBack) if self.can_take_back => return Answer::TakeBack,
+                Some(Input::TakeBack) => self.room.feed.push(json!({
+                    "type": "rejected", "role": self.role,
+                    "error": "moves cannot be taken back when a remote player has seen them",
+                })),
+                Some(Input::Move(text)) => match game.parse_move(turn.state, turn.role, &text) {
+                    Ok(mv) => {
+                        return Answer::Move {
+                            mv,
+                            stats: None,
+                            explanation: None,
+                        }
+                    }
+                    Err(e) => self.room.feed.push(json!({
+                        "type": "rejected", "role": self.role, "error": e.to_string(),
+                    })),
+                },
+                None => {
+                    let now = Instant::now();
+                    if now >= deadline {
+                        return Answer::Failed(Violation::Timeout {
+                            detail: "no move was chosen within the play clock".into(),
+                        });
+                    }
+                    // Wakes at a move, a stop, or often enough to notice a closed page.
+                    let wait = (deadline - now).min(Duration::from_millis(200));
+                    inputs = self
+                        .room
+                        .input_arrived
+                        .wait_timeout(inputs, wait)
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .0;
+                }
+            }
+        }
+    }
+}
+
+/// For each of `role`'s legal moves, the squares of the drawing it changes, as (board, row,
+/// column): how a click on the board picks a move (a mark's square, the square a disc falls to, a
+/// piece's from and to). In a simultaneous game the other roles play their first legal move.
+fn squares_changed<G: Game>(
+    game: &G,
+    state: &G::State,
+    role: RoleIndex,
+    legal: &[G::Move],
+) -> Vec<Vec<[usize; 3]>> {
+    let Some(before) = game.drawing(state) else {
+        return vec![Vec::new(); legal.len()];
+    };
+    let roles = game.info().num_roles();
+    let others: Vec<Option<G::Move>> = (0..roles)
+        .map(|r| {
+            let mut moves = Vec::new();
+            game.legal_moves(state, r, &mut moves);
+            moves.into_iter().next()
+        })
+        .collect();
+    legal
+        .iter()
+        .map(|mv| {
+            let next = match game.info().dynamics {
+                Dynamics::TurnTaking => game.play(state, role, mv),
+                Dynamics::Simultaneous => {
+                    let joint: Option<Vec<G::Move>> = (0..roles)
+                        .map(|r| {
+                            if r == role {
+                                Some(mv.clone())
+                            } else {
+                                others[r].clone()
+                            }
+                        })
+                        .collect();
+                    match joint {
+                        Some(joint) => game.next_state(state, &joint),
+                        None => return Vec::new(),
+                    }
+                }
+            };
+            let Some(after) = game.drawing(&next) else {
+                return Vec::new();
+            };
+            let mut changed = Vec::new();
+            for (b, (g0, g1)) in before.boards.iter().zip(&after.boards).enumerate() {
+                if g0.rows != g1.rows || g0.columns != g1.columns {
+                    continue;
+                }
+                for (r, (row0, row1)) in g0.cells.iter().zip(&g1.cells).enumerate() {
+                    for (c, (v0, v1)) in row0.iter().zip(row1).enumerate() {
+                        if v0 != v1 {
+                            changed.push([b, r, c]);
+                        }
+                    }
+                }
+            }
+            changed
+        })
+        .collect()
+}
+
+/// `GET /api/matches`: the matches this server remembers.
+pub async fn list(State(matches): State<Arc<Matches>>) -> ApiResult {
+    let mut rooms: Vec<Arc<MatchRoom>> = matches.rooms().values().cloned().collect();
+    rooms.sort_by_key(|r| r.id);
+    let list: Vec<Value> = rooms.iter().map(|r| r.summary()).collect();
+    Ok(Json(json!({ "matches": list })).into_response())
+}
+
+/// `GET /api/matches/{id}`: a match's seats and whether it is over.
+pub async fn status(State(matches): State<Arc<Matches>>, Path(id): Path<u64>) -> ApiResult {
+    Ok(Json(matches.room(id)?.summary()).into_response())
+}
+
+/// `GET /api/matches/{id}/events`: the match's events as server-sent events, from the first (or
+/// after `Last-Event-ID` when the page reconnects).
+pub async fn events(
+    State(matches): State<Arc<Matches>>,
+    Path(id): Path<u64>,
+    headers: HeaderMap,
+) -> ApiResult {
+    let room = matches.room(id)?;
+    let from = headers
+        .get("last-event-id")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .map_or(0, |last| last + 1);
+    let feed = Arc::clone(&room.feed);
+    let stream = feed.stream(from, Watching::new(room));
+    // A keep-alive every second finds a closed page within a second, so its match stops in time.
+    Ok(Sse::new(stream)
+        .keep_alive(KeepAlive::new().interval(Duration::from_secs(1)))
+        .into_response())
+}
+
+/// A person's move (or taking one back).
+#[derive(Deserialize)]
+pub struct PersonMove {
+    /// The role, by name or index.
+    pub role: Value,
+    /// The move, as the legal moves list writes it (`mark(1, 2)`), in KIF, or by its arguments.
+    #[serde(default, rename = "move")]
+    pub mv: Option<String>,
+    /// Take back the role's last move instead.
+    #[serde(default)]
+    pub undo: bool,
+}
+
+/// `POST /api/matches/{id}/move`: a person's move for their role.
+pub async fn play(
+    State(matches): State<Arc<Matches>>,
+    Path(id): Path<u64>,
+    body_: Result<Json<PersonMove>, JsonRejection>,
+) -> ApiResult {
+    let b = body(body_)?;
+    let room = matches.room(id)?;
+    let role = match &b.role {
+        Value::Number(n) => n.as_u64().map(|n| n as usize),
+        Value::String(s) => room.roles.iter().position(|r| r == s),
+        _ => None,
+    }
+    .filter(|&r| r < room.roles.len())
+    .ok_or_else(|| {
+        ApiError::bad(format!(
+            "unknown role {}: the roles are {}",
+            b.role,
+            room.roles.join(", ")
+        ))
+    })?;
+    if room.seats[role] != "human" {
+        return Err(ApiError::new(
+            StatusCode::CONFLICT,
+            format!(
+                "{} is played by {}, not by a person on this page",
+                room.roles[role], room.seats[role]
+            ),
+        ));
+    }
+    if room.feed.is_done() {
+        return Err(ApiError::new(StatusCode::CONFLICT, "the match is over"));
+    }
+    let input =
+        match (b.undo, b.mv) {
+            (true, _) => Input::TakeBack,
+            (false, Some(mv)) => Input::Move(mv),
+            (false, None) => return Err(ApiError::bad(
+                "say the move (\"move\": \"mark(1, 2)\") or ask to take one back (\"undo\": true)",
+            )),
+        };
+    room.inputs()[role].push_back(input);
+    room.input_arrived.notify_all();
+    Ok((StatusCode::ACCEPTED, Json(json!({ "queued": true }))).into_response())
+}
+
+/// `POST /api/matches/{id}/stop`: stops a match before its next step.
+pub async fn stop(State(matches): State<Arc<Matches>>, Path(id): Path<u64>) -> ApiResult {
+    let room = matches.room(id)?;
+    room.stop();
+    Ok(Json(json!({ "stopping": !room.feed.is_done() })).into_response())
+}
+
+/// `GET /api/matches/{id}/record`: the match record (ggp-base's JSON) once the match has ended.
+pub async fn record(State(matches): State<Arc<Matches>>, Path(id): Path<u64>) -> ApiResult {
+    let room = matches.room(id)?;
+    let record = room
+        .record
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .clone();
+    match record {
+        Some(json) => Ok((
+            [
+                (
+                    axum::http::header::CONTENT_TYPE,
+                    "application/json".to_string(),
+                ),
+                (
+                    axum::http::header::CONTENT_DISPOSITION,
+                    format!("attachment; filename=\"{}-{}.json\"", room.game, room.id),
+                ),
+            ],
+            json,
+        )
+            .into_response()),
+        None => Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "the match is still running; its record is ready when it ends",
+        )),
+    }
+}

@@ -1,0 +1,113 @@
+//! Gamemaster in the browser: `ggp-run web` serves pages where a person browses the games, edits
+//! rules with the checker's diagnostics beside them, plays against the players (or plays every role),
+//! watches programs play with their reasoning, replays match records and runs tournaments.
+//!
+//! The pages are plain HTML, CSS and JavaScript embedded in the binary ([`assets`]); everything they
+//! show comes from a JSON API under `/api/`. A match is the referee's ([`crate::referee::run_match`]):
+//! the browser is one more [seat](matches::BrowserSeat) and one more observer, whose events reach the
+//! page as server-sent events. Rules typed into the page load through the one loader with the command
+//! line's budgets.
+//!
+//! Reliability: the server listens on loopback unless told otherwise; request bodies are bounded;
+//! every API error is a 4xx with a JSON `{"error": ...}` that says what was expected; at most
+//! [`WebConfig::max_matches`] matches and tournaments run at once; a match nobody watches any more (the
+//! tab was closed) is stopped within its clocks.
+
+pub mod api;
+pub mod assets;
+pub mod library;
+pub mod matches;
+pub mod shared;
+pub mod tournaments;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::extract::{DefaultBodyLimit, FromRef};
+use axum::routing::{get, post};
+use axum::Router;
+
+use matches::Matches;
+pub use shared::WebConfig;
+use shared::{ApiError, Shared};
+use tournaments::Tournaments;
+
+/// The server's state: what every request shares, and the matches and tournaments.
+#[derive(Clone)]
+struct App {
+    shared: Arc<Shared>,
+    matches: Arc<Matches>,
+    tournaments: Arc<Tournaments>,
+}
+
+impl FromRef<App> for Arc<Shared> {
+    fn from_ref(app: &App) -> Self {
+        Arc::clone(&app.shared)
+    }
+}
+
+impl FromRef<App> for Arc<Matches> {
+    fn from_ref(app: &App) -> Self {
+        Arc::clone(&app.matches)
+    }
+}
+
+impl FromRef<App> for Arc<Tournaments> {
+    fn from_ref(app: &App) -> Self {
+        Arc::clone(&app.tournaments)
+    }
+}
+
+/// The server's routes for `shared`: the pages, their assets and the API.
+pub fn router(shared: Arc<Shared>) -> Router {
+    let limit = shared.config.max_body_bytes;
+    let app = App {
+        matches: Arc::new(Matches::new(Arc::clone(&shared))),
+        tournaments: Arc::new(Tournaments::new(Arc::clone(&shared))),
+        shared,
+    };
+    Router::new()
+        .route("/", get(assets::index))
+        .route("/assets/{file}", get(assets::file))
+        .route("/api/games", get(api::games))
+        .route("/api/games/{name}", get(api::game))
+        .route("/api/check", post(api::check))
+        .route("/api/fmt", post(api::fmt))
+        .route("/api/convert", post(api::convert))
+        .route("/api/replay", post(api::replay))
+        .route("/api/matches", post(matches::create).get(matches::list))
+        .route("/api/matches/{id}", get(matches::status))
+        .route("/api/matches/{id}/events", get(matches::events))
+        .route("/api/matches/{id}/move", post(matches::play))
+        .route("/api/matches/{id}/stop", post(matches::stop))
+        .route("/api/matches/{id}/record", get(matches::record))
+        .route("/api/tournaments", post(tournaments::create))
+        .route("/api/tournaments/{id}", get(tournaments::status))
+        .route("/api/tournaments/{id}/csv", get(tournaments::csv))
+        .fallback(|| async {
+            ApiError::not_found("no such page or API route; the pages start at /")
+        })
+        .layer(DefaultBodyLimit::max(limit))
+        .with_state(app)
+}
+
+/// Binds `addr` (port 0 picks a free port), calls `bound` with the address bound, and serves for ever
+/// on a runtime of its own.
+pub fn run(
+    addr: SocketAddr,
+    config: WebConfig,
+    log: crate::server::Log,
+    bound: impl FnOnce(SocketAddr),
+) -> std::io::Result<()> {
+    let shared = Arc::new(Shared::new(config)?);
+    shared.library().describe_in_background();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(addr).await?;
+        bound(listener.local_addr()?);
+        let read_timeout = shared.config.read_timeout;
+        crate::server::serve_router(listener, router(shared), read_timeout, log).await
+    })
+}

@@ -1,0 +1,184 @@
+//! What every part of the web server shares: its settings, the library, the places for running
+//! matches, ids, and the API's errors.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::rejection::JsonRejection;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+
+use super::library::Library;
+use crate::load::LoadOptions;
+use crate::players::PlayerConfig;
+
+/// How the web server runs.
+#[derive(Clone, Debug)]
+pub struct WebConfig {
+    /// Folders of rule files shown beside the bundled games.
+    pub folders: Vec<PathBuf>,
+    /// Matches and tournaments running at once; more are refused with a message.
+    pub max_matches: usize,
+    /// The largest request body accepted (rules, a match record).
+    pub max_body_bytes: usize,
+    /// How the games are loaded (the command line's budgets).
+    pub load: LoadOptions,
+    /// The players' settings (threads, seed, depth).
+    pub players: PlayerConfig,
+    /// How long a match may go unwatched (its page closed) before it is stopped.
+    pub abandon_after: Duration,
+    /// How long a request's headers may take to arrive.
+    pub read_timeout: Duration,
+}
+
+impl Default for WebConfig {
+    fn default() -> Self {
+        WebConfig {
+            folders: Vec::new(),
+            max_matches: 4,
+            max_body_bytes: 1 << 20,
+            load: LoadOptions::default(),
+            players: PlayerConfig::default(),
+            abandon_after: Duration::from_secs(5),
+            read_timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+/// What every request may need.
+pub struct Shared {
+    /// The settings.
+    pub config: WebConfig,
+    library: Library,
+    next_id: AtomicU64,
+    /// Matches and tournaments running now.
+    running: Arc<AtomicUsize>,
+}
+
+/// Finished matches and tournaments kept for their pages and records; older ones are forgotten.
+const KEPT: usize = 64;
+
+impl Shared {
+    /// The shared state: the bundled games and those of `config.folders`.
+    pub fn new(config: WebConfig) -> std::io::Result<Shared> {
+        let library = Library::new(&config.folders, config.load.clone())?;
+        Ok(Shared {
+            config,
+            library,
+            next_id: AtomicU64::new(1),
+            running: Arc::new(AtomicUsize::new(0)),
+        })
+    }
+
+    /// The games it offers.
+    pub fn library(&self) -> &Library {
+        &self.library
+    }
+
+    /// Takes one of the places for a running match or tournament, or says why there is none.
+    pub fn take_place(&self) -> Result<Place, ApiError> {
+        let max = self.config.max_matches;
+        let taken = self
+            .running
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| {
+                (n < max).then_some(n + 1)
+            });
+        match taken {
+            Ok(_) => Ok(Place(Arc::clone(&self.running))),
+            Err(n) => Err(ApiError::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                format!(
+                    "{n} matches and tournaments are running, the most this server plays at once \
+                     (ggp-run web --max-matches); stop one or wait for one to end"
+                ),
+            )),
+        }
+    }
+
+    /// A new match's or tournament's id.
+    pub fn new_id(&self) -> u64 {
+        self.next_id.fetch_add(1, Ordering::Relaxed)
+    }
+}
+
+/// One running match's or tournament's place, given back when it ends.
+pub struct Place(Arc<AtomicUsize>);
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Forgets the oldest finished entries of `map` past [`KEPT`].
+pub fn forget_old<T>(map: &mut HashMap<u64, Arc<T>>, finished: impl Fn(&T) -> bool) {
+    if map.len() <= KEPT {
+        return;
+    }
+    let mut done: Vec<u64> = map
+        .iter()
+        .filter(|(_, v)| finished(v))
+        .map(|(k, _)| *k)
+        .collect();
+    done.sort_unstable();
+    let excess = map.len() - KEPT;
+    for id in done.into_iter().take(excess) {
+        map.remove(&id);
+    }
+}
+
+/// An API error: a status and a sentence that says what was expected, sent as `{"error": ...}`
+/// (with the rules' diagnostics when they are the problem).
+#[derive(Debug)]
+pub struct ApiError {
+    /// The status.
+    pub status: StatusCode,
+    /// The JSON sent.
+    pub body: serde_json::Value,
+}
+
+impl ApiError {
+    /// An error with `status` and `message`.
+    pub fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
+        ApiError {
+            status,
+            body: serde_json::json!({ "error": message.into() }),
+        }
+    }
+
+    /// A 400 Bad Request.
+    pub fn bad(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::BAD_REQUEST, message)
+    }
+
+    /// A 404 Not Found.
+    pub fn not_found(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::NOT_FOUND, message)
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (self.status, Json(self.body)).into_response()
+    }
+}
+
+/// What an API handler answers.
+pub type ApiResult = Result<Response, ApiError>;
+
+/// The JSON body of a request, or a 4xx that says what was wrong with it.
+pub fn body<T>(body: Result<Json<T>, JsonRejection>) -> Result<T, ApiError> {
+    body.map(|Json(b)| b).map_err(|e| {
+        ApiError::new(
+            e.status(),
+            format!(
+                "the request's JSON body was not understood: {}",
+                e.body_text()
+            ),
+        )
+    })
+}
