@@ -1,0 +1,660 @@
+//! The web server's API over HTTP, without a browser: status codes, the errors bad input gets, limits,
+//! matches played, watched, taken back, stopped and abandoned, concurrent sessions, replays and
+//! tournaments. Each test runs its own server on a free loopback port; every loop that waits is
+//! bounded by a count of reads or polls (the event stream sends a keep-alive every second).
+
+use std::io::{BufRead, BufReader};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use ggp::protocol::record::MatchRecord;
+use ggp::web::WebConfig;
+use serde_json::{json, Value};
+
+/// A server of this process, on a free port.
+struct Server {
+    base: String,
+    agent: ureq::Agent,
+}
+
+fn start(config: WebConfig) -> Server {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let log: ggp::server::Log = std::sync::Arc::new(|_: &str| {});
+        let addr = "127.0.0.1:0".parse().unwrap();
+        let _ = ggp::web::run(addr, config, log, |bound| {
+            let _ = tx.send(bound);
+        });
+    });
+    let addr = rx
+        .recv_timeout(Duration::from_secs(60))
+        .expect("the web server binds a port");
+    let agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    Server {
+        base: format!("http://{addr}"),
+        agent,
+    }
+}
+
+/// A server that never stops a match for want of watchers (the tests that want that say so).
+fn server() -> Server {
+    start(WebConfig {
+        abandon_after: Duration::from_secs(3600),
+        ..WebConfig::default()
+    })
+}
+
+impl Server {
+    fn get(&self, path: &str) -> (u16, String) {
+        let mut r = self
+            .agent
+            .get(format!("{}{path}", self.base))
+            .call()
+            .expect("the server answers");
+        let status = r.status().as_u16();
+        (status, r.body_mut().read_to_string().unwrap_or_default())
+    }
+
+    fn send(&self, path: &str, content_type: &str, body: String) -> (u16, String) {
+        let mut r = self
+            .agent
+            .post(format!("{}{path}", self.base))
+            .header("Content-Type", content_type)
+            .send(body)
+            .expect("the server answers");
+        let status = r.status().as_u16();
+        (
+            status,
+            r.body_mut()
+                .with_config()
+                .limit(64 << 20)
+                .read_to_string()
+                .unwrap_or_default(),
+        )
+    }
+
+    fn post(&self, path: &str, body: Value) -> (u16, Value) {
+        let (status, text) = self.send(path, "application/json", body.to_string());
+        let value = serde_json::from_str(&text)
+            .unwrap_or_else(|e| panic!("{path} answered {status} with no JSON ({e}): {text}"));
+        (status, value)
+    }
+
+    fn get_json(&self, path: &str) -> (u16, Value) {
+        let (status, text) = self.get(path);
+        let value = serde_json::from_str(&text)
+            .unwrap_or_else(|e| panic!("{path} answered {status} with no JSON ({e}): {text}"));
+        (status, value)
+    }
+
+    /// Starts a match and answers its id.
+    fn start_match(&self, request: Value) -> u64 {
+        let (status, answer) = self.post("/api/matches", request);
+        assert_eq!(status, 201, "{answer}");
+        answer["id"].as_u64().expect("an id")
+    }
+
+    /// Follows match `id`'s events, calling `on` with each until it answers true or the match ends;
+    /// returns them all. The stream closes when this returns (the page is closed).
+    fn follow(&self, id: u64, mut on: impl FnMut(&Value) -> bool) -> Vec<Value> {
+        let response = self
+            .agent
+            .get(format!("{}/api/matches/{id}/events", self.base))
+            .call()
+            .expect("the event stream opens");
+        assert_eq!(response.status().as_u16(), 200);
+        let mut lines = BufReader::new(response.into_body().into_reader()).lines();
+        let mut events = Vec::new();
+        // A keep-alive comes every second: 10,000 lines is hours of a stuck match.
+        for _ in 0..10_000 {
+            let Some(Ok(line)) = lines.next() else { break };
+            let Some(data) = line.strip_prefix("data: ") else {
+                continue;
+            };
+            let event: Value = serde_json::from_str(data).expect("events are JSON");
+            let stop = on(&event) || event["type"] == "end";
+            events.push(event);
+            if stop {
+                return events;
+            }
+        }
+        panic!("match {id} never ended; its events: {events:?}");
+    }
+}
+
+fn types(events: &[Value]) -> Vec<&str> {
+    events.iter().filter_map(|e| e["type"].as_str()).collect()
+}
+
+#[test]
+fn the_library_lists_the_bundled_games_with_what_loading_them_tells() {
+    let s = server();
+    let mut described = Value::Null;
+    for _ in 0..600 {
+        let (status, games) = s.get_json("/api/games");
+        assert_eq!(status, 200);
+        let all_known = games["games"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|g| !g["described"].is_null() || !g["problem"].is_null());
+        described = games;
+        if all_known {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let game = |name: &str| {
+        described["games"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|g| g["name"] == name)
+            .unwrap_or_else(|| panic!("{name} is in the library: {described}"))
+            .clone()
+    };
+    let cases = [
+        ("tictactoe", json!(["x", "o"]), "turn-taking"),
+        ("connect4", json!(["red", "black"]), "turn-taking"),
+        ("breakthrough", json!(["white", "black"]), "turn-taking"),
+        ("roshambo", json!(["left", "right"]), "simultaneous"),
+    ];
+    for (name, roles, dynamics) in cases {
+        let g = game(name);
+        assert_eq!(g["described"]["roles"], roles, "{g}");
+        assert_eq!(g["described"]["dynamics"], dynamics, "{g}");
+        assert_eq!(g["described"]["engine"], "network", "{g}");
+    }
+    let (status, ttt) = s.get_json("/api/games/tictactoe");
+    assert_eq!(status, 200);
+    assert!(ttt["text"].as_str().unwrap().contains("role(x)"));
+    assert_eq!(ttt["style"]["pieces"]["x"]["symbol"], "✕");
+    let (status, missing) = s.get_json("/api/games/chezz");
+    assert_eq!(status, 404);
+    let error = missing["error"].as_str().unwrap();
+    assert!(
+        error.contains("chezz") && error.contains("tictactoe"),
+        "{error}"
+    );
+}
+
+/// `check` on `text`: whether it is valid, and else the line and column of the error whose message
+/// holds `message`.
+fn check(s: &Server, text: &str, syntax: &str, expected: Option<(u64, u64, &str)>) {
+    let (status, answer) = s.post("/api/check", json!({ "text": text, "syntax": syntax }));
+    assert_eq!(status, 200, "{answer}");
+    match expected {
+        None => assert_eq!(answer["ok"], true, "{text}: {answer}"),
+        Some((line, column, message)) => {
+            assert_eq!(answer["ok"], false, "{text}: {answer}");
+            let first = answer["diagnostics"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|d| d["message"].as_str().unwrap().contains(message))
+                .unwrap_or_else(|| panic!("{text}: no error says `{message}`: {answer}"));
+            assert_eq!(
+                (first["line"].as_u64(), first["column"].as_u64()),
+                (Some(line), Some(column)),
+                "{text}: {first}"
+            );
+            let rendered = first["rendered"].as_str().unwrap();
+            assert!(
+                rendered.starts_with(&format!("rules.{syntax}:{line}:{column}: error")),
+                "{rendered}"
+            );
+        }
+    }
+}
+
+#[test]
+fn check_answers_every_problem_with_its_line_and_column() {
+    let s = server();
+    let tictactoe = include_str!("../games/tictactoe.gdl");
+    check(&s, tictactoe, "gdl", None);
+    let broken = tictactoe.replace("role(o)", "role(o");
+    let line = tictactoe
+        .lines()
+        .position(|l| l == "role(o)")
+        .expect("tictactoe declares o") as u64
+        + 1;
+    check(
+        &s,
+        &broken,
+        "gdl",
+        Some((line + 2, 1, "expected `(`, `)` or `,`")),
+    );
+    check(
+        &s,
+        "(role x)\n(init (cell 1))\n(<= (legal x (mark ?y)) (true (cell ?x)))\n",
+        "kif",
+        Some((3, 20, "unsafe variable `?y`")),
+    );
+    check(&s, "(role x", "kif", Some((1, 1, "never closed")));
+    // Unsafe variables are found at their place, with the check's own words.
+    let (status, answer) = s.post(
+        "/api/check",
+        json!({ "text": tictactoe.replace("legal(mark(M,N)) :- cell(M,N,b)", "legal(mark(M,N)) :- cell(M,K,b)"), "syntax": "gdl" }),
+    );
+    assert_eq!(status, 200);
+    let diagnostics = answer["diagnostics"].as_array().unwrap();
+    assert!(
+        diagnostics
+            .iter()
+            .any(|d| d["message"].as_str().unwrap().contains('N') && d["severity"] == "error"),
+        "{answer}"
+    );
+}
+
+#[test]
+fn fmt_and_convert_answer_text_that_checks() {
+    let s = server();
+    let tictactoe = include_str!("../games/tictactoe.gdl");
+    let (status, kif) = s.post(
+        "/api/convert",
+        json!({ "text": tictactoe, "syntax": "gdl", "to": "kif" }),
+    );
+    assert_eq!(status, 200, "{kif}");
+    assert_eq!(kif["syntax"], "kif");
+    let kif_text = kif["text"].as_str().unwrap();
+    assert!(kif_text.contains("(role x)"), "{kif_text}");
+    check(&s, kif_text, "kif", None);
+    let (status, back) = s.post(
+        "/api/convert",
+        json!({ "text": kif_text, "syntax": "kif", "to": "gdl" }),
+    );
+    assert_eq!(status, 200, "{back}");
+    check(&s, back["text"].as_str().unwrap(), "gdl", None);
+    let (status, formatted) = s.post(
+        "/api/fmt",
+        json!({ "text": "(role x)   (role   o)", "syntax": "kif" }),
+    );
+    assert_eq!(status, 200, "{formatted}");
+    assert_eq!(formatted["text"], "(role x)\n(role o)\n");
+}
+
+#[test]
+fn bad_requests_get_a_4xx_that_says_what_was_expected() {
+    let s = start(WebConfig {
+        max_body_bytes: 64 << 10,
+        abandon_after: Duration::from_secs(3600),
+        ..WebConfig::default()
+    });
+    let json_ = "application/json";
+    let big = format!(
+        "{{\"text\": \"{}\", \"syntax\": \"kif\"}}",
+        "x".repeat(100 << 10)
+    );
+    let cases: Vec<(&str, &str, String, u16, &str)> = vec![
+        (
+            "/api/check",
+            "text/plain",
+            "(role x)".into(),
+            415,
+            "Content-Type",
+        ),
+        ("/api/check", json_, "{\"text\": ".into(), 400, "JSON"),
+        (
+            "/api/check",
+            json_,
+            "{\"txt\": \"(role x)\"}".into(),
+            422,
+            "text",
+        ),
+        (
+            "/api/check",
+            json_,
+            json!({"text": "", "syntax": "lisp"}).to_string(),
+            400,
+            "kif",
+        ),
+        ("/api/check", json_, big, 413, ""),
+        (
+            "/api/convert",
+            json_,
+            json!({"text": "(role x)", "syntax": "kif"}).to_string(),
+            400,
+            "which syntax",
+        ),
+        (
+            "/api/matches",
+            json_,
+            json!({"players": ["random"]}).to_string(),
+            400,
+            "give either",
+        ),
+        (
+            "/api/matches",
+            json_,
+            json!({"game": "tictactoe", "players": ["random"]}).to_string(),
+            400,
+            "2 roles (x, o)",
+        ),
+        (
+            "/api/matches",
+            json_,
+            json!({"game": "tictactoe", "players": ["random", "wizard"]}).to_string(),
+            400,
+            "wizard",
+        ),
+        (
+            "/api/matches",
+            json_,
+            json!({"game": "tictactoe", "players": ["random", "random"], "playclock": 0})
+                .to_string(),
+            400,
+            "play clock",
+        ),
+        (
+            "/api/matches",
+            json_,
+            json!({"game": "roshambo", "players": ["alphabeta", "random"]}).to_string(),
+            400,
+            "left",
+        ),
+        (
+            "/api/matches",
+            json_,
+            json!({"text": "(role x)", "syntax": "kif", "players": ["random"]}).to_string(),
+            422,
+            "error",
+        ),
+        (
+            "/api/matches/999/move",
+            json_,
+            json!({"role": "x", "move": "mark(1,1)"}).to_string(),
+            404,
+            "999",
+        ),
+        ("/api/matches/999/stop", json_, "{}".into(), 404, "999"),
+        (
+            "/api/replay",
+            json_,
+            json!({"record": "{}"}).to_string(),
+            400,
+            "record",
+        ),
+        (
+            "/api/tournaments",
+            json_,
+            json!({"game": "tictactoe", "players": ["random"]}).to_string(),
+            400,
+            "two players",
+        ),
+        ("/api/nothing", json_, "{}".into(), 404, "no such"),
+    ];
+    for (path, content_type, body, status, says) in cases {
+        let (got, text) = s.send(path, content_type, body.clone());
+        let shown: String = body.chars().take(80).collect();
+        assert_eq!(got, status, "{path} {shown}: {text}");
+        assert!(
+            text.contains(says),
+            "{path} {shown}: `{text}` lacks `{says}`"
+        );
+        if got != 413 {
+            let error: Value = serde_json::from_str(&text).expect("errors are JSON");
+            assert!(error["error"].is_string(), "{text}");
+        }
+    }
+    // Rules with errors come back with their diagnostics, as the editor shows them.
+    let (_, answer) = s.post(
+        "/api/matches",
+        json!({"text": "(role x)\n(init (p))", "syntax": "kif", "players": ["random"]}),
+    );
+    assert!(answer["diagnostics"][0]["line"].is_u64(), "{answer}");
+    let (status, _) = s.get("/api/matches/999/events");
+    assert_eq!(status, 404);
+    let (status, text) = s.get("/assets/nothing.js");
+    assert_eq!(status, 404, "{text}");
+    let (status, page) = s.get("/");
+    assert_eq!(status, 200);
+    assert!(page.contains("<script src=\"/assets/app.js\">"));
+}
+
+#[test]
+fn a_match_between_programs_is_watched_to_its_end_and_replays_from_its_record() {
+    let s = server();
+    let id = s.start_match(json!({
+        "game": "tictactoe", "players": ["mcts", "random"], "startclock": 1, "playclock": 0.2,
+    }));
+    let events = s.follow(id, |_| false);
+    let kinds = types(&events);
+    assert_eq!(kinds[0], "starting", "{kinds:?}");
+    assert_eq!(kinds[kinds.len() - 2], "finished", "{kinds:?}");
+    let states: Vec<&Value> = events.iter().filter(|e| e["type"] == "state").collect();
+    assert_eq!(
+        states[0]["drawing"]["boards"][0]["cells"],
+        json!([[null, null, null], [null, null, null], [null, null, null]])
+    );
+    assert!(states[0]["text"].as_str().unwrap().contains("control(x)"));
+    // mcts says why it chose: its candidates with visits and values.
+    let first = events.iter().find(|e| e["type"] == "moves").unwrap();
+    let x = &first["moves"][0];
+    assert!(x["effort"].as_str().unwrap().contains("simulations"), "{x}");
+    let candidates = x["candidates"].as_array().expect("mcts explains its move");
+    assert_eq!(candidates.len(), 9, "{x}");
+    assert!(candidates.iter().any(|c| c["move"] == x["move"]), "{x}");
+    let finished = events.iter().find(|e| e["type"] == "finished").unwrap();
+    let result = finished["result"].as_str().unwrap();
+    assert!(result == "a draw" || result.ends_with(" wins"), "{result}");
+
+    let (status, text) = s.get(&format!("/api/matches/{id}/record"));
+    assert_eq!(status, 200);
+    let record = MatchRecord::from_json(&text).expect("a record ggp-base reads");
+    let moves = events.iter().filter(|e| e["type"] == "moves").count();
+    assert_eq!(record.moves.len(), moves);
+    assert!(record.is_completed);
+    let (status, frames) = s.post("/api/replay", json!({ "record": text }));
+    assert_eq!(status, 200, "{frames}");
+    let steps = frames["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), moves + 1);
+    assert_eq!(steps[0]["drawing"], states[0]["drawing"]);
+    assert_eq!(steps[moves]["drawing"], states[states.len() - 1]["drawing"]);
+    // The same record on another game is refused with the reason.
+    let (status, refused) = s.post("/api/replay", json!({ "record": text, "game": "connect4" }));
+    assert_eq!(status, 422, "{refused}");
+    assert!(
+        refused["error"].as_str().unwrap().contains("roles"),
+        "{refused}"
+    );
+}
+
+#[test]
+fn a_person_moves_takes_back_and_stops_through_the_api() {
+    let s = server();
+    let id = s.start_match(json!({
+        "game": "tictactoe", "players": ["human", "random"], "startclock": 1, "playclock": 600,
+    }));
+    let turn = |events: &[Value]| events.last().is_some_and(|e| e["type"] == "turn");
+    let events = s.follow(id, |e| e["type"] == "turn");
+    let offered = &events.last().unwrap()["moves"];
+    assert_eq!(offered.as_array().unwrap().len(), 9);
+    // mark(2,2) changes the centre square, so a click there picks it.
+    let centre = offered
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["move"] == "mark(2,2)")
+        .expect("mark(2,2) is offered");
+    assert_eq!(centre["squares"], json!([[0, 1, 1]]));
+    let (status, answer) = s.post(
+        &format!("/api/matches/{id}/move"),
+        json!({ "role": "o", "move": "mark(1,1)" }),
+    );
+    assert_eq!(status, 409, "{answer}");
+    assert!(answer["error"].as_str().unwrap().contains("random"));
+    let (status, _) = s.post(
+        &format!("/api/matches/{id}/move"),
+        json!({ "role": "x", "move": "mark(4,4)" }),
+    );
+    assert_eq!(status, 202);
+    let (status, _) = s.post(
+        &format!("/api/matches/{id}/move"),
+        json!({ "role": 0, "move": "(mark 2 2)" }),
+    );
+    assert_eq!(status, 202);
+    let mut seen_turns = 0;
+    let events = s.follow(id, |e| {
+        seen_turns += usize::from(e["type"] == "turn");
+        seen_turns == 2
+    });
+    assert!(turn(&events), "{:?}", types(&events));
+    let rejected = events.iter().find(|e| e["type"] == "rejected").unwrap();
+    assert!(
+        rejected["error"].as_str().unwrap().contains("mark(4,4)"),
+        "{rejected}"
+    );
+    let played: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["type"] == "moves")
+        .map(|e| &e["moves"])
+        .collect();
+    assert_eq!(played[0][0]["move"], "mark(2,2)");
+    // Take back: x's move and o's reply are undone, x is asked again with the board empty.
+    let (status, _) = s.post(
+        &format!("/api/matches/{id}/move"),
+        json!({ "role": "x", "undo": true }),
+    );
+    assert_eq!(status, 202);
+    let mut turns = 0;
+    let events = s.follow(id, |e| {
+        turns += usize::from(e["type"] == "turn");
+        turns == 3
+    });
+    let back = events.iter().find(|e| e["type"] == "takenback").unwrap();
+    assert_eq!(back["step"], 0, "{back}");
+    let last_state = events.iter().rev().find(|e| e["type"] == "state").unwrap();
+    assert_eq!(last_state["step"], 0);
+    let (status, _) = s.post(&format!("/api/matches/{id}/stop"), json!({}));
+    assert_eq!(status, 200);
+    let events = s.follow(id, |_| false);
+    let aborted = events.iter().find(|e| e["type"] == "aborted").unwrap();
+    assert_eq!(aborted["reason"], "the match was stopped");
+    let (status, _) = s.post(
+        &format!("/api/matches/{id}/move"),
+        json!({ "role": "x", "move": "mark(1,1)" }),
+    );
+    assert_eq!(status, 409);
+}
+
+#[test]
+fn matches_past_the_limit_are_refused_until_a_place_is_free() {
+    let s = start(WebConfig {
+        max_matches: 1,
+        abandon_after: Duration::from_secs(3600),
+        ..WebConfig::default()
+    });
+    let waiting = json!({"game": "connect4", "players": ["human", "random"], "playclock": 600});
+    let first = s.start_match(waiting.clone());
+    let (status, refused) = s.post("/api/matches", waiting.clone());
+    assert_eq!(status, 429, "{refused}");
+    assert!(
+        refused["error"].as_str().unwrap().contains("--max-matches"),
+        "{refused}"
+    );
+    s.post(&format!("/api/matches/{first}/stop"), json!({}));
+    s.follow(first, |_| false);
+    // The place is given back when the match's thread ends, just after its last event.
+    let mut status = 0;
+    for _ in 0..300 {
+        status = s.post("/api/matches", waiting.clone()).0;
+        if status == 201 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(status, 201);
+}
+
+#[test]
+fn an_abandoned_match_stops_within_its_clocks() {
+    let s = start(WebConfig {
+        abandon_after: Duration::from_millis(500),
+        ..WebConfig::default()
+    });
+    let started = Instant::now();
+    let id = s.start_match(json!({
+        "game": "connect4", "players": ["human", "mcts"], "startclock": 1, "playclock": 120,
+    }));
+    s.follow(id, |e| e["type"] == "turn");
+    // The page is closed (the stream above is dropped): the match ends long before the person's
+    // 120 s clock would run out.
+    let mut done = false;
+    for _ in 0..600 {
+        let (_, status) = s.get_json(&format!("/api/matches/{id}"));
+        if status["done"] == true {
+            done = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(done, "the abandoned match still runs");
+    assert!(started.elapsed() < Duration::from_secs(120));
+    let events = s.follow(id, |_| false);
+    let aborted = events.iter().find(|e| e["type"] == "aborted").unwrap();
+    assert_eq!(aborted["reason"], "the match was stopped");
+}
+
+#[test]
+fn concurrent_sessions_keep_their_own_moves() {
+    let s = server();
+    let request = json!({"game": "connect4", "players": ["human", "random"], "playclock": 600});
+    let a = s.start_match(request.clone());
+    let b = s.start_match(request);
+    s.follow(a, |e| e["type"] == "turn");
+    s.follow(b, |e| e["type"] == "turn");
+    let (status, _) = s.post(
+        &format!("/api/matches/{a}/move"),
+        json!({"role": "red", "move": "drop(1)"}),
+    );
+    assert_eq!(status, 202);
+    let (status, _) = s.post(
+        &format!("/api/matches/{b}/move"),
+        json!({"role": "red", "move": "drop(7)"}),
+    );
+    assert_eq!(status, 202);
+    for (id, column) in [(a, "drop(1)"), (b, "drop(7)")] {
+        let events = s.follow(id, |e| e["type"] == "moves");
+        let moves = events.iter().rev().find(|e| e["type"] == "moves").unwrap();
+        assert_eq!(moves["moves"][0]["move"], column, "match {id}");
+        s.post(&format!("/api/matches/{id}/stop"), json!({}));
+    }
+    let (_, list) = s.get_json("/api/matches");
+    assert_eq!(list["matches"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn a_tournament_fills_its_table_and_gives_its_csv() {
+    let s = server();
+    let (status, t) = s.post(
+        "/api/tournaments",
+        json!({"game": "tictactoe", "players": ["random", "legal"], "games": 2, "playclock": 0.1}),
+    );
+    assert_eq!(status, 201, "{t}");
+    let id = t["id"].as_u64().unwrap();
+    assert_eq!(t["total"], 2);
+    let mut last = Value::Null;
+    for _ in 0..1200 {
+        last = s.get_json(&format!("/api/tournaments/{id}")).1;
+        if last["done"] == true {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(last["done"], true, "{last}");
+    assert_eq!(last["played"], 2);
+    let table = last["table"].as_array().unwrap();
+    assert_eq!(table.len(), 2);
+    assert_eq!(
+        table[0]["games"].as_u64().unwrap() + table[1]["games"].as_u64().unwrap(),
+        4
+    );
+    let (status, csv) = s.get(&format!("/api/tournaments/{id}/csv"));
+    assert_eq!(status, 200);
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 3, "{csv}");
+    assert!(lines[0].starts_with("player,"), "{csv}");
+}
