@@ -267,7 +267,7 @@ pub async fn replay(
             }
         }
     };
-    let options = web.config.load.clone();
+    let options = web.config.load;
     let frames = tokio::task::spawn_blocking(move || {
         let game = load(&source, &options).map_err(load_error)?;
         game.visit(Frames(&record))
@@ -276,6 +276,19 @@ pub async fn replay(
     .await
     .map_err(|e| ApiError::bad(format!("the replay failed: {e}")))??;
     Ok(Json(frames).into_response())
+}
+
+/// A joint move of a record (KIF, ggp-base's spacing) in the game's own notation, as the match page
+/// shows moves; a move that does not read stays as it was written.
+fn shown_moves<G: Game>(game: &G, state: &G::State, joint: &[String]) -> Vec<String> {
+    joint
+        .iter()
+        .enumerate()
+        .map(|(role, text)| match game.parse_move(state, role, text) {
+            Ok(mv) => game.show_move(&mv),
+            Err(_) => text.clone(),
+        })
+        .collect()
 }
 
 /// A record's states drawn, with the moves that led to each.
@@ -296,7 +309,7 @@ impl Visitor for Frames<'_> {
                     "step": step,
                     "drawing": game.drawing(state),
                     "text": game.show_state(state),
-                    "moves": step.checked_sub(1).and_then(|s| record.moves.get(s)),
+                    "moves": step.checked_sub(1).map(|s| shown_moves(game, &states[s], &record.moves[s])),
                     "errors": step.checked_sub(1).and_then(|s| record.errors.get(s)),
                 })
             })

@@ -211,7 +211,7 @@ impl Library {
     pub fn describe_in_background(&self) {
         let entries = self.entries.clone();
         let described = Arc::clone(&self.described);
-        let options = self.load.clone();
+        let options = self.load;
         std::thread::spawn(move || {
             for entry in entries {
                 let found = describe(&entry, &options);

@@ -318,7 +318,7 @@ pub async fn create(
         place,
     };
     settings.stop = Some(Arc::new(AtomicBool::new(false)));
-    let options = web.config.load.clone();
+    let options = web.config.load;
     let room = tokio::task::spawn_blocking(move || {
         let game = load(&source, &options).map_err(load_error)?;
         game.visit(Prepared { prepare, settings })

@@ -65,7 +65,7 @@ const KEPT: usize = 64;
 impl Shared {
     /// The shared state: the bundled games and those of `config.folders`.
     pub fn new(config: WebConfig) -> std::io::Result<Shared> {
-        let library = Library::new(&config.folders, config.load.clone())?;
+        let library = Library::new(&config.folders, config.load)?;
         Ok(Shared {
             config,
             library,

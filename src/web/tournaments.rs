@@ -152,7 +152,7 @@ pub async fn create(
         },
         workers: 1,
     };
-    let load_options = web.config.load.clone();
+    let load_options = web.config.load;
     let room = tokio::task::spawn_blocking(move || {
         let source = GameSource::RuleText {
             text: entry.text.clone(),

@@ -123,6 +123,7 @@ async function openEditor(name) {
     $('#rules').value = game.text;
     $('#syntax').value = game.syntax;
     editor.name = game.name;
+    if (game.style.problems.length) notice(`${game.name}.style: ${game.style.problems.join('; ')}`);
   }
   $('#editor-name').textContent = editor.name ? `— ${editor.name}` : '';
   syncConvertLabel();
