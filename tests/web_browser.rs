@@ -338,6 +338,16 @@ fn an_error_typed_into_the_editor_shows_at_its_line() {
             .js("document.querySelector('#gutter [data-line=\"7\"]').classList.contains('line-error')")
             .await;
         assert_eq!(marked, true);
+        let tooltip = b
+            .js("document.querySelector('#gutter [data-line=\"7\"]').title")
+            .await;
+        assert!(
+            tooltip
+                .as_str()
+                .unwrap()
+                .starts_with("7:12: unsafe variable `Z`"),
+            "{tooltip}"
+        );
         assert!(b.text("#check-status").await.contains("error"));
         b.screenshot("editor").await;
         b.close().await;

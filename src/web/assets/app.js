@@ -135,11 +135,13 @@ function syncConvertLabel() {
   $('#convert').textContent = $('#syntax').value === 'kif' ? 'Convert to infix' : 'Convert to KIF';
 }
 
-function gutter(errorLines = new Set()) {
+// Line numbers, each line with an error marked and its messages in the mark's tooltip.
+function gutter(errors = new Map()) {
   const lines = $('#rules').value.split('\n').length;
   const g = $('#gutter');
-  g.replaceChildren(...Array.from({ length: lines }, (_, i) =>
-    el('span', { class: errorLines.has(i + 1) ? 'line line-error' : 'line', 'data-line': i + 1 }, `${i + 1}\n`)));
+  g.replaceChildren(...Array.from({ length: lines }, (_, i) => el('span', {
+    class: errors.has(i + 1) ? 'line line-error' : 'line', 'data-line': i + 1, title: errors.get(i + 1),
+  }, `${i + 1}\n`)));
   g.scrollTop = $('#rules').scrollTop;
 }
 
@@ -156,7 +158,11 @@ async function check() {
   }
   if (ticket !== editor.checked) return; // a newer check is on its way
   const list = $('#diagnostics');
-  const errorLines = new Set(answer.diagnostics.filter((d) => d.severity === 'error').map((d) => d.line));
+  const errorLines = new Map();
+  for (const d of answer.diagnostics.filter((d) => d.severity === 'error')) {
+    const said = `${d.line}:${d.column}: ${d.message}${d.help ? ` (help: ${d.help})` : ''}`;
+    errorLines.set(d.line, errorLines.has(d.line) ? `${errorLines.get(d.line)}\n${said}` : said);
+  }
   list.replaceChildren(...answer.diagnostics.map((d) => el('li', {
     class: `diagnostic ${d.severity}`, 'data-line': d.line, 'data-column': d.column,
     onclick: () => select(d.line, d.column, d.end_line, d.end_column),
