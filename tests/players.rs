@@ -363,8 +363,10 @@ fn mcts_with_a_simulation_limit_repeats_itself() {
         (c.mv, c.stats.simulations)
     };
     let (first, sims) = choose();
-    assert_eq!(sims, 2_000);
-    assert_eq!(choose().0, first);
+    // The limit counts every walk down the tree; the simulations reported leave out the walks that
+    // ended in a solved node (tic-tac-toe solves much of itself in 2,000).
+    assert!(sims > 0 && sims <= 2_000, "{sims}");
+    assert_eq!(choose(), (first, sims));
 }
 
 #[test]

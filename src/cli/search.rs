@@ -198,7 +198,8 @@ impl Search {
         let role = game.mover(state).unwrap_or(0);
         let evaluator = std::sync::Arc::clone(&loaded.evaluator);
         let mut player = make_player(&self.kind.into(), role, game, config, evaluator)?;
-        player.prepare(game, role, deadline)?;
+        // One search of the clock, all of it in `choose`.
+        player.prepare(game, role, Deadline::after(Duration::ZERO))?;
         let choice = player.choose(&Ask::new(game, state, role, deadline))?;
         let mut moves = Vec::new();
         game.legal_moves(state, role, &mut moves);

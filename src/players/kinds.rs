@@ -36,8 +36,11 @@ pub enum PlayerKind {
     Id,
     /// Monte Carlo search: random playouts after each move, best average.
     Mcs,
-    /// Monte Carlo tree search (decoupled UCT with a solver).
+    /// Monte Carlo tree search (decoupled UCT with a solver), thinking in the start clock and while
+    /// the other roles decide.
     Mcts,
+    /// The same search as it was before it used every clock: a baseline to measure `mcts` against.
+    Uct,
     /// Gamemaster's one-step lookahead: `id` limited to one move.
     OneStep,
     /// Gamemaster's two-step lookahead: `id` limited to two moves.
@@ -63,7 +66,7 @@ pub enum Requirement {
 
 impl PlayerKind {
     /// Every kind, in the order the help text lists them.
-    pub const ALL: [PlayerKind; 13] = [
+    pub const ALL: [PlayerKind; 14] = [
         PlayerKind::Legal,
         PlayerKind::Random,
         PlayerKind::Minimax,
@@ -72,6 +75,7 @@ impl PlayerKind {
         PlayerKind::Id,
         PlayerKind::Mcs,
         PlayerKind::Mcts,
+        PlayerKind::Uct,
         PlayerKind::OneStep,
         PlayerKind::TwoStep,
         PlayerKind::Greedy,
@@ -90,6 +94,7 @@ impl PlayerKind {
             PlayerKind::Id => "id",
             PlayerKind::Mcs => "mcs",
             PlayerKind::Mcts => "mcts",
+            PlayerKind::Uct => "uct",
             PlayerKind::OneStep => "onestep",
             PlayerKind::TwoStep => "twostep",
             PlayerKind::Greedy => "greedy",
@@ -239,7 +244,6 @@ impl FromStr for PlayerKind {
             "mm" => "minimax",
             // Gamemaster's iterative-deepening minimax is our `id`.
             "minimaxid" | "iterative-deepening" => "id",
-            "uct" => "mcts",
             other => other,
         };
         PlayerKind::ALL
@@ -347,6 +351,11 @@ pub fn make_player<G: Game>(
         PlayerKind::Mcs => Box::new(McsPlayer::new(seed).with_progress(progress)),
         PlayerKind::Mcts => Box::new(
             MctsPlayer::new(seed)
+                .with_threads(config.threads)
+                .with_progress(progress),
+        ),
+        PlayerKind::Uct => Box::new(
+            MctsPlayer::baseline(seed)
                 .with_threads(config.threads)
                 .with_progress(progress),
         ),

@@ -5,6 +5,7 @@
 //! given. Search players report their effort in [`SearchStats`]. [`kinds`] names the players and builds
 //! them ([`make_player`]), checking once that a player can play the game.
 
+use std::sync::atomic::AtomicUsize;
 use std::time::{Duration, Instant};
 
 use crate::game::{Game, GameError, RoleIndex};
@@ -187,6 +188,22 @@ pub trait Player<G: Game>: Send {
         Ok(())
     }
 
+    /// [`Player::prepare`] in a match whose other seats prepare at the same time, `unprepared`
+    /// counting the seats (this one included) not ready yet, under a play clock of `play`: a player
+    /// that thinks ahead in the start clock may stop once it is the last, since the match waits for
+    /// nobody else. The default prepares as [`Player::prepare`] does.
+    fn prepare_beside(
+        &mut self,
+        game: &G,
+        role: RoleIndex,
+        deadline: Deadline,
+        play: Duration,
+        unprepared: &AtomicUsize,
+    ) -> Result<(), PlayerError> {
+        let _ = (play, unprepared);
+        self.prepare(game, role, deadline)
+    }
+
     /// Chooses a move for the asked role in the asked non-terminal state, returning before the
     /// deadline.
     fn choose(&mut self, ask: &Ask<'_, G>) -> Result<Choice<G::Move>, PlayerError>;
@@ -202,6 +219,10 @@ pub struct Ask<'a, G: Game> {
     pub role: RoleIndex,
     /// When the answer is due.
     pub deadline: Deadline,
+    /// How many of the roles asked at the same time (this one included) have not answered yet, when
+    /// the referee counts them: a player thinking ahead on a forced move may stop once the others
+    /// have answered, since the step waits for nobody else.
+    pub unanswered: Option<&'a AtomicUsize>,
 }
 
 impl<'a, G: Game> Ask<'a, G> {
@@ -212,7 +233,14 @@ impl<'a, G: Game> Ask<'a, G> {
             state,
             role,
             deadline,
+            unanswered: None,
         }
+    }
+
+    /// Whether every other role asked with this one has answered (false when nobody counts).
+    pub fn others_have_answered(&self) -> bool {
+        self.unanswered
+            .is_some_and(|n| n.load(std::sync::atomic::Ordering::Relaxed) <= 1)
     }
 
     /// The role's only legal move, when it has exactly one (a waiting role's no-op): nothing to decide.

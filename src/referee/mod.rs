@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use crate::game::{Game, GameError, Goal, RoleIndex};
@@ -238,6 +238,8 @@ impl<G: Game> Referee<'_, '_, G> {
         let started = Instant::now();
         // Taking back moves is for a person facing programs: nobody outside this process has seen them.
         let can_take_back = seats.iter().all(|s| !s.is_remote());
+        let unprepared = AtomicUsize::new(seats.len());
+        let unprepared = &unprepared;
         let outcomes: Vec<(String, Option<Violation>)> = std::thread::scope(|scope| {
             let handles: Vec<_> = seats
                 .iter_mut()
@@ -250,10 +252,15 @@ impl<G: Game> Referee<'_, '_, G> {
                         clock: settings.clock,
                         started,
                         can_take_back,
+                        unprepared: Some(unprepared),
                     };
-                    scope.spawn(move || match seat.start(game, &start) {
-                        Ok(name) => (name, None),
-                        Err(v) => (seat.name(), Some(v)),
+                    scope.spawn(move || {
+                        let started = match seat.start(game, &start) {
+                            Ok(name) => (name, None),
+                            Err(v) => (seat.name(), Some(v)),
+                        };
+                        unprepared.fetch_sub(1, Ordering::Relaxed);
+                        started
                     })
                 })
                 .collect();
@@ -539,6 +546,10 @@ fn ask_all<G: Game>(
     settings: &MatchSettings,
 ) -> Vec<(Answer<G::Move>, Duration)> {
     let asked = Instant::now();
+    // Seats that have not answered yet: a player thinking ahead on a forced move stops when it is
+    // the last, since the step waits for nobody else.
+    let unanswered = AtomicUsize::new(seats.len());
+    let unanswered = &unanswered;
     let ask = move |role: RoleIndex, seat: &mut Box<dyn Seat<G>>, missed: &Option<Violation>| {
         let answer = match missed {
             Some(v) => Answer::Failed(v.missed_start()),
@@ -550,8 +561,10 @@ fn ask_all<G: Game>(
                 clock: settings.clock,
                 grace: settings.grace,
                 asked,
+                unanswered: Some(unanswered),
             }),
         };
+        unanswered.fetch_sub(1, Ordering::Relaxed);
         (answer, asked.elapsed())
     };
     std::thread::scope(|scope| {

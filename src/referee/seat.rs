@@ -5,6 +5,7 @@
 //! how the match ended.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::AtomicUsize;
 use std::time::{Duration, Instant};
 
 use super::events::Violation;
@@ -28,6 +29,8 @@ pub struct MatchStart<'a> {
     pub started: Instant,
     /// Whether a person may take back moves (every other seat is a program in this process).
     pub can_take_back: bool,
+    /// How many seats (this one included) are not ready yet.
+    pub unprepared: Option<&'a AtomicUsize>,
 }
 
 impl MatchStart<'_> {
@@ -54,6 +57,8 @@ pub struct Turn<'a, G: Game> {
     pub grace: Duration,
     /// When the play clock began.
     pub asked: Instant,
+    /// How many of the seats asked in this state have not answered yet (this one included).
+    pub unanswered: Option<&'a AtomicUsize>,
 }
 
 impl<G: Game> Turn<'_, G> {
@@ -153,7 +158,12 @@ impl<G: Game> Seat<G> for PlayerSeat<G> {
         let name = self.player.name();
         let (player, role, deadline) = (&mut self.player, start.role, start.deadline());
         let failed = |detail: String| Violation::ConnectionError { detail };
-        match catch_unwind(AssertUnwindSafe(|| player.prepare(game, role, deadline))) {
+        let unprepared = start.unprepared;
+        let prepared = catch_unwind(AssertUnwindSafe(|| match unprepared {
+            Some(count) => player.prepare_beside(game, role, deadline, start.clock.play, count),
+            None => player.prepare(game, role, deadline),
+        }));
+        match prepared {
             Ok(Ok(())) => Ok(name),
             Ok(Err(e)) => Err(failed(format!("it could not prepare: {e}"))),
             Err(p) => {
@@ -172,7 +182,9 @@ impl<G: Game> Seat<G> for PlayerSeat<G> {
         }
         let player = &mut self.player;
         let chosen = catch_unwind(AssertUnwindSafe(|| {
-            player.choose(&Ask::new(turn.game, turn.state, turn.role, turn.deadline()))
+            let mut ask = Ask::new(turn.game, turn.state, turn.role, turn.deadline());
+            ask.unanswered = turn.unanswered;
+            player.choose(&ask)
         }));
         match chosen {
             Ok(Ok(c)) => Answer::Move {

@@ -160,6 +160,8 @@ impl<G: Game> Session for MatchSession<G> {
             },
             started: now,
             can_take_back: false,
+            // A served player uses the whole start clock: it cannot know when the others are ready.
+            unprepared: None,
         };
         self.seat
             .start(&self.loaded.game, &start)
@@ -196,6 +198,8 @@ impl<G: Game> Session for MatchSession<G> {
             },
             grace: std::time::Duration::ZERO,
             asked: Instant::now(),
+            // A served player cannot know when the other players answer the manager.
+            unanswered: None,
         };
         match self.seat.ask(&turn) {
             Answer::Move { mv, stats, .. } => {

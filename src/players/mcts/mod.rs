@@ -14,6 +14,17 @@
 //! value is below one already proven (a proven loss when a draw is proven), and plays a proven win at
 //! once. Simultaneous-move nodes are exact only when every joint move leads to the same exact outcome.
 //!
+//! **Every clock used** (`mcts`; the kind `uct` is the same search without it, as a baseline): the
+//! start clock grows the tree of the first state, which the first move keeps; a forced move (the
+//! waiting role's no-op) is answered at the deadline with the tree of the state that follows grown
+//! meanwhile, as GGP asks every role at once and gives each the whole play clock. In a local match both
+//! stop as soon as every other seat is ready or has answered (`Ask::unanswered`,
+//! `Player::prepare_beside`), since the match waits for nobody else; a served player cannot know, and
+//! thinks to the deadline.
+//!
+//! **Simulations** count the walks that learned something (a playout, a judgement, a node found
+//! terminal); walks that end in an already solved node are counted apart and not reported.
+//!
 //! **Final move**: the most visited; **threads**: root parallelism, one tree per thread (no locks), the
 //! root statistics summed at the end; **reuse**: the subtree of the state actually reached is kept for
 //! the next move (found among the old root's children and grandchildren by state equality and copied
@@ -24,8 +35,9 @@
 
 mod tree;
 
+use std::sync::atomic::AtomicUsize;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::evaluators::Evaluator;
 use crate::game::{Game, GameError, RoleIndex};
@@ -41,6 +53,10 @@ pub const DEFAULT_EXPLORATION: f64 = 0.4;
 /// Nodes all trees together may hold; past it, simulations still run but add no node.
 const MAX_NODES: usize = 3_000_000;
 
+/// Nodes the start clock may add: the first move copies the part of the tree it keeps, which must
+/// take a small part of a play clock (about a microsecond a node).
+const START_NODES: usize = 300_000;
+
 /// The Monte Carlo tree search player (see the module documentation).
 pub struct MctsPlayer<G: Game> {
     seed: u64,
@@ -53,6 +69,8 @@ pub struct MctsPlayer<G: Game> {
     moves_chosen: u64,
     max_simulations: Option<u64>,
     leaf_playouts: u32,
+    /// Searches in the start clock and while another role decides (`mcts`); `uct` does neither.
+    think_ahead: bool,
 }
 
 impl<G: Game> MctsPlayer<G> {
@@ -68,6 +86,16 @@ impl<G: Game> MctsPlayer<G> {
             moves_chosen: 0,
             max_simulations: None,
             leaf_playouts: 1,
+            think_ahead: true,
+        }
+    }
+
+    /// The baseline player kind `uct`: this search as it was before it used every clock, answering a
+    /// forced move at once and searching nothing in the start clock.
+    pub fn baseline(seed: u64) -> Self {
+        MctsPlayer {
+            think_ahead: false,
+            ..MctsPlayer::new(seed)
         }
     }
 
@@ -148,28 +176,9 @@ fn final_choice(moves: &[RootMove]) -> usize {
     }
 }
 
-impl<G: Game> Player<G> for MctsPlayer<G> {
-    fn name(&self) -> String {
-        if self.threads > 1 {
-            format!("mcts({} threads)", self.threads)
-        } else {
-            "mcts".to_string()
-        }
-    }
-
-    fn prepare(
-        &mut self,
-        _game: &G,
-        _role: RoleIndex,
-        _deadline: Deadline,
-    ) -> Result<(), PlayerError> {
-        self.trees.clear();
-        Ok(())
-    }
-
-    fn choose(&mut self, ask: &Ask<'_, G>) -> Result<Choice<G::Move>, PlayerError> {
-        let (game, state, role, deadline) = (ask.game, ask.state, ask.role, ask.deadline);
-        let started = Instant::now();
+impl<G: Game> MctsPlayer<G> {
+    /// Trees (one a thread) rooted at `state`, keeping what they know of it.
+    fn root_at(&mut self, game: &G, state: &G::State) {
         self.moves_chosen += 1;
         let roles = game.info().num_roles();
         if self.trees.len() != self.threads || self.trees.first().is_some_and(|t| t.roles != roles)
@@ -183,24 +192,24 @@ impl<G: Game> Player<G> for MctsPlayer<G> {
             tree.reroot(game, state, seed);
             tree.leaf_playouts = self.leaf_playouts;
         }
-        if let Some(choice) = forced_choice(game, state, role, started) {
-            return Ok(choice);
-        }
-        if self.trees[0].exact_of(&self.trees[0].nodes[0]).is_some()
-            && self.trees[0].count(&self.trees[0].nodes[0], role) == 0
-        {
-            return Err(GameError::Rules(format!(
-                "{} has no legal move in a state that is not terminal",
-                game.info().roles[role]
-            ))
-            .into());
-        }
-        let exploration = self.exploration;
-        let node_cap = MAX_NODES / self.threads;
+    }
+
+    /// Grows the trees on every thread until `deadline` (or the simulation limit, or a solved root,
+    /// or, when `unanswered` is given, until the other roles have answered), reporting progress as
+    /// `role`'s search.
+    fn grow(
+        &mut self,
+        game: &G,
+        role: RoleIndex,
+        deadline: Deadline,
+        unanswered: Option<&AtomicUsize>,
+        node_cap: usize,
+    ) {
         let limit = self
             .max_simulations
             .map_or(u64::MAX, |n| n.div_ceil(self.threads as u64));
         let progress = self.progress.clone();
+        let name = self.name();
         let moves_text = |tree: &Tree<G::State, G::Move>, i: usize| {
             let at = tree.stat_index(&tree.nodes[0], role, i as u32);
             game.show_move(&tree.moves[at])
@@ -209,9 +218,10 @@ impl<G: Game> Player<G> for MctsPlayer<G> {
             game,
             evaluator: self.evaluator.as_deref(),
             deadline,
-            exploration,
+            exploration: self.exploration,
             node_cap,
             limit,
+            unanswered,
         };
         let run = &run;
         std::thread::scope(|scope| {
@@ -223,7 +233,7 @@ impl<G: Game> Player<G> for MctsPlayer<G> {
                 let moves = root_moves(tree, role);
                 let b = final_choice(&moves);
                 format!(
-                    "mcts: {} simulations, {} nodes, best {} expecting {:.0}",
+                    "{name}: {} simulations, {} nodes, best {} expecting {:.0}",
                     thousands(tree.simulations),
                     thousands(tree.nodes.len() as u64),
                     moves_text(tree, b),
@@ -233,6 +243,97 @@ impl<G: Game> Player<G> for MctsPlayer<G> {
             let mut timer = ProgressTimer::new(progress);
             search(first, run, Some(&mut |tree| timer.maybe(|| report(tree))));
         });
+    }
+
+    /// Forgets an earlier match; `mcts` grows the tree of the first state until `deadline` (or until
+    /// the other seats are ready, when `unprepared` counts them), which the first move keeps.
+    fn start_thinking(
+        &mut self,
+        game: &G,
+        role: RoleIndex,
+        deadline: Deadline,
+        unprepared: Option<&AtomicUsize>,
+    ) {
+        self.trees.clear();
+        let initial = game.initial_state();
+        if self.think_ahead && !game.is_terminal(&initial) {
+            self.root_at(game, &initial);
+            let cap = START_NODES / self.threads;
+            self.grow(game, role, deadline, unprepared, cap);
+        }
+    }
+
+    fn simulations(&self) -> u64 {
+        self.trees.iter().map(|t| t.simulations).sum()
+    }
+}
+
+impl<G: Game> Player<G> for MctsPlayer<G> {
+    fn name(&self) -> String {
+        let kind = if self.think_ahead { "mcts" } else { "uct" };
+        if self.threads > 1 {
+            format!("{kind}({} threads)", self.threads)
+        } else {
+            kind.to_string()
+        }
+    }
+
+    fn prepare(
+        &mut self,
+        game: &G,
+        role: RoleIndex,
+        deadline: Deadline,
+    ) -> Result<(), PlayerError> {
+        self.start_thinking(game, role, deadline, None);
+        Ok(())
+    }
+
+    fn prepare_beside(
+        &mut self,
+        game: &G,
+        role: RoleIndex,
+        deadline: Deadline,
+        play: Duration,
+        unprepared: &AtomicUsize,
+    ) -> Result<(), PlayerError> {
+        // Two play clocks of thinking at most: the first move keeps the tree by copying the part it
+        // reaches, and that copy must stay short beside one play clock.
+        let deadline = deadline.min(Deadline::after(play * 2));
+        self.start_thinking(game, role, deadline, Some(unprepared));
+        Ok(())
+    }
+
+    fn choose(&mut self, ask: &Ask<'_, G>) -> Result<Choice<G::Move>, PlayerError> {
+        let (game, state, role, deadline) = (ask.game, ask.state, ask.role, ask.deadline);
+        let started = Instant::now();
+        self.root_at(game, state);
+        if let Some(mut choice) = forced_choice(game, state, role, started) {
+            if self.think_ahead {
+                // Nothing to decide here, but the state that follows will be ours to decide: grow
+                // its tree while the others think (until they have answered, since the step waits
+                // for nobody else).
+                self.grow(
+                    game,
+                    role,
+                    deadline,
+                    ask.unanswered,
+                    MAX_NODES / self.threads,
+                );
+                choice.stats.simulations = self.simulations();
+                choice.stats.elapsed = started.elapsed();
+            }
+            return Ok(choice);
+        }
+        if self.trees[0].exact_of(&self.trees[0].nodes[0]).is_some()
+            && self.trees[0].count(&self.trees[0].nodes[0], role) == 0
+        {
+            return Err(GameError::Rules(format!(
+                "{} has no legal move in a state that is not terminal",
+                game.info().roles[role]
+            ))
+            .into());
+        }
+        self.grow(game, role, deadline, None, MAX_NODES / self.threads);
         let mut moves = root_moves(&self.trees[0], role);
         for tree in &self.trees[1..] {
             for (m, other) in moves.iter_mut().zip(root_moves(tree, role)) {
@@ -249,7 +350,7 @@ impl<G: Game> Player<G> for MctsPlayer<G> {
             mv: self.trees[0].moves[at].clone(),
             stats: SearchStats {
                 elapsed: started.elapsed(),
-                simulations: self.trees.iter().map(|t| t.simulations).sum(),
+                simulations: self.simulations(),
                 tree: self.trees.iter().map(|t| t.nodes.len() as u64).sum(),
                 expected: Some(moves[best].mean() * 100.0),
                 ..SearchStats::default()
@@ -269,9 +370,12 @@ struct Run<'a, G: Game> {
     exploration: f64,
     node_cap: usize,
     limit: u64,
+    /// Seats still to answer, when the search stops once the others have.
+    unanswered: Option<&'a AtomicUsize>,
 }
 
-/// Runs simulations on `tree` until the deadline, `limit` simulations, or until its root is exact.
+/// Runs simulations on `tree` until the deadline, `limit` walks, its root is exact, or the other
+/// roles have answered (when `unanswered` counts them).
 fn search<G: Game>(
     tree: &mut Tree<G::State, G::Move>,
     run: &Run<'_, G>,
@@ -284,24 +388,31 @@ fn search<G: Game>(
         exploration,
         node_cap,
         limit,
+        unanswered,
     } = *run;
     let mut ticker = Ticker::new(deadline);
     let started = Instant::now();
     let mut next_reserve = 256;
-    while tree.simulations < limit && !ticker.tick() && tree.nodes[0].exact == NONE {
-        if tree.simulations == next_reserve {
+    while tree.walks() < limit && !ticker.tick() && tree.nodes[0].exact == NONE {
+        let walks = tree.walks();
+        if walks == next_reserve {
             // Growing an arena of a million nodes copies it, which takes longer than the clock's
             // margin near the end of a move: make room now for the nodes the rest of the search will add.
             next_reserve *= 4;
-            let rate = tree.simulations as f64 / started.elapsed().as_secs_f64().max(1e-6);
+            let rate = walks as f64 / started.elapsed().as_secs_f64().max(1e-6);
             let more = rate * deadline.remaining().as_secs_f64() * 1.25;
             let total = (tree.nodes.len() as f64 + more).min(node_cap as f64) as usize;
             tree.reserve_nodes(total);
         }
+        if walks.is_multiple_of(64)
+            && unanswered.is_some_and(|n| n.load(std::sync::atomic::Ordering::Relaxed) <= 1)
+        {
+            break;
+        }
         let full = tree.nodes.len() >= node_cap;
         tree.simulate(game, evaluator, exploration, full, deadline.instant());
         if let Some(r) = report.as_mut() {
-            if tree.simulations.is_multiple_of(256) {
+            if tree.walks().is_multiple_of(256) {
                 r(tree);
             }
         }

@@ -13,7 +13,7 @@ use crate::game::{random_index, Game, RoleIndex};
 
 /// Joint moves of a node indexed directly (an array of child slots); nodes with more joint moves keep
 /// the children they have in a short list.
-pub(super) const DIRECT_CHILDREN: u32 = 4096;
+pub(super) const DIRECT_CHILDREN: u32 = 256;
 
 pub(super) const NONE: u32 = u32::MAX;
 pub(super) const SIMULTANEOUS: u8 = u8::MAX;
@@ -63,8 +63,11 @@ pub(super) struct Tree<S, M> {
     /// [`Game::playout_goals`], averaged).
     pub(super) leaf_playouts: u32,
     pub(super) goal_totals: Vec<i64>,
-    /// Simulations run in the current search.
+    /// Simulations of the current search that learned something: a playout, a judgement, or a node
+    /// found terminal.
     pub(super) simulations: u64,
+    /// Walks of the current search that ended in a node already solved, learning nothing new.
+    pub(super) solved_walks: u64,
     // Scratch of one simulation, kept to allocate nothing.
     pub(super) path: Vec<(u32, u32)>,
     pub(super) picks: Vec<u32>,
@@ -89,6 +92,7 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
             leaf_playouts: 1,
             goal_totals: vec![0; roles],
             simulations: 0,
+            solved_walks: 0,
             path: Vec::new(),
             picks: Vec::new(),
             rewards: vec![0.0; roles],
@@ -279,9 +283,11 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
         self.picks.clear();
         let roles = self.roles;
         let mut node = 0u32;
+        let mut solved_before = false;
         loop {
             if self.load_exact(node) {
                 self.path.push((node, NONE));
+                solved_before = true;
                 break;
             }
             let mut joint = 0u32;
@@ -354,7 +360,16 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
             break;
         }
         self.backpropagate();
-        self.simulations += 1;
+        if solved_before {
+            self.solved_walks += 1;
+        } else {
+            self.simulations += 1;
+        }
+    }
+
+    /// Walks down the tree in the current search, solved or not: what limits and paces it.
+    pub(super) fn walks(&self) -> u64 {
+        self.simulations + self.solved_walks
     }
 
     pub(super) fn backpropagate(&mut self) {
@@ -528,6 +543,7 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
             }
         }
         self.simulations = 0;
+        self.solved_walks = 0;
     }
 
     pub(super) fn children_of(&self, node: u32) -> Vec<u32> {
