@@ -382,9 +382,23 @@ fn bad_requests_get_a_4xx_that_says_what_was_expected() {
             json_,
             json!({"game": "tictactoe", "players": ["random"]}).to_string(),
             400,
-            "two players",
+            "two to 16 players",
         ),
         ("/api/nothing", json_, "{}".into(), 404, "no such"),
+        (
+            "/api/matches/abc/stop",
+            json_,
+            "{}".into(),
+            404,
+            "numbered from 1",
+        ),
+        (
+            "/api/matches/1/stop",
+            "text/plain",
+            "".into(),
+            415,
+            "Content-Type",
+        ),
     ];
     for (path, content_type, body, status, says) in cases {
         let (got, text) = s.send(path, content_type, body.clone());
@@ -407,6 +421,9 @@ fn bad_requests_get_a_4xx_that_says_what_was_expected() {
     assert!(answer["diagnostics"][0]["line"].is_u64(), "{answer}");
     let (status, _) = s.get("/api/matches/999/events");
     assert_eq!(status, 404);
+    let (status, text) = s.get("/api/check");
+    assert_eq!(status, 405, "{text}");
+    assert!(text.contains("POST"), "{text}");
     let (status, text) = s.get("/assets/nothing.js");
     assert_eq!(status, 404, "{text}");
     let (status, page) = s.get("/");
@@ -528,11 +545,24 @@ fn a_person_moves_takes_back_and_stops_through_the_api() {
     assert_eq!(back["step"], 0, "{back}");
     let last_state = events.iter().rev().find(|e| e["type"] == "state").unwrap();
     assert_eq!(last_state["step"], 0);
+    let (status, answer) = s.post(
+        &format!("/api/matches/{id}/move"),
+        json!({ "role": "x", "move": "m".repeat(2000) }),
+    );
+    assert_eq!(status, 400, "{answer}");
     let (status, _) = s.post(&format!("/api/matches/{id}/stop"), json!({}));
     assert_eq!(status, 200);
     let events = s.follow(id, |_| false);
-    let aborted = events.iter().find(|e| e["type"] == "aborted").unwrap();
-    assert_eq!(aborted["reason"], "the match was stopped");
+    let aborted = events.iter().position(|e| e["type"] == "aborted").unwrap();
+    assert_eq!(events[aborted]["reason"], "the match was stopped");
+    // Stopped during the person's turn: no move is played in their name.
+    let last_moves = events.iter().rposition(|e| e["type"] == "moves");
+    let last_turn = events.iter().rposition(|e| e["type"] == "turn").unwrap();
+    assert!(
+        last_moves.is_none_or(|m| m < last_turn),
+        "{:?}",
+        types(&events)
+    );
     let (status, _) = s.post(
         &format!("/api/matches/{id}/move"),
         json!({ "role": "x", "move": "mark(1,1)" }),

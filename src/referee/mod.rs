@@ -353,6 +353,16 @@ impl<G: Game> Referee<'_, '_, G> {
             }
             let last = history.last().map(|(_, joint)| joint.as_slice());
             let answers = ask_all(game, &state, last, seats, missed, self.settings);
+            // Stopped while the seats thought: nothing of this step is played (a person who left gets
+            // no random move in their name).
+            if let Some(reason) = self.stopped() {
+                self.tell(&MatchEvent::Aborted {
+                    step,
+                    reason: &reason,
+                });
+                aborted = Some(reason);
+                break;
+            }
             if answers.iter().any(|(a, _)| matches!(a, Answer::Quit)) {
                 let reason = "input ended".to_string();
                 self.tell(&MatchEvent::Aborted {

@@ -101,11 +101,14 @@ impl Feed {
             (self, rx, from, guard),
             |(feed, mut rx, next, guard)| async move {
                 loop {
+                    // `done` is read before the event: an event pushed between the two reads is
+                    // then still sent.
+                    let done = feed.is_done();
                     if let Some(e) = feed.get(next) {
                         let event = Event::default().id(next.to_string()).data(&*e);
                         return Some((Ok(event), (feed, rx, next + 1, guard)));
                     }
-                    if feed.is_done() || rx.changed().await.is_err() {
+                    if done || rx.changed().await.is_err() {
                         return None;
                     }
                 }
@@ -133,7 +136,10 @@ impl Matches {
         self.rooms.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn room(&self, id: u64) -> Result<Arc<MatchRoom>, ApiError> {
+    fn room(&self, id: &str) -> Result<Arc<MatchRoom>, ApiError> {
+        let id: u64 = id.parse().map_err(|_| {
+            ApiError::not_found(format!("no match `{id}`: matches are numbered from 1"))
+        })?;
         self.rooms()
             .get(&id)
             .cloned()
@@ -418,16 +424,23 @@ impl Visitor for Prepared {
                 };
                 let token = format!("{:016x}", settings.seed ^ room.id);
                 let mut recorder = Recorder::new(game, &settings.match_id, settings.clock, token);
-                let played = run_match(
-                    game,
-                    rules.as_deref(),
-                    &mut seats,
-                    &settings,
-                    &mut [&mut follow, &mut recorder],
-                );
-                if let Err(e) = played {
+                let played = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    run_match(
+                        game,
+                        rules.as_deref(),
+                        &mut seats,
+                        &settings,
+                        &mut [&mut follow, &mut recorder],
+                    )
+                }));
+                let failure = match played {
+                    Ok(Ok(_)) => None,
+                    Ok(Err(e)) => Some(e.to_string()),
+                    Err(_) => Some("the match failed (a bug: please report it)".to_string()),
+                };
+                if let Some(message) = failure {
                     room.feed
-                        .push(json!({ "type": "error", "message": e.to_string() }));
+                        .push(json!({ "type": "error", "message": message }));
                 }
                 *room.record.lock().unwrap_or_else(PoisonError::into_inner) =
                     Some(recorder.into_record().to_json());
@@ -675,23 +688,23 @@ pub async fn list(State(matches): State<Arc<Matches>>) -> ApiResult {
 }
 
 /// `GET /api/matches/{id}`: a match's seats and whether it is over.
-pub async fn status(State(matches): State<Arc<Matches>>, Path(id): Path<u64>) -> ApiResult {
-    Ok(Json(matches.room(id)?.summary()).into_response())
+pub async fn status(State(matches): State<Arc<Matches>>, Path(id): Path<String>) -> ApiResult {
+    Ok(Json(matches.room(&id)?.summary()).into_response())
 }
 
 /// `GET /api/matches/{id}/events`: the match's events as server-sent events, from the first (or
 /// after `Last-Event-ID` when the page reconnects).
 pub async fn events(
     State(matches): State<Arc<Matches>>,
-    Path(id): Path<u64>,
+    Path(id): Path<String>,
     headers: HeaderMap,
 ) -> ApiResult {
-    let room = matches.room(id)?;
+    let room = matches.room(&id)?;
     let from = headers
         .get("last-event-id")
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.trim().parse::<usize>().ok())
-        .map_or(0, |last| last + 1);
+        .map_or(0, |last| last.saturating_add(1));
     let feed = Arc::clone(&room.feed);
     let stream = feed.stream(from, Watching::new(room));
     // A keep-alive every second finds a closed page within a second, so its match stops in time.
@@ -699,6 +712,12 @@ pub async fn events(
         .keep_alive(KeepAlive::new().interval(Duration::from_secs(1)))
         .into_response())
 }
+
+/// The longest move text a person may send.
+const MOST_MOVE_BYTES: usize = 1024;
+
+/// Moves a person may send ahead of their seat reading them.
+const MOST_QUEUED: usize = 4;
 
 /// A person's move (or taking one back).
 #[derive(Deserialize)]
@@ -716,11 +735,11 @@ pub struct PersonMove {
 /// `POST /api/matches/{id}/move`: a person's move for their role.
 pub async fn play(
     State(matches): State<Arc<Matches>>,
-    Path(id): Path<u64>,
+    Path(id): Path<String>,
     body_: Result<Json<PersonMove>, JsonRejection>,
 ) -> ApiResult {
     let b = body(body_)?;
-    let room = matches.room(id)?;
+    let room = matches.room(&id)?;
     let role = match &b.role {
         Value::Number(n) => n.as_u64().map(|n| n as usize),
         Value::String(s) => room.roles.iter().position(|r| r == s),
@@ -749,26 +768,48 @@ pub async fn play(
     let input =
         match (b.undo, b.mv) {
             (true, _) => Input::TakeBack,
+            (false, Some(mv)) if mv.len() > MOST_MOVE_BYTES => {
+                return Err(ApiError::bad(format!(
+                    "a move is at most {MOST_MOVE_BYTES} bytes, e.g. \"mark(1, 2)\""
+                )))
+            }
             (false, Some(mv)) => Input::Move(mv),
             (false, None) => return Err(ApiError::bad(
                 "say the move (\"move\": \"mark(1, 2)\") or ask to take one back (\"undo\": true)",
             )),
         };
-    room.inputs()[role].push_back(input);
+    let mut inputs = room.inputs();
+    if inputs[role].len() >= MOST_QUEUED {
+        return Err(ApiError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            format!(
+                "{} already has {MOST_QUEUED} moves waiting to be read; wait for its turn",
+                room.roles[role]
+            ),
+        ));
+    }
+    inputs[role].push_back(input);
+    drop(inputs);
     room.input_arrived.notify_all();
     Ok((StatusCode::ACCEPTED, Json(json!({ "queued": true }))).into_response())
 }
 
-/// `POST /api/matches/{id}/stop`: stops a match before its next step.
-pub async fn stop(State(matches): State<Arc<Matches>>, Path(id): Path<u64>) -> ApiResult {
-    let room = matches.room(id)?;
+/// `POST /api/matches/{id}/stop` with a JSON body (`{}`; a cross-site form cannot send one): stops a
+/// match before its next step.
+pub async fn stop(
+    State(matches): State<Arc<Matches>>,
+    Path(id): Path<String>,
+    body_: Result<Json<Value>, JsonRejection>,
+) -> ApiResult {
+    body(body_)?;
+    let room = matches.room(&id)?;
     room.stop();
     Ok(Json(json!({ "stopping": !room.feed.is_done() })).into_response())
 }
 
 /// `GET /api/matches/{id}/record`: the match record (ggp-base's JSON) once the match has ended.
-pub async fn record(State(matches): State<Arc<Matches>>, Path(id): Path<u64>) -> ApiResult {
-    let room = matches.room(id)?;
+pub async fn record(State(matches): State<Arc<Matches>>, Path(id): Path<String>) -> ApiResult {
+    let room = matches.room(&id)?;
     let record = room
         .record
         .lock()
@@ -783,7 +824,11 @@ pub async fn record(State(matches): State<Arc<Matches>>, Path(id): Path<u64>) ->
                 ),
                 (
                     axum::http::header::CONTENT_DISPOSITION,
-                    format!("attachment; filename=\"{}-{}.json\"", room.game, room.id),
+                    format!(
+                        "attachment; filename=\"{}-{}.json\"",
+                        super::shared::file_name(&room.game),
+                        room.id
+                    ),
                 ),
             ],
             json,

@@ -87,6 +87,13 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .fallback(|| async {
             ApiError::not_found("no such page or API route; the pages start at /")
         })
+        .method_not_allowed_fallback(|| async {
+            ApiError::new(
+                axum::http::StatusCode::METHOD_NOT_ALLOWED,
+                "this route takes another method: the API's reads are GET, everything else POST \
+                 with a JSON body",
+            )
+        })
         .layer(DefaultBodyLimit::max(limit))
         .with_state(app)
 }

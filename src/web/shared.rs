@@ -182,3 +182,16 @@ pub fn body<T>(body: Result<Json<T>, JsonRejection>) -> Result<T, ApiError> {
         )
     })
 }
+
+/// `name` as a download's file name: ASCII letters, digits and `-`, anything else `_`.
+pub fn file_name(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}

@@ -44,6 +44,9 @@ fn one() -> f64 {
     1.0
 }
 
+/// The most players a tournament of the page takes.
+const MOST_PLAYERS: usize = 16;
+
 /// The most games a tournament of the page plays.
 const MOST_GAMES: usize = 1000;
 
@@ -66,7 +69,12 @@ impl Tournaments {
         self.rooms.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn room(&self, id: u64) -> Result<Arc<TournamentRoom>, ApiError> {
+    fn room(&self, id: &str) -> Result<Arc<TournamentRoom>, ApiError> {
+        let id: u64 = id.parse().map_err(|_| {
+            ApiError::not_found(format!(
+                "no tournament `{id}`: tournaments are numbered from 1"
+            ))
+        })?;
         self.rooms()
             .get(&id)
             .cloned()
@@ -116,10 +124,10 @@ pub async fn create(
             .get(&b.game)
             .ok_or_else(|| unknown_game(web, &b.game))?,
     );
-    if b.players.len() < 2 {
-        return Err(ApiError::bad(
-            "a tournament needs at least two players (e.g. [\"mcts\", \"random\"])",
-        ));
+    if b.players.len() < 2 || b.players.len() > MOST_PLAYERS {
+        return Err(ApiError::bad(format!(
+            "a tournament needs two to {MOST_PLAYERS} players (e.g. [\"mcts\", \"random\"])"
+        )));
     }
     let specs = b
         .players
@@ -246,14 +254,14 @@ fn summary(room: &TournamentRoom) -> Value {
 }
 
 /// `GET /api/tournaments/{id}`: games played so far and the table.
-pub async fn status(State(hall): State<Arc<Tournaments>>, Path(id): Path<u64>) -> ApiResult {
-    let room = hall.room(id)?;
+pub async fn status(State(hall): State<Arc<Tournaments>>, Path(id): Path<String>) -> ApiResult {
+    let room = hall.room(&id)?;
     Ok(Json(summary(&room)).into_response())
 }
 
 /// `GET /api/tournaments/{id}/csv`: the table as CSV (as `ggp-run tournament --csv` writes it).
-pub async fn csv(State(hall): State<Arc<Tournaments>>, Path(id): Path<u64>) -> ApiResult {
-    let room = hall.room(id)?;
+pub async fn csv(State(hall): State<Arc<Tournaments>>, Path(id): Path<String>) -> ApiResult {
+    let room = hall.room(&id)?;
     Ok((
         [
             (header::CONTENT_TYPE, "text/csv".to_string()),
@@ -261,7 +269,8 @@ pub async fn csv(State(hall): State<Arc<Tournaments>>, Path(id): Path<u64>) -> A
                 header::CONTENT_DISPOSITION,
                 format!(
                     "attachment; filename=\"tournament-{}-{}.csv\"",
-                    room.game, room.id
+                    super::shared::file_name(&room.game),
+                    room.id
                 ),
             ),
         ],

@@ -403,7 +403,7 @@ function stopCountdown() {
 
 // The person's role whose move the board's clicks choose: the first one asked.
 function humanTurn() {
-  const roles = Object.keys(game.pending).map(Number).sort();
+  const roles = Object.keys(game.pending).map(Number).sort((a, b) => a - b);
   return roles.length ? game.pending[roles[0]] : null;
 }
 
@@ -424,7 +424,7 @@ function redrawTurn() {
 }
 
 async function send(role, move) {
-  game.pending = {};
+  delete game.pending[role]; // another role a person plays here may still be asked
   game.chosen = null;
   redraw();
   redrawTurn();
@@ -538,7 +538,9 @@ async function openReplay(arg) {
   if (arg.startsWith('match/')) {
     const id = arg.slice('match/'.length);
     const status = await api(`/api/matches/${id}`);
-    const record = await (await fetch(`/api/matches/${id}/record`)).text();
+    const response = await fetch(`/api/matches/${id}/record`);
+    const record = await response.text();
+    if (!response.ok) throw new Error(JSON.parse(record).error || record);
     const known = games.some((g) => g.name === status.game);
     await showReplay(known ? { record, game: status.game } : { record, ...edited() });
   }
@@ -606,6 +608,7 @@ async function startTournament(event) {
     return;
   }
   $('#t-csv').hidden = true;
+  leaveView(); // a table still followed from an earlier start
   let stop = false;
   leaveView = () => { stop = true; };
   while (!stop) {
