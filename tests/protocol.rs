@@ -4,12 +4,11 @@
 //! Every server listens on 127.0.0.1 on a port picked at run time (`--port 0`, the address read from
 //! its first line of output); every child process is killed when its guard drops; every wait is bounded.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use ggp::game::Game;
@@ -46,26 +45,8 @@ fn serve(args: &[&str]) -> Server {
         .stderr(Stdio::null())
         .spawn()
         .expect("ggp-run serve starts");
-    let stdout = child.stdout.take().expect("piped stdout");
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut line = String::new();
-        let _ = BufReader::new(stdout).read_line(&mut line);
-        let _ = tx.send(line);
-    });
-    let mut server = Server {
-        child,
-        url: String::new(),
-    };
-    let line = rx
-        .recv_timeout(Duration::from_secs(20))
-        .expect("the server prints its address");
-    server.url = line
-        .trim()
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-        .to_string();
-    server
+    let url = common::listening_address(&mut child);
+    Server { child, url }
 }
 
 /// Runs a child to completion within `limit`, killing it past that.

@@ -6,11 +6,11 @@
 //! `GGP_CHROMEDRIVER` and `GGP_CHROMIUM` name the driver and the browser when they are not
 //! `chromedriver` on the PATH and the driver's default browser.
 
-use std::io::{BufRead, BufReader};
+mod common;
+
 use std::net::TcpListener;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
 use std::time::Duration;
 
 use fantoccini::{Client, ClientBuilder, Locator};
@@ -49,23 +49,8 @@ fn web_server(args: &[&str]) -> (Process, String) {
         .process_group(0)
         .spawn()
         .expect("ggp-run web starts");
-    let stdout = child.stdout.take().expect("piped stdout");
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut line = String::new();
-        let _ = BufReader::new(stdout).read_line(&mut line);
-        let _ = tx.send(line);
-    });
-    let process = Process(child);
-    let line = rx
-        .recv_timeout(Duration::from_secs(60))
-        .expect("the server prints its address");
-    let url = line
-        .trim()
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-        .to_string();
-    (process, url)
+    let url = common::listening_address(&mut child);
+    (Process(child), url)
 }
 
 /// ChromeDriver on a free port, and the port.

@@ -334,42 +334,22 @@ impl<G: Game> Referee<'_, '_, G> {
             if game.is_terminal(&state) {
                 break;
             }
-            if let Some(reason) = self.stopped() {
-                self.tell(&MatchEvent::Aborted {
-                    step,
-                    reason: &reason,
-                });
-                aborted = Some(reason);
-                break;
-            }
-            if step >= self.settings.max_steps {
-                let reason = format!("the game did not end within {step} joint moves");
-                self.tell(&MatchEvent::Aborted {
-                    step,
-                    reason: &reason,
-                });
-                aborted = Some(reason);
+            let cap = (step >= self.settings.max_steps)
+                .then(|| format!("the game did not end within {step} joint moves"));
+            if let Some(reason) = self.stopped().or(cap) {
+                aborted = Some(self.abort(step, reason));
                 break;
             }
             let last = history.last().map(|(_, joint)| joint.as_slice());
             let answers = ask_all(game, &state, last, seats, missed, self.settings);
             // Stopped while the seats thought: nothing of this step is played (a person who left gets
             // no random move in their name).
-            if let Some(reason) = self.stopped() {
-                self.tell(&MatchEvent::Aborted {
-                    step,
-                    reason: &reason,
-                });
-                aborted = Some(reason);
-                break;
-            }
-            if answers.iter().any(|(a, _)| matches!(a, Answer::Quit)) {
-                let reason = "input ended".to_string();
-                self.tell(&MatchEvent::Aborted {
-                    step,
-                    reason: &reason,
-                });
-                aborted = Some(reason);
+            let quit = answers
+                .iter()
+                .any(|(a, _)| matches!(a, Answer::Quit))
+                .then(|| "input ended".to_string());
+            if let Some(reason) = self.stopped().or(quit) {
+                aborted = Some(self.abort(step, reason));
                 break;
             }
             if let Some(role) = answers
@@ -433,6 +413,15 @@ impl<G: Game> Referee<'_, '_, G> {
             names,
         };
         Ok((result, history.pop().map(|(_, joint)| joint)))
+    }
+
+    /// Tells the observers the match stops after `step` joint moves, and why; the reason.
+    fn abort(&mut self, step: usize, reason: String) -> String {
+        self.tell(&MatchEvent::Aborted {
+            step,
+            reason: &reason,
+        });
+        reason
     }
 
     /// Why the match must stop now, when someone asked it to.

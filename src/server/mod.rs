@@ -556,21 +556,9 @@ pub fn router(server: Arc<PlayerServer>) -> Router {
 /// but the refusals.
 pub const MAX_CONNECTIONS: usize = 512;
 
-/// Serves on `listener` until the process ends.
-///
-/// Each connection is served by hyper with a header read timeout (the configured read timeout), so a
-/// client that trickles its headers is cut off like one that trickles its body.
-pub async fn serve(
-    listener: tokio::net::TcpListener,
-    server: Arc<PlayerServer>,
-) -> std::io::Result<()> {
-    let read_timeout = server.config.read_timeout;
-    let log = Arc::clone(&server.log);
-    serve_router(listener, router(server), read_timeout, log).await
-}
-
 /// Serves `router` on `listener` until the process ends, each connection with a header read timeout
-/// and at most [`MAX_CONNECTIONS`] at once: the player server's and the web page's one way to serve.
+/// (so a client that trickles its headers is cut off like one that trickles its body) and at most
+/// [`MAX_CONNECTIONS`] at once: the player server's and the web page's one way to serve.
 pub async fn serve_router(
     listener: tokio::net::TcpListener,
     router: Router,
@@ -617,13 +605,28 @@ pub fn run(
     log: Log,
     bound: impl FnOnce(SocketAddr),
 ) -> std::io::Result<()> {
+    let read_timeout = config.read_timeout;
+    let server = PlayerServer::new(config, Arc::clone(&log));
+    run_router(addr, router(server), read_timeout, log, bound)
+}
+
+/// Binds `addr` (port 0 picks a free port), calls `bound` with the address bound, and serves `router`
+/// for ever on a runtime of its own ([`serve_router`]): the player server's and the web page's one way
+/// to run.
+pub fn run_router(
+    addr: SocketAddr,
+    router: Router,
+    read_timeout: Duration,
+    log: Log,
+    bound: impl FnOnce(SocketAddr),
+) -> std::io::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(addr).await?;
         bound(listener.local_addr()?);
-        serve(listener, PlayerServer::new(config, log)).await
+        serve_router(listener, router, read_timeout, log).await
     })
 }
 

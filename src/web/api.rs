@@ -260,11 +260,7 @@ pub async fn replay(
                 .library()
                 .get(&name)
                 .ok_or_else(|| unknown_game(&web, &name))?;
-            GameSource::RuleText {
-                text: entry.text.clone(),
-                name: entry.name.clone(),
-                syntax: entry.syntax,
-            }
+            entry.source()
         }
     };
     let options = web.config.load;

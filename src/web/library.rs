@@ -66,6 +66,17 @@ pub struct Entry {
     pub style: Style,
 }
 
+impl Entry {
+    /// The game as the loader takes it.
+    pub fn source(&self) -> GameSource {
+        GameSource::RuleText {
+            text: self.text.clone(),
+            name: self.name.clone(),
+            syntax: self.syntax,
+        }
+    }
+}
+
 /// How a game's pieces are drawn: per value, a symbol and a colour.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Style {
@@ -227,11 +238,7 @@ impl Library {
 /// Loads `entry` and says what it is, or why it does not load.
 fn describe(entry: &Entry, options: &LoadOptions) -> Result<Description, String> {
     let started = std::time::Instant::now();
-    let source = GameSource::RuleText {
-        text: entry.text.clone(),
-        name: entry.name.clone(),
-        syntax: entry.syntax,
-    };
+    let source = entry.source();
     match load(&source, options) {
         Ok(game) => {
             let info = game.info();

@@ -9,7 +9,7 @@
 //! violation), `rejected` (a person's move that is not legal), `takenback`, `finished` (goals and the
 //! verdict in words), `aborted`, `error`, and last `end`.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
@@ -25,7 +25,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::api::{load_error, syntax_named, unknown_game};
-use super::shared::{body, forget_old, ApiError, ApiResult, Place, Shared};
+use super::shared::{body, ApiError, ApiResult, Place, Room, Rooms, Shared};
 use crate::game::{Dynamics, Game, RoleIndex};
 use crate::load::{load, GameSource, Loaded, Visitor};
 use crate::players::{Candidate, Certainty, Clock, PlayerConfig};
@@ -120,7 +120,7 @@ impl Feed {
 /// The matches this server plays and remembers.
 pub struct Matches {
     shared: Arc<Shared>,
-    rooms: Mutex<HashMap<u64, Arc<MatchRoom>>>,
+    rooms: Rooms<MatchRoom>,
 }
 
 impl Matches {
@@ -128,22 +128,14 @@ impl Matches {
     pub fn new(shared: Arc<Shared>) -> Matches {
         Matches {
             shared,
-            rooms: Mutex::new(HashMap::new()),
+            rooms: Rooms::new("match"),
         }
     }
+}
 
-    fn rooms(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Arc<MatchRoom>>> {
-        self.rooms.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    fn room(&self, id: &str) -> Result<Arc<MatchRoom>, ApiError> {
-        let id: u64 = id.parse().map_err(|_| {
-            ApiError::not_found(format!("no match `{id}`: matches are numbered from 1"))
-        })?;
-        self.rooms()
-            .get(&id)
-            .cloned()
-            .ok_or_else(|| ApiError::not_found(format!("no match {id} on this server")))
+impl Room for MatchRoom {
+    fn is_over(&self) -> bool {
+        self.feed.is_done()
     }
 }
 
@@ -282,11 +274,7 @@ pub async fn create(
                 .library()
                 .get(name)
                 .ok_or_else(|| unknown_game(web, name))?;
-            GameSource::RuleText {
-                text: entry.text.clone(),
-                name: entry.name.clone(),
-                syntax: entry.syntax,
-            }
+            entry.source()
         }
         (None, Some(text)) => GameSource::RuleText {
             text: text.clone(),
@@ -332,9 +320,7 @@ pub async fn create(
     .await
     .map_err(|e| ApiError::bad(format!("the match could not start: {e}")))??;
     let summary = room.summary();
-    let mut rooms = matches.rooms();
-    rooms.insert(id, room);
-    forget_old(&mut rooms, |r| r.feed.is_done());
+    matches.rooms.insert(id, room);
     Ok((StatusCode::CREATED, Json(summary)).into_response())
 }
 
@@ -681,15 +667,18 @@ fn squares_changed<G: Game>(
 
 /// `GET /api/matches`: the matches this server remembers.
 pub async fn list(State(matches): State<Arc<Matches>>) -> ApiResult {
-    let mut rooms: Vec<Arc<MatchRoom>> = matches.rooms().values().cloned().collect();
-    rooms.sort_by_key(|r| r.id);
-    let list: Vec<Value> = rooms.iter().map(|r| r.summary()).collect();
+    let list: Vec<Value> = matches
+        .rooms
+        .all()
+        .iter()
+        .map(|(_, r)| r.summary())
+        .collect();
     Ok(Json(json!({ "matches": list })).into_response())
 }
 
 /// `GET /api/matches/{id}`: a match's seats and whether it is over.
 pub async fn status(State(matches): State<Arc<Matches>>, Path(id): Path<String>) -> ApiResult {
-    Ok(Json(matches.room(&id)?.summary()).into_response())
+    Ok(Json(matches.rooms.get(&id)?.summary()).into_response())
 }
 
 /// `GET /api/matches/{id}/events`: the match's events as server-sent events, from the first (or
@@ -699,7 +688,7 @@ pub async fn events(
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> ApiResult {
-    let room = matches.room(&id)?;
+    let room = matches.rooms.get(&id)?;
     let from = headers
         .get("last-event-id")
         .and_then(|v| v.to_str().ok())
@@ -739,7 +728,7 @@ pub async fn play(
     body_: Result<Json<PersonMove>, JsonRejection>,
 ) -> ApiResult {
     let b = body(body_)?;
-    let room = matches.room(&id)?;
+    let room = matches.rooms.get(&id)?;
     let role = match &b.role {
         Value::Number(n) => n.as_u64().map(|n| n as usize),
         Value::String(s) => room.roles.iter().position(|r| r == s),
@@ -802,14 +791,14 @@ pub async fn stop(
     body_: Result<Json<Value>, JsonRejection>,
 ) -> ApiResult {
     body(body_)?;
-    let room = matches.room(&id)?;
+    let room = matches.rooms.get(&id)?;
     room.stop();
     Ok(Json(json!({ "stopping": !room.feed.is_done() })).into_response())
 }
 
 /// `GET /api/matches/{id}/record`: the match record (ggp-base's JSON) once the match has ended.
 pub async fn record(State(matches): State<Arc<Matches>>, Path(id): Path<String>) -> ApiResult {
-    let room = matches.room(&id)?;
+    let room = matches.rooms.get(&id)?;
     let record = room
         .record
         .lock()

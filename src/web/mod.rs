@@ -108,13 +108,6 @@ pub fn run(
 ) -> std::io::Result<()> {
     let shared = Arc::new(Shared::new(config)?);
     shared.library().describe_in_background();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
-    runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(addr).await?;
-        bound(listener.local_addr()?);
-        let read_timeout = shared.config.read_timeout;
-        crate::server::serve_router(listener, router(shared), read_timeout, log).await
-    })
+    let read_timeout = shared.config.read_timeout;
+    crate::server::run_router(addr, router(shared), read_timeout, log, bound)
 }

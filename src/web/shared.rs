@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use axum::extract::rejection::JsonRejection;
@@ -114,20 +114,73 @@ impl Drop for Place {
     }
 }
 
-/// Forgets the oldest finished entries of `map` past [`KEPT`].
-pub fn forget_old<T>(map: &mut HashMap<u64, Arc<T>>, finished: impl Fn(&T) -> bool) {
-    if map.len() <= KEPT {
-        return;
+/// What a [`Rooms`] holds: a match or a tournament, which says when it is over.
+pub trait Room {
+    /// Whether it has ended (then it may be forgotten).
+    fn is_over(&self) -> bool;
+}
+
+/// The matches or tournaments a server remembers, by id; the oldest that are over are forgotten past
+/// [`KEPT`].
+pub struct Rooms<T> {
+    rooms: Mutex<HashMap<u64, Arc<T>>>,
+    /// What a room is called in messages (`match`).
+    noun: &'static str,
+}
+
+impl<T: Room> Rooms<T> {
+    /// None yet; `noun` names one in messages.
+    pub fn new(noun: &'static str) -> Rooms<T> {
+        Rooms {
+            rooms: Mutex::new(HashMap::new()),
+            noun,
+        }
     }
-    let mut done: Vec<u64> = map
-        .iter()
-        .filter(|(_, v)| finished(v))
-        .map(|(k, _)| *k)
-        .collect();
-    done.sort_unstable();
-    let excess = map.len() - KEPT;
-    for id in done.into_iter().take(excess) {
-        map.remove(&id);
+
+    fn lock(&self) -> MutexGuard<'_, HashMap<u64, Arc<T>>> {
+        self.rooms.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The room whose id is `id` as the address writes it, or a 404 that says why there is none.
+    pub fn get(&self, id: &str) -> Result<Arc<T>, ApiError> {
+        let noun = self.noun;
+        let id: u64 = id.parse().map_err(|_| {
+            ApiError::not_found(format!("no {noun} `{id}`: they are numbered from 1"))
+        })?;
+        self.lock()
+            .get(&id)
+            .cloned()
+            .ok_or_else(|| ApiError::not_found(format!("no {noun} {id} on this server")))
+    }
+
+    /// Adds `room` as `id`, forgetting the oldest rooms that are over past [`KEPT`].
+    pub fn insert(&self, id: u64, room: Arc<T>) {
+        let mut rooms = self.lock();
+        rooms.insert(id, room);
+        if rooms.len() <= KEPT {
+            return;
+        }
+        let mut over: Vec<u64> = rooms
+            .iter()
+            .filter(|(_, r)| r.is_over())
+            .map(|(k, _)| *k)
+            .collect();
+        over.sort_unstable();
+        let excess = rooms.len() - KEPT;
+        for id in over.into_iter().take(excess) {
+            rooms.remove(&id);
+        }
+    }
+
+    /// Every room, oldest first.
+    pub fn all(&self) -> Vec<(u64, Arc<T>)> {
+        let mut all: Vec<(u64, Arc<T>)> = self
+            .lock()
+            .iter()
+            .map(|(k, r)| (*k, Arc::clone(r)))
+            .collect();
+        all.sort_unstable_by_key(|(k, _)| *k);
+        all
     }
 }
 

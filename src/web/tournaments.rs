@@ -1,7 +1,6 @@
 //! Tournaments on the page: [`crate::tournament::run`] on a thread of its own, its table refreshed
 //! after every game for the page to poll, and its CSV to download.
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -14,9 +13,9 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::api::{load_error, unknown_game};
-use super::shared::{body, forget_old, ApiError, ApiResult, Place, Shared};
+use super::shared::{body, ApiError, ApiResult, Place, Room, Rooms, Shared};
 use crate::game::Game;
-use crate::load::{load, GameSource, Loaded, Visitor};
+use crate::load::{load, Loaded, Visitor};
 use crate::players::{Clock, PlayerConfig};
 use crate::referee::SeatSpec;
 use crate::tournament::{self, GameRecord, Standing, TournamentOptions};
@@ -53,7 +52,7 @@ const MOST_GAMES: usize = 1000;
 /// The tournaments this server runs and remembers.
 pub struct Tournaments {
     shared: Arc<Shared>,
-    rooms: Mutex<HashMap<u64, Arc<TournamentRoom>>>,
+    rooms: Rooms<TournamentRoom>,
 }
 
 impl Tournaments {
@@ -61,24 +60,8 @@ impl Tournaments {
     pub fn new(shared: Arc<Shared>) -> Tournaments {
         Tournaments {
             shared,
-            rooms: Mutex::new(HashMap::new()),
+            rooms: Rooms::new("tournament"),
         }
-    }
-
-    fn rooms(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Arc<TournamentRoom>>> {
-        self.rooms.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    fn room(&self, id: &str) -> Result<Arc<TournamentRoom>, ApiError> {
-        let id: u64 = id.parse().map_err(|_| {
-            ApiError::not_found(format!(
-                "no tournament `{id}`: tournaments are numbered from 1"
-            ))
-        })?;
-        self.rooms()
-            .get(&id)
-            .cloned()
-            .ok_or_else(|| ApiError::not_found(format!("no tournament {id} on this server")))
     }
 }
 
@@ -106,8 +89,10 @@ impl TournamentRoom {
     fn table(&self) -> Vec<Standing> {
         tournament::standings(&self.names, &self.progress().records)
     }
+}
 
-    fn is_done(&self) -> bool {
+impl Room for TournamentRoom {
+    fn is_over(&self) -> bool {
         self.progress().done
     }
 }
@@ -162,11 +147,7 @@ pub async fn create(
     };
     let load_options = web.config.load;
     let room = tokio::task::spawn_blocking(move || {
-        let source = GameSource::RuleText {
-            text: entry.text.clone(),
-            name: entry.name.clone(),
-            syntax: entry.syntax,
-        };
+        let source = entry.source();
         let game = load(&source, &load_options).map_err(load_error)?;
         game.visit(Start {
             id,
@@ -178,9 +159,7 @@ pub async fn create(
     .await
     .map_err(|e| ApiError::bad(format!("the tournament could not start: {e}")))??;
     let summary = summary(&room);
-    let mut rooms = hall.rooms();
-    rooms.insert(id, room);
-    forget_old(&mut rooms, TournamentRoom::is_done);
+    hall.rooms.insert(id, room);
     Ok((StatusCode::CREATED, Json(summary)).into_response())
 }
 
@@ -255,13 +234,13 @@ fn summary(room: &TournamentRoom) -> Value {
 
 /// `GET /api/tournaments/{id}`: games played so far and the table.
 pub async fn status(State(hall): State<Arc<Tournaments>>, Path(id): Path<String>) -> ApiResult {
-    let room = hall.room(&id)?;
+    let room = hall.rooms.get(&id)?;
     Ok(Json(summary(&room)).into_response())
 }
 
 /// `GET /api/tournaments/{id}/csv`: the table as CSV (as `ggp-run tournament --csv` writes it).
 pub async fn csv(State(hall): State<Arc<Tournaments>>, Path(id): Path<String>) -> ApiResult {
-    let room = hall.room(&id)?;
+    let room = hall.rooms.get(&id)?;
     Ok((
         [
             (header::CONTENT_TYPE, "text/csv".to_string()),

@@ -4,8 +4,30 @@
 use std::path::{Path, PathBuf};
 
 /// The shared material: `$GGP_SHARED`, or `../shared` beside the checkout.
+#[allow(dead_code)] // the browser tests read none of it
 pub fn shared() -> PathBuf {
     std::env::var_os("GGP_SHARED")
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"))
+}
+
+/// The address a server started as `child` prints first (`listening on http://127.0.0.1:PORT`), read
+/// within a minute: how the tests that start `ggp-run serve` or `ggp-run web` find their port.
+#[allow(dead_code)] // only the tests that start servers use it
+pub fn listening_address(child: &mut std::process::Child) -> String {
+    use std::io::{BufRead, BufReader};
+    let stdout = child.stdout.take().expect("the server's stdout is piped");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = BufReader::new(stdout).read_line(&mut line);
+        let _ = tx.send(line);
+    });
+    let line = rx
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the server prints its address");
+    line.trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+        .to_string()
 }

@@ -633,4 +633,67 @@ mod tests {
         );
         assert!(p.trees[0].nodes[0].state == after);
     }
+
+    /// Thinking ahead is bounded by a simulation limit here, so the tests repeat whatever the clock.
+    fn far() -> Deadline {
+        Deadline::after(Duration::from_secs(60))
+    }
+
+    #[test]
+    fn the_start_clock_grows_the_first_states_tree_which_the_first_move_keeps() {
+        let g = Connect4::new(6, 7).unwrap();
+        let s = g.initial_state();
+        let mut p = MctsPlayer::new(1).with_simulation_limit(2_000);
+        p.prepare(&g, 0, far()).unwrap();
+        let grown = p.trees[0].nodes[0].visits;
+        assert!(grown >= 1_000, "{grown}");
+        p.choose(&Ask::new(&g, &s, 0, far())).unwrap();
+        assert!(p.trees[0].nodes[0].visits >= grown + 1_000);
+        // The baseline prepares nothing.
+        let mut uct = MctsPlayer::<Connect4>::baseline(1).with_simulation_limit(2_000);
+        uct.prepare(&g, 0, far()).unwrap();
+        assert!(uct.trees.is_empty());
+        // Beside seats that are all ready, there is nothing to wait for: no thinking.
+        let mut p = MctsPlayer::new(1).with_simulation_limit(2_000);
+        let ready = AtomicUsize::new(1);
+        p.prepare_beside(&g, 0, far(), Duration::from_secs(1), &ready)
+            .unwrap();
+        assert_eq!(p.trees[0].nodes[0].visits, 0);
+    }
+
+    #[test]
+    fn a_forced_move_grows_the_next_states_tree_until_the_others_have_answered() {
+        let g = Connect4::new(6, 7).unwrap();
+        let s = play_moves(&g, &[(0, "drop(4)")]);
+        // Black is to move: red's only move is its no-op.
+        let ask = Ask::new(&g, &s, 0, far());
+        let mut p = MctsPlayer::new(1).with_simulation_limit(2_000);
+        let c = p.choose(&ask).unwrap();
+        assert_eq!(c.stats.simulations, 2_000);
+        assert!(p.trees[0].nodes[0].state == s);
+        // Black moves; red's next search starts from what it grew meanwhile.
+        let after = play_moves(&g, &[(0, "drop(4)"), (1, "drop(3)")]);
+        let known = p.trees[0]
+            .children_of(0)
+            .into_iter()
+            .find(|&n| p.trees[0].nodes[n as usize].state == after)
+            .map(|n| p.trees[0].nodes[n as usize].visits)
+            .expect("black's reply is in the tree");
+        assert!(known > 0);
+        // When the other seats have answered, the step waits for nobody: the no-op comes at once.
+        let answered = AtomicUsize::new(1);
+        let mut ask = Ask::new(&g, &s, 0, far());
+        ask.unanswered = Some(&answered);
+        let mut p = MctsPlayer::new(1).with_simulation_limit(2_000);
+        assert_eq!(p.choose(&ask).unwrap().stats.simulations, 0);
+        // The baseline answers at once too.
+        let mut uct = MctsPlayer::baseline(1).with_simulation_limit(2_000);
+        assert_eq!(
+            uct.choose(&Ask::new(&g, &s, 0, far()))
+                .unwrap()
+                .stats
+                .simulations,
+            0
+        );
+    }
 }
