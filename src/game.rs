@@ -110,6 +110,52 @@ pub enum GameError {
     OutOfTime,
 }
 
+/// [`Game::guided_playout`] through the trait's move methods: what a game without a faster loop plays.
+pub fn guided_playout_by_moves<G: Game + ?Sized>(
+    game: &G,
+    state: &G::State,
+    rng: &mut SmallRng,
+    buf: &mut Vec<G::Move>,
+    numbers: &mut Vec<u32>,
+    max_steps: u32,
+    guide: &mut dyn PlayoutGuide,
+) -> (G::State, u32) {
+    let mut state = state.clone();
+    let mut steps = 0;
+    let roles = game.info().num_roles();
+    let mut joint: SmallVec<[G::Move; 4]> = SmallVec::new();
+    while steps < max_steps && !game.is_terminal(&state) {
+        joint.clear();
+        let mover = game.mover(&state);
+        for role in 0..roles {
+            if mover.is_some_and(|m| m != role) {
+                continue;
+            }
+            game.legal_moves(&state, role, buf);
+            if buf.is_empty() {
+                return (state, steps);
+            }
+            numbers.clear();
+            numbers.extend(buf.iter().map(|m| game.move_number(m).unwrap_or(u32::MAX)));
+            let i = guide.pick(role, numbers, rng).min(buf.len() - 1);
+            joint.push(buf[i].clone());
+        }
+        state = match mover {
+            Some(role) => game.play(&state, role, &joint[0]),
+            None => game.next_state(&state, &joint),
+        };
+        steps += 1;
+    }
+    (state, steps)
+}
+
+/// A playout policy: picks the moves of a guided playout ([`Game::guided_playout`]).
+pub trait PlayoutGuide {
+    /// The index in `moves` (the legal moves of `role`, by [`Game::move_number`]; `u32::MAX` for a move
+    /// without a number) of the move to play.
+    fn pick(&mut self, role: RoleIndex, moves: &[u32], rng: &mut SmallRng) -> usize;
+}
+
 /// A game. See the module documentation.
 ///
 /// Methods that fill a `Vec` take it from the caller so that hot loops can reuse one buffer and allocate
@@ -199,6 +245,38 @@ pub trait Game: Send + Sync + 'static {
             steps += 1;
         }
         (state, steps)
+    }
+
+    /// How many move numbers [`Game::move_number`] gives out: tables indexed by move (a playout
+    /// policy's statistics) have this many rows per role. 0 when the game numbers no move.
+    fn move_count(&self) -> usize {
+        0
+    }
+
+    /// A number below [`Game::move_count`] naming `mv`, the same for equal moves in every state (a move
+    /// is the same action wherever it is played): what a playout policy learns about, indexed instead
+    /// of hashed. `None` when the game numbers no move.
+    fn move_number(&self, mv: &Self::Move) -> Option<u32> {
+        let _ = mv;
+        None
+    }
+
+    /// Plays from `state` as [`Game::random_playout`] does, except that `guide` picks each role's move
+    /// among its legal moves (given by [`Game::move_number`]). A game that numbers no move plays a
+    /// random playout. `numbers` is scratch space, like `buf`.
+    fn guided_playout(
+        &self,
+        state: &Self::State,
+        rng: &mut SmallRng,
+        buf: &mut Vec<Self::Move>,
+        numbers: &mut Vec<u32>,
+        max_steps: u32,
+        guide: &mut dyn PlayoutGuide,
+    ) -> (Self::State, u32) {
+        if self.move_count() == 0 {
+            return self.random_playout(state, rng, buf, max_steps);
+        }
+        guided_playout_by_moves(self, state, rng, buf, numbers, max_steps, guide)
     }
 
     /// Plays up to `count` random playouts from `state` (at most 10,000 joint moves each) and adds each

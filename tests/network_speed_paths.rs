@@ -200,3 +200,53 @@ fn a_proved_turn_is_left_out_of_the_moves_effects() {
         }
     }
 }
+
+/// A guide that picks by the moves alone (no state of its own), so it picks the same whether or not
+/// it is asked about a role whose only move is a no-op.
+struct ByNumber;
+
+impl ggp::game::PlayoutGuide for ByNumber {
+    fn pick(&mut self, role: usize, moves: &[u32], _rng: &mut SmallRng) -> usize {
+        (0..moves.len())
+            .max_by_key(|&i| {
+                ggp::game::mix64(u64::from(moves[i]) * 7 + role as u64 + moves.len() as u64)
+            })
+            .unwrap_or(0)
+    }
+}
+
+/// A guided playout on the network's propagation path plays the moves the trait's move methods
+/// play for the same guide, and the guide sees every legal move by its number.
+#[test]
+fn guided_playouts_on_the_fast_path_match_the_move_methods() {
+    for (name, n) in [
+        ("ticTacToe", 20),
+        ("connectFour", 20),
+        ("breakthrough", 5),
+        ("3pConnectFour", 5),
+        ("blocker", 10),
+        ("nineBoardTicTacToe", 5),
+    ] {
+        let (g, _) = load(name);
+        assert_eq!(g.move_count(), g.network().moves.len());
+        let mut pick = SmallRng::seed_from_u64(3);
+        for k in 0..n {
+            let moves = pick.gen_range(0..6);
+            let start = midgame(&g, &mut pick, moves);
+            let (mut buf, mut numbers) = (Vec::new(), Vec::new());
+            let mut rng = SmallRng::seed_from_u64(k);
+            let fast =
+                g.guided_playout(&start, &mut rng, &mut buf, &mut numbers, 300, &mut ByNumber);
+            let slow = ggp::game::guided_playout_by_moves(
+                &g,
+                &start,
+                &mut rng,
+                &mut buf,
+                &mut numbers,
+                300,
+                &mut ByNumber,
+            );
+            assert_eq!(fast, slow, "{name}: playout {k}");
+        }
+    }
+}

@@ -9,7 +9,7 @@ use ggp::evaluators::{Estimate, Evaluator, Outcome};
 use ggp::game::{perft, Game, GameError};
 use ggp::load::{Loaded, Visitor};
 use ggp::players::seeds::trace::{seeds_text, Readable};
-use ggp::players::{make_player, Ask, Clock, Deadline, PlayerConfig, PlayerKind};
+use ggp::players::{make_player, Ask, Clock, Deadline, PlayerConfig, PlayerKind, PlayerSpec};
 
 use super::commands::{seconds, with_depth};
 use super::spec::report_fields;
@@ -266,14 +266,14 @@ pub struct Bench {
     pub seed: u64,
     pub threads: usize,
     pub lanes: u32,
-    pub player: Option<PlayerKind>,
+    pub player: Option<PlayerSpec>,
 }
 
 impl Visitor for Bench {
     type Output = Result<(), CliError>;
 
     fn visit<G: Game>(self, loaded: Loaded<G>) -> Result<(), CliError> {
-        if let Some(kind) = self.player {
+        if let Some(kind) = self.player.clone() {
             if self.lanes > 1 {
                 return Err(CliError::Usage(
                     "--lanes measures bare playouts; a player's search (--player) sets its own"
@@ -324,10 +324,13 @@ impl Visitor for Bench {
 
 impl Bench {
     /// One search of `kind` from the initial state for the whole time: its effort per second.
-    fn search<G: Game>(self, kind: PlayerKind, loaded: &Loaded<G>) -> Result<(), CliError> {
-        if !matches!(kind, PlayerKind::Mcts | PlayerKind::Mcs | PlayerKind::Id) {
+    fn search<G: Game>(self, kind: PlayerSpec, loaded: &Loaded<G>) -> Result<(), CliError> {
+        if !matches!(
+            kind.kind,
+            PlayerKind::Mcts | PlayerKind::Uct | PlayerKind::Mcs | PlayerKind::Id
+        ) {
             return Err(CliError::Usage(format!(
-                "bench measures the searches of mcts, mcs and id, not `{kind}`"
+                "bench measures the searches of mcts, uct, mcs and id, not `{kind}`"
             )));
         }
         let game = loaded.game.as_ref();
@@ -339,7 +342,7 @@ impl Bench {
             ..PlayerConfig::default()
         };
         let evaluator = std::sync::Arc::clone(&loaded.evaluator);
-        let mut player = make_player(&kind.into(), role, game, &config, evaluator)?;
+        let mut player = make_player(&kind, role, game, &config, evaluator)?;
         let deadline = Deadline::after(Duration::from_secs_f64(self.seconds));
         let choice = player.choose(&Ask::new(game, &state, role, deadline))?;
         let s = choice.stats;

@@ -258,6 +258,19 @@ impl Game for Connect4 {
         }
     }
 
+    /// The columns, then the no-op.
+    fn move_count(&self) -> usize {
+        self.cols as usize + 1
+    }
+
+    fn move_number(&self, mv: &Connect4Move) -> Option<u32> {
+        Some(if *mv == NOOP {
+            self.cols
+        } else {
+            u32::from(*mv)
+        })
+    }
+
     fn next_state(&self, state: &Connect4State, joint: &[Connect4Move]) -> Connect4State {
         match joint.get(Self::to_move(state)) {
             Some(mv) => self.play(state, Self::to_move(state), mv),

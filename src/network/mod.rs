@@ -648,6 +648,33 @@ impl Game for NetGame {
         self.random_playout_with(self.method, state, rng, max_steps)
     }
 
+    fn move_count(&self) -> usize {
+        self.net.moves.len()
+    }
+
+    fn move_number(&self, mv: &NetMove) -> Option<u32> {
+        Some(mv.0)
+    }
+
+    fn guided_playout(
+        &self,
+        state: &BitState,
+        rng: &mut SmallRng,
+        buf: &mut Vec<NetMove>,
+        numbers: &mut Vec<u32>,
+        max_steps: u32,
+        guide: &mut dyn crate::game::PlayoutGuide,
+    ) -> (BitState, u32) {
+        match self.method {
+            PlayoutMethod::Propagate => {
+                self.guided_playout_with(state, rng, numbers, max_steps, guide)
+            }
+            PlayoutMethod::FullPass => crate::game::guided_playout_by_moves(
+                self, state, rng, buf, numbers, max_steps, guide,
+            ),
+        }
+    }
+
     fn show_move(&self, mv: &NetMove) -> String {
         self.move_texts
             .own

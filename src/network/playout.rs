@@ -19,15 +19,51 @@ impl NetGame {
     ) -> (BitState, u32) {
         match method {
             PlayoutMethod::FullPass => self.playout_full_pass(state, rng, max_steps),
-            PlayoutMethod::Propagate => self.playout_propagate(state, rng, max_steps),
+            PlayoutMethod::Propagate => {
+                self.playout_propagate(state, rng, max_steps, &mut |_, words, rng| {
+                    pick_random(words, rng)
+                })
+            }
         }
     }
 
+    /// A propagating playout whose moves `guide` picks (see [`Game::guided_playout`]); a game whose
+    /// playouts take the full pass plays it through the trait's move methods.
+    pub(super) fn guided_playout_with(
+        &self,
+        state: &BitState,
+        rng: &mut SmallRng,
+        numbers: &mut Vec<u32>,
+        max_steps: u32,
+        guide: &mut dyn crate::game::PlayoutGuide,
+    ) -> (BitState, u32) {
+        let legal = &self.net.legal;
+        self.playout_propagate(state, rng, max_steps, &mut |r, words, rng| {
+            numbers.clear();
+            for (i, &x) in words.iter().enumerate() {
+                let mut x = x;
+                while x != 0 {
+                    let j = i * 64 + x.trailing_zeros() as usize;
+                    x &= x - 1;
+                    numbers.push(legal[r].get(j).map_or(u32::MAX, |o| o.mv));
+                }
+            }
+            if numbers.is_empty() {
+                return None;
+            }
+            let k = guide.pick(r, numbers, rng).min(numbers.len() - 1);
+            kth_bit(words, k as u32)
+        })
+    }
+
+    /// A playout by change propagation; `pick(role, legal words, rng)` chooses a role's move among
+    /// the set bits of its legal words (bit `b` is the role's `b`-th legal output) and gives that `b`.
     fn playout_propagate(
         &self,
         state: &BitState,
         rng: &mut SmallRng,
         max_steps: u32,
+        pick: &mut impl FnMut(usize, &[u64], &mut SmallRng) -> Option<u32>,
     ) -> (BitState, u32) {
         let n = &self.net;
         let np = n.props.len();
@@ -85,7 +121,7 @@ impl NetGame {
             while steps < max_steps && prop::lit(w, n.terminal) == 0 {
                 chosen.clear();
                 for r in 0..roles {
-                    let Some(d) = self.choose(sets, r, w, lbits, comb, rng) else {
+                    let Some(d) = self.choose(sets, r, w, lbits, comb, rng, pick) else {
                         break;
                     };
                     chosen.push(d);
@@ -139,9 +175,10 @@ impl NetGame {
         })
     }
 
-    /// A uniformly random legal move of role `r` (the `k`-th of its legal moves in move order, as the
-    /// full pass draws it) from the legal sets: its `does` node (`u32::MAX`: none), or `None` when the
-    /// role has no legal move.
+    /// Role `r`'s move, as `pick` chooses it among the role's legal bits (a random pick draws the
+    /// `k`-th of its legal moves in move order, as the full pass does): its `does` node (`u32::MAX`:
+    /// none), or `None` when the role has no legal move.
+    #[allow(clippy::too_many_arguments)]
     #[inline]
     fn choose(
         &self,
@@ -151,6 +188,7 @@ impl NetGame {
         lbits: &[u64],
         comb: &mut Vec<u64>,
         rng: &mut SmallRng,
+        pick: &mut impl FnMut(usize, &[u64], &mut SmallRng) -> Option<u32>,
     ) -> Option<u32> {
         let (w0, w1) = (sets.word[r] as usize, sets.word[r + 1] as usize);
         let (g0, g1) = (sets.group[r] as usize, sets.group[r + 1] as usize);
@@ -171,24 +209,8 @@ impl NetGame {
             }
             comb
         };
-        let count: u32 = words.iter().map(|x| x.count_ones()).sum();
-        if count == 0 {
-            return None;
-        }
-        let mut k = rng.gen_range(0..count as usize) as u32;
-        for (i, &x) in words.iter().enumerate() {
-            let c = x.count_ones();
-            if k < c {
-                let mut x = x;
-                for _ in 0..k {
-                    x &= x - 1;
-                }
-                let bit = (w0 + i) * 64 + x.trailing_zeros() as usize;
-                return sets.bit_does.get(bit).copied();
-            }
-            k -= c;
-        }
-        None
+        let bit = pick(r, words, rng)?;
+        sets.bit_does.get(w0 * 64 + bit as usize).copied()
     }
 
     fn playout_full_pass(
@@ -382,4 +404,31 @@ impl NetGame {
         }
         (lanes, steps)
     }
+}
+
+/// A uniformly random set bit of `words`: its offset from the first word's bit 0.
+#[inline]
+fn pick_random(words: &[u64], rng: &mut SmallRng) -> Option<u32> {
+    let count: u32 = words.iter().map(|x| x.count_ones()).sum();
+    if count == 0 {
+        return None;
+    }
+    kth_bit(words, rng.gen_range(0..count as usize) as u32)
+}
+
+/// The `k`-th set bit of `words` (from 0): its offset from the first word's bit 0.
+#[inline]
+fn kth_bit(words: &[u64], mut k: u32) -> Option<u32> {
+    for (i, &x) in words.iter().enumerate() {
+        let c = x.count_ones();
+        if k < c {
+            let mut x = x;
+            for _ in 0..k {
+                x &= x - 1;
+            }
+            return Some(i as u32 * 64 + x.trailing_zeros());
+        }
+        k -= c;
+    }
+    None
 }

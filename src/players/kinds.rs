@@ -103,6 +103,11 @@ impl PlayerKind {
         }
     }
 
+    /// Whether this kind takes switches (`mcts+mast`, see [`Switch`]).
+    pub fn takes_switches(self) -> bool {
+        matches!(self, PlayerKind::Mcts | PlayerKind::Uct)
+    }
+
     /// Whether this kind takes `--depth`.
     pub fn searches(self) -> bool {
         matches!(
@@ -175,62 +180,154 @@ impl fmt::Display for PlayerKind {
 #[error("unknown player `{0}`{hint}; known players: {known}", hint = hint(.0), known = known_players())]
 pub struct UnknownPlayer(pub String);
 
-/// `, did you mean `mcts`?` for a slip of the keyboard.
+/// `, did you mean `mcts`?` for a slip of the keyboard, in the kind or in a switch.
 fn hint(word: &str) -> String {
-    let names = PlayerKind::ALL.map(PlayerKind::as_str);
-    crate::diagnostics::did_you_mean(word.trim(), names.iter().copied().chain(["human"]))
+    let word = word.trim();
+    let guess = match word.split_once('+') {
+        Some((kind, _))
+            if kind
+                .parse::<PlayerKind>()
+                .is_ok_and(|k| !k.takes_switches()) =>
+        {
+            return " (only mcts and uct take switches)".to_string();
+        }
+        Some((kind, switches)) if kind.parse::<PlayerKind>().is_ok() => {
+            let names = Switch::ALL.map(Switch::as_str);
+            let mut fixed = kind.to_string();
+            for s in switches.split('+') {
+                let s = s.trim().to_ascii_lowercase();
+                let known = Switch::ALL.iter().any(|k| k.as_str() == s);
+                let name = if known {
+                    Some(s.as_str())
+                } else {
+                    crate::diagnostics::did_you_mean(&s, names.iter().copied())
+                };
+                fixed.push('+');
+                fixed.push_str(name.unwrap_or("?"));
+            }
+            (!fixed.contains('?') && !fixed.eq_ignore_ascii_case(word)).then_some(fixed)
+        }
+        _ => {
+            let names = PlayerKind::ALL.map(PlayerKind::as_str);
+            crate::diagnostics::did_you_mean(word, names.iter().copied().chain(["human"]))
+                .map(str::to_string)
+        }
+    };
+    guess
         .map(|k| format!(" (did you mean `{k}`?)"))
         .unwrap_or_default()
 }
 
 fn known_players() -> String {
-    PlayerKind::ALL
+    let kinds = PlayerKind::ALL
         .map(|k| match k {
             PlayerKind::Learned => "learned:FILE",
             k => k.as_str(),
         })
-        .join(", ")
+        .join(", ");
+    let switches = Switch::ALL.map(|s| format!("+{}", s.as_str())).join(", ");
+    format!("{kinds}; mcts and uct take switches: {switches} (e.g. `mcts+mast`)")
 }
 
-/// A player as the command line names it: a kind, and for `learned:FILE` the file of learned scores.
+/// A search enhancement that can be switched on for `mcts` and `uct` (`mcts+mast`), so that each is
+/// measured on its own against the same search without it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Switch {
+    /// Playouts guided by each move's average reward (MAST).
+    Mast,
+    /// Moves in the tree judged by their all-moves-as-first averages too (RAVE).
+    Rave,
+}
+
+impl Switch {
+    /// Every switch.
+    pub const ALL: [Switch; 2] = [Switch::Mast, Switch::Rave];
+
+    /// The switch's name after a `+`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Switch::Mast => "mast",
+            Switch::Rave => "rave",
+        }
+    }
+}
+
+/// A player as the command line names it: a kind, for `learned:FILE` the file of learned scores, and
+/// for the tree searches the enhancements switched on (`mcts+mast`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct PlayerSpec {
     /// The kind.
     pub kind: PlayerKind,
     /// The scores file of a learned player.
     pub file: Option<PathBuf>,
+    /// The switches on, sorted, each once (only `mcts` and `uct` take any).
+    pub switches: Vec<Switch>,
 }
 
 impl From<PlayerKind> for PlayerSpec {
     fn from(kind: PlayerKind) -> Self {
-        PlayerSpec { kind, file: None }
+        PlayerSpec {
+            kind,
+            file: None,
+            switches: Vec::new(),
+        }
+    }
+}
+
+impl PlayerSpec {
+    /// Whether `switch` is on.
+    pub fn has(&self, switch: Switch) -> bool {
+        self.switches.contains(&switch)
     }
 }
 
 impl fmt::Display for PlayerSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.file {
-            Some(p) => write!(f, "{}:{}", self.kind, p.display()),
-            None => write!(f, "{}", self.kind),
+            Some(p) => write!(f, "{}:{}", self.kind, p.display())?,
+            None => write!(f, "{}", self.kind)?,
         }
+        for s in &self.switches {
+            write!(f, "+{}", s.as_str())?;
+        }
+        Ok(())
     }
 }
 
 impl FromStr for PlayerSpec {
     type Err = UnknownPlayer;
 
-    /// A kind (`mcts`), or `learned:FILE`.
+    /// A kind (`mcts`), a tree search with switches (`mcts+mast`), or `learned:FILE`.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let t = s.trim();
         match t.split_once(':') {
             Some((k, file)) if k.eq_ignore_ascii_case("learned") && !file.is_empty() => {
-                Ok(PlayerSpec {
+                return Ok(PlayerSpec {
                     kind: PlayerKind::Learned,
                     file: Some(PathBuf::from(file)),
-                })
+                    switches: Vec::new(),
+                });
             }
-            _ => t.parse::<PlayerKind>().map(PlayerSpec::from),
+            _ => {}
         }
+        let mut parts = t.split('+');
+        let kind = parts.next().unwrap_or_default();
+        let mut spec = PlayerSpec::from(
+            kind.parse::<PlayerKind>()
+                .map_err(|_| UnknownPlayer(s.to_string()))?,
+        );
+        for part in parts {
+            let name = part.trim().to_ascii_lowercase();
+            let switch = Switch::ALL
+                .into_iter()
+                .find(|k| k.as_str() == name)
+                .filter(|_| spec.kind.takes_switches())
+                .ok_or_else(|| UnknownPlayer(s.to_string()))?;
+            spec.switches.push(switch);
+        }
+        spec.switches.sort();
+        spec.switches.dedup();
+        Ok(spec)
     }
 }
 
@@ -351,11 +448,15 @@ pub fn make_player<G: Game>(
         PlayerKind::Mcs => Box::new(McsPlayer::new(seed).with_progress(progress)),
         PlayerKind::Mcts => Box::new(
             MctsPlayer::new(seed)
+                .with_mast(spec.has(Switch::Mast))
+                .with_rave(spec.has(Switch::Rave))
                 .with_threads(config.threads)
                 .with_progress(progress),
         ),
         PlayerKind::Uct => Box::new(
             MctsPlayer::baseline(seed)
+                .with_mast(spec.has(Switch::Mast))
+                .with_rave(spec.has(Switch::Rave))
                 .with_threads(config.threads)
                 .with_progress(progress),
         ),
@@ -379,6 +480,38 @@ mod tests {
         );
         let e = "chess".parse::<PlayerKind>().unwrap_err().to_string();
         assert!(e.starts_with("unknown player `chess`; known"), "{e}");
+    }
+
+    #[test]
+    fn switches_follow_a_tree_search_and_misspelled_ones_get_a_suggestion() {
+        for (text, expected) in [
+            ("mcts+mast", Ok("mcts+mast")),
+            ("UCT + MAST", Ok("uct+mast")),
+            ("uct+mast+mast", Ok("uct+mast")),
+            ("mcts+rave+mast", Ok("mcts+mast+rave")),
+            ("mcts", Ok("mcts")),
+            (
+                "mcts+mats",
+                Err("unknown player `mcts+mats` (did you mean `mcts+mast`?)"),
+            ),
+            (
+                "mcs+mast",
+                Err("unknown player `mcs+mast` (only mcts and uct take switches)"),
+            ),
+            ("mcts+", Err("unknown player `mcts+`;")),
+        ] {
+            let got = text.parse::<PlayerSpec>().map(|s| s.to_string());
+            match (got, expected) {
+                (Ok(spec), Ok(want)) => assert_eq!(spec, want),
+                (Err(e), Err(want)) => {
+                    let e = e.to_string();
+                    assert!(e.starts_with(want), "{text}: {e}");
+                    assert!(e.contains("+mast, +rave (e.g. `mcts+mast`)"), "{e}");
+                }
+                (got, want) => panic!("{text}: {got:?}, expected {want:?}"),
+            }
+        }
+        assert!("mcts+mast".parse::<PlayerSpec>().unwrap().has(Switch::Mast));
     }
 
     #[test]

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 
-use crate::game::{random_index, Game};
+use crate::game::{random_index, Game, PlayoutGuide};
 use crate::players::clock::{Progress, ProgressTimer, Ticker};
 use crate::players::{all_legal_moves, Ask, Choice, Player, PlayerError, SearchStats};
 
@@ -54,9 +54,39 @@ impl Playouts {
         buf: &mut Vec<G::Move>,
         deadline: Instant,
     ) -> Option<G::State> {
+        self.run_by(from, deadline, |state, steps| {
+            game.random_playout(state, rng, buf, steps)
+        })
+    }
+
+    /// The end of a playout from `from` whose moves `guide` picks ([`Game::guided_playout`]), or
+    /// `None` when `deadline` passed first.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn run_guided<G: Game>(
+        &mut self,
+        game: &G,
+        from: &G::State,
+        rng: &mut SmallRng,
+        buf: &mut Vec<G::Move>,
+        numbers: &mut Vec<u32>,
+        guide: &mut dyn PlayoutGuide,
+        deadline: Instant,
+    ) -> Option<G::State> {
+        self.run_by(from, deadline, |state, steps| {
+            game.guided_playout(state, rng, buf, numbers, steps, guide)
+        })
+    }
+
+    /// A playout by `play(state, max steps)`, all at once or in stretches that fit the deadline.
+    fn run_by<S: Clone>(
+        &mut self,
+        from: &S,
+        deadline: Instant,
+        mut play: impl FnMut(&S, u32) -> (S, u32),
+    ) -> Option<S> {
         let started = Instant::now();
         if !self.cautious {
-            let (end, _) = game.random_playout(from, rng, buf, MAX_PLAYOUT_STEPS);
+            let (end, _) = play(from, MAX_PLAYOUT_STEPS);
             self.cautious = started.elapsed() > SLOW_PLAYOUT;
             return Some(end);
         }
@@ -72,7 +102,7 @@ impl Playouts {
             if now + self.slowest_step * stretch >= deadline {
                 return None;
             }
-            let (next, n) = game.random_playout(&state, rng, buf, stretch);
+            let (next, n) = play(&state, stretch);
             if n > 0 {
                 self.slowest_step = self.slowest_step.max(now.elapsed() / n);
             }

@@ -23,7 +23,7 @@ pub mod simple;
 pub use clock::{role_seed, Clock, Deadline, Progress, Ticker};
 pub use greedy::GreedyPlayer;
 pub use id::IdPlayer;
-pub use kinds::{make_player, PlayerConfig, PlayerKind, PlayerSpec, UnknownPlayer};
+pub use kinds::{make_player, PlayerConfig, PlayerKind, PlayerSpec, Switch, UnknownPlayer};
 pub use learned::LearnedPlayer;
 pub use mcs::McsPlayer;
 pub use mcts::MctsPlayer;

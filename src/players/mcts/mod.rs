@@ -33,6 +33,7 @@
 //! Hot loop: a simulation allocates only the node it adds (its state, move list and statistics go into
 //! arenas) and indexes its children by the joint move's mixed-radix number, hashing nothing.
 
+mod policy;
 mod tree;
 
 use std::sync::atomic::AtomicUsize;
@@ -71,6 +72,10 @@ pub struct MctsPlayer<G: Game> {
     leaf_playouts: u32,
     /// Searches in the start clock and while another role decides (`mcts`); `uct` does neither.
     think_ahead: bool,
+    /// Guides playouts by move averages (MAST, see [`policy`]).
+    mast: bool,
+    /// Blends all-moves-as-first statistics into selection (RAVE, see [`policy`]).
+    rave: bool,
 }
 
 impl<G: Game> MctsPlayer<G> {
@@ -87,6 +92,8 @@ impl<G: Game> MctsPlayer<G> {
             max_simulations: None,
             leaf_playouts: 1,
             think_ahead: true,
+            mast: false,
+            rave: false,
         }
     }
 
@@ -110,6 +117,21 @@ impl<G: Game> MctsPlayer<G> {
     /// benchmarks and repeatable tests.
     pub fn with_simulation_limit(mut self, n: u64) -> Self {
         self.max_simulations = Some(n.max(1));
+        self
+    }
+
+    /// Guides the playouts by every role's average reward for each move (MAST, see [`policy`]), on
+    /// games that number their moves ([`Game::move_number`]).
+    pub fn with_mast(mut self, on: bool) -> Self {
+        self.mast = on;
+        self
+    }
+
+    /// Judges moves in the tree by their own average blended with their average over every simulation
+    /// in which the role played them later ("all moves as first", RAVE: β = √(k / (3n + k)), k = 500),
+    /// on games that number their moves.
+    pub fn with_rave(mut self, on: bool) -> Self {
+        self.rave = on;
         self
     }
 
@@ -191,6 +213,17 @@ impl<G: Game> MctsPlayer<G> {
             let seed = role_seed(self.seed ^ self.moves_chosen.rotate_left(32), t);
             tree.reroot(game, state, seed);
             tree.leaf_playouts = self.leaf_playouts;
+            let moves = game.move_count();
+            if !(self.mast || self.rave) || moves == 0 {
+                tree.policy = None;
+            } else if !tree
+                .policy
+                .as_ref()
+                .is_some_and(|p| p.fits(roles, moves, self.mast))
+            {
+                tree.policy = Some(policy::Policy::new(roles, moves, self.mast));
+            }
+            tree.rave = self.rave && tree.policy.is_some();
         }
     }
 
@@ -270,11 +303,17 @@ impl<G: Game> MctsPlayer<G> {
 
 impl<G: Game> Player<G> for MctsPlayer<G> {
     fn name(&self) -> String {
-        let kind = if self.think_ahead { "mcts" } else { "uct" };
+        let mut kind = if self.think_ahead { "mcts" } else { "uct" }.to_string();
+        if self.mast {
+            kind.push_str("+mast");
+        }
+        if self.rave {
+            kind.push_str("+rave");
+        }
         if self.threads > 1 {
             format!("{kind}({} threads)", self.threads)
         } else {
-            kind.to_string()
+            kind
         }
     }
 
@@ -695,5 +734,87 @@ mod tests {
                 .simulations,
             0
         );
+    }
+    #[test]
+    fn mast_learns_every_roles_moves_and_still_finds_the_win() {
+        let g = Connect4::new(6, 7).unwrap();
+        let mut p = MctsPlayer::baseline(1)
+            .with_mast(true)
+            .with_simulation_limit(3_000);
+        assert_eq!(Player::<Connect4>::name(&p), "uct+mast");
+        p.choose(&Ask::new(&g, &g.initial_state(), 0, far()))
+            .unwrap();
+        let mast = p.trees[0]
+            .policy
+            .as_ref()
+            .expect("a table for a game with move numbers");
+        // Every column was tried by both colours and has an average below a sure win.
+        for role in 0..2 {
+            for column in 0..7 {
+                let mean = mast.mean(role, column);
+                assert!(
+                    mean > 0.0 && mean < 1.0,
+                    "role {role} column {column}: {mean}"
+                );
+            }
+        }
+        // Red's three in a row: the guided search still plays the winning drop.
+        let s = play_moves(
+            &g,
+            &[
+                (0, "drop(1)"),
+                (1, "drop(1)"),
+                (0, "drop(2)"),
+                (1, "drop(2)"),
+                (0, "drop(3)"),
+                (1, "drop(3)"),
+            ],
+        );
+        let c = p.choose(&Ask::new(&g, &s, 0, far())).unwrap();
+        assert_eq!(g.show_move(&c.mv), "drop(4)");
+        // Without the switch there is no table.
+        let mut plain = MctsPlayer::baseline(1).with_simulation_limit(100);
+        plain
+            .choose(&Ask::new(&g, &g.initial_state(), 0, far()))
+            .unwrap();
+        assert!(plain.trees[0].policy.is_none());
+    }
+
+    #[test]
+    fn rave_gathers_all_moves_as_first_statistics_and_still_finds_the_win() {
+        let g = Connect4::new(6, 7).unwrap();
+        let mut p = MctsPlayer::baseline(1)
+            .with_rave(true)
+            .with_simulation_limit(3_000);
+        assert_eq!(Player::<Connect4>::name(&p), "uct+rave");
+        p.choose(&Ask::new(&g, &g.initial_state(), 0, far()))
+            .unwrap();
+        let tree = &p.trees[0];
+        let root = &tree.nodes[0];
+        // Every simulation passes the root: each of red's columns was played there or later in
+        // most of them, far more often than it was tried first.
+        for i in 0..tree.count(root, 0) {
+            let st = tree.stats[tree.stat_index(root, 0, i)];
+            assert!(st.amaf_visits > st.visits, "column {i}: {st:?}");
+            assert!(st.amaf_visits <= root.visits);
+            let mean = f64::from(st.amaf_total) / f64::from(st.amaf_visits);
+            assert!(mean > 0.0 && mean < 1.0, "column {i}: {mean}");
+        }
+        // The waiting role's no-op learns nothing.
+        let noop = tree.stats[tree.stat_index(root, 1, 0)];
+        assert_eq!(noop.amaf_visits, 0);
+        let s = play_moves(
+            &g,
+            &[
+                (0, "drop(1)"),
+                (1, "drop(1)"),
+                (0, "drop(2)"),
+                (1, "drop(2)"),
+                (0, "drop(3)"),
+                (1, "drop(3)"),
+            ],
+        );
+        let c = p.choose(&Ask::new(&g, &s, 0, far())).unwrap();
+        assert_eq!(g.show_move(&c.mv), "drop(4)");
     }
 }

@@ -8,6 +8,7 @@ use rand::rngs::SmallRng;
 use rand::SeedableRng;
 
 use super::super::mcs::Playouts;
+use super::policy::Policy;
 use crate::evaluators::Evaluator;
 use crate::game::{random_index, Game, RoleIndex};
 
@@ -22,7 +23,15 @@ pub(super) const SIMULTANEOUS: u8 = u8::MAX;
 pub(super) struct Stat {
     pub(super) visits: u32,
     pub(super) total: f64,
+    /// RAVE's count of the simulations through the node in which this role played this move there
+    /// or later ("all moves as first"), and their reward.
+    pub(super) amaf_visits: u32,
+    pub(super) amaf_total: f32,
 }
+
+/// RAVE's equivalence parameter: at `RAVE_EQUIVALENCE` visits a move's own average and its AMAF
+/// average weigh about the same (β = √(k / (3n + k)), CadiaPlayer's schedule with its k = 500).
+pub(super) const RAVE_EQUIVALENCE: f64 = 500.0;
 
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Children {
@@ -63,6 +72,10 @@ pub(super) struct Tree<S, M> {
     /// [`Game::playout_goals`], averaged).
     pub(super) leaf_playouts: u32,
     pub(super) goal_totals: Vec<i64>,
+    /// The moves of a simulation by number, and MAST's averages, when MAST or RAVE is on.
+    pub(super) policy: Option<Policy>,
+    /// Whether selection blends in the AMAF statistics (RAVE; needs `policy`).
+    pub(super) rave: bool,
     /// Simulations of the current search that learned something: a playout, a judgement, or a node
     /// found terminal.
     pub(super) simulations: u64,
@@ -74,6 +87,9 @@ pub(super) struct Tree<S, M> {
     pub(super) rewards: Vec<f64>,
     pub(super) joint: Vec<M>,
     pub(super) buf: Vec<M>,
+    pub(super) numbers: Vec<u32>,
+    /// Per node of the path that picked moves, where its moves start in the policy's record.
+    pub(super) marks: Vec<u32>,
 }
 
 impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
@@ -91,6 +107,8 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
             playouts: Playouts::new(),
             leaf_playouts: 1,
             goal_totals: vec![0; roles],
+            policy: None,
+            rave: false,
             simulations: 0,
             solved_walks: 0,
             path: Vec::new(),
@@ -98,6 +116,8 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
             rewards: vec![0.0; roles],
             joint: Vec::new(),
             buf: Vec::new(),
+            numbers: Vec::new(),
+            marks: Vec::new(),
         }
     }
 
@@ -256,7 +276,17 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
             let score = match exact {
                 Some(v) if v >= 1.0 => return i,
                 Some(v) => v,
-                None if st.visits == 0 => return i,
+                None if st.visits == 0 && (!self.rave || st.amaf_visits == 0) => return i,
+                None if self.rave => {
+                    // A move not yet tried here is judged by its AMAF average alone, with the
+                    // exploration of a move tried once.
+                    let v = f64::from(st.visits);
+                    let beta = (RAVE_EQUIVALENCE / (3.0 * v + RAVE_EQUIVALENCE)).sqrt();
+                    let amaf = f64::from(st.amaf_total) / f64::from(st.amaf_visits.max(1));
+                    let own = if st.visits == 0 { amaf } else { st.total / v };
+                    let beta = if st.amaf_visits == 0 { 0.0 } else { beta };
+                    (1.0 - beta) * own + beta * amaf + exploration * (log_n / v.max(1.0)).sqrt()
+                }
                 None => {
                     let v = f64::from(st.visits);
                     st.total / v + exploration * (log_n / v).sqrt()
@@ -281,6 +311,10 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
     ) {
         self.path.clear();
         self.picks.clear();
+        self.marks.clear();
+        if let Some(p) = &mut self.policy {
+            p.begin();
+        }
         let roles = self.roles;
         let mut node = 0u32;
         let mut solved_before = false;
@@ -292,9 +326,19 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
             }
             let mut joint = 0u32;
             let mut radix = 1u32;
+            if let Some(p) = &self.policy {
+                self.marks.push(p.played.len() as u32);
+            }
             for r in 0..roles {
                 let i = self.select(node, r, exploration);
                 self.picks.push(i);
+                if self.policy.is_some() {
+                    let at = self.stat_index(&self.nodes[node as usize], r, i);
+                    let number = game.move_number(&self.moves[at]);
+                    if let Some(p) = &mut self.policy {
+                        p.note(r, number);
+                    }
+                }
                 joint += i * radix;
                 radix = radix.saturating_mul(self.count(&self.nodes[node as usize], r));
             }
@@ -315,11 +359,14 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
                 let Tree {
                     rng,
                     buf,
+                    numbers,
                     rewards,
                     playouts,
+                    policy,
                     ..
                 } = self;
-                if !playout(game, &next, rng, buf, rewards, playouts, deadline) {
+                let guide = policy.as_mut().map(|p| (numbers, p));
+                if !playout(game, &next, rng, buf, guide, rewards, playouts, deadline) {
                     return;
                 }
                 break;
@@ -337,6 +384,8 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
                     playouts,
                     leaf_playouts,
                     goal_totals,
+                    numbers,
+                    policy,
                     ..
                 } = self;
                 let from = &nodes[child as usize].state;
@@ -353,17 +402,81 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
                     for (reward, total) in rewards.iter_mut().zip(goal_totals.iter()) {
                         *reward = (*total as f64 / (100.0 * f64::from(n.max(1)))).clamp(0.0, 1.0);
                     }
-                } else if !playout(game, from, rng, buf, rewards, playouts, deadline) {
+                } else if !playout(
+                    game,
+                    from,
+                    rng,
+                    buf,
+                    policy.as_mut().map(|p| (numbers, p)),
+                    rewards,
+                    playouts,
+                    deadline,
+                ) {
                     return;
                 }
             }
             break;
+        }
+        if self.rave {
+            self.update_amaf(game);
+        }
+        if let Some(p) = &mut self.policy {
+            p.learn(&self.rewards);
         }
         self.backpropagate();
         if solved_before {
             self.solved_walks += 1;
         } else {
             self.simulations += 1;
+        }
+    }
+
+    /// RAVE's update: at each node of the walk, every move that its role played there or later in the
+    /// simulation (tree part and playout) adds the role's reward to the move's AMAF statistics.
+    fn update_amaf<G: Game<State = S, Move = M>>(&mut self, game: &G) {
+        let Tree {
+            roles,
+            nodes,
+            stats,
+            moves,
+            starts,
+            policy: Some(policy),
+            path,
+            marks,
+            rewards,
+            ..
+        } = self
+        else {
+            return;
+        };
+        policy.forget_seen();
+        let mut end = policy.played.len();
+        let mut mark = marks.len();
+        for &(node, joint) in path.iter().rev() {
+            if joint == NONE || mark == 0 {
+                continue;
+            }
+            mark -= 1;
+            let start = marks[mark] as usize;
+            policy.mark(start, end);
+            end = start;
+            let n = &nodes[node as usize];
+            let s = n.starts as usize;
+            for (r, &reward) in rewards.iter().enumerate().take(*roles) {
+                let (a, b) = (starts[s + r], starts[s + r + 1]);
+                if b - a <= 1 {
+                    continue;
+                }
+                for at in (n.first + a) as usize..(n.first + b) as usize {
+                    if game
+                        .move_number(&moves[at])
+                        .is_some_and(|number| policy.seen(r, number))
+                    {
+                        stats[at].amaf_visits += 1;
+                        stats[at].amaf_total += reward as f32;
+                    }
+                }
+            }
         }
     }
 
@@ -533,6 +646,7 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
                     })
                 })
         });
+        let (policy, rave) = (self.policy.take(), self.rave);
         match found {
             Some(0) => {}
             Some(node) => *self = self.subtree(node, seed),
@@ -542,6 +656,8 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
                 self.add(game, state.clone());
             }
         }
+        self.policy = policy;
+        self.rave = rave;
         self.simulations = 0;
         self.solved_walks = 0;
     }
@@ -562,16 +678,24 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
 
 /// A random playout from `from`; every role's goal at its end, scaled to 0..=1, into `rewards`. False
 /// when the deadline cut it.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn playout<G: Game>(
     game: &G,
     from: &G::State,
     rng: &mut SmallRng,
     buf: &mut Vec<G::Move>,
+    guide: Option<(&mut Vec<u32>, &mut Policy)>,
     rewards: &mut [f64],
     playouts: &mut Playouts,
     deadline: Instant,
 ) -> bool {
-    let Some(end) = playouts.run(game, from, rng, buf, deadline) else {
+    let end = match guide {
+        Some((numbers, policy)) => {
+            playouts.run_guided(game, from, rng, buf, numbers, policy, deadline)
+        }
+        None => playouts.run(game, from, rng, buf, deadline),
+    };
+    let Some(end) = end else {
         return false;
     };
     for (r, reward) in rewards.iter_mut().enumerate() {
