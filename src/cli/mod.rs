@@ -14,7 +14,9 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use ggp::game::GameError;
-use ggp::players::{Clock, PlayerConfig, PlayerError, PlayerKind, Progress, UnknownPlayer};
+use ggp::players::{
+    Clock, PlayerConfig, PlayerError, PlayerKind, PlayerSpec, Progress, UnknownPlayer,
+};
 
 use spec::{EngineArg, GameArgs, GameSpec};
 
@@ -318,7 +320,8 @@ struct SearchArgs {
     #[command(flatten)]
     game: GameArgs,
     /// minimax | alphabeta | jamboree (the seeds' searches, to exactly --depth), or id | mcs | mcts |
-    /// onestep | twostep | greedy | minimaxdepth (a move within --playclock)
+    /// uct | onestep | twostep | greedy | minimaxdepth (a move within --playclock); mcts and uct take
+    /// switches (`mcts+mast`, `uct+rave`)
     #[arg(long = "player", default_value = "alphabeta")]
     player: String,
     #[command(flatten)]
@@ -429,12 +432,13 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         (Some(Command::Play(a)), _) | (None, a) => play(a),
         (Some(Command::Search(a)), _) => {
             let spec = GameSpec::from_args(&a.game)?;
-            let kind: PlayerKind = a.player.parse()?;
-            a.search.fraction_is_read(&[kind])?;
+            let player: PlayerSpec = a.player.parse()?;
+            a.search.fraction_is_read(&[player.kind])?;
             let config = a.search.config(!a.trace)?;
             let clock = a.clocks.clock()?;
             spec.load()?.visit(search::Search {
-                kind,
+                kind: player.kind,
+                player,
                 config,
                 clock,
                 trace: a.trace,

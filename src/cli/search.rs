@@ -18,6 +18,8 @@ use super::CliError;
 /// Chooses one move from the initial state.
 pub struct Search {
     pub kind: PlayerKind,
+    /// The player as named, switches included.
+    pub player: PlayerSpec,
     pub config: PlayerConfig,
     pub clock: Clock,
     pub trace: bool,
@@ -197,7 +199,7 @@ impl Search {
         }
         let role = game.mover(state).unwrap_or(0);
         let evaluator = std::sync::Arc::clone(&loaded.evaluator);
-        let mut player = make_player(&self.kind.into(), role, game, config, evaluator)?;
+        let mut player = make_player(&self.player, role, game, config, evaluator)?;
         // One search of the clock, all of it in `choose`.
         player.prepare(game, role, Deadline::after(Duration::ZERO))?;
         let choice = player.choose(&Ask::new(game, state, role, deadline))?;
@@ -231,7 +233,7 @@ impl Search {
                         writeln!(out, "Principal variation: {}", why.line.join(", "))?;
                     }
                 }
-                None => writeln!(out, "{} does not say why it chose this move", self.kind)?,
+                None => writeln!(out, "{} does not say why it chose this move", self.player)?,
             }
         }
         Ok(())

@@ -237,17 +237,20 @@ pub enum Switch {
     Mast,
     /// Moves in the tree judged by their all-moves-as-first averages too (RAVE).
     Rave,
+    /// Each new leaf judged by 64 playouts at once, one per bit of a word on the network.
+    Batch,
 }
 
 impl Switch {
     /// Every switch.
-    pub const ALL: [Switch; 2] = [Switch::Mast, Switch::Rave];
+    pub const ALL: [Switch; 3] = [Switch::Mast, Switch::Rave, Switch::Batch];
 
     /// The switch's name after a `+`.
     pub fn as_str(self) -> &'static str {
         match self {
             Switch::Mast => "mast",
             Switch::Rave => "rave",
+            Switch::Batch => "batch",
         }
     }
 }
@@ -450,6 +453,7 @@ pub fn make_player<G: Game>(
             MctsPlayer::new(seed)
                 .with_mast(spec.has(Switch::Mast))
                 .with_rave(spec.has(Switch::Rave))
+                .with_leaf_playouts(if spec.has(Switch::Batch) { 64 } else { 1 })
                 .with_threads(config.threads)
                 .with_progress(progress),
         ),
@@ -457,6 +461,7 @@ pub fn make_player<G: Game>(
             MctsPlayer::baseline(seed)
                 .with_mast(spec.has(Switch::Mast))
                 .with_rave(spec.has(Switch::Rave))
+                .with_leaf_playouts(if spec.has(Switch::Batch) { 64 } else { 1 })
                 .with_threads(config.threads)
                 .with_progress(progress),
         ),
@@ -506,7 +511,7 @@ mod tests {
                 (Err(e), Err(want)) => {
                     let e = e.to_string();
                     assert!(e.starts_with(want), "{text}: {e}");
-                    assert!(e.contains("+mast, +rave (e.g. `mcts+mast`)"), "{e}");
+                    assert!(e.contains("+mast, +rave, +batch (e.g. `mcts+mast`)"), "{e}");
                 }
                 (got, want) => panic!("{text}: {got:?}, expected {want:?}"),
             }

@@ -214,7 +214,9 @@ impl<G: Game> MctsPlayer<G> {
             tree.reroot(game, state, seed);
             tree.leaf_playouts = self.leaf_playouts;
             let moves = game.move_count();
-            if !(self.mast || self.rave) || moves == 0 {
+            // A puzzle's best line is kept by `mcts` (not the baseline): it needs the moves by number.
+            let puzzle = roles == 1 && self.think_ahead;
+            if !(self.mast || self.rave || puzzle) || moves == 0 {
                 tree.policy = None;
             } else if !tree
                 .policy
@@ -296,6 +298,28 @@ impl<G: Game> MctsPlayer<G> {
         }
     }
 
+    /// In a one-player game, the root move that starts the best line any tree has played, unless a
+    /// proven win is known (each tree moves its line on when it is rerooted).
+    fn best_line(&self, game: &G, role: RoleIndex, moves: &[RootMove]) -> Option<usize> {
+        if game.info().num_roles() != 1 || moves.iter().any(|m| m.exact == Some(1.0)) {
+            return None;
+        }
+        let t = (0..self.trees.len())
+            .filter(|&t| !self.trees[t].best_line.is_empty())
+            .max_by(|&a, &b| {
+                self.trees[a]
+                    .best_reward
+                    .total_cmp(&self.trees[b].best_reward)
+            })?;
+        let tree = &self.trees[t];
+        let first = tree.best_line[0];
+        let root = &tree.nodes[0];
+        let i = (0..tree.count(root, role)).find(|&i| {
+            game.move_number(&tree.moves[tree.stat_index(root, role, i)]) == Some(first)
+        })?;
+        Some(i as usize)
+    }
+
     fn simulations(&self) -> u64 {
         self.trees.iter().map(|t| t.simulations).sum()
     }
@@ -309,6 +333,11 @@ impl<G: Game> Player<G> for MctsPlayer<G> {
         }
         if self.rave {
             kind.push_str("+rave");
+        }
+        match self.leaf_playouts {
+            1 => {}
+            64 => kind.push_str("+batch"),
+            n => kind.push_str(&format!("+batch{n}")),
         }
         if self.threads > 1 {
             format!("{kind}({} threads)", self.threads)
@@ -381,7 +410,10 @@ impl<G: Game> Player<G> for MctsPlayer<G> {
                 m.exact = m.exact.or(other.exact);
             }
         }
-        let best = final_choice(&moves);
+        let mut best = final_choice(&moves);
+        if let Some(line) = self.best_line(game, role, &moves) {
+            best = line;
+        }
         let at = self.trees[0].stat_index(&self.trees[0].nodes[0], role, best as u32);
         let explanation = explain(game, &self.trees[0], role, &moves, best);
         Ok(Choice {
@@ -816,5 +848,65 @@ mod tests {
         );
         let c = p.choose(&Ask::new(&g, &s, 0, far())).unwrap();
         assert_eq!(g.show_move(&c.mv), "drop(4)");
+    }
+
+    /// A lock of eight buttons pressed in a secret order; each right press is worth an eighth.
+    const LOCK: &str = "(role p) (button 1) (button 2) (button 3) (button 4)
+        (succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5) (succ 5 6) (succ 6 7) (succ 7 8)
+        (secret 0 3) (secret 1 1) (secret 2 4) (secret 3 2) (secret 4 2) (secret 5 1) (secret 6 3)
+        (secret 7 4)
+        (worth 0 0) (worth 1 12) (worth 2 25) (worth 3 37) (worth 4 50) (worth 5 62) (worth 6 75)
+        (worth 7 87) (worth 8 100)
+        (init (step 0)) (init (hits 0))
+        (<= (legal p (press ?b)) (button ?b))
+        (<= (next (step ?m)) (true (step ?n)) (succ ?n ?m))
+        (<= (next (hits ?m)) (true (hits ?k)) (true (step ?n)) (does p (press ?b)) (secret ?n ?b)
+            (succ ?k ?m))
+        (<= (next (hits ?k)) (true (hits ?k)) (true (step ?n)) (does p (press ?b))
+            (not (secret ?n ?b)))
+        (<= terminal (true (step 8)))
+        (<= (goal p ?g) (true (hits ?k)) (worth ?k ?g))";
+
+    #[test]
+    fn a_puzzles_best_line_is_kept_and_followed() {
+        let program = crate::syntax::parse_kif(LOCK).unwrap();
+        let g = crate::network::NetGame::from_program(&program, "lock").unwrap();
+        let mut p = MctsPlayer::new(4).with_simulation_limit(3_000);
+        let mut s = g.initial_state();
+        let c = p.choose(&Ask::new(&g, &s, 0, far())).unwrap();
+        let (line, reward) = (p.trees[0].best_line.clone(), p.trees[0].best_reward);
+        assert_eq!(line.len(), 8, "{line:?}");
+        // The line replays to its reward, and its first move is the one played.
+        let mut end = s.clone();
+        for &n in &line {
+            let mut moves = Vec::new();
+            g.legal_moves(&end, 0, &mut moves);
+            let m = moves.iter().find(|m| g.move_number(m) == Some(n)).unwrap();
+            end = g.play(&end, 0, m);
+        }
+        assert!(g.is_terminal(&end));
+        assert_eq!(f64::from(g.goal(&end, 0)), (reward * 100.0).round());
+        assert_eq!(g.move_number(&c.mv), Some(line[0]));
+        // With one simulation a move, the player follows the line to its reward or finds better.
+        p.max_simulations = Some(1);
+        s = g.play(&s, 0, &c.mv);
+        let (mut followed, mut kept) = (1, 0);
+        while !g.is_terminal(&s) {
+            let c = p.choose(&Ask::new(&g, &s, 0, far())).unwrap();
+            if p.trees[0].best_reward == reward {
+                assert_eq!(p.trees[0].best_line, line[followed..], "move {followed}");
+                assert_eq!(g.move_number(&c.mv), Some(line[followed]));
+                kept += 1;
+            }
+            s = g.play(&s, 0, &c.mv);
+            followed += 1;
+        }
+        assert!(kept >= 4, "the line was followed for {kept} moves");
+        assert!(f64::from(g.goal(&s, 0)) >= (reward * 100.0).round());
+        // The baseline keeps no line.
+        let mut uct = MctsPlayer::baseline(4).with_simulation_limit(500);
+        uct.choose(&Ask::new(&g, &g.initial_state(), 0, far()))
+            .unwrap();
+        assert!(uct.trees[0].best_line.is_empty());
     }
 }

@@ -76,6 +76,10 @@ pub(super) struct Tree<S, M> {
     pub(super) policy: Option<Policy>,
     /// Whether selection blends in the AMAF statistics (RAVE; needs `policy`).
     pub(super) rave: bool,
+    /// One-player games (with `policy`): the best reward a simulation has reached from the root, and
+    /// the moves (by number) that reached it, which a deterministic game lets the player repeat.
+    pub(super) best_line: Vec<u32>,
+    pub(super) best_reward: f64,
     /// Simulations of the current search that learned something: a playout, a judgement, or a node
     /// found terminal.
     pub(super) simulations: u64,
@@ -109,6 +113,8 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
             goal_totals: vec![0; roles],
             policy: None,
             rave: false,
+            best_line: Vec::new(),
+            best_reward: 0.0,
             simulations: 0,
             solved_walks: 0,
             path: Vec::new(),
@@ -260,6 +266,11 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
         let log_n = f64::from(n.visits.max(1)).ln();
         let offset = random_index(&mut self.rng, count as usize) as u32;
         let mut best = (f64::NEG_INFINITY, 0);
+        // In a puzzle searched for its best line, a solved move is known and walking into it again
+        // learns nothing: the walks go to the others (the best line keeps what the solved ones
+        // reached), and to the best solved move only when every move is solved.
+        let puzzle = self.roles == 1 && self.policy.is_some();
+        let mut best_solved = (f64::NEG_INFINITY, 0);
         for k in 0..count {
             let i = (k + offset) % count;
             let st = self.stats[first + i as usize];
@@ -275,6 +286,12 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
             };
             let score = match exact {
                 Some(v) if v >= 1.0 => return i,
+                Some(v) if puzzle => {
+                    if v > best_solved.0 {
+                        best_solved = (v, i);
+                    }
+                    continue;
+                }
                 Some(v) => v,
                 None if st.visits == 0 && (!self.rave || st.amaf_visits == 0) => return i,
                 None if self.rave => {
@@ -296,7 +313,11 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
                 best = (score, i);
             }
         }
-        best.1
+        if best.0 == f64::NEG_INFINITY {
+            best_solved.1
+        } else {
+            best.1
+        }
     }
 
     /// One simulation from the root; when the tree is `full` it adds no node (the playout still counts).
@@ -420,6 +441,12 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
         if self.rave {
             self.update_amaf(game);
         }
+        if self.roles == 1 && self.rewards[0] > self.best_reward {
+            if let Some(p) = &self.policy {
+                self.best_reward = self.rewards[0];
+                self.best_line.clone_from(&p.played);
+            }
+        }
         if let Some(p) = &mut self.policy {
             p.learn(&self.rewards);
         }
@@ -477,6 +504,33 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
                     }
                 }
             }
+        }
+    }
+
+    /// The best line (see `best_line`) as seen from `state`: the same line when `state` is the root,
+    /// its rest when `state` follows the root by its first move, else nothing.
+    fn line_after<G: Game<State = S, Move = M>>(
+        &mut self,
+        game: &G,
+        state: &S,
+        mut line: Vec<u32>,
+    ) -> Vec<u32> {
+        let Some(root) = self.nodes.first() else {
+            return Vec::new();
+        };
+        if root.state == *state || line.is_empty() {
+            return line;
+        }
+        game.legal_moves(&root.state, 0, &mut self.buf);
+        let first = self
+            .buf
+            .iter()
+            .find(|m| game.move_number(m) == Some(line[0]));
+        if first.is_some_and(|m| game.play(&root.state, 0, m) == *state) {
+            line.remove(0);
+            line
+        } else {
+            Vec::new()
         }
     }
 
@@ -647,6 +701,8 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
                 })
         });
         let (policy, rave) = (self.policy.take(), self.rave);
+        let (line, reward) = (std::mem::take(&mut self.best_line), self.best_reward);
+        let line = self.line_after(game, state, line);
         match found {
             Some(0) => {}
             Some(node) => *self = self.subtree(node, seed),
@@ -658,6 +714,8 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
         }
         self.policy = policy;
         self.rave = rave;
+        self.best_reward = if line.is_empty() { 0.0 } else { reward };
+        self.best_line = line;
         self.simulations = 0;
         self.solved_walks = 0;
     }
