@@ -99,6 +99,58 @@ fn batch_playouts_end_in_terminal_states() {
     assert!((64 * 5..=64 * 9).contains(&steps), "{steps}");
 }
 
+/// The 64-lane playouts draw each lane's moves uniformly, as the one-at-a-time playouts do: over
+/// thousands of playouts from the same states, every role's mean goal and the mean length agree.
+#[test]
+fn batch_playouts_score_as_one_playout_at_a_time_does() {
+    for (name, moves, tolerance) in [
+        ("ticTacToe", 0, 2.0),
+        ("connectFour", 0, 2.5),
+        ("connectFour", 6, 2.5),
+        ("breakthrough", 10, 3.0),
+        ("3pConnectFour", 0, 2.5),
+    ] {
+        let (program, _) = load(name);
+        let net = NetGame::from_program(&program, name).unwrap();
+        let roles = net.info().num_roles();
+        let mut rng = SmallRng::seed_from_u64(5);
+        let mut buf = Vec::new();
+        let start = net
+            .random_playout(&net.initial_state(), &mut rng, &mut buf, moves)
+            .0;
+        let rounds = 100;
+        let mut batch = vec![0i64; roles];
+        let mut batch_steps = 0;
+        for _ in 0..rounds {
+            batch_steps += net
+                .batch_playouts_from(&start, &mut rng, 64, 1000, &mut batch)
+                .1;
+        }
+        let mut single = vec![0i64; roles];
+        let mut single_steps = 0;
+        for _ in 0..rounds * 64 {
+            let (end, steps) = net.random_playout(&start, &mut rng, &mut buf, 1000);
+            single_steps += u64::from(steps);
+            for (r, total) in single.iter_mut().enumerate() {
+                *total += i64::from(net.goal(&end, r));
+            }
+        }
+        let n = f64::from(rounds * 64);
+        for r in 0..roles {
+            let (b, s) = (batch[r] as f64 / n, single[r] as f64 / n);
+            assert!(
+                (b - s).abs() < tolerance,
+                "{name} after {moves}: role {r}: batch {b:.1}, one at a time {s:.1}"
+            );
+        }
+        let (b, s) = (batch_steps as f64 / n, single_steps as f64 / n);
+        assert!(
+            (b - s).abs() < 0.05 * s,
+            "{name}: lengths {b:.2} and {s:.2}"
+        );
+    }
+}
+
 #[test]
 fn random_playout_reaches_a_terminal_state() {
     let (program, _) = load("connectFour");

@@ -1,6 +1,7 @@
 //! Playouts on the network: one at a time by change propagation or by a levelised pass (the faster
 //! of the two is chosen at load), and 64 at once, one per bit of a word.
 
+use crate::game::random_index;
 use rand::rngs::SmallRng;
 use rand::Rng;
 
@@ -332,7 +333,7 @@ impl NetGame {
         let mut next = vec![0u64; n.props.len()];
         let mut alive = all;
         let mut steps = 0u64;
-        let mut cand: Vec<u32> = Vec::with_capacity(n.moves.len());
+        let mut words: Vec<u64> = Vec::with_capacity(n.moves.len());
         let mut touched: Vec<u32> = Vec::new();
         for _ in 0..max_steps {
             eval(
@@ -345,26 +346,58 @@ impl NetGame {
             if alive == 0 {
                 break;
             }
-            let mut lanes_left = alive;
-            while lanes_left != 0 {
-                let lane = lanes_left.trailing_zeros();
-                lanes_left &= lanes_left - 1;
-                for legal in &n.legal {
-                    cand.clear();
-                    cand.extend(
-                        legal
-                            .iter()
-                            .filter(|o| lit_val(&vals, o.lit) >> lane & 1 != 0)
-                            .map(|o| o.does),
-                    );
-                    if cand.is_empty() {
-                        alive &= !(1 << lane);
-                        continue;
-                    }
-                    let d = cand[rng.gen_range(0..cand.len())];
+            for legal in &n.legal {
+                // The role's legal outputs as words over the lanes, each read once a step.
+                words.clear();
+                words.extend(legal.iter().map(|o| lit_val(&vals, o.lit) & alive));
+                let mut held = words.iter().enumerate().filter(|(_, w)| **w != 0);
+                if let (Some((j, &w)), None) = (held.next(), held.next()) {
+                    // One move is the only one legal wherever the role has one (a waiting role's
+                    // no-op): every such lane plays it, and a lane without one stops.
+                    alive &= w;
+                    let d = legal[j].does;
                     if d != u32::MAX {
-                        vals[d as usize] |= 1 << lane;
+                        vals[d as usize] |= w;
                         touched.push(d);
+                    }
+                    continue;
+                }
+                let mut lanes_left = alive;
+                while lanes_left != 0 {
+                    let bit = lanes_left & lanes_left.wrapping_neg();
+                    lanes_left &= lanes_left - 1;
+                    // A few uniform draws over all the outputs, kept when legal, then the k-th
+                    // legal one: uniform over the legal moves either way, and where most outputs
+                    // are legal the draws nearly always hit.
+                    let mut pick = None;
+                    for _ in 0..DRAWS {
+                        let j = random_index(rng, words.len());
+                        if words[j] & bit != 0 {
+                            pick = Some(j);
+                            break;
+                        }
+                    }
+                    if pick.is_none() {
+                        let count = words.iter().filter(|w| **w & bit != 0).count();
+                        if count > 0 {
+                            let k = random_index(rng, count);
+                            pick = words
+                                .iter()
+                                .enumerate()
+                                .filter(|(_, w)| **w & bit != 0)
+                                .nth(k)
+                                .map(|(j, _)| j);
+                        }
+                    }
+                    match pick {
+                        None => alive &= !bit,
+                        Some(j) => {
+                            let d = legal[j].does;
+                            if d != u32::MAX {
+                                vals[d as usize] |= bit;
+                                touched.push(d);
+                            }
+                        }
                     }
                 }
             }
@@ -405,6 +438,9 @@ impl NetGame {
         (lanes, steps)
     }
 }
+
+/// Uniform draws over a role's legal outputs a batch lane tries before counting its legal moves.
+const DRAWS: u32 = 4;
 
 /// A uniformly random set bit of `words`: its offset from the first word's bit 0.
 #[inline]
