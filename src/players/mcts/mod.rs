@@ -767,6 +767,21 @@ mod tests {
             0
         );
     }
+    /// Red's three in a row on the bottom row, red to move: `drop(4)` wins.
+    fn red_has_three_in_a_row(g: &Connect4) -> <Connect4 as Game>::State {
+        play_moves(
+            g,
+            &[
+                (0, "drop(1)"),
+                (1, "drop(1)"),
+                (0, "drop(2)"),
+                (1, "drop(2)"),
+                (0, "drop(3)"),
+                (1, "drop(3)"),
+            ],
+        )
+    }
+
     #[test]
     fn mast_learns_every_roles_moves_and_still_finds_the_win() {
         let g = Connect4::new(6, 7).unwrap();
@@ -790,18 +805,8 @@ mod tests {
                 );
             }
         }
-        // Red's three in a row: the guided search still plays the winning drop.
-        let s = play_moves(
-            &g,
-            &[
-                (0, "drop(1)"),
-                (1, "drop(1)"),
-                (0, "drop(2)"),
-                (1, "drop(2)"),
-                (0, "drop(3)"),
-                (1, "drop(3)"),
-            ],
-        );
+        // The guided search still plays the winning drop.
+        let s = red_has_three_in_a_row(&g);
         let c = p.choose(&Ask::new(&g, &s, 0, far())).unwrap();
         assert_eq!(g.show_move(&c.mv), "drop(4)");
         // Without the switch there is no table.
@@ -835,17 +840,7 @@ mod tests {
         // The waiting role's no-op learns nothing.
         let noop = tree.stats[tree.stat_index(root, 1, 0)];
         assert_eq!(noop.amaf_visits, 0);
-        let s = play_moves(
-            &g,
-            &[
-                (0, "drop(1)"),
-                (1, "drop(1)"),
-                (0, "drop(2)"),
-                (1, "drop(2)"),
-                (0, "drop(3)"),
-                (1, "drop(3)"),
-            ],
-        );
+        let s = red_has_three_in_a_row(&g);
         let c = p.choose(&Ask::new(&g, &s, 0, far())).unwrap();
         assert_eq!(g.show_move(&c.mv), "drop(4)");
     }

@@ -700,7 +700,9 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
                     })
                 })
         });
-        let (policy, rave) = (self.policy.take(), self.rave);
+        // What outlives the tree's nodes: MAST's averages and a puzzle's best line (`rave` is set
+        // again by the player after every reroot).
+        let policy = self.policy.take();
         let (line, reward) = (std::mem::take(&mut self.best_line), self.best_reward);
         let line = self.line_after(game, state, line);
         match found {
@@ -713,7 +715,6 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
             }
         }
         self.policy = policy;
-        self.rave = rave;
         self.best_reward = if line.is_empty() { 0.0 } else { reward };
         self.best_line = line;
         self.simulations = 0;
