@@ -18,6 +18,7 @@ use ggp::games::tictactoe::{self, TicTacToe};
 use ggp::load::{
     load, AnyGame, EngineChoice, EngineKind, GameSource, LoadOptions, Loaded, Visitor,
 };
+use ggp::players::puzzle::{PuzzleSolver, PuzzleStatus};
 use ggp::players::{
     make_player, Ask, Clock, Deadline, MctsPlayer, Player, PlayerConfig, PlayerKind,
 };
@@ -588,4 +589,68 @@ fn mcts_plays_every_corpus_game_legally_and_on_time() {
         failures.join("\n")
     );
     assert!(played > 90, "{played} games played");
+}
+
+/// The puzzle search from a game's initial state, with all the time it needs: its status, and the best
+/// line's goal, length and the goal its replay ends with (`-1` when the replay does not end the game).
+struct SolvePuzzle;
+
+impl Visitor for SolvePuzzle {
+    type Output = (PuzzleStatus, Option<(i32, usize, i32)>);
+    fn visit<G: Game>(self, loaded: Loaded<G>) -> Self::Output {
+        let game = loaded.game.as_ref();
+        let mut solver = PuzzleSolver::new(game, game.initial_state());
+        let status = solver.search(game, Deadline::after(Duration::from_secs(3600)));
+        let line = solver.best_line(game).map(|(goal, line)| {
+            let mut s = game.initial_state();
+            for (_, mv) in &line {
+                s = game.next_state(&s, std::slice::from_ref(mv));
+            }
+            let reached = if game.is_terminal(&s) {
+                game.goal(&s, 0)
+            } else {
+                -1
+            };
+            (goal, line.len(), reached)
+        });
+        (status, line)
+    }
+}
+
+#[test]
+fn the_puzzle_search_solves_hanoi_and_the_eight_puzzle_in_the_fewest_moves() {
+    // Both score 100 only in exactly that many moves (hanoi ends at step 31; the eight-puzzle pays 99
+    // for any other length).
+    for (file, moves) in [("hanoi.kif", 31), ("eightPuzzle.kif", 30)] {
+        let g = load_rules(&corpus().join(file), Some(10)).unwrap();
+        let (status, line) = g.visit(SolvePuzzle);
+        assert_eq!(status, PuzzleStatus::Solved, "{file}");
+        assert_eq!(line, Some((100, moves, 100)), "{file}");
+    }
+}
+
+#[test]
+fn mcts_plays_a_puzzle_by_the_line_its_search_found_and_uct_does_not_search_one() {
+    let clock = Clock::new(Duration::from_secs(10), Duration::from_millis(500));
+    let played = |kind| {
+        load_rules(&corpus().join("hanoi.kif"), Some(10))
+            .unwrap()
+            .visit(CheckedMatch {
+                kinds: vec![kind],
+                clock,
+                seed: 3,
+                steps: 100,
+            })
+            .unwrap()
+    };
+    let mcts = played(PlayerKind::Mcts);
+    assert_eq!(mcts.goals, Some(vec![100]));
+    // The baseline's Monte Carlo search stays below the one line that scores 100 (its best is 80,
+    // four discs moved, when it finds the line that gets there).
+    let uct = played(PlayerKind::Uct);
+    assert!(
+        uct.goals.as_ref().is_some_and(|g| g[0] < 100),
+        "{:?}",
+        uct.goals
+    );
 }

@@ -17,6 +17,7 @@ pub mod kinds;
 pub mod learned;
 pub mod mcs;
 pub mod mcts;
+pub mod puzzle;
 pub mod seeds;
 pub mod simple;
 

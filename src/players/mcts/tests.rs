@@ -1,0 +1,334 @@
+//! Unit tests of `mcts`: the solver, thinking ahead, the switches and puzzles.
+
+use super::*;
+use crate::games::connect4::Connect4;
+use crate::games::tictactoe::TicTacToe;
+use std::time::Duration;
+
+fn play_moves<G: Game>(g: &G, moves: &[(usize, &str)]) -> G::State {
+    let mut s = g.initial_state();
+    for &(role, text) in moves {
+        let mv = g.parse_move(&s, role, text).unwrap();
+        s = g.play(&s, role, &mv);
+    }
+    s
+}
+
+#[test]
+fn final_choice_prefers_proven_values_over_losing_averages() {
+    let win = RootMove {
+        visits: 1,
+        total: 0.0,
+        exact: Some(1.0),
+    };
+    let busy = RootMove {
+        visits: 900,
+        total: 800.0,
+        exact: None,
+    };
+    assert_eq!(
+        final_choice(&[busy, win]),
+        1,
+        "a proven win is played at once"
+    );
+    let draw = RootMove {
+        visits: 5,
+        total: 2.5,
+        exact: Some(0.5),
+    };
+    let loss = RootMove {
+        visits: 50,
+        total: 0.0,
+        exact: Some(0.0),
+    };
+    let poor = RootMove {
+        visits: 100,
+        total: 20.0,
+        exact: None,
+    };
+    assert_eq!(
+        final_choice(&[poor, draw, loss]),
+        1,
+        "the draw beats a 20% average"
+    );
+    let good = RootMove {
+        visits: 100,
+        total: 70.0,
+        exact: None,
+    };
+    assert_eq!(
+        final_choice(&[good, draw, loss]),
+        0,
+        "a 70% average beats the draw"
+    );
+}
+
+#[test]
+fn mcts_takes_an_immediate_win_and_blocks_an_immediate_loss() {
+    let g = TicTacToe::new(3, 3).unwrap();
+    // x: (1,1) (1,2); o: (2,1) (2,2); x to move wins at (1,3).
+    let s = play_moves(
+        &g,
+        &[
+            (0, "mark(1,1)"),
+            (1, "mark(2,1)"),
+            (0, "mark(1,2)"),
+            (1, "mark(2,2)"),
+        ],
+    );
+    let mut p = MctsPlayer::new(3);
+    let c = p
+        .choose(&Ask::new(
+            &g,
+            &s,
+            0,
+            Deadline::after(Duration::from_millis(300)),
+        ))
+        .unwrap();
+    assert_eq!(g.show_move(&c.mv), "mark(1,3)");
+    // o to move must block x's row at (1,3).
+    let s = play_moves(&g, &[(0, "mark(1,1)"), (1, "mark(3,3)"), (0, "mark(1,2)")]);
+    let mut p = MctsPlayer::new(5);
+    let c = p
+        .choose(&Ask::new(
+            &g,
+            &s,
+            1,
+            Deadline::after(Duration::from_millis(300)),
+        ))
+        .unwrap();
+    assert_eq!(g.show_move(&c.mv), "mark(1,3)");
+}
+
+#[test]
+fn the_tree_is_kept_for_the_state_actually_reached() {
+    let g = Connect4::new(6, 7).unwrap();
+    let mut p = MctsPlayer::new(1);
+    let s = g.initial_state();
+    let c = p
+        .choose(&Ask::new(
+            &g,
+            &s,
+            0,
+            Deadline::after(Duration::from_millis(100)),
+        ))
+        .unwrap();
+    let after = g.play(&s, 0, &c.mv);
+    let known = p.trees[0]
+        .children_of(0)
+        .into_iter()
+        .find(|&n| p.trees[0].nodes[n as usize].state == after)
+        .map(|n| p.trees[0].nodes[n as usize].visits)
+        .expect("the chosen move's child is in the tree");
+    let _ = p.choose(&Ask::new(
+        &g,
+        &after,
+        1,
+        Deadline::after(Duration::from_millis(1)),
+    ));
+    assert!(
+        p.trees[0].nodes[0].visits >= known,
+        "the subtree's visits were kept"
+    );
+    assert!(p.trees[0].nodes[0].state == after);
+}
+
+/// Thinking ahead is bounded by a simulation limit here, so the tests repeat whatever the clock.
+fn far() -> Deadline {
+    Deadline::after(Duration::from_secs(60))
+}
+
+#[test]
+fn the_start_clock_grows_the_first_states_tree_which_the_first_move_keeps() {
+    let g = Connect4::new(6, 7).unwrap();
+    let s = g.initial_state();
+    let mut p = MctsPlayer::new(1).with_simulation_limit(2_000);
+    p.prepare(&g, 0, far()).unwrap();
+    let grown = p.trees[0].nodes[0].visits;
+    assert!(grown >= 1_000, "{grown}");
+    p.choose(&Ask::new(&g, &s, 0, far())).unwrap();
+    assert!(p.trees[0].nodes[0].visits >= grown + 1_000);
+    // The baseline prepares nothing.
+    let mut uct = MctsPlayer::<Connect4>::baseline(1).with_simulation_limit(2_000);
+    uct.prepare(&g, 0, far()).unwrap();
+    assert!(uct.trees.is_empty());
+    // Beside seats that are all ready, there is nothing to wait for: no thinking.
+    let mut p = MctsPlayer::new(1).with_simulation_limit(2_000);
+    let ready = AtomicUsize::new(1);
+    p.prepare_beside(&g, 0, far(), Duration::from_secs(1), &ready)
+        .unwrap();
+    assert_eq!(p.trees[0].nodes[0].visits, 0);
+}
+
+#[test]
+fn a_forced_move_grows_the_next_states_tree_until_the_others_have_answered() {
+    let g = Connect4::new(6, 7).unwrap();
+    let s = play_moves(&g, &[(0, "drop(4)")]);
+    // Black is to move: red's only move is its no-op.
+    let ask = Ask::new(&g, &s, 0, far());
+    let mut p = MctsPlayer::new(1).with_simulation_limit(2_000);
+    let c = p.choose(&ask).unwrap();
+    assert_eq!(c.stats.simulations, 2_000);
+    assert!(p.trees[0].nodes[0].state == s);
+    // Black moves; red's next search starts from what it grew meanwhile.
+    let after = play_moves(&g, &[(0, "drop(4)"), (1, "drop(3)")]);
+    let known = p.trees[0]
+        .children_of(0)
+        .into_iter()
+        .find(|&n| p.trees[0].nodes[n as usize].state == after)
+        .map(|n| p.trees[0].nodes[n as usize].visits)
+        .expect("black's reply is in the tree");
+    assert!(known > 0);
+    // When the other seats have answered, the step waits for nobody: the no-op comes at once.
+    let answered = AtomicUsize::new(1);
+    let mut ask = Ask::new(&g, &s, 0, far());
+    ask.unanswered = Some(&answered);
+    let mut p = MctsPlayer::new(1).with_simulation_limit(2_000);
+    assert_eq!(p.choose(&ask).unwrap().stats.simulations, 0);
+    // The baseline answers at once too.
+    let mut uct = MctsPlayer::baseline(1).with_simulation_limit(2_000);
+    assert_eq!(
+        uct.choose(&Ask::new(&g, &s, 0, far()))
+            .unwrap()
+            .stats
+            .simulations,
+        0
+    );
+}
+/// Red's three in a row on the bottom row, red to move: `drop(4)` wins.
+fn red_has_three_in_a_row(g: &Connect4) -> <Connect4 as Game>::State {
+    play_moves(
+        g,
+        &[
+            (0, "drop(1)"),
+            (1, "drop(1)"),
+            (0, "drop(2)"),
+            (1, "drop(2)"),
+            (0, "drop(3)"),
+            (1, "drop(3)"),
+        ],
+    )
+}
+
+#[test]
+fn mast_learns_every_roles_moves_and_still_finds_the_win() {
+    let g = Connect4::new(6, 7).unwrap();
+    let mut p = MctsPlayer::baseline(1)
+        .with_mast(true)
+        .with_simulation_limit(3_000);
+    assert_eq!(Player::<Connect4>::name(&p), "uct+mast");
+    p.choose(&Ask::new(&g, &g.initial_state(), 0, far()))
+        .unwrap();
+    let mast = p.trees[0]
+        .policy
+        .as_ref()
+        .expect("a table for a game with move numbers");
+    // Every column was tried by both colours and has an average below a sure win.
+    for role in 0..2 {
+        for column in 0..7 {
+            let mean = mast.mean(role, column);
+            assert!(
+                mean > 0.0 && mean < 1.0,
+                "role {role} column {column}: {mean}"
+            );
+        }
+    }
+    // The guided search still plays the winning drop.
+    let s = red_has_three_in_a_row(&g);
+    let c = p.choose(&Ask::new(&g, &s, 0, far())).unwrap();
+    assert_eq!(g.show_move(&c.mv), "drop(4)");
+    // Without the switch there is no table.
+    let mut plain = MctsPlayer::baseline(1).with_simulation_limit(100);
+    plain
+        .choose(&Ask::new(&g, &g.initial_state(), 0, far()))
+        .unwrap();
+    assert!(plain.trees[0].policy.is_none());
+}
+
+#[test]
+fn rave_gathers_all_moves_as_first_statistics_and_still_finds_the_win() {
+    let g = Connect4::new(6, 7).unwrap();
+    let mut p = MctsPlayer::baseline(1)
+        .with_rave(true)
+        .with_simulation_limit(3_000);
+    assert_eq!(Player::<Connect4>::name(&p), "uct+rave");
+    p.choose(&Ask::new(&g, &g.initial_state(), 0, far()))
+        .unwrap();
+    let tree = &p.trees[0];
+    let root = &tree.nodes[0];
+    // Every simulation passes the root: each of red's columns was played there or later in
+    // most of them, far more often than it was tried first.
+    for i in 0..tree.count(root, 0) {
+        let st = tree.stats[tree.stat_index(root, 0, i)];
+        assert!(st.amaf_visits > st.visits, "column {i}: {st:?}");
+        assert!(st.amaf_visits <= root.visits);
+        let mean = f64::from(st.amaf_total) / f64::from(st.amaf_visits);
+        assert!(mean > 0.0 && mean < 1.0, "column {i}: {mean}");
+    }
+    // The waiting role's no-op learns nothing.
+    let noop = tree.stats[tree.stat_index(root, 1, 0)];
+    assert_eq!(noop.amaf_visits, 0);
+    let s = red_has_three_in_a_row(&g);
+    let c = p.choose(&Ask::new(&g, &s, 0, far())).unwrap();
+    assert_eq!(g.show_move(&c.mv), "drop(4)");
+}
+
+/// A lock of eight buttons pressed in a secret order; each right press is worth an eighth.
+const LOCK: &str = "(role p) (button 1) (button 2) (button 3) (button 4)
+    (succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5) (succ 5 6) (succ 6 7) (succ 7 8)
+    (secret 0 3) (secret 1 1) (secret 2 4) (secret 3 2) (secret 4 2) (secret 5 1) (secret 6 3)
+    (secret 7 4)
+    (worth 0 0) (worth 1 12) (worth 2 25) (worth 3 37) (worth 4 50) (worth 5 62) (worth 6 75)
+    (worth 7 87) (worth 8 100)
+    (init (step 0)) (init (hits 0))
+    (<= (legal p (press ?b)) (button ?b))
+    (<= (next (step ?m)) (true (step ?n)) (succ ?n ?m))
+    (<= (next (hits ?m)) (true (hits ?k)) (true (step ?n)) (does p (press ?b)) (secret ?n ?b)
+        (succ ?k ?m))
+    (<= (next (hits ?k)) (true (hits ?k)) (true (step ?n)) (does p (press ?b))
+        (not (secret ?n ?b)))
+    (<= terminal (true (step 8)))
+    (<= (goal p ?g) (true (hits ?k)) (worth ?k ?g))";
+
+#[test]
+fn a_puzzles_best_line_is_kept_and_followed() {
+    let program = crate::syntax::parse_kif(LOCK).unwrap();
+    let g = crate::network::NetGame::from_program(&program, "lock").unwrap();
+    let mut p = MctsPlayer::new(4).with_simulation_limit(3_000);
+    let mut s = g.initial_state();
+    let c = p.choose(&Ask::new(&g, &s, 0, far())).unwrap();
+    let (line, reward) = (p.trees[0].best_line.clone(), p.trees[0].best_reward);
+    assert_eq!(line.len(), 8, "{line:?}");
+    // The line replays to its reward, and its first move is the one played.
+    let mut end = s.clone();
+    for &n in &line {
+        let mut moves = Vec::new();
+        g.legal_moves(&end, 0, &mut moves);
+        let m = moves.iter().find(|m| g.move_number(m) == Some(n)).unwrap();
+        end = g.play(&end, 0, m);
+    }
+    assert!(g.is_terminal(&end));
+    assert_eq!(f64::from(g.goal(&end, 0)), (reward * 100.0).round());
+    assert_eq!(g.move_number(&c.mv), Some(line[0]));
+    // With one simulation a move, the player follows the line to its reward or finds better.
+    p.max_simulations = Some(1);
+    s = g.play(&s, 0, &c.mv);
+    let (mut followed, mut kept) = (1, 0);
+    while !g.is_terminal(&s) {
+        let c = p.choose(&Ask::new(&g, &s, 0, far())).unwrap();
+        if p.trees[0].best_reward == reward {
+            assert_eq!(p.trees[0].best_line, line[followed..], "move {followed}");
+            assert_eq!(g.move_number(&c.mv), Some(line[followed]));
+            kept += 1;
+        }
+        s = g.play(&s, 0, &c.mv);
+        followed += 1;
+    }
+    assert!(kept >= 4, "the line was followed for {kept} moves");
+    assert!(f64::from(g.goal(&s, 0)) >= (reward * 100.0).round());
+    // The baseline keeps no line.
+    let mut uct = MctsPlayer::baseline(4).with_simulation_limit(500);
+    uct.choose(&Ask::new(&g, &g.initial_state(), 0, far()))
+        .unwrap();
+    assert!(uct.trees[0].best_line.is_empty());
+}
