@@ -97,6 +97,19 @@ pub trait Evaluator<G: Game>: Send + Sync {
     /// evaluator that cannot judge a state says so with an error rather than inventing a number.
     fn estimate(&self, game: &G, state: &G::State) -> Result<Estimate, GameError>;
 
+    /// [`Evaluator::estimate`] for a search that must stop at `deadline`: an evaluator that can take
+    /// long (playouts of a long game) gives up with [`GameError::OutOfTime`] once it passes, and
+    /// otherwise judges exactly as `estimate` does. The default judges at once.
+    fn estimate_until(
+        &self,
+        game: &G,
+        state: &G::State,
+        deadline: std::time::Instant,
+    ) -> Result<Estimate, GameError> {
+        let _ = deadline;
+        self.estimate(game, state)
+    }
+
     /// The first role's expected goal (0..=100) that `Guess(guess)` stands for, when the evaluator's
     /// scale has that meaning (a hand-written heuristic's score usually has not).
     fn expected_goal(&self, guess: i32) -> Option<f64> {

@@ -9,6 +9,7 @@
 //! sequential search's).
 
 use std::hash::{Hash, Hasher};
+use std::time::Instant;
 
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
@@ -18,6 +19,10 @@ use crate::game::{Game, GameError};
 
 /// The longest playout a judgement plays before scoring the state it reached.
 const MAX_STEPS: u32 = 1_000;
+
+/// The moves a judgement with a deadline plays between two readings of the clock (a few milliseconds
+/// of chess on the network).
+const STRETCH: u32 = 32;
 
 /// The random playouts behind each judgement of a rule game by default: enough to tell a won position
 /// from a lost one, few enough that a depth-4 search plays a whole game of Connect Four in seconds.
@@ -43,8 +48,15 @@ impl Playouts {
     }
 
     /// Every role's goal summed over the playouts from `state`, into `totals`; the generator is seeded
-    /// by the state, so the same state gives the same sums.
-    fn play<G: Game>(&self, game: &G, state: &G::State, totals: &mut [i64]) {
+    /// by the state, so the same state gives the same sums. With a `deadline`, the clock is read
+    /// between stretches of [`STRETCH`] moves and the judgement gives up once it has passed.
+    fn play<G: Game>(
+        &self,
+        game: &G,
+        state: &G::State,
+        totals: &mut [i64],
+        deadline: Option<Instant>,
+    ) -> Result<(), GameError> {
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
         state.hash(&mut hasher);
         let mut rng = SmallRng::seed_from_u64(hasher.finish());
@@ -52,11 +64,45 @@ impl Playouts {
         // shared between Jamboree's threads would need a lock.
         let mut buf = Vec::new();
         for _ in 0..self.playouts {
-            let (end, _) = game.random_playout(state, &mut rng, &mut buf, MAX_STEPS);
+            // A playout in stretches draws the same moves as one in a single call (each step draws
+            // from the generator alike), so a judgement does not depend on whether a clock was read.
+            let (mut end, mut steps) = game.random_playout(state, &mut rng, &mut buf, STRETCH);
+            let mut last = steps;
+            while last == STRETCH && steps < MAX_STEPS {
+                if deadline.is_some_and(|d| Instant::now() >= d) {
+                    return Err(GameError::OutOfTime);
+                }
+                let more = STRETCH.min(MAX_STEPS - steps);
+                (end, last) = game.random_playout(&end, &mut rng, &mut buf, more);
+                steps += last;
+                if last < more {
+                    break;
+                }
+            }
             for (r, total) in totals.iter_mut().enumerate() {
                 *total += i64::from(game.goal(&end, r));
             }
         }
+        Ok(())
+    }
+
+    /// [`Evaluator::estimate`] and [`Evaluator::estimate_until`].
+    fn judge<G: Game>(
+        &self,
+        game: &G,
+        state: &G::State,
+        deadline: Option<Instant>,
+    ) -> Result<Estimate, GameError> {
+        if game.info().num_roles() != 2 {
+            return Ok(Estimate::Guess(0));
+        }
+        if let Some(done) = final_estimate(game, state) {
+            return Ok(done);
+        }
+        let mut totals = [0i64; 2];
+        self.play(game, state, &mut totals, deadline)?;
+        let mean_times_ten = (totals[0] - totals[1]) * 10 / i64::from(self.playouts);
+        Ok(Estimate::Guess(mean_times_ten.clamp(-1000, 1000) as i32))
     }
 }
 
@@ -74,16 +120,17 @@ impl<G: Game> Evaluator<G> for Playouts {
     /// Exact in finished states; otherwise ten times role 0's mean goal minus role 1's over the playouts
     /// (so -1000..=1000). Games of other than two roles get `Guess(0)`.
     fn estimate(&self, game: &G, state: &G::State) -> Result<Estimate, GameError> {
-        if game.info().num_roles() != 2 {
-            return Ok(Estimate::Guess(0));
-        }
-        if let Some(done) = final_estimate(game, state) {
-            return Ok(done);
-        }
-        let mut totals = [0i64; 2];
-        self.play(game, state, &mut totals);
-        let mean_times_ten = (totals[0] - totals[1]) * 10 / i64::from(self.playouts);
-        Ok(Estimate::Guess(mean_times_ten.clamp(-1000, 1000) as i32))
+        self.judge(game, state, None)
+    }
+
+    /// As `estimate`, reading the clock between stretches of a playout's moves.
+    fn estimate_until(
+        &self,
+        game: &G,
+        state: &G::State,
+        deadline: Instant,
+    ) -> Result<Estimate, GameError> {
+        self.judge(game, state, Some(deadline))
     }
 
     fn expected_goal(&self, guess: i32) -> Option<f64> {
@@ -96,7 +143,7 @@ impl<G: Game> Evaluator<G> for Playouts {
             return goals_into(game, state, out);
         }
         let mut totals = vec![0i64; out.len()];
-        self.play(game, state, &mut totals);
+        self.play(game, state, &mut totals, None)?;
         for (v, t) in out.iter_mut().zip(totals) {
             *v = (t as f64 / f64::from(self.playouts)).clamp(0.0, 100.0);
         }
@@ -159,6 +206,31 @@ mod tests {
         assert_eq!(
             Playouts::new(4).estimate(&g, &s).unwrap(),
             GoalsOnly.estimate(&g, &s).unwrap()
+        );
+    }
+
+    #[test]
+    fn a_judgement_with_a_deadline_gives_up_after_it_and_otherwise_agrees() {
+        // A pile of 400 takes about 200 moves to empty: several stretches of a playout.
+        let g = crate::games::nim::Nim::new(400, false);
+        let s = g.initial_state();
+        let est = Playouts::new(4);
+        let passed = Instant::now();
+        assert!(matches!(
+            est.estimate_until(&g, &s, passed),
+            Err(GameError::OutOfTime)
+        ));
+        let far = Instant::now() + std::time::Duration::from_secs(3600);
+        assert_eq!(
+            est.estimate_until(&g, &s, far).unwrap(),
+            est.estimate(&g, &s).unwrap()
+        );
+        // A short game never reads the clock: it is judged in one stretch.
+        let short = crate::games::nim::Nim::new(5, false);
+        let s = short.initial_state();
+        assert_eq!(
+            est.estimate_until(&short, &s, passed).unwrap(),
+            est.estimate(&short, &s).unwrap()
         );
     }
 }

@@ -160,6 +160,8 @@ struct Search<'a, G: Game> {
     table: &'a mut [Entry],
     mask: usize,
     ticker: Ticker,
+    /// The deadline the ticker keeps, for the estimates that read the clock themselves.
+    deadline: std::time::Instant,
     nodes: u64,
     leaves: u64,
     horizon_hits: u64,
@@ -174,11 +176,20 @@ struct Search<'a, G: Game> {
 }
 
 impl<G: Game> Search<'_, G> {
-    fn horizon(&mut self, state: &G::State) -> i32 {
+    fn horizon(&mut self, state: &G::State) -> Result<i32, GameError> {
         self.leaves += 1;
         if self.use_estimate {
-            if let Ok(e) = self.evaluator.estimate(self.game, state) {
-                return match e {
+            // The estimate reads the clock too: a leaf's playouts on a long game take longer than a
+            // tick can foresee.
+            let judged = self
+                .evaluator
+                .estimate_until(self.game, state, self.deadline);
+            if let Err(GameError::OutOfTime) = judged {
+                self.ticker.stop();
+                return Err(GameError::OutOfTime);
+            }
+            if let Ok(e) = judged {
+                return Ok(match e {
                     Estimate::Definitely(Outcome::Winner(w)) if w == self.me => 100 * GOAL,
                     Estimate::Definitely(Outcome::Winner(_)) => 0,
                     Estimate::Definitely(Outcome::Draw) => 50 * GOAL,
@@ -186,10 +197,10 @@ impl<G: Game> Search<'_, G> {
                         let mine = if self.me == 0 { n } else { n.saturating_neg() };
                         50 * GOAL + mine.clamp(-GUESS_RANGE, GUESS_RANGE)
                     }
-                };
+                });
             }
         }
-        self.game.goal(state, self.me).clamp(0, 100) * GOAL
+        Ok(self.game.goal(state, self.me).clamp(0, 100) * GOAL)
     }
 
     fn value(
@@ -209,7 +220,7 @@ impl<G: Game> Search<'_, G> {
         }
         if depth == 0 {
             self.horizon_hits += 1;
-            return Ok(self.horizon(state));
+            return self.horizon(state);
         }
         let key = self.game.state_key(state);
         let slot = key as usize & self.mask;
@@ -484,6 +495,7 @@ impl<G: Game> Player<G> for IdPlayer<G> {
             mask: self.table.len() - 1,
             table: &mut self.table,
             ticker: Ticker::new(deadline),
+            deadline: deadline.instant(),
             nodes: 0,
             leaves: 0,
             horizon_hits: 0,

@@ -34,6 +34,8 @@ pub(crate) struct Ctx<'g, G: Game> {
     pub leaves: u64,
     /// Stops the search at its deadline, if it has one.
     pub ticker: Option<Ticker>,
+    /// That deadline, for the estimates that read the clock themselves.
+    deadline: Option<std::time::Instant>,
 }
 
 impl<'g, G: Game> Ctx<'g, G> {
@@ -50,6 +52,7 @@ impl<'g, G: Game> Ctx<'g, G> {
             nodes: 0,
             leaves: 0,
             ticker: deadline.map(Ticker::new),
+            deadline: deadline.map(Deadline::instant),
         }
     }
 
@@ -98,7 +101,17 @@ impl<'g, G: Game> Ctx<'g, G> {
     /// A leaf: estimates it, counting it.
     pub fn estimate(&mut self, state: &G::State) -> Result<Estimate, GameError> {
         self.leaves += 1;
-        self.evaluator.estimate(self.game, state)
+        match self.deadline {
+            // A leaf's playouts on a long game take longer than a tick can foresee.
+            Some(d) => {
+                let judged = self.evaluator.estimate_until(self.game, state, d);
+                if let (Err(GameError::OutOfTime), Some(t)) = (&judged, self.ticker.as_mut()) {
+                    t.stop();
+                }
+                judged
+            }
+            None => self.evaluator.estimate(self.game, state),
+        }
     }
 
     pub fn no_moves(&self, state: &G::State, role: RoleIndex) -> GameError {
