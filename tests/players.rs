@@ -654,3 +654,21 @@ fn mcts_plays_a_puzzle_by_the_line_its_search_found_and_uct_does_not_search_one(
         uct.goals
     );
 }
+
+#[test]
+fn depth_limited_players_stop_inside_a_leaf_estimate_that_outlasts_the_clock() {
+    // A chess leaf's eight playouts take about 0.4 s of CPU time: more than the whole move here, so a
+    // search that read the clock only between nodes would overrun it on its first leaf.
+    let clock = Clock::new(Duration::from_secs(1), Duration::from_millis(300));
+    let g = load_rules(&corpus().join("chess.kif"), Some(30)).unwrap();
+    assert_eq!(g.report().engine, EngineKind::Network);
+    let played = g
+        .visit(CheckedMatch {
+            kinds: vec![PlayerKind::Id, PlayerKind::Minimax],
+            clock,
+            seed: 5,
+            steps: 6,
+        })
+        .unwrap();
+    assert_eq!(played.steps, 6);
+}
