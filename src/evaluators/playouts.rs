@@ -75,9 +75,6 @@ impl Playouts {
                 let more = STRETCH.min(MAX_STEPS - steps);
                 (end, last) = game.random_playout(&end, &mut rng, &mut buf, more);
                 steps += last;
-                if last < more {
-                    break;
-                }
             }
             for (r, total) in totals.iter_mut().enumerate() {
                 *total += i64::from(game.goal(&end, r));

@@ -184,20 +184,24 @@ impl<G: Game> Search<'_, G> {
             let judged = self
                 .evaluator
                 .estimate_until(self.game, state, self.deadline);
-            if let Err(GameError::OutOfTime) = judged {
-                self.ticker.stop();
-                return Err(GameError::OutOfTime);
-            }
-            if let Ok(e) = judged {
-                return Ok(match e {
-                    Estimate::Definitely(Outcome::Winner(w)) if w == self.me => 100 * GOAL,
-                    Estimate::Definitely(Outcome::Winner(_)) => 0,
-                    Estimate::Definitely(Outcome::Draw) => 50 * GOAL,
-                    Estimate::Guess(n) => {
-                        let mine = if self.me == 0 { n } else { n.saturating_neg() };
-                        50 * GOAL + mine.clamp(-GUESS_RANGE, GUESS_RANGE)
-                    }
-                });
+            match judged {
+                Err(GameError::OutOfTime) => {
+                    self.ticker.stop();
+                    return Err(GameError::OutOfTime);
+                }
+                Ok(e) => {
+                    return Ok(match e {
+                        Estimate::Definitely(Outcome::Winner(w)) if w == self.me => 100 * GOAL,
+                        Estimate::Definitely(Outcome::Winner(_)) => 0,
+                        Estimate::Definitely(Outcome::Draw) => 50 * GOAL,
+                        Estimate::Guess(n) => {
+                            let mine = if self.me == 0 { n } else { n.saturating_neg() };
+                            50 * GOAL + mine.clamp(-GUESS_RANGE, GUESS_RANGE)
+                        }
+                    })
+                }
+                // An evaluator that cannot judge this state: its goal value instead.
+                Err(_) => {}
             }
         }
         Ok(self.game.goal(state, self.me).clamp(0, 100) * GOAL)

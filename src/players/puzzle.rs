@@ -47,6 +47,13 @@ pub enum PuzzleStatus {
     Full,
 }
 
+impl PuzzleStatus {
+    /// Whether the best line found is the best there is (solved or exhausted).
+    pub fn settles(self) -> bool {
+        matches!(self, PuzzleStatus::Solved | PuzzleStatus::Exhausted)
+    }
+}
+
 /// A breadth-first search of a one-player game's states from one root (see the module documentation).
 pub struct PuzzleSolver<G: Game> {
     root: G::State,
@@ -154,29 +161,33 @@ impl<G: Game> PuzzleSolver<G> {
         deadline: Deadline,
         stop: &AtomicBool,
     ) -> PuzzleStatus {
+        // The level being expanded is taken out of `self` while `expand` fills the next, so that
+        // no state is copied to be expanded.
+        let mut level = std::mem::take(&mut self.level);
         let mut count = 0u32;
         while self.status == PuzzleStatus::Searching {
             count = count.wrapping_add(1);
             if count % 64 == 1 && (deadline.passed() || stop.load(Ordering::Relaxed)) {
                 break;
             }
-            if self.at == self.level.len() {
+            if self.at == level.len() {
                 if self.next_level.is_empty() {
                     self.status = PuzzleStatus::Exhausted;
                     break;
                 }
-                self.level.clear();
-                std::mem::swap(&mut self.level, &mut self.next_level);
+                level.clear();
+                std::mem::swap(&mut level, &mut self.next_level);
                 self.at = 0;
                 self.depth += 1;
             }
-            let (state, number) = self.level[self.at].clone();
+            let (state, number) = &level[self.at];
             self.at += 1;
-            self.expand(game, &state, number);
+            self.expand(game, state, *number);
         }
-        if self.status != PuzzleStatus::Searching {
+        if self.status == PuzzleStatus::Searching {
+            self.level = level;
+        } else {
             // Only the parents are needed now, to rebuild the best line.
-            self.level = Vec::new();
             self.next_level = Vec::new();
             self.seen = HashSet::with_hasher(PassThrough);
         }

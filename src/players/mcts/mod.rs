@@ -50,7 +50,6 @@ use std::time::{Duration, Instant};
 use crate::evaluators::Evaluator;
 use crate::game::{Game, GameError, RoleIndex};
 use crate::players::clock::{role_seed, Deadline, Progress, ProgressTimer, Ticker};
-use crate::players::puzzle::PuzzleStatus;
 use crate::players::{forced_choice, thousands, Ask, Choice, Player, PlayerError, SearchStats};
 use puzzles::PuzzlePlay;
 use tree::{Tree, NONE};
@@ -281,8 +280,7 @@ impl<G: Game> MctsPlayer<G> {
             if let Some(solver) = solver.as_mut() {
                 let (settled, trees_done) = (&settled, &trees_done);
                 scope.spawn(move || {
-                    let status = solver.search_until(game, deadline, trees_done);
-                    if matches!(status, PuzzleStatus::Solved | PuzzleStatus::Exhausted) {
+                    if solver.search_until(game, deadline, trees_done).settles() {
                         settled.store(true, Ordering::Relaxed);
                     }
                 });

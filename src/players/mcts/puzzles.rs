@@ -53,6 +53,12 @@ impl<G: Game> PuzzlePlay<G> {
         plan.move_in(state).map(|m| (m.clone(), plan.goal))
     }
 
+    /// The goal of the plan through `state`, if there is one.
+    fn plan_goal(&self, state: &G::State) -> Option<Goal> {
+        let plan = self.plan.as_ref()?;
+        plan.move_in(state).map(|_| plan.goal)
+    }
+
     /// Roots the puzzle search at `state`, unless it is rooted there already (it goes on from where it
     /// stopped).
     pub(super) fn solver_at(&mut self, game: &G, state: &G::State) {
@@ -69,16 +75,12 @@ impl<G: Game> PuzzlePlay<G> {
         let status = solver.status();
         if status != PuzzleStatus::Searching && solver.root() == state {
             if let Some((goal, line)) = solver.best_line(game) {
-                let kept = self
-                    .plan
-                    .as_ref()
-                    .and_then(|p| p.move_in(state).map(|_| p.goal));
+                let kept = self.plan_goal(state);
                 if kept.is_none_or(|g| goal >= g) {
-                    let settled = matches!(status, PuzzleStatus::Solved | PuzzleStatus::Exhausted);
                     self.plan = Some(Plan {
                         goal,
                         line,
-                        settled,
+                        settled: status.settles(),
                     });
                 }
             }
@@ -105,10 +107,7 @@ impl<G: Game> PuzzlePlay<G> {
                 line,
                 settled: false,
             });
-        let kept = self
-            .plan
-            .as_ref()
-            .and_then(|p| p.move_in(state).map(|_| p.goal));
+        let kept = self.plan_goal(state);
         if let Some(p) = from_solver {
             if kept.is_none_or(|g| p.goal > g) {
                 self.plan = Some(p);
