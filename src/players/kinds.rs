@@ -239,11 +239,13 @@ pub enum Switch {
     Rave,
     /// Each new leaf judged by 64 playouts at once, one per bit of a word on the network.
     Batch,
+    /// Equal states share one node of the tree, whatever order of moves reached them.
+    Trans,
 }
 
 impl Switch {
     /// Every switch.
-    pub const ALL: [Switch; 3] = [Switch::Mast, Switch::Rave, Switch::Batch];
+    pub const ALL: [Switch; 4] = [Switch::Mast, Switch::Rave, Switch::Batch, Switch::Trans];
 
     /// The switch's name after a `+`.
     pub fn as_str(self) -> &'static str {
@@ -251,6 +253,7 @@ impl Switch {
             Switch::Mast => "mast",
             Switch::Rave => "rave",
             Switch::Batch => "batch",
+            Switch::Trans => "trans",
         }
     }
 }
@@ -453,6 +456,7 @@ pub fn make_player<G: Game>(
             MctsPlayer::new(seed)
                 .with_mast(spec.has(Switch::Mast))
                 .with_rave(spec.has(Switch::Rave))
+                .with_transpositions(spec.has(Switch::Trans))
                 .with_leaf_playouts(if spec.has(Switch::Batch) { 64 } else { 1 })
                 .with_threads(config.threads)
                 .with_progress(progress),
@@ -461,6 +465,7 @@ pub fn make_player<G: Game>(
             MctsPlayer::baseline(seed)
                 .with_mast(spec.has(Switch::Mast))
                 .with_rave(spec.has(Switch::Rave))
+                .with_transpositions(spec.has(Switch::Trans))
                 .with_leaf_playouts(if spec.has(Switch::Batch) { 64 } else { 1 })
                 .with_threads(config.threads)
                 .with_progress(progress),
@@ -511,7 +516,10 @@ mod tests {
                 (Err(e), Err(want)) => {
                     let e = e.to_string();
                     assert!(e.starts_with(want), "{text}: {e}");
-                    assert!(e.contains("+mast, +rave, +batch (e.g. `mcts+mast`)"), "{e}");
+                    assert!(
+                        e.contains("+mast, +rave, +batch, +trans (e.g. `mcts+mast`)"),
+                        "{e}"
+                    );
                 }
                 (got, want) => panic!("{text}: {got:?}, expected {want:?}"),
             }

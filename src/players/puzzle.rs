@@ -256,7 +256,7 @@ impl<G: Game> PuzzleSolver<G> {
 
 /// The hasher of a set of 64-bit state keys, which are mixed already: the key is its own hash.
 #[derive(Clone, Copy, Debug, Default)]
-struct PassThrough;
+pub(crate) struct PassThrough;
 
 impl BuildHasher for PassThrough {
     type Hasher = KeyHasher;
@@ -267,7 +267,7 @@ impl BuildHasher for PassThrough {
 
 /// See [`PassThrough`].
 #[derive(Clone, Copy, Debug, Default)]
-struct KeyHasher(u64);
+pub(crate) struct KeyHasher(u64);
 
 impl Hasher for KeyHasher {
     fn finish(&self) -> u64 {

@@ -84,6 +84,8 @@ pub struct MctsPlayer<G: Game> {
     mast: bool,
     /// Blends all-moves-as-first statistics into selection (RAVE, see [`policy`]).
     rave: bool,
+    /// Shares one node among equal states (transpositions: the tree becomes a graph).
+    transpositions: bool,
     /// A one-player game's breadth-first search (`mcts` only), and the line it settled on.
     puzzle: PuzzlePlay<G>,
 }
@@ -104,6 +106,7 @@ impl<G: Game> MctsPlayer<G> {
             think_ahead: true,
             mast: false,
             rave: false,
+            transpositions: false,
             puzzle: PuzzlePlay::default(),
         }
     }
@@ -143,6 +146,14 @@ impl<G: Game> MctsPlayer<G> {
     /// on games that number their moves.
     pub fn with_rave(mut self, on: bool) -> Self {
         self.rave = on;
+        self
+    }
+
+    /// Shares one node, and its statistics, among the equal states that different orders of moves
+    /// reach (found by [`Game::state_key`], then compared): the tree becomes a graph, and a walk that
+    /// comes back to a state of its own path plays out from there.
+    pub fn with_transpositions(mut self, on: bool) -> Self {
+        self.transpositions = on;
         self
     }
 
@@ -237,6 +248,7 @@ impl<G: Game> MctsPlayer<G> {
                 tree.policy = Some(policy::Policy::new(roles, moves, self.mast));
             }
             tree.rave = self.rave && tree.policy.is_some();
+            tree.share_transpositions(game, self.transpositions);
         }
     }
 
@@ -382,6 +394,9 @@ impl<G: Game> Player<G> for MctsPlayer<G> {
         }
         if self.rave {
             kind.push_str("+rave");
+        }
+        if self.transpositions {
+            kind.push_str("+trans");
         }
         match self.leaf_playouts {
             1 => {}

@@ -273,6 +273,61 @@ fn rave_gathers_all_moves_as_first_statistics_and_still_finds_the_win() {
     assert_eq!(g.show_move(&c.mv), "drop(4)");
 }
 
+/// Per node of `tree`, how many child slots lead to it.
+fn parents<S: Clone + PartialEq, M: Clone>(tree: &tree::Tree<S, M>) -> Vec<u32> {
+    let mut count = vec![0u32; tree.nodes.len()];
+    for n in 0..tree.nodes.len() as u32 {
+        for c in tree.children_of(n) {
+            count[c as usize] += 1;
+        }
+    }
+    count
+}
+
+#[test]
+fn transpositions_share_one_node_per_state_and_still_find_the_win() {
+    let g = Connect4::new(6, 7).unwrap();
+    let mut p = MctsPlayer::baseline(1)
+        .with_transpositions(true)
+        .with_simulation_limit(3_000);
+    assert_eq!(Player::<Connect4>::name(&p), "uct+trans");
+    let s = g.initial_state();
+    let c = p.choose(&Ask::new(&g, &s, 0, far())).unwrap();
+    let distinct_states = |tree: &tree::Tree<_, _>| {
+        let mut keys: Vec<u64> = tree.nodes.iter().map(|n| g.state_key(&n.state)).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        keys.len()
+    };
+    let tree = &p.trees[0];
+    // Orders of drops that meet again (1 then 2 against 2 then 1) share a node: some node has two
+    // parents, and no state has two nodes.
+    assert!(parents(tree).iter().any(|&n| n >= 2), "no shared node");
+    assert_eq!(distinct_states(tree), tree.nodes.len());
+    // The graph kept for the state reached is copied once per node, still one node per state.
+    let after = g.play(&s, 0, &c.mv);
+    let reply = p.choose(&Ask::new(&g, &after, 1, far())).unwrap();
+    let tree = &p.trees[0];
+    assert!(tree.nodes[0].state == after);
+    assert_eq!(distinct_states(tree), tree.nodes.len());
+    assert!(tree
+        .table
+        .as_ref()
+        .is_some_and(|t| t.len() == tree.nodes.len()));
+    let _ = reply;
+    let s = red_has_three_in_a_row(&g);
+    let c = p.choose(&Ask::new(&g, &s, 0, far())).unwrap();
+    assert_eq!(g.show_move(&c.mv), "drop(4)");
+    // Without the switch the tree holds a state once per order of moves that reached it.
+    let mut plain = MctsPlayer::baseline(1).with_simulation_limit(3_000);
+    plain
+        .choose(&Ask::new(&g, &g.initial_state(), 0, far()))
+        .unwrap();
+    let tree = &plain.trees[0];
+    assert!(tree.table.is_none() && parents(tree).iter().all(|&n| n <= 1));
+    assert!(distinct_states(tree) < tree.nodes.len());
+}
+
 /// A lock of eight buttons pressed in a secret order; each right press is worth an eighth.
 const LOCK: &str = "(role p) (button 1) (button 2) (button 3) (button 4)
     (succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5) (succ 5 6) (succ 6 7) (succ 7 8)

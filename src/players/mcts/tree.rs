@@ -4,6 +4,7 @@
 
 use std::time::Instant;
 
+use hashbrown::HashMap;
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 
@@ -11,6 +12,7 @@ use super::super::mcs::Playouts;
 use super::policy::Policy;
 use crate::evaluators::Evaluator;
 use crate::game::{random_index, Game, RoleIndex};
+use crate::players::puzzle::PassThrough;
 
 /// Joint moves of a node indexed directly (an array of child slots); nodes with more joint moves keep
 /// the children they have in a short list.
@@ -76,6 +78,9 @@ pub(super) struct Tree<S, M> {
     pub(super) policy: Option<Policy>,
     /// Whether selection blends in the AMAF statistics (RAVE; needs `policy`).
     pub(super) rave: bool,
+    /// Transpositions: every node by its state's key ([`Game::state_key`]), when equal states
+    /// reached by different moves share one node (and its statistics). The tree is then a graph.
+    pub(super) table: Option<HashMap<u64, u32, PassThrough>>,
     /// One-player games (with `policy`): the best reward a simulation has reached from the root, and
     /// the moves (by number) that reached it, which a deterministic game lets the player repeat.
     pub(super) best_line: Vec<u32>,
@@ -113,6 +118,7 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
             goal_totals: vec![0; roles],
             policy: None,
             rave: false,
+            table: None,
             best_line: Vec::new(),
             best_reward: 0.0,
             simulations: 0,
@@ -233,6 +239,9 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
             game.mover(&state)
                 .map_or(SIMULTANEOUS, |r| r.min(254) as u8)
         };
+        if let Some(table) = &mut self.table {
+            table.insert(game.state_key(&state), index);
+        }
         self.nodes.push(Node {
             state,
             visits: 0,
@@ -320,6 +329,40 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
         }
     }
 
+    /// The node of `state` already in the graph (transpositions on) and not on the current walk's
+    /// path, or [`NONE`].
+    fn transposition<G: Game<State = S, Move = M>>(&self, game: &G, state: &S) -> u32 {
+        let Some(table) = &self.table else {
+            return NONE;
+        };
+        match table.get(&game.state_key(state)) {
+            Some(&n) if self.nodes[n as usize].state == *state && !self.on_path(n) => n,
+            _ => NONE,
+        }
+    }
+
+    /// Whether the current walk passed `node` (only a graph can lead back to it).
+    fn on_path(&self, node: u32) -> bool {
+        self.table.is_some() && self.path.iter().any(|&(n, _)| n == node)
+    }
+
+    /// Turns transpositions on or off: on, every node is filed by its state's key.
+    pub(super) fn share_transpositions<G: Game<State = S, Move = M>>(
+        &mut self,
+        game: &G,
+        on: bool,
+    ) {
+        if !on {
+            self.table = None;
+        } else if self.table.is_none() {
+            let mut table = HashMap::with_capacity_and_hasher(self.nodes.len(), PassThrough);
+            for (i, n) in self.nodes.iter().enumerate() {
+                table.insert(game.state_key(&n.state), i as u32);
+            }
+            self.table = Some(table);
+        }
+    }
+
     /// One simulation from the root; when the tree is `full` it adds no node (the playout still counts).
     /// A playout cut by the deadline is not counted.
     pub(super) fn simulate<G: Game<State = S, Move = M>>(
@@ -365,7 +408,9 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
             }
             self.path.push((node, joint));
             let child = self.child(&self.nodes[node as usize], joint);
-            if child != NONE {
+            // In a graph a walk can come back to a node of its path: it plays out from there.
+            let cycle = child != NONE && self.on_path(child);
+            if child != NONE && !cycle {
                 node = child;
                 continue;
             }
@@ -376,7 +421,17 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
                 self.joint.push(self.moves[at].clone());
             }
             let next = game.next_state(&self.nodes[node as usize].state, &self.joint);
-            if full {
+            let same = if cycle {
+                NONE
+            } else {
+                self.transposition(game, &next)
+            };
+            if same != NONE {
+                self.set_child(node, joint, same);
+                node = same;
+                continue;
+            }
+            if full || cycle {
                 let Tree {
                     rng,
                     buf,
@@ -622,12 +677,34 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
     }
 
     /// The tree below `node` as a tree of its own (node 0), for the next search.
-    pub(super) fn subtree(&self, node: u32, seed: u64) -> Tree<S, M> {
+    pub(super) fn subtree<G: Game<State = S, Move = M>>(
+        &self,
+        game: &G,
+        node: u32,
+        seed: u64,
+    ) -> Tree<S, M> {
         let mut out = Tree::new(self.roles, seed);
+        out.share_transpositions(game, self.table.is_some());
+        // In a graph a node reached again is linked, not copied twice.
+        let mut copied: Vec<u32> = if self.table.is_some() {
+            vec![NONE; self.nodes.len()]
+        } else {
+            Vec::new()
+        };
         let mut stack = vec![(node, NONE, 0u32)];
         while let Some((from, parent, joint)) = stack.pop() {
+            if let Some(&c) = copied.get(from as usize).filter(|&&c| c != NONE) {
+                out.set_child(parent, joint, c);
+                continue;
+            }
             let n = &self.nodes[from as usize];
             let index = out.nodes.len() as u32;
+            if let Some(c) = copied.get_mut(from as usize) {
+                *c = index;
+            }
+            if let Some(table) = &mut out.table {
+                table.insert(game.state_key(&n.state), index);
+            }
             let total = self.starts[n.starts as usize + self.roles];
             let first = out.moves.len() as u32;
             let range = n.first as usize..(n.first + total) as usize;
@@ -707,7 +784,7 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
         let line = self.line_after(game, state, line);
         match found {
             Some(0) => {}
-            Some(node) => *self = self.subtree(node, seed),
+            Some(node) => *self = self.subtree(game, node, seed),
             None => {
                 let roles = self.roles;
                 *self = Tree::new(roles, seed);
