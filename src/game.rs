@@ -247,6 +247,55 @@ pub trait Game: Send + Sync + 'static {
         (state, steps)
     }
 
+    /// Plays from `state` as [`Game::random_playout`] does, except that a role in control with a
+    /// *decisive* move (one that ends the game with goal 100 for it) plays the first in move order;
+    /// otherwise its move is drawn by [`random_index`]. Such playouts do not walk past a win that one
+    /// move takes. The default tries each move of the role in control through the trait's methods;
+    /// the network tries up to 64 at once, one per bit of a word, and plays the same moves.
+    fn decisive_playout(
+        &self,
+        state: &Self::State,
+        rng: &mut SmallRng,
+        buf: &mut Vec<Self::Move>,
+        max_steps: u32,
+    ) -> (Self::State, u32) {
+        let mut state = state.clone();
+        let mut steps = 0;
+        while steps < max_steps && !self.is_terminal(&state) {
+            let Some(role) = self.mover(&state) else {
+                // Several roles move at once: one random joint move.
+                let (next, n) = self.random_playout(&state, rng, buf, 1);
+                if n == 0 {
+                    break;
+                }
+                state = next;
+                steps += 1;
+                continue;
+            };
+            self.legal_moves(&state, role, buf);
+            if buf.is_empty() {
+                break;
+            }
+            let mut next = None;
+            for mv in buf.iter() {
+                let after = self.play(&state, role, mv);
+                if self.is_terminal(&after) && self.goal(&after, role) == 100 {
+                    next = Some(after);
+                    break;
+                }
+            }
+            state = match next {
+                Some(won) => won,
+                None => {
+                    let mv = buf[random_index(rng, buf.len())].clone();
+                    self.play(&state, role, &mv)
+                }
+            };
+            steps += 1;
+        }
+        (state, steps)
+    }
+
     /// How many move numbers [`Game::move_number`] gives out: tables indexed by move (a playout
     /// policy's statistics) have this many rows per role. 0 when the game numbers no move.
     fn move_count(&self) -> usize {

@@ -191,3 +191,78 @@ fn the_network_does_not_depend_on_how_many_threads_ground_it() {
         assert_eq!(one.terminal, three.terminal, "{name}: terminal");
     }
 }
+
+/// Decisive playouts on the network (each move of the role in control tried in a lane of its own)
+/// play the same moves as the trait's default on the Datalog evaluator (each move tried in turn)
+/// from the same generator, on turn-taking games whose roles have at most 64 moves.
+#[test]
+fn decisive_playouts_on_the_network_play_as_the_default_does_on_the_datalog_evaluator() {
+    for (name, playouts) in [("ticTacToe", 40), ("connectFour", 10), ("breakthrough", 2)] {
+        let (program, _) = load(name);
+        let net = NetGame::from_program(&program, name).expect("grounds");
+        let rule = RuleGame::from_program(&program, name).expect("loads");
+        let (mut nbuf, mut rbuf) = (Vec::new(), Vec::new());
+        for seed in 0..playouts {
+            let mut rng = SmallRng::seed_from_u64(seed);
+            let (nend, nsteps) =
+                net.decisive_playout(&net.initial_state(), &mut rng, &mut nbuf, 1000);
+            let mut rng = SmallRng::seed_from_u64(seed);
+            let (rend, rsteps) =
+                rule.decisive_playout(&rule.initial_state(), &mut rng, &mut rbuf, 1000);
+            assert_eq!(nsteps, rsteps, "{name} seed {seed}: length");
+            assert_eq!(
+                net.state_facts(&nend),
+                rule.state_facts(&rend),
+                "{name} seed {seed}"
+            );
+            assert!(net.is_terminal(&nend), "{name} seed {seed}: not over");
+        }
+    }
+}
+
+/// Wherever the role in control can win in one move, a decisive playout's first step wins (and so
+/// does the default's, which plays the same moves: see above); a random one's often does not.
+#[test]
+fn a_decisive_playout_takes_a_win_in_one() {
+    for name in ["ticTacToe", "connectFour"] {
+        let (program, _) = load(name);
+        let net = NetGame::from_program(&program, name).expect("grounds");
+        let mut rng = SmallRng::seed_from_u64(11);
+        let mut buf = Vec::new();
+        let (mut positions, mut random_missed) = (0, 0);
+        for _ in 0..300 {
+            let moves = rng.gen_range(0..30);
+            let (s, _) = net.random_playout(&net.initial_state(), &mut rng, &mut buf, moves);
+            let Some(mover) = net.mover(&s) else {
+                continue;
+            };
+            net.legal_moves(&s, mover, &mut buf);
+            let wins = buf.iter().any(|m| {
+                let after = net.play(&s, mover, m);
+                net.is_terminal(&after) && net.goal(&after, mover) == 100
+            });
+            if !wins {
+                continue;
+            }
+            positions += 1;
+            let (won, _) = net.decisive_playout(&s, &mut rng, &mut buf, 1);
+            assert!(
+                net.is_terminal(&won) && net.goal(&won, mover) == 100,
+                "{name}: the win was not taken from {:?}",
+                net.state_facts(&s)
+            );
+            let (after, _) = net.random_playout(&s, &mut rng, &mut buf, 1);
+            if net.goal(&after, mover) != 100 {
+                random_missed += 1;
+            }
+        }
+        assert!(
+            positions >= 10,
+            "{name}: only {positions} positions with a win in one"
+        );
+        assert!(
+            random_missed > 0,
+            "{name}: random playouts took every win too"
+        );
+    }
+}

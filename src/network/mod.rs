@@ -648,6 +648,16 @@ impl Game for NetGame {
         self.random_playout_with(self.method, state, rng, max_steps)
     }
 
+    fn decisive_playout(
+        &self,
+        state: &BitState,
+        rng: &mut SmallRng,
+        _buf: &mut Vec<NetMove>,
+        max_steps: u32,
+    ) -> (BitState, u32) {
+        self.playout_full_pass(state, rng, max_steps, true)
+    }
+
     fn move_count(&self) -> usize {
         self.net.moves.len()
     }

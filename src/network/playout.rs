@@ -19,7 +19,7 @@ impl NetGame {
         max_steps: u32,
     ) -> (BitState, u32) {
         match method {
-            PlayoutMethod::FullPass => self.playout_full_pass(state, rng, max_steps),
+            PlayoutMethod::FullPass => self.playout_full_pass(state, rng, max_steps, false),
             PlayoutMethod::Propagate => {
                 self.playout_propagate(state, rng, max_steps, &mut |_, words, rng| {
                     pick_random(words, rng)
@@ -214,11 +214,17 @@ impl NetGame {
         sets.bit_does.get(w0 * 64 + bit as usize).copied()
     }
 
-    fn playout_full_pass(
+    /// A playout by levelised passes, uniformly random but for decisive moves when `decisive`: where
+    /// one role has a choice of at most 64 moves, each of them is played in a lane of its own (bit `i`
+    /// of every node is the state after move `i`), and a move that ends the game with goal 100 for the
+    /// role is played when there is one. The lanes cost one pass, as one move does: the lane of the
+    /// move played becomes the next state, its state part already evaluated.
+    pub(super) fn playout_full_pass(
         &self,
         state: &BitState,
         rng: &mut SmallRng,
         max_steps: u32,
+        decisive: bool,
     ) -> (BitState, u32) {
         let n = &self.net;
         SCRATCH.with(|s| {
@@ -257,6 +263,17 @@ impl NetGame {
                 first = false;
                 if lit_val(vals, n.terminal) & 1 != 0 {
                     break;
+                }
+                if decisive {
+                    match self.decisive_step(vals, rng) {
+                        Lanes::Played => {
+                            first = true;
+                            steps += 1;
+                            continue;
+                        }
+                        Lanes::Stuck => break,
+                        Lanes::NoChoice => {}
+                    }
                 }
                 let mut stuck = false;
                 for legal in &n.legal {
@@ -302,6 +319,75 @@ impl NetGame {
             }
             (out, steps)
         })
+    }
+
+    /// One step of a decisive playout on `vals` (a state, its state part evaluated, every lane alike):
+    /// the role with a choice plays each of its moves in a lane, the first decisive one in move order
+    /// if any (see [`NetGame::playout_full_pass`]) and otherwise one drawn by [`random_index`], as
+    /// [`Game::decisive_playout`]'s default does, and the lane played is copied to every lane.
+    /// [`Lanes::NoChoice`] (and `vals` untouched) when several roles have a choice, or one has more
+    /// than 64 moves.
+    fn decisive_step(&self, vals: &mut [u64], rng: &mut SmallRng) -> Lanes {
+        let n = &self.net;
+        let np = n.props.len();
+        let mut chooser = None;
+        for (r, legal) in n.legal.iter().enumerate() {
+            let count = legal
+                .iter()
+                .filter(|o| lit_val(vals, o.lit) & 1 != 0)
+                .count();
+            match count {
+                0 => return Lanes::Stuck,
+                1 => {}
+                2..=64 if chooser.is_none() => chooser = Some((r, count)),
+                _ => return Lanes::NoChoice,
+            }
+        }
+        // Every role forced: one lane, drawn as the default draws a forced move.
+        let (mover, count) = chooser.map_or((None, 1), |(r, c)| (Some(r), c));
+        let all = if count == 64 { !0 } else { (1u64 << count) - 1 };
+        for (r, legal) in n.legal.iter().enumerate() {
+            let mut lane = 0;
+            for o in legal {
+                if lit_val(vals, o.lit) & 1 == 0 {
+                    continue;
+                }
+                if o.does != u32::MAX {
+                    vals[o.does as usize] |= if Some(r) == mover { 1 << lane } else { !0 };
+                }
+                lane += 1;
+            }
+        }
+        let (state_part, move_part) = self.pass.split_at(self.pass_state);
+        eval_pass(move_part, &n.inputs, vals, n.num_nodes);
+        for (p, l) in n.next.iter().enumerate() {
+            let v = lit_val(vals, *l);
+            vals[n.num_nodes + p] = v;
+        }
+        vals.copy_within(n.num_nodes..n.num_nodes + np, 1);
+        for v in &mut vals[1 + np..n.first_gate] {
+            *v = 0;
+        }
+        eval_pass(state_part, &n.inputs, vals, n.num_nodes);
+        let ended = lit_val(vals, n.terminal) & all;
+        let mut wins = 0;
+        if ended != 0 {
+            // The playout's pass leaves out the gates only goals read: the whole state part, once.
+            eval(&n.gates[..n.state_gates], &n.inputs, vals, n.first_gate);
+            let won = mover.and_then(|m| n.goals[m].iter().find(|(v, _)| *v == 100));
+            if let Some(&(_, won)) = won {
+                wins = ended & lit_val(vals, won);
+            }
+        }
+        let lane = if wins != 0 {
+            wins.trailing_zeros()
+        } else {
+            random_index(rng, count) as u32
+        };
+        for v in &mut vals[..n.num_nodes] {
+            *v = 0u64.wrapping_sub((*v >> lane) & 1);
+        }
+        Lanes::Played
     }
 
     /// Plays up to 64 random playouts at once from the initial state, one per bit of every node; returns
@@ -443,6 +529,16 @@ impl NetGame {
 const DRAWS: u32 = 4;
 
 /// A uniformly random set bit of `words`: its offset from the first word's bit 0.
+/// What [`NetGame::decisive_step`] did.
+enum Lanes {
+    /// A move was played.
+    Played,
+    /// A role has no legal move.
+    Stuck,
+    /// No single role had a choice of at most 64 moves: nothing was played.
+    NoChoice,
+}
+
 #[inline]
 fn pick_random(words: &[u64], rng: &mut SmallRng) -> Option<u32> {
     let count: u32 = words.iter().map(|x| x.count_ones()).sum();

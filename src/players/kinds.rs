@@ -241,11 +241,19 @@ pub enum Switch {
     Batch,
     /// Equal states share one node of the tree, whatever order of moves reached them.
     Trans,
+    /// Playouts take a move that wins at once when there is one.
+    Decisive,
 }
 
 impl Switch {
     /// Every switch.
-    pub const ALL: [Switch; 4] = [Switch::Mast, Switch::Rave, Switch::Batch, Switch::Trans];
+    pub const ALL: [Switch; 5] = [
+        Switch::Mast,
+        Switch::Rave,
+        Switch::Batch,
+        Switch::Trans,
+        Switch::Decisive,
+    ];
 
     /// The switch's name after a `+`.
     pub fn as_str(self) -> &'static str {
@@ -254,6 +262,7 @@ impl Switch {
             Switch::Rave => "rave",
             Switch::Batch => "batch",
             Switch::Trans => "trans",
+            Switch::Decisive => "decisive",
         }
     }
 }
@@ -457,6 +466,7 @@ pub fn make_player<G: Game>(
                 .with_mast(spec.has(Switch::Mast))
                 .with_rave(spec.has(Switch::Rave))
                 .with_transpositions(spec.has(Switch::Trans))
+                .with_decisive_playouts(spec.has(Switch::Decisive))
                 .with_leaf_playouts(if spec.has(Switch::Batch) { 64 } else { 1 })
                 .with_threads(config.threads)
                 .with_progress(progress),
@@ -466,6 +476,7 @@ pub fn make_player<G: Game>(
                 .with_mast(spec.has(Switch::Mast))
                 .with_rave(spec.has(Switch::Rave))
                 .with_transpositions(spec.has(Switch::Trans))
+                .with_decisive_playouts(spec.has(Switch::Decisive))
                 .with_leaf_playouts(if spec.has(Switch::Batch) { 64 } else { 1 })
                 .with_threads(config.threads)
                 .with_progress(progress),
@@ -517,7 +528,7 @@ mod tests {
                     let e = e.to_string();
                     assert!(e.starts_with(want), "{text}: {e}");
                     assert!(
-                        e.contains("+mast, +rave, +batch, +trans (e.g. `mcts+mast`)"),
+                        e.contains("+mast, +rave, +batch, +trans, +decisive (e.g. `mcts+mast`)"),
                         "{e}"
                     );
                 }

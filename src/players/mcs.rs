@@ -35,6 +35,8 @@ const SLOW_STEP: Duration = Duration::from_micros(500);
 pub(crate) struct Playouts {
     cautious: bool,
     slowest_step: Duration,
+    /// Plays decisive playouts ([`Game::decisive_playout`]) instead of uniformly random ones.
+    pub(crate) decisive: bool,
 }
 
 impl Playouts {
@@ -42,6 +44,7 @@ impl Playouts {
         Playouts {
             cautious: true,
             slowest_step: Duration::ZERO,
+            decisive: false,
         }
     }
 
@@ -54,8 +57,13 @@ impl Playouts {
         buf: &mut Vec<G::Move>,
         deadline: Instant,
     ) -> Option<G::State> {
+        let decisive = self.decisive;
         self.run_by(from, deadline, |state, steps| {
-            game.random_playout(state, rng, buf, steps)
+            if decisive {
+                game.decisive_playout(state, rng, buf, steps)
+            } else {
+                game.random_playout(state, rng, buf, steps)
+            }
         })
     }
 

@@ -86,6 +86,8 @@ pub struct MctsPlayer<G: Game> {
     rave: bool,
     /// Shares one node among equal states (transpositions: the tree becomes a graph).
     transpositions: bool,
+    /// Plays decisive playouts ([`Game::decisive_playout`]).
+    decisive: bool,
     /// A one-player game's breadth-first search (`mcts` only), and the line it settled on.
     puzzle: PuzzlePlay<G>,
 }
@@ -107,6 +109,7 @@ impl<G: Game> MctsPlayer<G> {
             mast: false,
             rave: false,
             transpositions: false,
+            decisive: false,
             puzzle: PuzzlePlay::default(),
         }
     }
@@ -154,6 +157,14 @@ impl<G: Game> MctsPlayer<G> {
     /// comes back to a state of its own path plays out from there.
     pub fn with_transpositions(mut self, on: bool) -> Self {
         self.transpositions = on;
+        self
+    }
+
+    /// Plays out with decisive moves ([`Game::decisive_playout`]: a role that can end the game with
+    /// goal 100 in one move does so) instead of uniformly random ones; MAST's guided playouts, when
+    /// on, are left as they are.
+    pub fn with_decisive_playouts(mut self, on: bool) -> Self {
+        self.decisive = on;
         self
     }
 
@@ -249,6 +260,7 @@ impl<G: Game> MctsPlayer<G> {
             }
             tree.rave = self.rave && tree.policy.is_some();
             tree.share_transpositions(game, self.transpositions);
+            tree.playouts.decisive = self.decisive;
         }
     }
 
@@ -397,6 +409,9 @@ impl<G: Game> Player<G> for MctsPlayer<G> {
         }
         if self.transpositions {
             kind.push_str("+trans");
+        }
+        if self.decisive {
+            kind.push_str("+decisive");
         }
         match self.leaf_playouts {
             1 => {}
