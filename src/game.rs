@@ -272,28 +272,32 @@ pub trait Game: Send + Sync + 'static {
                 steps += 1;
                 continue;
             };
-            self.legal_moves(&state, role, buf);
+            let decisive = self.decisive_move(&state, role, buf);
             if buf.is_empty() {
                 break;
             }
-            let mut next = None;
-            for mv in buf.iter() {
-                let after = self.play(&state, role, mv);
-                if self.is_terminal(&after) && self.goal(&after, role) == 100 {
-                    next = Some(after);
-                    break;
-                }
-            }
-            state = match next {
-                Some(won) => won,
-                None => {
-                    let mv = buf[random_index(rng, buf.len())].clone();
-                    self.play(&state, role, &mv)
-                }
-            };
+            let i = decisive.unwrap_or_else(|| random_index(rng, buf.len()));
+            state = self.play(&state, role, &buf[i]);
             steps += 1;
         }
         (state, steps)
+    }
+
+    /// Fills `buf` with `role`'s legal moves in `state` and returns the index of the first that ends
+    /// the game with goal 100 for `role` (a *decisive* move), if any. The default tries each move
+    /// through the trait's methods; the network tries up to 64 at once, one per bit of a word, when
+    /// `role` is the only role with a choice (else it answers `None`).
+    fn decisive_move(
+        &self,
+        state: &Self::State,
+        role: RoleIndex,
+        buf: &mut Vec<Self::Move>,
+    ) -> Option<usize> {
+        self.legal_moves(state, role, buf);
+        buf.iter().position(|mv| {
+            let after = self.play(state, role, mv);
+            self.is_terminal(&after) && self.goal(&after, role) == 100
+        })
     }
 
     /// How many move numbers [`Game::move_number`] gives out: tables indexed by move (a playout

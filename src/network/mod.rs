@@ -658,6 +658,16 @@ impl Game for NetGame {
         self.playout_full_pass(state, rng, max_steps, true)
     }
 
+    fn decisive_move(
+        &self,
+        state: &BitState,
+        role: RoleIndex,
+        buf: &mut Vec<NetMove>,
+    ) -> Option<usize> {
+        self.legal_moves(state, role, buf);
+        self.decisive_move_of(state, role)
+    }
+
     fn move_count(&self) -> usize {
         self.net.moves.len()
     }

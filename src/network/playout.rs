@@ -322,12 +322,48 @@ impl NetGame {
     }
 
     /// One step of a decisive playout on `vals` (a state, its state part evaluated, every lane alike):
-    /// the role with a choice plays each of its moves in a lane, the first decisive one in move order
-    /// if any (see [`NetGame::playout_full_pass`]) and otherwise one drawn by [`random_index`], as
+    /// the role with a choice plays each of its moves in a lane ([`NetGame::try_moves`]), the first
+    /// decisive one in move order if any and otherwise one drawn by [`random_index`], as
     /// [`Game::decisive_playout`]'s default does, and the lane played is copied to every lane.
-    /// [`Lanes::NoChoice`] (and `vals` untouched) when several roles have a choice, or one has more
-    /// than 64 moves.
     fn decisive_step(&self, vals: &mut [u64], rng: &mut SmallRng) -> Lanes {
+        let (count, wins) = match self.try_moves(vals) {
+            Ok((_, count, wins)) => (count, wins),
+            Err(status) => return status,
+        };
+        let lane = if wins != 0 {
+            wins.trailing_zeros()
+        } else {
+            random_index(rng, count) as u32
+        };
+        for v in &mut vals[..self.net.num_nodes] {
+            *v = 0u64.wrapping_sub((*v >> lane) & 1);
+        }
+        Lanes::Played
+    }
+
+    /// The first move (by its index among `role`'s legal moves) with which `role`, the one role with
+    /// a choice in `state`, ends the game with goal 100, tried in the lanes of one pass.
+    pub(super) fn decisive_move_of(&self, state: &BitState, role: usize) -> Option<usize> {
+        self.with_state(state, |s| {
+            let tried = self.try_moves(&mut s.vals);
+            // The lanes now hold the states after the moves.
+            s.valid = false;
+            match tried {
+                Ok((Some(mover), _, wins)) if mover == role && wins != 0 => {
+                    Some(wins.trailing_zeros() as usize)
+                }
+                _ => None,
+            }
+        })
+    }
+
+    /// Plays each move of the role with a choice in `vals` (a state, its state part evaluated, every
+    /// lane alike) in a lane of its own: lane `i` becomes the state after the role's `i`-th legal
+    /// move, its state part evaluated. Returns that role (`None` when every role is forced: one
+    /// lane), its number of moves, and the lanes that end the game with goal 100 for it; or, with
+    /// `vals` untouched, [`Lanes::Stuck`] when a role has no legal move and [`Lanes::NoChoice`] when
+    /// several roles have a choice or one has more than 64 moves.
+    fn try_moves(&self, vals: &mut [u64]) -> Result<(Option<usize>, usize, u64), Lanes> {
         let n = &self.net;
         let np = n.props.len();
         let mut chooser = None;
@@ -337,13 +373,12 @@ impl NetGame {
                 .filter(|o| lit_val(vals, o.lit) & 1 != 0)
                 .count();
             match count {
-                0 => return Lanes::Stuck,
+                0 => return Err(Lanes::Stuck),
                 1 => {}
                 2..=64 if chooser.is_none() => chooser = Some((r, count)),
-                _ => return Lanes::NoChoice,
+                _ => return Err(Lanes::NoChoice),
             }
         }
-        // Every role forced: one lane, drawn as the default draws a forced move.
         let (mover, count) = chooser.map_or((None, 1), |(r, c)| (Some(r), c));
         let all = if count == 64 { !0 } else { (1u64 << count) - 1 };
         for (r, legal) in n.legal.iter().enumerate() {
@@ -379,15 +414,7 @@ impl NetGame {
                 wins = ended & lit_val(vals, won);
             }
         }
-        let lane = if wins != 0 {
-            wins.trailing_zeros()
-        } else {
-            random_index(rng, count) as u32
-        };
-        for v in &mut vals[..n.num_nodes] {
-            *v = 0u64.wrapping_sub((*v >> lane) & 1);
-        }
-        Lanes::Played
+        Ok((mover, count, wins))
     }
 
     /// Plays up to 64 random playouts at once from the initial state, one per bit of every node; returns

@@ -243,16 +243,19 @@ pub enum Switch {
     Trans,
     /// Playouts take a move that wins at once when there is one.
     Decisive,
+    /// Each new node whose mover wins in one move is solved at once.
+    Lookahead,
 }
 
 impl Switch {
     /// Every switch.
-    pub const ALL: [Switch; 5] = [
+    pub const ALL: [Switch; 6] = [
         Switch::Mast,
         Switch::Rave,
         Switch::Batch,
         Switch::Trans,
         Switch::Decisive,
+        Switch::Lookahead,
     ];
 
     /// The switch's name after a `+`.
@@ -263,6 +266,7 @@ impl Switch {
             Switch::Batch => "batch",
             Switch::Trans => "trans",
             Switch::Decisive => "decisive",
+            Switch::Lookahead => "lookahead",
         }
     }
 }
@@ -467,6 +471,7 @@ pub fn make_player<G: Game>(
                 .with_rave(spec.has(Switch::Rave))
                 .with_transpositions(spec.has(Switch::Trans))
                 .with_decisive_playouts(spec.has(Switch::Decisive))
+                .with_lookahead(spec.has(Switch::Lookahead))
                 .with_leaf_playouts(if spec.has(Switch::Batch) { 64 } else { 1 })
                 .with_threads(config.threads)
                 .with_progress(progress),
@@ -477,6 +482,7 @@ pub fn make_player<G: Game>(
                 .with_rave(spec.has(Switch::Rave))
                 .with_transpositions(spec.has(Switch::Trans))
                 .with_decisive_playouts(spec.has(Switch::Decisive))
+                .with_lookahead(spec.has(Switch::Lookahead))
                 .with_leaf_playouts(if spec.has(Switch::Batch) { 64 } else { 1 })
                 .with_threads(config.threads)
                 .with_progress(progress),
@@ -528,7 +534,7 @@ mod tests {
                     let e = e.to_string();
                     assert!(e.starts_with(want), "{text}: {e}");
                     assert!(
-                        e.contains("+mast, +rave, +batch, +trans, +decisive (e.g. `mcts+mast`)"),
+                        e.contains("+mast, +rave, +batch, +trans, +decisive, +lookahead (e.g. `mcts+mast`)"),
                         "{e}"
                     );
                 }

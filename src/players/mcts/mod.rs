@@ -88,6 +88,8 @@ pub struct MctsPlayer<G: Game> {
     transpositions: bool,
     /// Plays decisive playouts ([`Game::decisive_playout`]).
     decisive: bool,
+    /// Solves each new node whose mover wins in one move ([`Game::decisive_move`]).
+    lookahead: bool,
     /// A one-player game's breadth-first search (`mcts` only), and the line it settled on.
     puzzle: PuzzlePlay<G>,
 }
@@ -110,6 +112,7 @@ impl<G: Game> MctsPlayer<G> {
             rave: false,
             transpositions: false,
             decisive: false,
+            lookahead: false,
             puzzle: PuzzlePlay::default(),
         }
     }
@@ -165,6 +168,14 @@ impl<G: Game> MctsPlayer<G> {
     /// on, are left as they are.
     pub fn with_decisive_playouts(mut self, on: bool) -> Self {
         self.decisive = on;
+        self
+    }
+
+    /// Checks each new node for a move that wins at once ([`Game::decisive_move`]) and, when its mover
+    /// has one, adds that move's child, which solves the node before any playout from it: the
+    /// solver sees wins one move earlier, and the role before avoids the moves that allow them.
+    pub fn with_lookahead(mut self, on: bool) -> Self {
+        self.lookahead = on;
         self
     }
 
@@ -261,6 +272,7 @@ impl<G: Game> MctsPlayer<G> {
             tree.rave = self.rave && tree.policy.is_some();
             tree.share_transpositions(game, self.transpositions);
             tree.playouts.decisive = self.decisive;
+            tree.lookahead = self.lookahead;
         }
     }
 
@@ -412,6 +424,9 @@ impl<G: Game> Player<G> for MctsPlayer<G> {
         }
         if self.decisive {
             kind.push_str("+decisive");
+        }
+        if self.lookahead {
+            kind.push_str("+lookahead");
         }
         match self.leaf_playouts {
             1 => {}

@@ -328,6 +328,81 @@ fn transpositions_share_one_node_per_state_and_still_find_the_win() {
     assert!(distinct_states(tree) < tree.nodes.len());
 }
 
+/// Two rooms and a door: toggling moves between them for ever, finishing scores 100 in room b.
+const ROOMS: &str = "(role p) (init (at a))
+    (legal p toggle) (legal p finish)
+    (<= (next (at b)) (true (at a)) (does p toggle))
+    (<= (next (at a)) (true (at b)) (does p toggle))
+    (<= (next (at ?x)) (true (at ?x)) (does p finish))
+    (<= (next done) (does p finish))
+    (<= terminal (true done))
+    (<= (goal p 100) (true done) (true (at b)))
+    (<= (goal p 0) (true done) (true (at a)))";
+
+#[test]
+fn a_walk_that_comes_back_to_its_own_path_plays_out_from_there_without_a_second_node() {
+    let program = crate::syntax::parse_kif(ROOMS).unwrap();
+    let g = crate::network::NetGame::from_program(&program, "rooms").unwrap();
+    let mut p = MctsPlayer::baseline(1)
+        .with_transpositions(true)
+        .with_simulation_limit(2_000);
+    let c = p
+        .choose(&Ask::new(&g, &g.initial_state(), 0, far()))
+        .unwrap();
+    assert_eq!(g.show_move(&c.mv), "toggle");
+    // Four states (each room, each finished), one node each: room b's toggle, back to the root,
+    // adds no node for room a again.
+    let tree = &p.trees[0];
+    assert_eq!(tree.nodes.len(), 4);
+    let mut keys: Vec<u64> = tree.nodes.iter().map(|n| g.state_key(&n.state)).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    assert_eq!(keys.len(), 4);
+}
+
+#[test]
+fn lookahead_solves_a_new_node_whose_mover_wins_in_one() {
+    let g = Connect4::new(6, 7).unwrap();
+    // Red has three in a row on the bottom; black to move must block at column 4.
+    let s = play_moves(
+        &g,
+        &[
+            (0, "drop(1)"),
+            (1, "drop(1)"),
+            (0, "drop(2)"),
+            (1, "drop(2)"),
+            (0, "drop(3)"),
+        ],
+    );
+    let solved_losses = |lookahead: bool| {
+        let mut p = MctsPlayer::baseline(1)
+            .with_lookahead(lookahead)
+            .with_simulation_limit(30);
+        let c = p.choose(&Ask::new(&g, &s, 1, far())).unwrap();
+        let tree = &p.trees[0];
+        let losses = tree
+            .children_of(0)
+            .into_iter()
+            .filter(|&n| {
+                tree.exact_of(&tree.nodes[n as usize])
+                    .is_some_and(|v| v[1] == 0.0)
+            })
+            .count();
+        (g.show_move(&c.mv), losses)
+    };
+    let (with, solved) = solved_losses(true);
+    assert_eq!(
+        Player::<Connect4>::name(&MctsPlayer::<Connect4>::baseline(1).with_lookahead(true)),
+        "uct+lookahead"
+    );
+    // Every column but the block lets red win at once: each of those six children is solved as
+    // black's loss the first time it is added, and black blocks.
+    assert_eq!((with.as_str(), solved), ("drop(4)", 6));
+    // Without the lookahead, 30 simulations solve fewer of them.
+    let (_, unaided) = solved_losses(false);
+    assert!(unaided < 6, "{unaided}");
+}
+
 /// A lock of eight buttons pressed in a secret order; each right press is worth an eighth.
 const LOCK: &str = "(role p) (button 1) (button 2) (button 3) (button 4)
     (succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5) (succ 5 6) (succ 6 7) (succ 7 8)

@@ -81,6 +81,9 @@ pub(super) struct Tree<S, M> {
     /// Transpositions: every node by its state's key ([`Game::state_key`]), when equal states
     /// reached by different moves share one node (and its statistics). The tree is then a graph.
     pub(super) table: Option<HashMap<u64, u32, PassThrough>>,
+    /// Whether each new node's mover is checked for a move that wins at once, which is added and
+    /// solves the node before any playout from it.
+    pub(super) lookahead: bool,
     /// One-player games (with `policy`): the best reward a simulation has reached from the root, and
     /// the moves (by number) that reached it, which a deterministic game lets the player repeat.
     pub(super) best_line: Vec<u32>,
@@ -119,6 +122,7 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
             policy: None,
             rave: false,
             table: None,
+            lookahead: false,
             best_line: Vec::new(),
             best_reward: 0.0,
             simulations: 0,
@@ -329,14 +333,43 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
         }
     }
 
-    /// The node of `state` already in the graph (transpositions on) and not on the current walk's
-    /// path, or [`NONE`].
+    /// When `node`'s mover (in a turn-taking state) has a move that wins at once
+    /// ([`Game::decisive_move`]), adds that move's child, which solves `node` as the mover's win.
+    fn take_decisive_move<G: Game<State = S, Move = M>>(&mut self, game: &G, node: u32) {
+        let n = &self.nodes[node as usize];
+        if n.exact != NONE || n.mover == SIMULTANEOUS {
+            return;
+        }
+        let mover = n.mover as usize;
+        if (0..self.roles).any(|r| r != mover && self.count(n, r) != 1) {
+            return;
+        }
+        let Some(i) = game.decisive_move(&n.state, mover, &mut self.buf) else {
+            return;
+        };
+        // Every other role has one move: the joint move's number is the mover's move's.
+        let joint = i as u32;
+        if joint >= self.count(n, mover) {
+            return;
+        }
+        self.joint.clear();
+        for r in 0..self.roles {
+            let at = self.stat_index(n, r, if r == mover { joint } else { 0 });
+            self.joint.push(self.moves[at].clone());
+        }
+        let after = game.next_state(&n.state, &self.joint);
+        let won = self.add(game, after);
+        self.set_child(node, joint, won);
+        self.try_solve(node);
+    }
+
+    /// The node of `state` already in the graph (transpositions on), or [`NONE`].
     fn transposition<G: Game<State = S, Move = M>>(&self, game: &G, state: &S) -> u32 {
         let Some(table) = &self.table else {
             return NONE;
         };
         match table.get(&game.state_key(state)) {
-            Some(&n) if self.nodes[n as usize].state == *state && !self.on_path(n) => n,
+            Some(&n) if self.nodes[n as usize].state == *state => n,
             _ => NONE,
         }
     }
@@ -426,7 +459,9 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
             } else {
                 self.transposition(game, &next)
             };
-            if same != NONE {
+            // The state of a node on the path: linked, the walk would go round the cycle.
+            let cycle = cycle || (same != NONE && self.on_path(same));
+            if same != NONE && !cycle {
                 self.set_child(node, joint, same);
                 node = same;
                 continue;
@@ -450,6 +485,9 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
             let child = self.add(game, next);
             self.set_child(node, joint, child);
             self.path.push((child, NONE));
+            if self.lookahead {
+                self.take_decisive_move(game, child);
+            }
             if !self.load_exact(child) {
                 // The fields apart, so the new node's state is played out where it lies.
                 let Tree {
