@@ -251,7 +251,8 @@ pub trait Game: Send + Sync + 'static {
     /// *decisive* move (one that ends the game with goal 100 for it) plays the first in move order;
     /// otherwise its move is drawn by [`random_index`]. Such playouts do not walk past a win that one
     /// move takes. The default tries each move of the role in control through the trait's methods;
-    /// the network tries up to 64 at once, one per bit of a word, and plays the same moves.
+    /// the network tries up to 64 at once, one per bit of a word, and plays the same moves wherever
+    /// one role has a choice of at most 64 moves (elsewhere a uniformly random joint move).
     fn decisive_playout(
         &self,
         state: &Self::State,
@@ -285,8 +286,8 @@ pub trait Game: Send + Sync + 'static {
 
     /// Fills `buf` with `role`'s legal moves in `state` and returns the index of the first that ends
     /// the game with goal 100 for `role` (a *decisive* move), if any. The default tries each move
-    /// through the trait's methods; the network tries up to 64 at once, one per bit of a word, when
-    /// `role` is the only role with a choice (else it answers `None`).
+    /// through the trait's methods; the network tries them all at once, one per bit of a word, when
+    /// `role` is the only role with a choice and has at most 64 moves (else it answers `None`).
     fn decisive_move(
         &self,
         state: &Self::State,

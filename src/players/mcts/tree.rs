@@ -358,7 +358,10 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
             self.joint.push(self.moves[at].clone());
         }
         let after = game.next_state(&n.state, &self.joint);
-        let won = self.add(game, after);
+        let won = match self.transposition(game, &after) {
+            NONE => self.add(game, after),
+            known => known,
+        };
         self.set_child(node, joint, won);
         self.try_solve(node);
     }
