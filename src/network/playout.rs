@@ -298,17 +298,7 @@ impl NetGame {
                     }
                     break;
                 }
-                eval_pass(move_part, &n.inputs, vals, n.num_nodes);
-                // `next` may read base nodes (a frame copy of another proposition): read them all
-                // before writing any.
-                for (p, l) in n.next.iter().enumerate() {
-                    let v = lit_val(vals, *l);
-                    vals[n.num_nodes + p] = v;
-                }
-                vals.copy_within(n.num_nodes..n.num_nodes + np, 1);
-                for v in &mut vals[1 + np..n.first_gate] {
-                    *v = 0;
-                }
+                self.play_inputs(move_part, vals);
                 steps += 1;
             }
             let mut out = BitState::with_words(self.words);
@@ -319,6 +309,25 @@ impl NetGame {
             }
             (out, steps)
         })
+    }
+
+    /// Plays the `does` inputs set in `vals` (in every lane): the move part (`move_part`, the pass's
+    /// move gates) evaluated, each proposition set to its `next`, and the inputs cleared. The state
+    /// part is left for the caller to evaluate.
+    fn play_inputs(&self, move_part: &[PassGate], vals: &mut [u64]) {
+        let n = &self.net;
+        let np = n.props.len();
+        eval_pass(move_part, &n.inputs, vals, n.num_nodes);
+        // `next` may read base nodes (a frame copy of another proposition): read them all before
+        // writing any.
+        for (p, l) in n.next.iter().enumerate() {
+            let v = lit_val(vals, *l);
+            vals[n.num_nodes + p] = v;
+        }
+        vals.copy_within(n.num_nodes..n.num_nodes + np, 1);
+        for v in &mut vals[1 + np..n.first_gate] {
+            *v = 0;
+        }
     }
 
     /// One step of a decisive playout on `vals` (a state, its state part evaluated, every lane alike):
@@ -365,7 +374,6 @@ impl NetGame {
     /// several roles have a choice or one has more than 64 moves.
     fn try_moves(&self, vals: &mut [u64]) -> Result<(Option<usize>, usize, u64), Lanes> {
         let n = &self.net;
-        let np = n.props.len();
         let mut chooser = None;
         for (r, legal) in n.legal.iter().enumerate() {
             let count = legal
@@ -394,15 +402,7 @@ impl NetGame {
             }
         }
         let (state_part, move_part) = self.pass.split_at(self.pass_state);
-        eval_pass(move_part, &n.inputs, vals, n.num_nodes);
-        for (p, l) in n.next.iter().enumerate() {
-            let v = lit_val(vals, *l);
-            vals[n.num_nodes + p] = v;
-        }
-        vals.copy_within(n.num_nodes..n.num_nodes + np, 1);
-        for v in &mut vals[1 + np..n.first_gate] {
-            *v = 0;
-        }
+        self.play_inputs(move_part, vals);
         eval_pass(state_part, &n.inputs, vals, n.num_nodes);
         let ended = lit_val(vals, n.terminal) & all;
         let mut wins = 0;

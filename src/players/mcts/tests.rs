@@ -306,7 +306,7 @@ fn transpositions_share_one_node_per_state_and_still_find_the_win() {
     assert_eq!(distinct_states(tree), tree.nodes.len());
     // The graph kept for the state reached is copied once per node, still one node per state.
     let after = g.play(&s, 0, &c.mv);
-    let reply = p.choose(&Ask::new(&g, &after, 1, far())).unwrap();
+    p.choose(&Ask::new(&g, &after, 1, far())).unwrap();
     let tree = &p.trees[0];
     assert!(tree.nodes[0].state == after);
     assert_eq!(distinct_states(tree), tree.nodes.len());
@@ -314,7 +314,6 @@ fn transpositions_share_one_node_per_state_and_still_find_the_win() {
         .table
         .as_ref()
         .is_some_and(|t| t.len() == tree.nodes.len()));
-    let _ = reply;
     let s = red_has_three_in_a_row(&g);
     let c = p.choose(&Ask::new(&g, &s, 0, far())).unwrap();
     assert_eq!(g.show_move(&c.mv), "drop(4)");
