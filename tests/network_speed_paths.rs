@@ -250,3 +250,75 @@ fn guided_playouts_on_the_fast_path_match_the_move_methods() {
         }
     }
 }
+
+/// Every `Game` query on a game whose queries move the propagation's words (legal moves, mover,
+/// terminal, goals, next state) against the same game answering from full passes, along random walks
+/// that keep jumping: back to a state seen before (the words flip a few propositions or load afresh),
+/// or past a playout (the words start where it ended).
+#[test]
+fn queries_answered_by_propagation_match_the_full_pass() {
+    for (name, walks) in [
+        ("ticTacToe", 20),
+        ("connectFour", 10),
+        ("connectFourSimultaneous", 10),
+        ("breakthrough", 4),
+        ("3pConnectFour", 6),
+        ("reversi", 3),
+        ("blocker", 10),
+        ("pacman3p", 3),
+        ("sheepAndWolf", 6),
+        ("nim1", 10),
+    ] {
+        let (prop, _) = load(name);
+        let (mut full, _) = load(name);
+        full.set_playout_method(PlayoutMethod::FullPass);
+        let mut prop = prop;
+        prop.set_playout_method(PlayoutMethod::Propagate);
+        let roles = prop.info().num_roles();
+        let mut rng = SmallRng::seed_from_u64(5);
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        let mut seen = vec![prop.initial_state()];
+        let mut queried = 0;
+        for walk in 0..walks {
+            let mut s = prop.initial_state();
+            for step in 0..200 {
+                let at = format!("{name}: walk {walk}, step {step}");
+                match rng.gen_range(0..10) {
+                    0 => s = seen[rng.gen_range(0..seen.len())].clone(),
+                    1 => {
+                        let mut r = SmallRng::seed_from_u64(step);
+                        prop.random_playout_with(PlayoutMethod::Propagate, &s, &mut r, 400);
+                    }
+                    _ => {}
+                }
+                assert_eq!(prop.is_terminal(&s), full.is_terminal(&s), "{at}");
+                assert_eq!(prop.mover(&s), full.mover(&s), "{at}");
+                for r in 0..roles {
+                    assert_eq!(prop.goal(&s, r), full.goal(&s, r), "{at}, goal of {r}");
+                }
+                queried += 1;
+                if prop.is_terminal(&s) {
+                    break;
+                }
+                let mut joint = Vec::new();
+                for r in 0..roles {
+                    prop.legal_moves(&s, r, &mut a);
+                    full.legal_moves(&s, r, &mut b);
+                    assert_eq!(a, b, "{at}, legal moves of {r}");
+                    if a.is_empty() {
+                        break;
+                    }
+                    joint.push(a[rng.gen_range(0..a.len())]);
+                }
+                if joint.len() < roles {
+                    break;
+                }
+                let next = prop.next_state(&s, &joint);
+                assert_eq!(next, full.next_state(&s, &joint), "{at}, after {joint:?}");
+                seen.push(s);
+                s = next;
+            }
+        }
+        assert!(queried > walks, "{name}: {queried} states asked about");
+    }
+}

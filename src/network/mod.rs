@@ -9,7 +9,9 @@
 //!
 //! Evaluation uses a per-thread scratch (node values and the state they were computed for), so asking for
 //! each role's legal moves, the terminal flag and the goals of one state evaluates the network once, and
-//! [`Game::random_playout`] allocates nothing per move.
+//! [`Game::random_playout`] allocates nothing per move. In a game whose playouts propagate changes, the
+//! queries are answered from the propagation's words instead, moved from state to state by the
+//! propositions that differ (see `view`).
 //!
 //! Moves and states print exactly as [`crate::engine::RuleGame`] prints them (the same KIF text, moves
 //! numbered in the byte order of their KIF text), so [`replay`] checks the network against the same traces.
@@ -20,6 +22,7 @@ mod playout;
 mod print;
 mod prop;
 mod replay;
+mod view;
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -89,6 +92,10 @@ struct PropScratch {
     snap: Vec<u32>,
     lsnap: Vec<u64>,
     snap_state: Vec<u64>,
+    /// The state the words hold (no `does` input set) while `game` is this game's (see [`view`]).
+    at: Vec<u64>,
+    /// Whether the goal-only gates hold their values for `at`.
+    goals_fresh: bool,
 }
 
 thread_local! {
@@ -104,6 +111,8 @@ thread_local! {
         snap: Vec::new(),
         lsnap: Vec::new(),
         snap_state: Vec::new(),
+        at: Vec::new(),
+        goals_fresh: false,
     }) };
 }
 
@@ -141,6 +150,8 @@ pub struct NetGame {
     /// [`PlayoutMethod::FullPass`].
     pass: Vec<PassGate>,
     pass_state: usize,
+    /// The gates that only goals read, outside `fan`'s cone (see [`view`]).
+    goal_gates: Vec<u32>,
 }
 
 /// A gate of a full pass over part of the network: `vals[node] = AND(inputs[start..end]) ^ negate`.
@@ -350,6 +361,7 @@ impl NetGame {
         let key = |g: &PassGate| (level[g.node as usize], g.end - g.start, g.node);
         pass[..pass_state].sort_by_key(key);
         pass[pass_state..].sort_by_key(key);
+        let goal_gates = view::goal_gates(&net, fan.cone());
         let mut game = NetGame {
             layout: crate::print::board::Layout::default(),
             info: GameInfo {
@@ -370,6 +382,7 @@ impl NetGame {
             method: PlayoutMethod::Propagate,
             pass,
             pass_state,
+            goal_gates,
             net,
         };
         game.method = game.fastest_method();
@@ -550,6 +563,9 @@ impl Game for NetGame {
     }
 
     fn is_terminal(&self, state: &BitState) -> bool {
+        if self.method == PlayoutMethod::Propagate {
+            return self.with_prop(state, |s| prop::lit(&s.words, self.net.terminal) != 0);
+        }
         self.with_state(state, |s| lit_val(&s.vals, self.net.terminal) & 1 != 0)
     }
 
@@ -558,6 +574,9 @@ impl Game for NetGame {
     }
 
     fn legal_moves(&self, state: &BitState, role: RoleIndex, out: &mut Vec<NetMove>) {
+        if self.method == PlayoutMethod::Propagate {
+            return self.with_prop(state, |s| self.prop_legal(s, role, out));
+        }
         out.clear();
         self.with_state(state, |s| {
             if let Some(l) = self.net.legal.get(role) {
@@ -571,6 +590,9 @@ impl Game for NetGame {
     }
 
     fn next_state(&self, state: &BitState, joint: &[NetMove]) -> BitState {
+        if self.method == PlayoutMethod::Propagate {
+            return self.with_prop(state, |s| self.prop_next(s, joint));
+        }
         let n = &self.net;
         self.with_state(state, |s| {
             for (r, m) in joint.iter().enumerate() {
@@ -600,6 +622,9 @@ impl Game for NetGame {
     }
 
     fn goal(&self, state: &BitState, role: RoleIndex) -> Goal {
+        if self.method == PlayoutMethod::Propagate {
+            return self.with_prop(state, |s| self.prop_goal(s, role));
+        }
         // The last goal value that holds, as goal_values would list them, without collecting them.
         self.with_state(state, |s| {
             self.net.goals.get(role).map_or(0, |g| {
@@ -624,6 +649,9 @@ impl Game for NetGame {
     }
 
     fn mover(&self, state: &BitState) -> Option<RoleIndex> {
+        if self.method == PlayoutMethod::Propagate {
+            return self.with_prop(state, |s| self.prop_mover(s));
+        }
         self.with_state(state, |s| {
             if lit_val(&s.vals, self.net.terminal) & 1 != 0 {
                 return None;

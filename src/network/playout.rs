@@ -72,8 +72,8 @@ impl NetGame {
         let fan = &self.fan;
         PROP.with(|s| {
             let mut s = s.borrow_mut();
+            self.move_prop_to(&mut s, state);
             let PropScratch {
-                game,
                 words: w,
                 frames,
                 lbits,
@@ -84,29 +84,11 @@ impl NetGame {
                 snap,
                 lsnap,
                 snap_state,
+                at,
+                goals_fresh,
+                ..
             } = &mut *s;
-            if *game == self.id
-                && w.len() == n.num_nodes
-                && snap.len() == w.len()
-                && lsnap.len() == lbits.len()
-                && **snap_state == *state.words()
-            {
-                w.copy_from_slice(snap);
-                lbits.copy_from_slice(lsnap);
-            } else {
-                if *game != self.id || w.len() != n.num_nodes {
-                    fan.load(n, w, lbits, |p| state.get(p));
-                    frames.clear();
-                    frames.resize(fan.frames_needed(), prop::Frame::default());
-                    *game = self.id;
-                } else {
-                    // Propagate only where the states differ.
-                    for p in 0..np {
-                        if (w[1 + p] >> 31 == 1) != state.get(p) {
-                            fan.flip(w, frames, lbits, 1 + p as u32);
-                        }
-                    }
-                }
+            if **snap_state != *state.words() {
                 snap.clear();
                 snap.extend_from_slice(w);
                 lsnap.clear();
@@ -114,6 +96,7 @@ impl NetGame {
                 snap_state.clear();
                 snap_state.extend_from_slice(state.words());
             }
+            *goals_fresh = false;
             played.clear();
             played.resize(n.legal.len(), u32::MAX);
             let roles = n.legal.len();
@@ -172,6 +155,8 @@ impl NetGame {
                     out.set(p);
                 }
             }
+            at.clear();
+            at.extend_from_slice(out.words());
             (out, steps)
         })
     }
@@ -191,27 +176,11 @@ impl NetGame {
         rng: &mut SmallRng,
         pick: &mut impl FnMut(usize, &[u64], &mut SmallRng) -> Option<u32>,
     ) -> Option<u32> {
-        let (w0, w1) = (sets.word[r] as usize, sets.word[r + 1] as usize);
-        let (g0, g1) = (sets.group[r] as usize, sets.group[r + 1] as usize);
-        let bits = lbits.get(w0..w1)?;
-        let words: &[u64] = if g1 == g0 + 1 && sets.guards[g0] == ground::TRUE {
-            bits
-        } else {
-            comb.clear();
-            comb.resize(bits.len(), 0);
-            for g in g0..g1 {
-                if prop::lit(w, sets.guards[g]) != 0 {
-                    let at = sets.mask_at[g] as usize;
-                    let mask = sets.masks.get(at..at + bits.len())?;
-                    for ((c, &m), &b) in comb.iter_mut().zip(mask).zip(bits) {
-                        *c |= m & b;
-                    }
-                }
-            }
-            comb
-        };
+        let words = self.role_bits(r, w, lbits, comb)?;
         let bit = pick(r, words, rng)?;
-        sets.bit_does.get(w0 * 64 + bit as usize).copied()
+        sets.bit_does
+            .get(sets.word[r] as usize * 64 + bit as usize)
+            .copied()
     }
 
     /// A playout by levelised passes, uniformly random but for decisive moves when `decisive`: where

@@ -1,0 +1,259 @@
+//! The `Game` queries (terminal, legal moves, mover, next state, goals) answered from the change
+//! propagation's words, for games whose playouts propagate.
+//!
+//! A search asks about a state, plays a move from it, asks about the state that follows and plays out
+//! from there. A full pass answers each new state by evaluating every state gate again; here the words
+//! are *moved* to the state asked about by flipping the propositions that differ (a move changes a
+//! few), so a step of the search costs about what a step of a playout costs, and the playout that
+//! follows starts from words already in place. **The words always hold one known state with no `does`
+//! input set** (`PropScratch::at`) between calls; a query about a far-away state loads them afresh
+//! instead of flipping most propositions one by one.
+//!
+//! Gates that only goals read are outside the propagation's cone: they are evaluated in one short
+//! pass, once per state, when a goal is asked.
+
+use super::*;
+
+impl NetGame {
+    /// Runs `f` on the propagation words brought to `state`.
+    pub(super) fn with_prop<R>(
+        &self,
+        state: &BitState,
+        f: impl FnOnce(&mut PropScratch) -> R,
+    ) -> R {
+        PROP.with(|s| {
+            let mut s = s.borrow_mut();
+            self.move_prop_to(&mut s, state);
+            f(&mut s)
+        })
+    }
+
+    /// Brings the words to `state`: nothing when they hold it, the saved words of the last playout's
+    /// start when that is `state`, flips of the propositions that differ when they are few, and a full
+    /// load otherwise.
+    pub(super) fn move_prop_to(&self, s: &mut PropScratch, state: &BitState) {
+        let n = &self.net;
+        let target = state.words();
+        let fresh = s.game == self.id && s.words.len() == n.num_nodes && s.at.len() == target.len();
+        if fresh && *s.at == *target {
+            return;
+        }
+        s.goals_fresh = false;
+        if fresh
+            && *s.snap_state == *target
+            && s.snap.len() == s.words.len()
+            && s.lsnap.len() == s.lbits.len()
+        {
+            s.words.copy_from_slice(&s.snap);
+            s.lbits.copy_from_slice(&s.lsnap);
+        } else if fresh && self.few_differ(&s.at, target) {
+            let PropScratch {
+                words,
+                frames,
+                lbits,
+                at,
+                ..
+            } = s;
+            for (i, (&a, &b)) in at.iter().zip(target).enumerate() {
+                let mut x = a ^ b;
+                while x != 0 {
+                    let p = i * 64 + x.trailing_zeros() as usize;
+                    x &= x - 1;
+                    self.fan.flip(words, frames, lbits, 1 + p as u32);
+                }
+            }
+        } else {
+            self.fan
+                .load(n, &mut s.words, &mut s.lbits, |p| state.get(p));
+            s.frames.clear();
+            s.frames
+                .resize(self.fan.frames_needed(), prop::Frame::default());
+            s.game = self.id;
+            // The saved words belong to whatever game was here before.
+            s.snap_state.clear();
+        }
+        s.at.clear();
+        s.at.extend_from_slice(target);
+    }
+
+    /// Whether flipping the propositions where `a` and `b` differ is likely cheaper than a load.
+    fn few_differ(&self, a: &[u64], b: &[u64]) -> bool {
+        let differ: u32 = a.iter().zip(b).map(|(x, y)| (x ^ y).count_ones()).sum();
+        (differ as usize) * FLIPS_PER_LOAD <= self.fan.cone().len().max(64)
+    }
+
+    /// Role `r`'s legal bits in the words (bit `j`: its `j`-th legal output), its groups' guards
+    /// applied; `comb` is room to combine them.
+    pub(super) fn role_bits<'a>(
+        &self,
+        r: usize,
+        w: &[u32],
+        lbits: &'a [u64],
+        comb: &'a mut Vec<u64>,
+    ) -> Option<&'a [u64]> {
+        let sets = &self.sets;
+        let (w0, w1) = (*sets.word.get(r)? as usize, *sets.word.get(r + 1)? as usize);
+        let (g0, g1) = (sets.group[r] as usize, sets.group[r + 1] as usize);
+        let bits = lbits.get(w0..w1)?;
+        if g1 == g0 + 1 && sets.guards[g0] == ground::TRUE {
+            return Some(bits);
+        }
+        comb.clear();
+        comb.resize(bits.len(), 0);
+        for g in g0..g1 {
+            if prop::lit(w, sets.guards[g]) != 0 {
+                let at = sets.mask_at[g] as usize;
+                let mask = sets.masks.get(at..at + bits.len())?;
+                for ((c, &m), &b) in comb.iter_mut().zip(mask).zip(bits) {
+                    *c |= m & b;
+                }
+            }
+        }
+        Some(comb)
+    }
+
+    /// Role `r`'s legal moves in the state the words hold, in move order.
+    pub(super) fn prop_legal(&self, s: &mut PropScratch, r: usize, out: &mut Vec<NetMove>) {
+        out.clear();
+        let PropScratch {
+            words, lbits, comb, ..
+        } = s;
+        let (Some(bits), Some(outputs)) =
+            (self.role_bits(r, words, lbits, comb), self.net.legal.get(r))
+        else {
+            return;
+        };
+        for (i, &word) in bits.iter().enumerate() {
+            let mut x = word;
+            while x != 0 {
+                let j = i * 64 + x.trailing_zeros() as usize;
+                x &= x - 1;
+                if let Some(o) = outputs.get(j) {
+                    out.push(NetMove(o.mv));
+                }
+            }
+        }
+    }
+
+    /// The role in control of the state the words hold (see [`Game::mover`]).
+    pub(super) fn prop_mover(&self, s: &mut PropScratch) -> Option<RoleIndex> {
+        if prop::lit(&s.words, self.net.terminal) != 0 {
+            return None;
+        }
+        let PropScratch {
+            words, lbits, comb, ..
+        } = s;
+        mover_of(self.net.roles.len(), |r| {
+            let Some(bits) = self.role_bits(r, words, lbits, comb) else {
+                return Choice::of(0, || false);
+            };
+            let count: u32 = bits.iter().map(|x| x.count_ones()).sum();
+            Choice::of(count as usize, || {
+                let first = bits
+                    .iter()
+                    .enumerate()
+                    .find(|(_, &x)| x != 0)
+                    .map(|(i, x)| i * 64 + x.trailing_zeros() as usize);
+                first
+                    .and_then(|j| self.net.legal[r].get(j))
+                    .is_some_and(|o| self.is_noop(o.mv))
+            })
+        })
+    }
+
+    /// The state after `joint` from the state the words hold; the words hold that state again after.
+    pub(super) fn prop_next(&self, s: &mut PropScratch, joint: &[NetMove]) -> BitState {
+        let PropScratch {
+            words,
+            frames,
+            lbits,
+            chosen,
+            at,
+            ..
+        } = s;
+        chosen.clear();
+        for (r, m) in joint.iter().enumerate() {
+            let d = self
+                .does_of
+                .get(r)
+                .and_then(|v| v.get(m.0 as usize))
+                .copied()
+                .unwrap_or(u32::MAX);
+            // An input already set (the same move given twice) stays set once.
+            if d != u32::MAX && prop::lit(words, d << 1) == 0 {
+                self.fan.flip(words, frames, lbits, d);
+                chosen.push(d);
+            }
+        }
+        // A pending bit says that a proposition's next value differs from its value.
+        let pending = lbits.get(self.fan.pending_word()..).unwrap_or(&[]);
+        let mut out = at.clone();
+        for (o, &p) in out.iter_mut().zip(pending) {
+            *o ^= p;
+        }
+        for &d in chosen.iter().rev() {
+            self.fan.flip(words, frames, lbits, d);
+        }
+        BitState::from_words(out)
+    }
+
+    /// Role `role`'s goal in the state the words hold (the last value that holds, as
+    /// [`NetGame::goal_values`] lists them).
+    pub(super) fn prop_goal(&self, s: &mut PropScratch, role: RoleIndex) -> Goal {
+        let n = &self.net;
+        if !s.goals_fresh {
+            for &g in &self.goal_gates {
+                let gate = n.gates[g as usize];
+                let inputs = &n.inputs[gate.start as usize..gate.end as usize];
+                let all = inputs.iter().all(|&l| prop::lit(&s.words, l) != 0);
+                let val = u32::from(all) ^ u32::from(gate.negate != 0);
+                // Nothing propagates through these gates: the value bit is all they hold.
+                s.words[n.first_gate + g as usize] = val << 31;
+            }
+            s.goals_fresh = true;
+        }
+        n.goals.get(role).map_or(0, |g| {
+            g.iter()
+                .rev()
+                .find(|(_, l)| prop::lit(&s.words, *l) != 0)
+                .map_or(0, |x| x.0)
+        })
+    }
+}
+
+/// About how many proposition flips cost as much as a load of the cone's words, per gate of the cone:
+/// a flip touches a few readers, a load every gate.
+const FLIPS_PER_LOAD: usize = 8;
+
+/// The gates that goals read and the propagation's cone leaves out, ascending (an order in which
+/// every gate comes after its inputs).
+pub(super) fn goal_gates(n: &Grounded, cone: &[u32]) -> Vec<u32> {
+    let first = n.first_gate;
+    let mut needed = vec![false; n.gates.len()];
+    for &g in cone {
+        needed[g as usize] = true;
+    }
+    let mut goal = vec![false; n.gates.len()];
+    let mut todo: Vec<usize> = n
+        .goals
+        .iter()
+        .flatten()
+        .map(|(_, l)| (l >> 1) as usize)
+        .collect();
+    while let Some(node) = todo.pop() {
+        if node < first || needed[node - first] || goal[node - first] {
+            continue;
+        }
+        let g = node - first;
+        goal[g] = true;
+        let gate = n.gates[g];
+        todo.extend(
+            n.inputs[gate.start as usize..gate.end as usize]
+                .iter()
+                .map(|&l| (l >> 1) as usize),
+        );
+    }
+    (0..n.gates.len() as u32)
+        .filter(|&g| goal[g as usize])
+        .collect()
+}
