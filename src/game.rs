@@ -247,6 +247,22 @@ pub trait Game: Send + Sync + 'static {
         (state, steps)
     }
 
+    /// Plays from `state` as [`Game::random_playout`] does, except that a role with a move that makes
+    /// one of its *winning propositions* true (a fact that alone ends the game with goal 100 for the
+    /// role, as a pawn on the last row does in Breakthrough) plays the first such move. The network
+    /// finds those facts once by analysis, and the moves that may make them true, so a step costs one
+    /// intersection of bitsets unless a role has such a move (see `network::wins`). Wins that no single
+    /// fact makes are not seen. The default knows no winning propositions: a random playout.
+    fn winning_playout(
+        &self,
+        state: &Self::State,
+        rng: &mut SmallRng,
+        buf: &mut Vec<Self::Move>,
+        max_steps: u32,
+    ) -> (Self::State, u32) {
+        self.random_playout(state, rng, buf, max_steps)
+    }
+
     /// Plays from `state` as [`Game::random_playout`] does, except that a role in control with a
     /// *decisive* move (one that ends the game with goal 100 for it) plays the first in move order;
     /// otherwise its move is drawn by [`random_index`]. Such playouts do not walk past a win that one

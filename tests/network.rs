@@ -266,3 +266,103 @@ fn a_decisive_playout_takes_a_win_in_one() {
         );
     }
 }
+
+#[test]
+fn breakthrough_is_won_by_a_pawn_on_the_last_row() {
+    let (program, _) = load("breakthrough");
+    let net = NetGame::from_program(&program, "breakthrough").expect("grounds");
+    let expect = |row: u32, colour: &str| -> Vec<String> {
+        (1..=8)
+            .map(|x| format!("(cellHolds {x} {row} {colour})"))
+            .collect()
+    };
+    assert_eq!(net.winning_propositions(0), expect(8, "white"));
+    assert_eq!(net.winning_propositions(1), expect(1, "black"));
+    // Four in a row takes four facts: Connect Four has no winning proposition.
+    let (program, _) = load("connectFour");
+    let net = NetGame::from_program(&program, "connectFour").expect("grounds");
+    assert!(net.winning_propositions(0).is_empty());
+}
+
+/// A winning playout as the trait's move methods play it: every role draws its move, then the first
+/// role with a legal move whose next state holds one of its winning propositions plays the first
+/// such move instead.
+fn winning_playout_by_moves(
+    net: &NetGame,
+    start: &<NetGame as Game>::State,
+    rng: &mut SmallRng,
+    max_steps: u32,
+) -> (Vec<String>, u32) {
+    let roles = net.info().num_roles();
+    let winning: Vec<Vec<String>> = (0..roles).map(|r| net.winning_propositions(r)).collect();
+    let mut s = start.clone();
+    let mut buf = Vec::new();
+    let mut steps = 0;
+    'play: while steps < max_steps && !net.is_terminal(&s) {
+        let mut legal = Vec::new();
+        let mut joint = Vec::new();
+        for r in 0..roles {
+            net.legal_moves(&s, r, &mut buf);
+            if buf.is_empty() {
+                break 'play;
+            }
+            joint.push(buf[rng.gen_range(0..buf.len())]);
+            legal.push(buf.clone());
+        }
+        'roles: for r in 0..roles {
+            for &m in &legal[r] {
+                let mut trial = joint.clone();
+                trial[r] = m;
+                let facts = net.state_facts(&net.next_state(&s, &trial));
+                if facts.iter().any(|f| winning[r].contains(f)) {
+                    joint = trial;
+                    break 'roles;
+                }
+            }
+        }
+        s = net.next_state(&s, &joint);
+        steps += 1;
+    }
+    (net.state_facts(&s), steps)
+}
+
+#[test]
+fn winning_playouts_take_the_first_move_that_makes_a_winning_proposition_true() {
+    for (name, playouts) in [
+        ("breakthrough", 30),
+        ("knightThrough", 20),
+        ("connectFour", 20),
+    ] {
+        let (program, _) = load(name);
+        let net = NetGame::from_program(&program, name).expect("grounds");
+        let mut pick = SmallRng::seed_from_u64(3);
+        let mut buf = Vec::new();
+        let mut won = 0;
+        for k in 0..playouts {
+            let start = net
+                .random_playout(&net.initial_state(), &mut pick, &mut buf, k % 12)
+                .0;
+            let mut a = SmallRng::seed_from_u64(k as u64);
+            let mut b = SmallRng::seed_from_u64(k as u64);
+            let (end, steps) = net.winning_playout(&start, &mut a, 500);
+            let expected = winning_playout_by_moves(&net, &start, &mut b, 500);
+            assert_eq!(
+                (net.state_facts(&end), steps),
+                expected,
+                "{name}: playout {k}"
+            );
+            let facts = net.state_facts(&end);
+            won += (0..net.info().num_roles())
+                .filter(|&r| {
+                    net.winning_propositions(r)
+                        .iter()
+                        .any(|f| facts.contains(f))
+                })
+                .count();
+        }
+        // On the race games most playouts end with a pawn or knight on the last row.
+        if name != "connectFour" {
+            assert!(won > playouts as usize / 2, "{name}: {won} of {playouts}");
+        }
+    }
+}

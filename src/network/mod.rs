@@ -23,6 +23,7 @@ mod print;
 mod prop;
 mod replay;
 mod view;
+mod wins;
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -96,6 +97,8 @@ struct PropScratch {
     at: Vec<u64>,
     /// Whether the goal-only gates hold their values for `at`.
     goals_fresh: bool,
+    /// The `does` inputs a winning playout tries at a step.
+    tries: Vec<u32>,
 }
 
 thread_local! {
@@ -113,6 +116,7 @@ thread_local! {
         snap_state: Vec::new(),
         at: Vec::new(),
         goals_fresh: false,
+        tries: Vec::new(),
     }) };
 }
 
@@ -152,6 +156,8 @@ pub struct NetGame {
     pass_state: usize,
     /// The gates that only goals read, outside `fan`'s cone (see [`view`]).
     goal_gates: Vec<u32>,
+    /// The winning propositions and the moves that may make them true, found when first asked for.
+    wins: std::sync::OnceLock<wins::Wins>,
 }
 
 /// A gate of a full pass over part of the network: `vals[node] = AND(inputs[start..end]) ^ negate`.
@@ -383,6 +389,7 @@ impl NetGame {
             pass,
             pass_state,
             goal_gates,
+            wins: std::sync::OnceLock::new(),
             net,
         };
         game.method = game.fastest_method();
@@ -535,6 +542,21 @@ impl NetGame {
         })
     }
 
+    /// `role`'s winning propositions as KIF, sorted: the facts that alone end the game with goal 100
+    /// for it, as [`Game::winning_playout`] finds them (found once, on first use).
+    pub fn winning_propositions(&self, role: RoleIndex) -> Vec<String> {
+        let wins = self
+            .wins
+            .get_or_init(|| wins::wins_of(&self.net, &self.sets));
+        let Some(words) = wins.props.get(role) else {
+            return Vec::new();
+        };
+        (0..self.net.props.len())
+            .filter(|&p| words.get(p / 64).is_some_and(|w| w >> (p % 64) & 1 == 1))
+            .map(|p| self.prop_kif[p].clone())
+            .collect()
+    }
+
     /// The way [`Game::random_playout`] evaluates the network.
     pub fn playout_method(&self) -> PlayoutMethod {
         self.method
@@ -674,6 +696,16 @@ impl Game for NetGame {
         max_steps: u32,
     ) -> (BitState, u32) {
         self.random_playout_with(self.method, state, rng, max_steps)
+    }
+
+    fn winning_playout(
+        &self,
+        state: &BitState,
+        rng: &mut SmallRng,
+        _buf: &mut Vec<NetMove>,
+        max_steps: u32,
+    ) -> (BitState, u32) {
+        NetGame::winning_playout(self, state, rng, max_steps)
     }
 
     fn decisive_playout(

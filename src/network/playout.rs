@@ -21,11 +21,31 @@ impl NetGame {
         match method {
             PlayoutMethod::FullPass => self.playout_full_pass(state, rng, max_steps, false),
             PlayoutMethod::Propagate => {
-                self.playout_propagate(state, rng, max_steps, &mut |_, words, rng| {
+                self.playout_propagate(state, rng, max_steps, None, &mut |_, words, rng| {
                     pick_random(words, rng)
                 })
             }
         }
+    }
+
+    /// A random playout (see [`NetGame::random_playout_with`]) in which a role with a move that makes
+    /// one of its winning propositions true plays the first such move (see `wins`): the playout then
+    /// ends in the role's win. Without winning propositions it is the plain random playout.
+    pub fn winning_playout(
+        &self,
+        state: &BitState,
+        rng: &mut SmallRng,
+        max_steps: u32,
+    ) -> (BitState, u32) {
+        let wins = self
+            .wins
+            .get_or_init(|| wins::wins_of(&self.net, &self.sets));
+        if !wins.any() {
+            return self.random_playout_with(self.method, state, rng, max_steps);
+        }
+        self.playout_propagate(state, rng, max_steps, Some(wins), &mut |_, words, rng| {
+            pick_random(words, rng)
+        })
     }
 
     /// A propagating playout whose moves `guide` picks (see [`Game::guided_playout`]); a game whose
@@ -39,7 +59,7 @@ impl NetGame {
         guide: &mut dyn crate::game::PlayoutGuide,
     ) -> (BitState, u32) {
         let legal = &self.net.legal;
-        self.playout_propagate(state, rng, max_steps, &mut |r, words, rng| {
+        self.playout_propagate(state, rng, max_steps, None, &mut |r, words, rng| {
             numbers.clear();
             for (i, &x) in words.iter().enumerate() {
                 let mut x = x;
@@ -59,11 +79,13 @@ impl NetGame {
 
     /// A playout by change propagation; `pick(role, legal words, rng)` chooses a role's move among
     /// the set bits of its legal words (bit `b` is the role's `b`-th legal output) and gives that `b`.
+    /// With `wins`, a role's move that makes one of its winning propositions true is played instead.
     fn playout_propagate(
         &self,
         state: &BitState,
         rng: &mut SmallRng,
         max_steps: u32,
+        wins: Option<&wins::Wins>,
         pick: &mut impl FnMut(usize, &[u64], &mut SmallRng) -> Option<u32>,
     ) -> (BitState, u32) {
         let n = &self.net;
@@ -86,6 +108,7 @@ impl NetGame {
                 snap_state,
                 at,
                 goals_fresh,
+                tries,
                 ..
             } = &mut *s;
             if **snap_state != *state.words() {
@@ -130,6 +153,9 @@ impl NetGame {
                         *old = new;
                     }
                 }
+                if let Some(wins) = wins {
+                    self.play_a_win(wins, played, w, frames, lbits, comb, tries);
+                }
                 // The propositions whose `next` differs from their value, all read before any flips.
                 flips.clear();
                 flips.extend_from_slice(&lbits[pw..]);
@@ -159,6 +185,55 @@ impl NetGame {
             at.extend_from_slice(out.words());
             (out, steps)
         })
+    }
+
+    /// With every role's drawn input set (`played`), makes the first role with a move that makes one
+    /// of its winning propositions true play the first such move instead. Only the legal moves that
+    /// may do so (`wins.moves`) are tried: each in turn as the role's input, and since no winning
+    /// proposition holds before the step (the state is not terminal), one that is about to become
+    /// true shows as a pending bit.
+    #[allow(clippy::too_many_arguments)]
+    fn play_a_win(
+        &self,
+        wins: &wins::Wins,
+        played: &mut [u32],
+        w: &mut [u32],
+        frames: &mut [prop::Frame],
+        lbits: &mut [u64],
+        comb: &mut Vec<u64>,
+        tries: &mut Vec<u32>,
+    ) {
+        let (fan, sets, pw) = (&self.fan, &self.sets, self.fan.pending_word());
+        for (r, input) in played.iter_mut().enumerate() {
+            let Some(mask) = wins.moves.get(r).filter(|m| m.iter().any(|&x| x != 0)) else {
+                continue;
+            };
+            tries.clear();
+            if let Some(bits) = self.role_bits(r, w, lbits, comb) {
+                let base = sets.word[r] as usize * 64;
+                for (i, (&b, &m)) in bits.iter().zip(mask).enumerate() {
+                    let mut x = b & m;
+                    while x != 0 {
+                        let j = i * 64 + x.trailing_zeros() as usize;
+                        x &= x - 1;
+                        tries.push(sets.bit_does.get(base + j).copied().unwrap_or(u32::MAX));
+                    }
+                }
+            }
+            if tries.is_empty() {
+                continue;
+            }
+            let drawn = *input;
+            let props = &wins.props[r];
+            for &d in tries.iter() {
+                set_input(fan, w, frames, lbits, input, d);
+                let pending = lbits.get(pw..).unwrap_or(&[]);
+                if pending.iter().zip(props).any(|(&p, &q)| p & q != 0) {
+                    return;
+                }
+            }
+            set_input(fan, w, frames, lbits, input, drawn);
+        }
     }
 
     /// Role `r`'s move, as `pick` chooses it among the role's legal bits (a random pick draws the
@@ -524,7 +599,27 @@ impl NetGame {
 /// Uniform draws over a role's legal outputs a batch lane tries before counting its legal moves.
 const DRAWS: u32 = 4;
 
-/// A uniformly random set bit of `words`: its offset from the first word's bit 0.
+/// Makes `d` the role's input in place of `*played` (`u32::MAX`: none), flipping what changes.
+#[inline]
+fn set_input(
+    fan: &prop::Fanout,
+    w: &mut [u32],
+    frames: &mut [prop::Frame],
+    lbits: &mut [u64],
+    played: &mut u32,
+    d: u32,
+) {
+    if *played != d {
+        if d != u32::MAX {
+            fan.flip(w, frames, lbits, d);
+        }
+        if *played != u32::MAX {
+            fan.flip(w, frames, lbits, *played);
+        }
+        *played = d;
+    }
+}
+
 /// What [`NetGame::decisive_step`] did.
 enum Lanes {
     /// A move was played.
@@ -535,6 +630,7 @@ enum Lanes {
     NoChoice,
 }
 
+/// A uniformly random set bit of `words`: its offset from the first word's bit 0.
 #[inline]
 fn pick_random(words: &[u64], rng: &mut SmallRng) -> Option<u32> {
     let count: u32 = words.iter().map(|x| x.count_ones()).sum();

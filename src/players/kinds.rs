@@ -237,6 +237,8 @@ pub enum Switch {
     Mast,
     /// Moves in the tree judged by their all-moves-as-first averages too (RAVE).
     Rave,
+    /// RAVE with the statistics of the deepest well-visited node of the walk (GRAVE).
+    Grave,
     /// Each new leaf judged by 64 playouts at once, one per bit of a word on the network.
     Batch,
     /// Equal states share one node of the tree, whatever order of moves reached them.
@@ -245,17 +247,21 @@ pub enum Switch {
     Decisive,
     /// Each new node whose mover wins in one move is solved at once.
     Lookahead,
+    /// Playouts take a move that makes a winning proposition true (found by analysis, not by trying).
+    Wins,
 }
 
 impl Switch {
     /// Every switch.
-    pub const ALL: [Switch; 6] = [
+    pub const ALL: [Switch; 8] = [
         Switch::Mast,
         Switch::Rave,
+        Switch::Grave,
         Switch::Batch,
         Switch::Trans,
         Switch::Decisive,
         Switch::Lookahead,
+        Switch::Wins,
     ];
 
     /// The switch's name after a `+`.
@@ -263,10 +269,12 @@ impl Switch {
         match self {
             Switch::Mast => "mast",
             Switch::Rave => "rave",
+            Switch::Grave => "grave",
             Switch::Batch => "batch",
             Switch::Trans => "trans",
             Switch::Decisive => "decisive",
             Switch::Lookahead => "lookahead",
+            Switch::Wins => "wins",
         }
     }
 }
@@ -469,9 +477,11 @@ pub fn make_player<G: Game>(
             MctsPlayer::new(seed)
                 .with_mast(spec.has(Switch::Mast))
                 .with_rave(spec.has(Switch::Rave))
+                .with_grave(spec.has(Switch::Grave))
                 .with_transpositions(spec.has(Switch::Trans))
                 .with_decisive_playouts(spec.has(Switch::Decisive))
                 .with_lookahead(spec.has(Switch::Lookahead))
+                .with_winning_playouts(spec.has(Switch::Wins))
                 .with_leaf_playouts(if spec.has(Switch::Batch) { 64 } else { 1 })
                 .with_threads(config.threads)
                 .with_progress(progress),
@@ -480,9 +490,11 @@ pub fn make_player<G: Game>(
             MctsPlayer::baseline(seed)
                 .with_mast(spec.has(Switch::Mast))
                 .with_rave(spec.has(Switch::Rave))
+                .with_grave(spec.has(Switch::Grave))
                 .with_transpositions(spec.has(Switch::Trans))
                 .with_decisive_playouts(spec.has(Switch::Decisive))
                 .with_lookahead(spec.has(Switch::Lookahead))
+                .with_winning_playouts(spec.has(Switch::Wins))
                 .with_leaf_playouts(if spec.has(Switch::Batch) { 64 } else { 1 })
                 .with_threads(config.threads)
                 .with_progress(progress),
@@ -534,7 +546,7 @@ mod tests {
                     let e = e.to_string();
                     assert!(e.starts_with(want), "{text}: {e}");
                     assert!(
-                        e.contains("+mast, +rave, +batch, +trans, +decisive, +lookahead (e.g. `mcts+mast`)"),
+                        e.contains("+mast, +rave, +grave, +batch, +trans, +decisive, +lookahead, +wins (e.g. `mcts+mast`)"),
                         "{e}"
                     );
                 }

@@ -37,6 +37,8 @@ pub(crate) struct Playouts {
     slowest_step: Duration,
     /// Plays decisive playouts ([`Game::decisive_playout`]) instead of uniformly random ones.
     pub(crate) decisive: bool,
+    /// Plays winning playouts ([`Game::winning_playout`]) instead of uniformly random ones.
+    pub(crate) winning: bool,
 }
 
 impl Playouts {
@@ -45,6 +47,7 @@ impl Playouts {
             cautious: true,
             slowest_step: Duration::ZERO,
             decisive: false,
+            winning: false,
         }
     }
 
@@ -57,10 +60,12 @@ impl Playouts {
         buf: &mut Vec<G::Move>,
         deadline: Instant,
     ) -> Option<G::State> {
-        let decisive = self.decisive;
+        let (decisive, winning) = (self.decisive, self.winning);
         self.run_by(from, deadline, |state, steps| {
             if decisive {
                 game.decisive_playout(state, rng, buf, steps)
+            } else if winning {
+                game.winning_playout(state, rng, buf, steps)
             } else {
                 game.random_playout(state, rng, buf, steps)
             }

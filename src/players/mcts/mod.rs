@@ -39,6 +39,7 @@
 //! Hot loop: a simulation allocates only the node it adds (its state, move list and statistics go into
 //! arenas) and indexes its children by the joint move's mixed-radix number, hashing nothing.
 
+mod grave;
 mod policy;
 mod puzzles;
 mod tree;
@@ -84,6 +85,8 @@ pub struct MctsPlayer<G: Game> {
     mast: bool,
     /// Blends all-moves-as-first statistics into selection (RAVE, see [`policy`]).
     rave: bool,
+    grave: bool,
+    winning: bool,
     /// Shares one node among equal states (transpositions: the tree becomes a graph).
     transpositions: bool,
     /// Plays decisive playouts ([`Game::decisive_playout`]).
@@ -110,6 +113,8 @@ impl<G: Game> MctsPlayer<G> {
             think_ahead: true,
             mast: false,
             rave: false,
+            grave: false,
+            winning: false,
             transpositions: false,
             decisive: false,
             lookahead: false,
@@ -152,6 +157,20 @@ impl<G: Game> MctsPlayer<G> {
     /// on games that number their moves.
     pub fn with_rave(mut self, on: bool) -> Self {
         self.rave = on;
+        self
+    }
+
+    /// GRAVE: RAVE with the all-moves-as-first statistics of the deepest well-visited node of the
+    /// walk (see the `grave` module).
+    pub fn with_grave(mut self, on: bool) -> Self {
+        self.grave = on;
+        self
+    }
+
+    /// Playouts in which a role whose move makes one of its winning propositions true plays it
+    /// ([`Game::winning_playout`]).
+    pub fn with_winning_playouts(mut self, on: bool) -> Self {
+        self.winning = on;
         self
     }
 
@@ -260,7 +279,7 @@ impl<G: Game> MctsPlayer<G> {
             let moves = game.move_count();
             // A puzzle's best line is kept by `mcts` (not the baseline): it needs the moves by number.
             let puzzle = roles == 1 && self.think_ahead;
-            if !(self.mast || self.rave || puzzle) || moves == 0 {
+            if !(self.mast || self.rave || self.grave || puzzle) || moves == 0 {
                 tree.policy = None;
             } else if !tree
                 .policy
@@ -269,9 +288,19 @@ impl<G: Game> MctsPlayer<G> {
             {
                 tree.policy = Some(policy::Policy::new(roles, moves, self.mast));
             }
-            tree.rave = self.rave && tree.policy.is_some();
+            tree.rave = (self.rave || self.grave) && tree.policy.is_some();
+            if !(self.grave && tree.policy.is_some()) {
+                tree.reference = None;
+            } else if !tree
+                .reference
+                .as_ref()
+                .is_some_and(|r| r.fits(roles, moves))
+            {
+                tree.reference = Some(grave::Reference::new(roles, moves));
+            }
             tree.share_transpositions(game, self.transpositions);
             tree.playouts.decisive = self.decisive;
+            tree.playouts.winning = self.winning;
             tree.lookahead = self.lookahead;
         }
     }
@@ -419,6 +448,9 @@ impl<G: Game> Player<G> for MctsPlayer<G> {
         if self.rave {
             kind.push_str("+rave");
         }
+        if self.grave {
+            kind.push_str("+grave");
+        }
         if self.transpositions {
             kind.push_str("+trans");
         }
@@ -427,6 +459,9 @@ impl<G: Game> Player<G> for MctsPlayer<G> {
         }
         if self.lookahead {
             kind.push_str("+lookahead");
+        }
+        if self.winning {
+            kind.push_str("+wins");
         }
         match self.leaf_playouts {
             1 => {}

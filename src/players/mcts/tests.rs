@@ -273,6 +273,54 @@ fn rave_gathers_all_moves_as_first_statistics_and_still_finds_the_win() {
     assert_eq!(g.show_move(&c.mv), "drop(4)");
 }
 
+#[test]
+fn grave_judges_a_thinly_visited_node_by_its_reference_and_still_finds_the_win() {
+    let g = Connect4::new(6, 7).unwrap();
+    let mut p = MctsPlayer::baseline(1)
+        .with_grave(true)
+        .with_simulation_limit(3_000);
+    assert_eq!(Player::<Connect4>::name(&p), "uct+grave");
+    p.choose(&Ask::new(&g, &g.initial_state(), 0, far()))
+        .unwrap();
+    let tree = &mut p.trees[0];
+    // A node red moves from, visited too few times to be a reference.
+    let thin = (1..tree.nodes.len() as u32)
+        .find(|&n| {
+            let node = &tree.nodes[n as usize];
+            node.mover == 0 && node.visits > 0 && node.visits < grave::GRAVE_REF
+        })
+        .expect("a thinly visited node");
+    tree.refer(&g, 0);
+    tree.refer(&g, thin);
+    let (root, node) = (tree.nodes[0].clone(), tree.nodes[thin as usize].clone());
+    let mut judged = 0;
+    for i in 0..tree.count(&node, 0) {
+        let at = tree.stat_index(&node, 0, i);
+        let number = g.move_number(&tree.moves[at]);
+        // The same column at the root, whose all-moves-as-first statistics stand in.
+        let same = (0..tree.count(&root, 0))
+            .map(|j| tree.stat_index(&root, 0, j))
+            .find(|&j| g.move_number(&tree.moves[j]) == number)
+            .expect("every column is open at the root");
+        let (own, amaf) = (tree.stats[at], tree.stats[same]);
+        assert!(amaf.amaf_visits > 0, "column {i}");
+        let (n, a) = (f64::from(own.visits), f64::from(amaf.amaf_visits));
+        let mean = if own.visits == 0 { 0.0 } else { own.total / n };
+        let beta = a / (a + n + 1e-5 * a * n);
+        let expected = (1.0 - beta) * mean + beta * f64::from(amaf.amaf_total) / a;
+        let got = tree.grave_value(&g, 0, at).expect("the reference tried it");
+        assert!(
+            (got - expected).abs() < 1e-9,
+            "column {i}: {got} against {expected}"
+        );
+        judged += 1;
+    }
+    assert!(judged > 1);
+    let s = red_has_three_in_a_row(&g);
+    let c = p.choose(&Ask::new(&g, &s, 0, far())).unwrap();
+    assert_eq!(g.show_move(&c.mv), "drop(4)");
+}
+
 /// Per node of `tree`, how many child slots lead to it.
 fn parents<S: Clone + PartialEq, M: Clone>(tree: &tree::Tree<S, M>) -> Vec<u32> {
     let mut count = vec![0u32; tree.nodes.len()];

@@ -9,6 +9,7 @@ use rand::rngs::SmallRng;
 use rand::SeedableRng;
 
 use super::super::mcs::Playouts;
+use super::grave::{self, Reference};
 use super::policy::Policy;
 use crate::evaluators::Evaluator;
 use crate::game::{random_index, Game, RoleIndex};
@@ -78,6 +79,9 @@ pub(super) struct Tree<S, M> {
     pub(super) policy: Option<Policy>,
     /// Whether selection blends in the AMAF statistics (RAVE; needs `policy`).
     pub(super) rave: bool,
+    /// GRAVE's reference node, when selection takes the AMAF statistics from it (with `rave`, which
+    /// gathers them; see [`super::grave`]).
+    pub(super) reference: Option<Reference>,
     /// Transpositions: every node by its state's key ([`Game::state_key`]), when equal states
     /// reached by different moves share one node (and its statistics). The tree is then a graph.
     pub(super) table: Option<HashMap<u64, u32, PassThrough>>,
@@ -121,6 +125,7 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
             goal_totals: vec![0; roles],
             policy: None,
             rave: false,
+            reference: None,
             table: None,
             lookahead: false,
             best_line: Vec::new(),
@@ -268,7 +273,13 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
     }
 
     /// UCB1 for `role` at `node`: the index of its move to play.
-    pub(super) fn select(&mut self, node: u32, role: usize, exploration: f64) -> u32 {
+    pub(super) fn select<G: Game<State = S, Move = M>>(
+        &mut self,
+        game: &G,
+        node: u32,
+        role: usize,
+        exploration: f64,
+    ) -> u32 {
         let n = &self.nodes[node as usize];
         let count = self.count(n, role);
         if count == 1 {
@@ -306,6 +317,12 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
                     continue;
                 }
                 Some(v) => v,
+                None if self.reference.is_some() => {
+                    match self.grave_value(game, role, first + i as usize) {
+                        Some(v) => v,
+                        None => return i,
+                    }
+                }
                 None if st.visits == 0 && (!self.rave || st.amaf_visits == 0) => return i,
                 None if self.rave => {
                     // A move not yet tried here is judged by its AMAF average alone, with the
@@ -331,6 +348,46 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
         } else {
             best.1
         }
+    }
+
+    /// GRAVE: makes `node` the walk's reference when it takes over (see [`grave`]), entering its
+    /// moves' statistics by move number.
+    pub(super) fn refer<G: Game<State = S, Move = M>>(&mut self, game: &G, node: u32) {
+        let Some(mut reference) = self.reference.take() else {
+            return;
+        };
+        let n = &self.nodes[node as usize];
+        if reference.takes_over(node, n.visits) {
+            reference.begin(node);
+            for r in 0..self.roles {
+                for i in 0..self.count(n, r) {
+                    let at = self.stat_index(n, r, i);
+                    if let Some(number) = game.move_number(&self.moves[at]) {
+                        reference.enter(r, number, at);
+                    }
+                }
+            }
+        }
+        self.reference = Some(reference);
+    }
+
+    /// GRAVE's value of `role`'s move at statistics index `at`, with the reference's all-moves-as-first
+    /// statistics of the same move; `None` when neither has tried it.
+    pub(super) fn grave_value<G: Game<State = S, Move = M>>(
+        &self,
+        game: &G,
+        role: usize,
+        at: usize,
+    ) -> Option<f64> {
+        let st = self.stats[at];
+        let amaf = game
+            .move_number(&self.moves[at])
+            .and_then(|number| self.reference.as_ref()?.get(role, number))
+            .map_or((0.0, 0), |j| {
+                let s = self.stats[j];
+                (f64::from(s.amaf_total), s.amaf_visits)
+            });
+        grave::value(st.visits, st.total, amaf)
     }
 
     /// When `node`'s mover (in a turn-taking state) has a move that wins at once
@@ -426,11 +483,12 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
             }
             let mut joint = 0u32;
             let mut radix = 1u32;
+            self.refer(game, node);
             if let Some(p) = &self.policy {
                 self.marks.push(p.played.len() as u32);
             }
             for r in 0..roles {
-                let i = self.select(node, r, exploration);
+                let i = self.select(game, node, r, exploration);
                 self.picks.push(i);
                 if self.policy.is_some() {
                     let at = self.stat_index(&self.nodes[node as usize], r, i);
