@@ -252,13 +252,19 @@ pub trait Game: Send + Sync + 'static {
     /// role, as a pawn on the last row does in Breakthrough) plays the first such move. The network
     /// finds those facts once by analysis, and the moves that may make them true, so a step costs one
     /// intersection of bitsets unless a role has such a move (see `network::wins`). Wins that no single
-    /// fact makes are not seen. The default knows no winning propositions: a random playout.
+    /// fact makes are not seen.
+    ///
+    /// With `block`, a role also avoids a move after which another role takes such a win: when a role
+    /// is about to win that way, the move before it (if one role alone had a choice then) is taken
+    /// back and another drawn in its place, until one leaves no such win or none that may is left. The
+    /// default knows no winning propositions: a random playout.
     fn winning_playout(
         &self,
         state: &Self::State,
         rng: &mut SmallRng,
         buf: &mut Vec<Self::Move>,
         max_steps: u32,
+        _block: bool,
     ) -> (Self::State, u32) {
         self.random_playout(state, rng, buf, max_steps)
     }

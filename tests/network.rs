@@ -344,7 +344,7 @@ fn winning_playouts_take_the_first_move_that_makes_a_winning_proposition_true() 
                 .0;
             let mut a = SmallRng::seed_from_u64(k as u64);
             let mut b = SmallRng::seed_from_u64(k as u64);
-            let (end, steps) = net.winning_playout(&start, &mut a, 500);
+            let (end, steps) = net.winning_playout(&start, &mut a, 500, false);
             let expected = winning_playout_by_moves(&net, &start, &mut b, 500);
             assert_eq!(
                 (net.state_facts(&end), steps),
@@ -364,5 +364,111 @@ fn winning_playouts_take_the_first_move_that_makes_a_winning_proposition_true() 
         if name != "connectFour" {
             assert!(won > playouts as usize / 2, "{name}: {won} of {playouts}");
         }
+    }
+}
+
+/// Whether `role` has a move in `state` whose next state holds one of its winning propositions,
+/// found through the trait's move methods (every other role plays its first legal move).
+fn wins_in_one(
+    net: &NetGame,
+    state: &<NetGame as Game>::State,
+    role: usize,
+    winning: &[String],
+) -> bool {
+    let roles = net.info().num_roles();
+    let mut buf = Vec::new();
+    let mut joint = Vec::new();
+    for r in 0..roles {
+        net.legal_moves(state, r, &mut buf);
+        let Some(&first) = buf.first() else {
+            return false;
+        };
+        joint.push(first);
+    }
+    net.legal_moves(state, role, &mut buf);
+    buf.iter().any(|&m| {
+        joint[role] = m;
+        let facts = net.state_facts(&net.next_state(state, &joint));
+        facts.iter().any(|f| winning.contains(f))
+    })
+}
+
+#[test]
+fn blocking_playouts_let_the_opponent_win_in_one_only_when_no_move_stops_it() {
+    for name in ["breakthrough", "knightThrough"] {
+        let (program, _) = load(name);
+        let net = NetGame::from_program(&program, name).expect("grounds");
+        let winning: Vec<Vec<String>> = (0..2).map(|r| net.winning_propositions(r)).collect();
+        let mut pick = SmallRng::seed_from_u64(5);
+        let mut buf = Vec::new();
+        // Positions where the role to move can stop the other's win in one, and where it cannot.
+        let (mut stoppable, mut unstoppable, mut missed) = (0, 0, 0);
+        for k in 0..400u64 {
+            let start = net
+                .random_playout(
+                    &net.initial_state(),
+                    &mut pick,
+                    &mut buf,
+                    10 + (k % 40) as u32,
+                )
+                .0;
+            if net.is_terminal(&start) {
+                continue;
+            }
+            let Some((mover, other)) = [(0, 1), (1, 0)].into_iter().find(|&(r, _)| {
+                net.legal_moves(&start, r, &mut buf);
+                buf.len() > 1
+            }) else {
+                continue;
+            };
+            if wins_in_one(&net, &start, mover, &winning[mover]) {
+                continue;
+            }
+            // The other role wins in one after every move of the mover, or after some.
+            net.legal_moves(&start, mover, &mut buf);
+            let moves = buf.clone();
+            let mut joint = vec![moves[0]; 2];
+            net.legal_moves(&start, other, &mut buf);
+            joint[other] = buf[0];
+            let loses = |m| {
+                let mut joint = joint.clone();
+                joint[mover] = m;
+                let next = net.next_state(&start, &joint);
+                !net.is_terminal(&next) && wins_in_one(&net, &next, other, &winning[other])
+            };
+            let threatened = moves.iter().filter(|&&m| loses(m)).count();
+            if threatened == 0 {
+                continue;
+            }
+            let can_stop = threatened < moves.len();
+            if can_stop {
+                stoppable += 1;
+            } else {
+                unstoppable += 1;
+            }
+            for (block, seed) in [(true, k), (false, k)] {
+                let mut rng = SmallRng::seed_from_u64(seed);
+                let (end, _) = net.winning_playout(&start, &mut rng, 2, block);
+                let facts = net.state_facts(&end);
+                let lost = facts.iter().any(|f| winning[other].contains(f));
+                if block {
+                    assert!(
+                        !(lost && can_stop),
+                        "{name}: position {k}: a move stops the win"
+                    );
+                    if !can_stop {
+                        assert!(lost, "{name}: position {k}: no move stops the win");
+                    }
+                } else if lost && can_stop {
+                    missed += 1;
+                }
+            }
+        }
+        assert!(
+            stoppable >= 10 && unstoppable >= 5,
+            "{name}: {stoppable} stoppable, {unstoppable} not"
+        );
+        // Without blocking, random play walks into wins it could have stopped.
+        assert!(missed > stoppable / 2, "{name}: {missed} of {stoppable}");
     }
 }

@@ -16,6 +16,7 @@
 //! Moves and states print exactly as [`crate::engine::RuleGame`] prints them (the same KIF text, moves
 //! numbered in the byte order of their KIF text), so [`replay`] checks the network against the same traces.
 
+mod blocks;
 pub mod ground;
 mod legal_sets;
 mod playout;
@@ -99,6 +100,13 @@ struct PropScratch {
     goals_fresh: bool,
     /// The `does` inputs a winning playout tries at a step.
     tries: Vec<u32>,
+    /// A blocking playout's way back over its last step: the inputs set and the propositions flipped,
+    /// the moves of that step's mover left to try, and each win seen after the step (the winning
+    /// move's support and the part of it that the step changed).
+    back_inputs: Vec<u32>,
+    back_flips: Vec<u64>,
+    cands: Vec<u32>,
+    threats: Vec<u64>,
 }
 
 thread_local! {
@@ -117,6 +125,10 @@ thread_local! {
         at: Vec::new(),
         goals_fresh: false,
         tries: Vec::new(),
+        back_inputs: Vec::new(),
+        back_flips: Vec::new(),
+        cands: Vec::new(),
+        threats: Vec::new(),
     }) };
 }
 
@@ -158,6 +170,8 @@ pub struct NetGame {
     goal_gates: Vec<u32>,
     /// The winning propositions and the moves that may make them true, found when first asked for.
     wins: std::sync::OnceLock<wins::Wins>,
+    /// Which moves may block a win, found when a blocking playout first asks (`None`: too large).
+    blocks: std::sync::OnceLock<Option<blocks::Blocks>>,
 }
 
 /// A gate of a full pass over part of the network: `vals[node] = AND(inputs[start..end]) ^ negate`.
@@ -390,6 +404,7 @@ impl NetGame {
             pass_state,
             goal_gates,
             wins: std::sync::OnceLock::new(),
+            blocks: std::sync::OnceLock::new(),
             net,
         };
         game.method = game.fastest_method();
@@ -704,8 +719,9 @@ impl Game for NetGame {
         rng: &mut SmallRng,
         _buf: &mut Vec<NetMove>,
         max_steps: u32,
+        block: bool,
     ) -> (BitState, u32) {
-        NetGame::winning_playout(self, state, rng, max_steps)
+        NetGame::winning_playout(self, state, rng, max_steps, block)
     }
 
     fn decisive_playout(

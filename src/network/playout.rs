@@ -36,6 +36,7 @@ impl NetGame {
         state: &BitState,
         rng: &mut SmallRng,
         max_steps: u32,
+        block: bool,
     ) -> (BitState, u32) {
         let wins = self
             .wins
@@ -43,7 +44,13 @@ impl NetGame {
         if !wins.any() {
             return self.random_playout_with(self.method, state, rng, max_steps);
         }
-        self.playout_propagate(state, rng, max_steps, Some(wins), &mut |_, words, rng| {
+        let blocks = block.then(|| {
+            self.blocks
+                .get_or_init(|| blocks::blocks_of(&self.net, wins))
+                .as_ref()
+        });
+        let wins = Some(WinPlay { wins, blocks });
+        self.playout_propagate(state, rng, max_steps, wins, &mut |_, words, rng| {
             pick_random(words, rng)
         })
     }
@@ -79,13 +86,15 @@ impl NetGame {
 
     /// A playout by change propagation; `pick(role, legal words, rng)` chooses a role's move among
     /// the set bits of its legal words (bit `b` is the role's `b`-th legal output) and gives that `b`.
-    /// With `wins`, a role's move that makes one of its winning propositions true is played instead.
+    /// With `wins`, a role's move that makes one of its winning propositions true is played instead,
+    /// and a blocking playout takes back and replays (see [`Retreat`]) a step that lets another role
+    /// win so.
     fn playout_propagate(
         &self,
         state: &BitState,
         rng: &mut SmallRng,
         max_steps: u32,
-        wins: Option<&wins::Wins>,
+        wins: Option<WinPlay<'_>>,
         pick: &mut impl FnMut(usize, &[u64], &mut SmallRng) -> Option<u32>,
     ) -> (BitState, u32) {
         let n = &self.net;
@@ -109,6 +118,10 @@ impl NetGame {
                 at,
                 goals_fresh,
                 tries,
+                back_inputs,
+                back_flips,
+                cands,
+                threats,
                 ..
             } = &mut *s;
             if **snap_state != *state.words() {
@@ -124,6 +137,9 @@ impl NetGame {
             played.resize(n.legal.len(), u32::MAX);
             let roles = n.legal.len();
             let pw = fan.pending_word();
+            let block = wins.as_ref().and_then(|x| x.blocks);
+            // Whether the way back over the last step is recorded, and what is left to try there.
+            let (mut recorded, mut retreat) = (false, Retreat::Untried);
             let mut steps = 0;
             while steps < max_steps && prop::lit(w, n.terminal) == 0 {
                 chosen.clear();
@@ -153,18 +169,42 @@ impl NetGame {
                         *old = new;
                     }
                 }
-                if let Some(wins) = wins {
-                    self.play_a_win(wins, played, w, frames, lbits, comb, tries);
+                let mut again = false;
+                if let Some(wp) = &wins {
+                    let winner = self.play_a_win(wp.wins, played, w, frames, lbits, comb, tries);
+                    if let (Some(win), Some(blocks), true) = (winner, block, recorded) {
+                        if retreat != Retreat::Exhausted {
+                            // Back to the last step's state, with its inputs set.
+                            for (input, &d) in played.iter_mut().zip(back_inputs.iter()) {
+                                set_input(fan, w, frames, lbits, input, d);
+                            }
+                            flip_props(fan, w, frames, lbits, back_flips);
+                            retreat = self.draw_again(
+                                win,
+                                blocks,
+                                played,
+                                (w, frames, lbits, comb),
+                                (cands, threats),
+                                back_flips,
+                                retreat,
+                                rng,
+                            );
+                            steps -= 1;
+                            again = true;
+                        }
+                    }
                 }
                 // The propositions whose `next` differs from their value, all read before any flips.
                 flips.clear();
                 flips.extend_from_slice(&lbits[pw..]);
-                for (i, &word) in flips.iter().enumerate() {
-                    let mut x = word;
-                    while x != 0 {
-                        let p = i * 64 + x.trailing_zeros() as usize;
-                        x &= x - 1;
-                        fan.flip(w, frames, lbits, 1 + p as u32);
+                flip_props(fan, w, frames, lbits, flips);
+                if block.is_some() {
+                    back_inputs.clear();
+                    back_inputs.extend_from_slice(played);
+                    std::mem::swap(flips, back_flips);
+                    recorded = true;
+                    if !again {
+                        retreat = Retreat::Untried;
                     }
                 }
                 steps += 1;
@@ -191,7 +231,7 @@ impl NetGame {
     /// of its winning propositions true play the first such move instead. Only the legal moves that
     /// may do so (`wins.moves`) are tried: each in turn as the role's input, and since no winning
     /// proposition holds before the step (the state is not terminal), one that is about to become
-    /// true shows as a pending bit.
+    /// true shows as a pending bit. Returns the role that wins so and its `does` input, if one does.
     #[allow(clippy::too_many_arguments)]
     fn play_a_win(
         &self,
@@ -202,7 +242,7 @@ impl NetGame {
         lbits: &mut [u64],
         comb: &mut Vec<u64>,
         tries: &mut Vec<u32>,
-    ) {
+    ) -> Option<(usize, u32)> {
         let (fan, sets, pw) = (&self.fan, &self.sets, self.fan.pending_word());
         for (r, input) in played.iter_mut().enumerate() {
             let Some(mask) = wins.moves.get(r).filter(|m| m.iter().any(|&x| x != 0)) else {
@@ -229,11 +269,88 @@ impl NetGame {
                 set_input(fan, w, frames, lbits, input, d);
                 let pending = lbits.get(pw..).unwrap_or(&[]);
                 if pending.iter().zip(props).any(|(&p, &q)| p & q != 0) {
-                    return;
+                    return Some((r, d));
                 }
             }
             set_input(fan, w, frames, lbits, input, drawn);
         }
+        None
+    }
+
+    /// Back in the state of a step after which role `q` wins by the `does` input `win`, with that
+    /// step's inputs set and its changes in `changed`: sets another move for the role that alone had
+    /// a choice there, drawn uniformly among those not yet tried that may block every win seen (see
+    /// [`blocks`]), and says whether any is left to try. Without a single role other than `q` that
+    /// had a choice, nothing changes; when no move may block, the last one looked at stays set.
+    #[allow(clippy::too_many_arguments)]
+    fn draw_again(
+        &self,
+        (q, win): (usize, u32),
+        blocks: Option<&blocks::Blocks>,
+        played: &mut [u32],
+        (w, frames, lbits, comb): Words<'_>,
+        (cands, threats): (&mut Vec<u32>, &mut Vec<u64>),
+        changed: &[u64],
+        retreat: Retreat,
+        rng: &mut SmallRng,
+    ) -> Retreat {
+        let r = match retreat {
+            Retreat::Exhausted => return Retreat::Exhausted,
+            Retreat::Mover(r) => r,
+            Retreat::Untried => {
+                let mut mover = None;
+                for r in 0..played.len() {
+                    let n: u32 = self
+                        .role_bits(r, w, lbits, comb)
+                        .map_or(0, |b| b.iter().map(|x| x.count_ones()).sum());
+                    if n > 1 {
+                        if mover.is_some() {
+                            return Retreat::Exhausted;
+                        }
+                        mover = Some(r);
+                    }
+                }
+                let Some(r) = mover.filter(|&r| r != q) else {
+                    return Retreat::Exhausted;
+                };
+                let sets = &self.sets;
+                let base = sets.word[r] as usize * 64;
+                cands.clear();
+                if let Some(bits) = self.role_bits(r, w, lbits, comb) {
+                    let does = set_bits(bits).filter_map(|j| sets.bit_does.get(base + j));
+                    cands.extend(does.filter(|&&d| d != played[r]));
+                }
+                threats.clear();
+                r
+            }
+        };
+        // Each win seen: its support, and the part of it that the move tried before changed.
+        let support = blocks.map_or(&[][..], |b| b.support(win));
+        let words = support.len();
+        if words > 0 {
+            threats.extend_from_slice(support);
+            threats.extend(support.iter().zip(changed).map(|(&s, &c)| s & c));
+        }
+        let pw = self.fan.pending_word();
+        while !cands.is_empty() {
+            let d = cands.swap_remove(rng.gen_range(0..cands.len()));
+            set_input(&self.fan, w, frames, lbits, &mut played[r], d);
+            let pending = lbits.get(pw..).unwrap_or(&[]);
+            let may_block = words == 0
+                || threats.chunks(2 * words).all(|t| {
+                    let (support, was) = t.split_at(words);
+                    let now = support.iter().zip(pending).map(|(&s, &p)| s & p);
+                    now.zip(was).any(|(a, &b)| a != b)
+                });
+            if may_block {
+                return if cands.is_empty() {
+                    Retreat::Exhausted
+                } else {
+                    Retreat::Mover(r)
+                };
+            }
+        }
+        Retreat::Exhausted
     }
 
     /// Role `r`'s move, as `pick` chooses it among the role's legal bits (a random pick draws the
@@ -618,6 +735,63 @@ fn set_input(
         }
         *played = d;
     }
+}
+
+/// The words a propagating playout works on: node values, propagation frames, legal and pending
+/// bits, and room to combine a role's legal groups.
+type Words<'a> = (
+    &'a mut [u32],
+    &'a mut [prop::Frame],
+    &'a mut [u64],
+    &'a mut Vec<u64>,
+);
+
+/// What a winning playout knows: the winning propositions, and for a blocking playout which moves
+/// may block a win (`None` inside: every move may).
+struct WinPlay<'a> {
+    wins: &'a wins::Wins,
+    blocks: Option<Option<&'a blocks::Blocks>>,
+}
+
+/// The set bits of `words`, from bit 0 of the first word.
+fn set_bits(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
+    words.iter().enumerate().flat_map(|(i, &x)| {
+        let mut x = x;
+        std::iter::from_fn(move || {
+            (x != 0).then(|| {
+                let j = i * 64 + x.trailing_zeros() as usize;
+                x &= x - 1;
+                j
+            })
+        })
+    })
+}
+
+/// Flips the propositions set in `words` (proposition `p` at bit `p`).
+#[inline]
+fn flip_props(
+    fan: &prop::Fanout,
+    w: &mut [u32],
+    frames: &mut [prop::Frame],
+    lbits: &mut [u64],
+    words: &[u64],
+) {
+    for p in set_bits(words) {
+        fan.flip(w, frames, lbits, 1 + p as u32);
+    }
+}
+
+/// Where a blocking playout stands with its last step, which let another role win (see
+/// [`Game::winning_playout`]): it replays the step with another move of the role that alone had a
+/// choice there, until one leaves no such win or none is left.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Retreat {
+    /// The step has not been taken back yet.
+    Untried,
+    /// The step's mover; some of its moves are left to try.
+    Mover(usize),
+    /// Nothing more to try: the step stands.
+    Exhausted,
 }
 
 /// What [`NetGame::decisive_step`] did.

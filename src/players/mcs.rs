@@ -39,6 +39,8 @@ pub(crate) struct Playouts {
     pub(crate) decisive: bool,
     /// Plays winning playouts ([`Game::winning_playout`]) instead of uniformly random ones.
     pub(crate) winning: bool,
+    /// Winning playouts also block another role's such win (see [`Game::winning_playout`]).
+    pub(crate) blocking: bool,
 }
 
 impl Playouts {
@@ -48,6 +50,7 @@ impl Playouts {
             slowest_step: Duration::ZERO,
             decisive: false,
             winning: false,
+            blocking: false,
         }
     }
 
@@ -60,12 +63,12 @@ impl Playouts {
         buf: &mut Vec<G::Move>,
         deadline: Instant,
     ) -> Option<G::State> {
-        let (decisive, winning) = (self.decisive, self.winning);
+        let (decisive, winning, blocking) = (self.decisive, self.winning, self.blocking);
         self.run_by(from, deadline, |state, steps| {
             if decisive {
                 game.decisive_playout(state, rng, buf, steps)
             } else if winning {
-                game.winning_playout(state, rng, buf, steps)
+                game.winning_playout(state, rng, buf, steps, blocking)
             } else {
                 game.random_playout(state, rng, buf, steps)
             }

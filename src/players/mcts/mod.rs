@@ -87,6 +87,7 @@ pub struct MctsPlayer<G: Game> {
     rave: bool,
     grave: bool,
     winning: bool,
+    blocking: bool,
     /// Shares one node among equal states (transpositions: the tree becomes a graph).
     transpositions: bool,
     /// Plays decisive playouts ([`Game::decisive_playout`]).
@@ -98,7 +99,8 @@ pub struct MctsPlayer<G: Game> {
 }
 
 impl<G: Game> MctsPlayer<G> {
-    /// A player whose simulations are seeded by `seed`, on one thread.
+    /// A player whose simulations are seeded by `seed`, on one thread, with blocking playouts
+    /// ([`MctsPlayer::with_blocking_playouts`]) and thinking ahead.
     pub fn new(seed: u64) -> Self {
         MctsPlayer {
             seed,
@@ -114,7 +116,8 @@ impl<G: Game> MctsPlayer<G> {
             mast: false,
             rave: false,
             grave: false,
-            winning: false,
+            winning: true,
+            blocking: true,
             transpositions: false,
             decisive: false,
             lookahead: false,
@@ -127,6 +130,8 @@ impl<G: Game> MctsPlayer<G> {
     pub fn baseline(seed: u64) -> Self {
         MctsPlayer {
             think_ahead: false,
+            winning: false,
+            blocking: false,
             ..MctsPlayer::new(seed)
         }
     }
@@ -171,6 +176,14 @@ impl<G: Game> MctsPlayer<G> {
     /// ([`Game::winning_playout`]).
     pub fn with_winning_playouts(mut self, on: bool) -> Self {
         self.winning = on;
+        self
+    }
+
+    /// Winning playouts ([`Game::winning_playout`]) that also block: a move after which another
+    /// role makes one of its winning propositions true is replaced while others are left.
+    pub fn with_blocking_playouts(mut self, on: bool) -> Self {
+        self.blocking = on;
+        self.winning |= on;
         self
     }
 
@@ -300,7 +313,8 @@ impl<G: Game> MctsPlayer<G> {
             }
             tree.share_transpositions(game, self.transpositions);
             tree.playouts.decisive = self.decisive;
-            tree.playouts.winning = self.winning;
+            tree.playouts.winning = self.winning || self.blocking;
+            tree.playouts.blocking = self.blocking;
             tree.lookahead = self.lookahead;
         }
     }
@@ -460,7 +474,10 @@ impl<G: Game> Player<G> for MctsPlayer<G> {
         if self.lookahead {
             kind.push_str("+lookahead");
         }
-        if self.winning {
+        // `mcts` blocks by default; `uct` names the playouts it was given.
+        if self.blocking && !self.think_ahead {
+            kind.push_str("+block");
+        } else if self.winning && !self.blocking {
             kind.push_str("+wins");
         }
         match self.leaf_playouts {
