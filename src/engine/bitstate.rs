@@ -67,17 +67,7 @@ impl BitState {
 
     /// The propositions that hold, in increasing order.
     pub(crate) fn ones(&self) -> impl Iterator<Item = usize> + '_ {
-        self.0.iter().enumerate().flat_map(|(w, &bits)| {
-            let mut b = bits;
-            std::iter::from_fn(move || {
-                if b == 0 {
-                    return None;
-                }
-                let i = b.trailing_zeros() as usize;
-                b &= b - 1;
-                Some(w * 64 + i)
-            })
-        })
+        ones(&self.0)
     }
 
     /// The words, bit `i` of the state being bit `i % 64` of word `i / 64`.
@@ -101,6 +91,21 @@ impl BitState {
     pub fn key(&self) -> u64 {
         crate::game::bitset_key(&self.0)
     }
+}
+
+/// The set bits of `words` in increasing order, bit `i` being bit `i % 64` of word `i / 64`.
+pub(crate) fn ones(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
+    words.iter().enumerate().flat_map(|(w, &bits)| {
+        let mut b = bits;
+        std::iter::from_fn(move || {
+            if b == 0 {
+                return None;
+            }
+            let i = b.trailing_zeros() as usize;
+            b &= b - 1;
+            Some(w * 64 + i)
+        })
+    })
 }
 
 #[cfg(test)]

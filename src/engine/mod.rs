@@ -29,6 +29,7 @@ pub mod rulegame;
 pub use crate::datalog::ir::lower;
 pub use crate::datalog::plan::plan;
 pub use crate::datalog::{EngineError, Limits};
+pub(crate) use bitstate::ones;
 pub use bitstate::BitState;
 pub use rulegame::{Evaluation, RuleGame, RuleMove};
 

@@ -1,6 +1,7 @@
 //! Playouts on the network: one at a time by change propagation or by a levelised pass (the faster
 //! of the two is chosen at load), and 64 at once, one per bit of a word.
 
+use crate::engine::ones;
 use crate::game::random_index;
 use rand::rngs::SmallRng;
 use rand::Rng;
@@ -317,7 +318,7 @@ impl NetGame {
                 let base = sets.word[r] as usize * 64;
                 cands.clear();
                 if let Some(bits) = self.role_bits(r, w, lbits, comb) {
-                    let does = set_bits(bits).filter_map(|j| sets.bit_does.get(base + j));
+                    let does = ones(bits).filter_map(|j| sets.bit_does.get(base + j));
                     cands.extend(does.filter(|&&d| d != played[r]));
                 }
                 threats.clear();
@@ -753,20 +754,6 @@ struct WinPlay<'a> {
     blocks: Option<Option<&'a blocks::Blocks>>,
 }
 
-/// The set bits of `words`, from bit 0 of the first word.
-fn set_bits(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
-    words.iter().enumerate().flat_map(|(i, &x)| {
-        let mut x = x;
-        std::iter::from_fn(move || {
-            (x != 0).then(|| {
-                let j = i * 64 + x.trailing_zeros() as usize;
-                x &= x - 1;
-                j
-            })
-        })
-    })
-}
-
 /// Flips the propositions set in `words` (proposition `p` at bit `p`).
 #[inline]
 fn flip_props(
@@ -776,7 +763,7 @@ fn flip_props(
     lbits: &mut [u64],
     words: &[u64],
 ) {
-    for p in set_bits(words) {
+    for p in ones(words) {
         fan.flip(w, frames, lbits, 1 + p as u32);
     }
 }
