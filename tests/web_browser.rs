@@ -55,7 +55,9 @@ fn web_server(args: &[&str]) -> (Process, String) {
 }
 
 /// ChromeDriver on a free port, and the port.
-fn chromedriver() -> (Process, u16) {
+/// Starts chromedriver on a free loopback port and waits until it listens there. `Err` when it exits
+/// first (another process took the port between `free_port` and its bind) or never listens.
+fn chromedriver() -> Result<(Process, u16), String> {
     use std::os::unix::process::CommandExt;
     let port = free_port();
     let driver = std::env::var("GGP_CHROMEDRIVER").unwrap_or_else(|_| "chromedriver".into());
@@ -72,14 +74,17 @@ fn chromedriver() -> (Process, u16) {
                  .ci/run does)"
             )
         });
-    let process = Process(child);
+    let mut process = Process(child);
     for _ in 0..600 {
+        if let Ok(Some(status)) = process.0.try_wait() {
+            return Err(format!("{driver} exited ({status}) before listening on port {port}"));
+        }
         if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            return (process, port);
+            return Ok((process, port));
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    panic!("{driver} never listened on port {port}");
+    Err(format!("{driver} never listened on port {port}"))
 }
 
 /// A browser on a page of a fresh `ggp-run web`.
@@ -93,7 +98,32 @@ struct Browser {
 
 async fn browser(server_args: &[&str]) -> Browser {
     let (server, base) = web_server(server_args);
-    let (driver, port) = chromedriver();
+    // A driver that lost its port to another test's server, or reset the first connection while
+    // still starting, is replaced: three tries, each on a fresh port, and every failure is printed.
+    let mut failures = Vec::new();
+    for _ in 0..3 {
+        match session().await {
+            Ok((client, driver, profile)) => {
+                return Browser {
+                    client,
+                    base,
+                    _server: server,
+                    _driver: driver,
+                    _profile: profile,
+                }
+            }
+            Err(failure) => {
+                eprintln!("browser session failed, trying again: {failure}");
+                failures.push(failure);
+            }
+        }
+    }
+    panic!("no Chromium session in three tries: {failures:?}");
+}
+
+/// A headless Chromium session through a chromedriver of its own.
+async fn session() -> Result<(Client, Process, PathBuf), String> {
+    let (driver, port) = chromedriver()?;
     let profile = std::env::temp_dir().join(format!("ggp-chromium-{}-{port}", std::process::id()));
     let mut options = json!({
         "args": [
@@ -113,14 +143,8 @@ async fn browser(server_args: &[&str]) -> Browser {
         .capabilities(capabilities)
         .connect(&format!("http://127.0.0.1:{port}"))
         .await
-        .expect("a Chromium session");
-    Browser {
-        client,
-        base,
-        _server: server,
-        _driver: driver,
-        _profile: profile,
-    }
+        .map_err(|e| format!("creating the session on port {port}: {e}"))?;
+    Ok((client, driver, profile))
 }
 
 impl Browser {
