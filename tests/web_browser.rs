@@ -77,7 +77,9 @@ fn chromedriver() -> Result<(Process, u16), String> {
     let mut process = Process(child);
     for _ in 0..600 {
         if let Ok(Some(status)) = process.0.try_wait() {
-            return Err(format!("{driver} exited ({status}) before listening on port {port}"));
+            return Err(format!(
+                "{driver} exited ({status}) before listening on port {port}"
+            ));
         }
         if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
             return Ok((process, port));

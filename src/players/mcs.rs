@@ -41,6 +41,9 @@ pub(crate) struct Playouts {
     pub(crate) winning: bool,
     /// Winning playouts also block another role's such win (see [`Game::winning_playout`]).
     pub(crate) blocking: bool,
+    /// Joint moves a playout plays at most before it stops where it is, to be judged by the goals of
+    /// the state it reached (a cut-off, see `mcts::cutoff`); [`MAX_PLAYOUT_STEPS`] otherwise.
+    pub(crate) max_steps: u32,
 }
 
 impl Playouts {
@@ -51,6 +54,7 @@ impl Playouts {
             decisive: false,
             winning: false,
             blocking: false,
+            max_steps: MAX_PLAYOUT_STEPS,
         }
     }
 
@@ -101,8 +105,9 @@ impl Playouts {
         mut play: impl FnMut(&S, u32) -> (S, u32),
     ) -> Option<S> {
         let started = Instant::now();
+        let max_steps = self.max_steps.clamp(1, MAX_PLAYOUT_STEPS);
         if !self.cautious {
-            let (end, _) = play(from, MAX_PLAYOUT_STEPS);
+            let (end, _) = play(from, max_steps);
             self.cautious = started.elapsed() > SLOW_PLAYOUT;
             return Some(end);
         }
@@ -113,7 +118,8 @@ impl Playouts {
                 1
             } else {
                 STRETCH
-            };
+            }
+            .min(max_steps - steps);
             let now = Instant::now();
             if now + self.slowest_step * stretch >= deadline {
                 return None;
@@ -124,7 +130,7 @@ impl Playouts {
             }
             state = next;
             steps += n;
-            if n < stretch || steps >= MAX_PLAYOUT_STEPS {
+            if n < stretch || steps >= max_steps {
                 self.cautious = started.elapsed() > SLOW_PLAYOUT;
                 return Some(state);
             }

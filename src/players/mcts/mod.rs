@@ -28,6 +28,10 @@
 //! searching again; a line from a search that stopped at its state cap is played while it beats the
 //! best line the trees' simulations have reached, which they keep and play otherwise.
 //!
+//! **Cut-off** (`mcts`; `uct+cutoff`): a probe of random games in the start clock measures how well
+//! the goals of a state partway through predict the goals at the end; where they do (checkers counts
+//! pieces), playouts stop at that depth and score the goals they reached (see [`cutoff`]).
+//!
 //! **Simulations** count the walks that learned something (a playout, a judgement, a node found
 //! terminal); walks that end in an already solved node are counted apart and not reported.
 //!
@@ -39,6 +43,7 @@
 //! Hot loop: a simulation allocates only the node it adds (its state, move list and statistics go into
 //! arenas) and indexes its children by the joint move's mixed-radix number, hashing nothing.
 
+mod cutoff;
 mod grave;
 mod policy;
 mod puzzles;
@@ -47,6 +52,9 @@ mod tree;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+use rand::rngs::SmallRng;
+use rand::SeedableRng;
 
 use crate::evaluators::Evaluator;
 use crate::game::{Game, GameError, RoleIndex};
@@ -94,13 +102,19 @@ pub struct MctsPlayer<G: Game> {
     decisive: bool,
     /// Solves each new node whose mover wins in one move ([`Game::decisive_move`]).
     lookahead: bool,
+    /// Probes the game for goals that predict the end and, where they do, cuts playouts short
+    /// ([`cutoff`]).
+    cutoff: bool,
+    /// This match's probe, once run.
+    probe: Option<cutoff::Probe>,
     /// A one-player game's breadth-first search (`mcts` only), and the line it settled on.
     puzzle: PuzzlePlay<G>,
 }
 
 impl<G: Game> MctsPlayer<G> {
     /// A player whose simulations are seeded by `seed`, on one thread, with blocking playouts
-    /// ([`MctsPlayer::with_blocking_playouts`]) and thinking ahead.
+    /// ([`MctsPlayer::with_blocking_playouts`]), playouts cut where the goals predict the end
+    /// ([`MctsPlayer::with_cutoff`]) and thinking ahead.
     pub fn new(seed: u64) -> Self {
         MctsPlayer {
             seed,
@@ -121,6 +135,8 @@ impl<G: Game> MctsPlayer<G> {
             transpositions: false,
             decisive: false,
             lookahead: false,
+            cutoff: true,
+            probe: None,
             puzzle: PuzzlePlay::default(),
         }
     }
@@ -132,6 +148,7 @@ impl<G: Game> MctsPlayer<G> {
             think_ahead: false,
             winning: false,
             blocking: false,
+            cutoff: false,
             ..MctsPlayer::new(seed)
         }
     }
@@ -208,6 +225,15 @@ impl<G: Game> MctsPlayer<G> {
     /// solver sees wins one move earlier, and the role before avoids the moves that allow them.
     pub fn with_lookahead(mut self, on: bool) -> Self {
         self.lookahead = on;
+        self
+    }
+
+    /// Cuts playouts short where the goals predict the end: a probe of random games (in the start
+    /// clock, or a fifth of the first move's clock) finds the depth at which the goals correlate with
+    /// the final goals, and playouts stop there and score the goals of the state they reached (see
+    /// the `cutoff` module). Games whose goals say nothing before the end play out in full.
+    pub fn with_cutoff(mut self, on: bool) -> Self {
+        self.cutoff = on;
         self
     }
 
@@ -316,7 +342,28 @@ impl<G: Game> MctsPlayer<G> {
             tree.playouts.winning = self.winning || self.blocking;
             tree.playouts.blocking = self.blocking;
             tree.lookahead = self.lookahead;
+            tree.playouts.max_steps = self
+                .probe
+                .and_then(|p| p.cutoff)
+                .map_or(crate::players::mcs::MAX_PLAYOUT_STEPS, |(depth, _)| depth);
         }
+    }
+
+    /// Runs the cut-off probe from `state` until `deadline`, once a match, when the switch is on.
+    fn probe_cutoff(&mut self, game: &G, state: &G::State, deadline: Instant) {
+        if !self.cutoff || self.probe.is_some() || game.is_terminal(state) {
+            return;
+        }
+        let mut rng = SmallRng::seed_from_u64(role_seed(self.seed, 0x0c07));
+        let probe = cutoff::probe(game, state, &mut rng, deadline);
+        if probe.games < cutoff::MIN_GAMES {
+            // No time for it (a start clock of nothing): the next move probes again.
+            return;
+        }
+        if let Some(progress) = &self.progress {
+            progress(&format!("{}: {}", self.name(), probe.describe()));
+        }
+        self.probe = Some(probe);
     }
 
     /// Grows the trees on every thread until `deadline` (or the simulation limit, or a solved root,
@@ -404,7 +451,12 @@ impl<G: Game> MctsPlayer<G> {
     ) {
         self.trees.clear();
         self.puzzle = PuzzlePlay::default();
+        self.probe = None;
         let initial = game.initial_state();
+        // A quarter of the time to think, at most a second: the probe's games are cheap beside what
+        // they decide.
+        let probe_time = (deadline.remaining() / 4).min(Duration::from_secs(1));
+        self.probe_cutoff(game, &initial, Instant::now() + probe_time);
         if self.think_ahead && !game.is_terminal(&initial) {
             self.root_at(game, &initial);
             if game.info().num_roles() == 1 && self.max_simulations.is_none() {
@@ -474,6 +526,10 @@ impl<G: Game> Player<G> for MctsPlayer<G> {
         if self.lookahead {
             kind.push_str("+lookahead");
         }
+        // `mcts` probes for a cut-off by default; `uct` names it when given.
+        if self.cutoff && !self.think_ahead {
+            kind.push_str("+cutoff");
+        }
         // `mcts` blocks by default; `uct` names the playouts it was given.
         if self.blocking && !self.think_ahead {
             kind.push_str("+block");
@@ -533,6 +589,11 @@ impl<G: Game> Player<G> for MctsPlayer<G> {
                 return Ok(choice);
             }
             self.puzzle.solver_at(game, state);
+        }
+        if self.cutoff && self.probe.is_none() {
+            // Not probed in a start clock (a player that does not think ahead): a fifth of this move.
+            let probe_time = (deadline.remaining() / 5).min(Duration::from_secs(1));
+            self.probe_cutoff(game, state, started + probe_time);
         }
         self.root_at(game, state);
         if let Some(mut choice) = forced_choice(game, state, role, started) {

@@ -509,3 +509,69 @@ fn a_puzzles_best_line_is_kept_and_followed() {
         .unwrap();
     assert!(uct.trees[0].best_line.is_empty());
 }
+
+/// A token's random walk on 0..=20 for 40 steps from 10, the goal five times its place: at every
+/// step (`goals_throughout`) or only at the end.
+fn walk(goals_throughout: bool) -> crate::network::NetGame {
+    let mut kif = String::from(
+        "(role w) (init (at 10)) (init (step 0))
+         (<= (legal w left) (true (at ?p)) (place ?q ?p))
+         (<= (legal w right) (true (at ?p)) (place ?p ?q))
+         (<= (next (at ?q)) (true (at ?p)) (does w left) (place ?q ?p))
+         (<= (next (at ?q)) (true (at ?p)) (does w right) (place ?p ?q))
+         (<= (next (step ?n)) (true (step ?m)) (count ?m ?n))
+         (<= terminal (true (step 40)))",
+    );
+    for p in 0..20 {
+        kif.push_str(&format!(" (place {p} {})", p + 1));
+    }
+    for n in 0..40 {
+        kif.push_str(&format!(" (count {n} {})", n + 1));
+    }
+    for p in 0..=20 {
+        kif.push_str(&format!(" (value {p} {})", p * 5));
+    }
+    if goals_throughout {
+        kif.push_str(" (<= (goal w ?v) (true (at ?p)) (value ?p ?v))");
+    } else {
+        kif.push_str(
+            " (<= (goal w ?v) (true (step 40)) (true (at ?p)) (value ?p ?v))
+              (<= (goal w 0) (not (true (step 40))))",
+        );
+    }
+    let program = crate::syntax::parse_kif(&kif).unwrap();
+    crate::network::NetGame::from_program(&program, "walk").unwrap()
+}
+
+#[test]
+fn the_cutoff_probe_cuts_playouts_only_where_goals_before_the_end_predict_the_end() {
+    use rand::SeedableRng;
+    let later = Instant::now() + Duration::from_secs(600);
+    for (goals_throughout, expected) in [(true, Some(12)), (false, None)] {
+        let g = walk(goals_throughout);
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(3);
+        let probe = cutoff::probe(&g, &g.initial_state(), &mut rng, later);
+        assert_eq!(probe.games, 400, "the probe plays its games to the end");
+        assert_eq!(probe.mean_length, 40.0);
+        // A random walk's place after 12 of 40 steps correlates with its last by about √(12/40),
+        // 0.55, after 8 steps by 0.45, below the threshold.
+        assert_eq!(
+            probe.cutoff.map(|(depth, _)| depth),
+            expected,
+            "goals throughout: {goals_throughout}, {probe:?}"
+        );
+    }
+    // The search with the switch stops its playouts where its own probe says (its games are drawn
+    // otherwise, so the depth may be the next candidate).
+    let g = walk(true);
+    let mut p = MctsPlayer::baseline(1)
+        .with_cutoff(true)
+        .with_simulation_limit(500);
+    let c = p
+        .choose(&Ask::new(&g, &g.initial_state(), 0, far()))
+        .unwrap();
+    let (depth, _) = p.probe.and_then(|probe| probe.cutoff).expect("a cut-off");
+    assert!((12..=20).contains(&depth), "cut after {depth} of 40 steps");
+    assert_eq!(p.trees[0].playouts.max_steps, depth);
+    assert!(c.stats.simulations >= 500);
+}
