@@ -13,7 +13,7 @@
 //!
 //! Results are counted per seat, as the referee judges them ([`seat_results`]): a seat **wins** when its
 //! goal is strictly higher than every other seat's, **draws** when it ties for the highest, and **loses**
-//! otherwise. An entrant holding two seats of one game gets two results. A seat's **score** is 1 for a
+//! otherwise; alone in a one-player game it wins with the full score (100). An entrant holding two seats of one game gets two results. A seat's **score** is 1 for a
 //! win, ½ for a draw, 0 for a loss; the table gives each entrant's mean score with a 95% Wilson interval
 //! (honest at small counts: eight wins in eight games is not a certainty), and its mean goal.
 //!

@@ -11,7 +11,7 @@
 //!
 //! The search runs in slices (`search` until a deadline, then again later from where it stopped), so a
 //! player can give it the start clock and then part of each play clock. It keeps, per state, only its
-//! parent and its move's index (eight bytes) and the 64-bit key, and the states of the two levels being
+//! parent and its move's index (eight bytes) and its 64-bit key (twice: in a list and in a set), and the states of the two levels being
 //! expanded; it stops adding states at a cap ([`PuzzleSolver::with_max_states`]). A line is rebuilt by
 //! replaying the moves' indices from the root with the game's own legal moves, so a line that is played
 //! is always legal; two states whose keys collide (about as rare as two random 64-bit numbers being
@@ -28,7 +28,7 @@ use crate::players::clock::Deadline;
 /// The goal that ends a search at once: no line can do better.
 pub const FULL_SCORE: Goal = 100;
 
-/// How many states a search keeps at most by default (about 18 bytes each, plus two levels of states).
+/// How many states a search keeps at most by default (about 26 bytes each, plus two levels of states).
 pub const DEFAULT_MAX_STATES: usize = 6_000_000;
 
 /// A line of play: each move with the state it is played in.
@@ -45,6 +45,10 @@ pub enum PuzzleStatus {
     Exhausted,
     /// The state cap was reached before either: the best line found is only the best seen.
     Full,
+    /// Every state the search still held was expanded after its root moved down a move
+    /// ([`PuzzleSolver::advance`]), which loses the states first found through the moves not taken:
+    /// the best line found is only the best seen.
+    Partial,
 }
 
 impl PuzzleStatus {
@@ -61,7 +65,11 @@ pub struct PuzzleSolver<G: Game> {
     /// led to it among the parent's legal moves.
     parent: Vec<u32>,
     choice: Vec<u32>,
+    /// Per state found, its key ([`Game::state_key`]).
+    keys: Vec<u64>,
     seen: HashSet<u64, PassThrough>,
+    /// Whether the root has moved down ([`PuzzleSolver::advance`]).
+    advanced: bool,
     /// The level being expanded (state and its number), the next position in it, and the level after.
     level: Vec<(G::State, u32)>,
     at: usize,
@@ -79,12 +87,15 @@ impl<G: Game> PuzzleSolver<G> {
     /// A search of the states that follow `root` (not started: see [`PuzzleSolver::search`]).
     pub fn new(game: &G, root: G::State) -> PuzzleSolver<G> {
         let mut seen = HashSet::with_hasher(PassThrough);
-        seen.insert(game.state_key(&root));
+        let key = game.state_key(&root);
+        seen.insert(key);
         let mut solver = PuzzleSolver {
             root: root.clone(),
             parent: vec![u32::MAX],
             choice: vec![0],
+            keys: vec![key],
             seen,
+            advanced: false,
             level: Vec::new(),
             at: 0,
             next_level: Vec::new(),
@@ -161,18 +172,33 @@ impl<G: Game> PuzzleSolver<G> {
         deadline: Deadline,
         stop: &AtomicBool,
     ) -> PuzzleStatus {
+        self.run(game, deadline, stop, u64::MAX)
+    }
+
+    /// [`PuzzleSolver::search_until`], expanding at most `budget` states.
+    fn run(
+        &mut self,
+        game: &G,
+        deadline: Deadline,
+        stop: &AtomicBool,
+        budget: u64,
+    ) -> PuzzleStatus {
         // The level being expanded is taken out of `self` while `expand` fills the next, so that
         // no state is copied to be expanded.
         let mut level = std::mem::take(&mut self.level);
-        let mut count = 0u32;
-        while self.status == PuzzleStatus::Searching {
-            count = count.wrapping_add(1);
+        let mut count = 0u64;
+        while self.status == PuzzleStatus::Searching && count < budget {
+            count += 1;
             if count % 64 == 1 && (deadline.passed() || stop.load(Ordering::Relaxed)) {
                 break;
             }
             if self.at == level.len() {
                 if self.next_level.is_empty() {
-                    self.status = PuzzleStatus::Exhausted;
+                    self.status = if self.advanced {
+                        PuzzleStatus::Partial
+                    } else {
+                        PuzzleStatus::Exhausted
+                    };
                     break;
                 }
                 level.clear();
@@ -200,7 +226,8 @@ impl<G: Game> PuzzleSolver<G> {
         game.legal_moves(state, 0, &mut moves);
         for (i, mv) in moves.iter().enumerate() {
             let child = game.next_state(state, std::slice::from_ref(mv));
-            if !self.seen.insert(game.state_key(&child)) {
+            let key = game.state_key(&child);
+            if !self.seen.insert(key) {
                 continue;
             }
             if self.parent.len() >= self.max_states {
@@ -210,6 +237,7 @@ impl<G: Game> PuzzleSolver<G> {
             let id = self.parent.len() as u32;
             self.parent.push(number);
             self.choice.push(i as u32);
+            self.keys.push(key);
             if game.is_terminal(&child) {
                 self.score(game.goal(&child, 0), id);
                 if self.status == PuzzleStatus::Solved {
@@ -229,6 +257,61 @@ impl<G: Game> PuzzleSolver<G> {
         if goal >= FULL_SCORE {
             self.status = PuzzleStatus::Solved;
         }
+    }
+
+    /// Moves the root down to `state`, one of the root's children, keeping what the search found
+    /// below it (its states, renumbered, and its part of the levels being expanded), so that a
+    /// search that spans several moves does not start again at each. False, changing nothing, when
+    /// the search has stopped or `state` is not a child it has found.
+    ///
+    /// The states first found through another of the root's moves are dropped, and those the kept
+    /// part reaches only through them are lost: an exhausted search after this is
+    /// [`PuzzleStatus::Partial`], not a proof.
+    pub fn advance(&mut self, game: &G, state: &G::State) -> bool {
+        if self.status != PuzzleStatus::Searching {
+            return false;
+        }
+        let key = game.state_key(state);
+        // The root's children were numbered first, right after it.
+        let Some(new_root) = (1..self.parent.len())
+            .take_while(|&i| self.parent[i] == 0)
+            .find(|&i| self.keys[i] == key)
+        else {
+            return false;
+        };
+        let mut number = vec![u32::MAX; self.parent.len()];
+        number[new_root] = 0;
+        let (mut parent, mut choice, mut keys) = (vec![u32::MAX], vec![0], vec![key]);
+        // A parent is numbered before its children, so one pass in order finds the part below.
+        for id in new_root + 1..self.parent.len() {
+            let above = self.parent[id];
+            if above != u32::MAX && number[above as usize] != u32::MAX {
+                number[id] = parent.len() as u32;
+                parent.push(number[above as usize]);
+                choice.push(self.choice[id]);
+                keys.push(self.keys[id]);
+            }
+        }
+        let renumber = |(_, id): &mut (G::State, u32)| {
+            let n = number[*id as usize];
+            *id = n;
+            n != u32::MAX
+        };
+        self.level.drain(..self.at.min(self.level.len()));
+        self.level.retain_mut(renumber);
+        self.at = 0;
+        self.next_level.retain_mut(renumber);
+        self.seen = keys.iter().copied().collect();
+        self.parent = parent;
+        self.choice = choice;
+        self.keys = keys;
+        self.best = self
+            .best
+            .and_then(|(goal, id)| Some((goal, number[id as usize])).filter(|b| b.1 != u32::MAX));
+        self.depth = self.depth.saturating_sub(1);
+        self.root = state.clone();
+        self.advanced = true;
+        true
     }
 
     /// The line from the root to the best terminal state found, with the goal it reaches: each move
@@ -353,6 +436,53 @@ mod tests {
         assert_eq!(goal, 50, "{}", shown(&game, &line));
         assert_eq!(line.len(), 4);
         assert!(solver.finished() && solver.best_goal() == Some(50));
+    }
+
+    #[test]
+    fn a_search_moved_down_a_move_goes_on_below_it_and_its_line_starts_there() {
+        let game = counter(8);
+        let start = game.initial_state();
+        let mut solver = PuzzleSolver::new(&game, start.clone());
+        let never = AtomicBool::new(false);
+        // The root and its first child expanded (inc and dbl both lead to 2, stay to 1).
+        assert_eq!(solver.run(&game, far(), &never, 2), PuzzleStatus::Searching);
+        let mut moves = Vec::new();
+        game.legal_moves(&start, 0, &mut moves);
+        let dbl = moves.iter().find(|m| game.show_move(m) == "dbl").unwrap();
+        let after = game.next_state(&start, std::slice::from_ref(dbl));
+        let states_before = solver.states();
+        assert!(solver.advance(&game, &after));
+        assert_eq!(solver.root(), &after);
+        assert!(
+            solver.states() < states_before,
+            "the other moves' states are dropped"
+        );
+        // 2 → 4 → 8 in two moves; the search ran on from the moved root.
+        assert_eq!(solver.search(&game, far()), PuzzleStatus::Solved);
+        let (goal, line) = solver.best_line(&game).expect("a line");
+        assert_eq!((goal, shown(&game, &line).as_str()), (100, "dbl dbl"));
+        assert_eq!(line[0].0, after);
+        // A state that is not a child of the root is refused, and a stopped search moves no more.
+        let mut fresh = PuzzleSolver::new(&game, start.clone());
+        fresh.run(&game, far(), &never, 1);
+        assert!(!fresh.advance(&game, &line[1].0));
+        assert!(!solver.advance(&game, &line[0].0));
+    }
+
+    #[test]
+    fn a_moved_search_that_runs_out_of_states_is_partial_not_a_proof() {
+        let game = counter(9);
+        let start = game.initial_state();
+        let mut solver = PuzzleSolver::new(&game, start.clone());
+        solver.run(&game, far(), &AtomicBool::new(false), 1);
+        let mut moves = Vec::new();
+        game.legal_moves(&start, 0, &mut moves);
+        let inc = moves.iter().find(|m| game.show_move(m) == "inc").unwrap();
+        let after = game.next_state(&start, std::slice::from_ref(inc));
+        assert!(solver.advance(&game, &after));
+        assert_eq!(solver.search(&game, far()), PuzzleStatus::Partial);
+        assert!(!PuzzleStatus::Partial.settles());
+        assert_eq!(solver.best_goal(), Some(50));
     }
 
     #[test]

@@ -127,7 +127,8 @@ impl Verdict {
 }
 
 /// How one seat did in a finished game: a **win** when its goal is strictly higher than every other
-/// seat's, a **draw** when it ties for the highest, a **loss** otherwise.
+/// seat's, a **draw** when it ties for the highest, a **loss** otherwise. A seat alone (a puzzle)
+/// has nobody to beat: it wins with the full score, 100, and loses below it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SeatResult {
     /// The highest goal, alone.
@@ -151,6 +152,13 @@ impl SeatResult {
 
 /// Every seat's result (see [`SeatResult`]); the one definition of who won.
 pub fn seat_results(goals: &[Goal]) -> Vec<SeatResult> {
+    if let [goal] = goals {
+        return vec![if *goal >= 100 {
+            SeatResult::Win
+        } else {
+            SeatResult::Loss
+        }];
+    }
     let Some(&top) = goals.iter().max() else {
         return Vec::new();
     };
@@ -262,6 +270,12 @@ mod tests {
         assert_eq!(seat_results(&[100, 0]), [Win, Loss]);
         assert_eq!(seat_results(&[50, 50]), [Draw, Draw]);
         assert_eq!(seat_results(&[70, 70, 10]), [Draw, Draw, Loss]);
+        assert_eq!(seat_results(&[100]), [Win]);
+        assert_eq!(
+            seat_results(&[99]),
+            [Loss],
+            "alone, only the full score wins"
+        );
         assert_eq!(verdict(&[0, 100]), Verdict::Winner(1));
         assert_eq!(verdict(&[70, 70, 10]), Verdict::Draw(vec![0, 1]));
         assert_eq!(verdict(&[40]), Verdict::Solo(40));

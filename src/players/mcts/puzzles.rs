@@ -59,13 +59,18 @@ impl<G: Game> PuzzlePlay<G> {
         plan.move_in(state).map(|_| plan.goal)
     }
 
-    /// Roots the puzzle search at `state`, unless it is rooted there already (it goes on from where it
-    /// stopped).
+    /// Roots the puzzle search at `state`, unless it is rooted there already or at the state before
+    /// (it goes on from where it stopped).
     pub(super) fn solver_at(&mut self, game: &G, state: &G::State) {
-        if self.solver.as_ref().is_none_or(|s| s.root() != state) {
-            self.solver = Some(PuzzleSolver::new(game, state.clone()));
-            self.expanded_before = 0;
+        if let Some(solver) = self.solver.as_mut() {
+            // One move on: the search goes on below the move played instead of starting again,
+            // which a search needing more than one play clock (an 8-puzzle at 1 s) would never end.
+            if solver.root() == state || solver.advance(game, state) {
+                return;
+            }
         }
+        self.solver = Some(PuzzleSolver::new(game, state.clone()));
+        self.expanded_before = 0;
     }
 
     /// After a slice of the puzzle search: a finished search's best line becomes the plan (when it
