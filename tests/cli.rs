@@ -579,12 +579,13 @@ fn shared_game(file: &str) -> String {
 }
 
 /// `mcts` as the command line builds it probes each game for a cut-off: checkers' goals count
-/// pieces and predict the end, Connect Four's say nothing before it. The probe plays its 400 random
-/// games from a fixed seed in well under its second (about 0.2 s on the development machine).
+/// pieces and predict the end, Connect Four's say nothing before it. The probe has at most a second
+/// for its 400 random games (about 0.2 s on the development machine); on a loaded machine it plays
+/// fewer, and the depth it picks may move (48 moves when all are played), so only the cut is checked.
 #[test]
 fn mcts_cuts_playouts_where_the_probe_finds_goals_that_predict_the_end() {
     for (game, expected) in [
-        ("checkers.kif", "mcts: playouts cut after 48 moves"),
+        ("checkers.kif", "mcts: playouts cut after "),
         ("connectFour.kif", "mcts: playouts played to the end"),
     ] {
         let path = shared_game(game);
