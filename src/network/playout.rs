@@ -21,11 +21,13 @@ impl NetGame {
     ) -> (BitState, u32) {
         match method {
             PlayoutMethod::FullPass => self.playout_full_pass(state, rng, max_steps, false),
-            PlayoutMethod::Propagate => {
-                self.playout_propagate(state, rng, max_steps, None, &mut |_, words, rng| {
-                    pick_random(words, rng)
-                })
-            }
+            PlayoutMethod::Propagate => self.playout_propagate::<false>(
+                state,
+                rng,
+                max_steps,
+                None,
+                &mut |_, words, rng| pick_random(words, rng),
+            ),
         }
     }
 
@@ -51,7 +53,7 @@ impl NetGame {
                 .as_ref()
         });
         let wins = Some(WinPlay { wins, blocks });
-        self.playout_propagate(state, rng, max_steps, wins, &mut |_, words, rng| {
+        self.playout_propagate::<true>(state, rng, max_steps, wins, &mut |_, words, rng| {
             pick_random(words, rng)
         })
     }
@@ -67,7 +69,7 @@ impl NetGame {
         guide: &mut dyn crate::game::PlayoutGuide,
     ) -> (BitState, u32) {
         let legal = &self.net.legal;
-        self.playout_propagate(state, rng, max_steps, None, &mut |r, words, rng| {
+        self.playout_propagate::<false>(state, rng, max_steps, None, &mut |r, words, rng| {
             numbers.clear();
             for (i, &x) in words.iter().enumerate() {
                 let mut x = x;
@@ -89,8 +91,10 @@ impl NetGame {
     /// the set bits of its legal words (bit `b` is the role's `b`-th legal output) and gives that `b`.
     /// With `wins`, a role's move that makes one of its winning propositions true is played instead,
     /// and a blocking playout takes back and replays (see [`Retreat`]) a step that lets another role
-    /// win so.
-    fn playout_propagate(
+    /// win so. `WINS` compiles the winning and blocking steps in: without them the loop stays small
+    /// enough for the propagation to be inlined into it (a random playout lost 5 to 17% when one
+    /// function held both).
+    fn playout_propagate<const WINS: bool>(
         &self,
         state: &BitState,
         rng: &mut SmallRng,
@@ -138,7 +142,11 @@ impl NetGame {
             played.resize(n.legal.len(), u32::MAX);
             let roles = n.legal.len();
             let pw = fan.pending_word();
-            let block = wins.as_ref().and_then(|x| x.blocks);
+            let block = if WINS {
+                wins.as_ref().and_then(|x| x.blocks)
+            } else {
+                None
+            };
             // Whether the way back over the last step is recorded, and what is left to try there.
             let (mut recorded, mut retreat) = (false, Retreat::Untried);
             let mut steps = 0;
@@ -171,7 +179,7 @@ impl NetGame {
                     }
                 }
                 let mut again = false;
-                if let Some(wp) = &wins {
+                if let (true, Some(wp)) = (WINS, &wins) {
                     let winner = self.play_a_win(wp.wins, played, w, frames, lbits, comb, tries);
                     if let (Some(win), Some(blocks), true) = (winner, block, recorded) {
                         if retreat != Retreat::Exhausted {
@@ -199,7 +207,7 @@ impl NetGame {
                 flips.clear();
                 flips.extend_from_slice(&lbits[pw..]);
                 flip_props(fan, w, frames, lbits, flips);
-                if block.is_some() {
+                if WINS && block.is_some() {
                     back_inputs.clear();
                     back_inputs.extend_from_slice(played);
                     std::mem::swap(flips, back_flips);
@@ -755,7 +763,7 @@ struct WinPlay<'a> {
 }
 
 /// Flips the propositions set in `words` (proposition `p` at bit `p`).
-#[inline]
+#[inline(always)]
 fn flip_props(
     fan: &prop::Fanout,
     w: &mut [u32],
@@ -763,8 +771,15 @@ fn flip_props(
     lbits: &mut [u64],
     words: &[u64],
 ) {
-    for p in ones(words) {
-        fan.flip(w, frames, lbits, 1 + p as u32);
+    // A loop over each word's bits rather than `engine::ones`: through that iterator the
+    // propagation was no longer inlined here, and random playouts lost 5 to 17%.
+    for (i, &word) in words.iter().enumerate() {
+        let mut x = word;
+        while x != 0 {
+            let p = i * 64 + x.trailing_zeros() as usize;
+            x &= x - 1;
+            fan.flip(w, frames, lbits, 1 + p as u32);
+        }
     }
 }
 

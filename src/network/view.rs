@@ -83,7 +83,8 @@ impl NetGame {
     }
 
     /// Role `r`'s legal bits in the words (bit `j`: its `j`-th legal output), its groups' guards
-    /// applied; `comb` is room to combine them.
+    /// applied; `comb` is room to combine them. Always inlined: it sits in every step of a playout.
+    #[inline(always)]
     pub(super) fn role_bits<'a>(
         &self,
         r: usize,

@@ -235,6 +235,8 @@ fn known_players() -> String {
 pub enum Switch {
     /// Playouts guided by each move's average reward (MAST).
     Mast,
+    /// Playouts guided by the averages of moves and of move pairs (NST).
+    Nst,
     /// Moves in the tree judged by their all-moves-as-first averages too (RAVE).
     Rave,
     /// RAVE with the statistics of the deepest well-visited node of the walk (GRAVE).
@@ -257,8 +259,9 @@ pub enum Switch {
 
 impl Switch {
     /// Every switch.
-    pub const ALL: [Switch; 10] = [
+    pub const ALL: [Switch; 11] = [
         Switch::Mast,
+        Switch::Nst,
         Switch::Rave,
         Switch::Grave,
         Switch::Batch,
@@ -274,6 +277,7 @@ impl Switch {
     pub fn as_str(self) -> &'static str {
         match self {
             Switch::Mast => "mast",
+            Switch::Nst => "nst",
             Switch::Rave => "rave",
             Switch::Grave => "grave",
             Switch::Batch => "batch",
@@ -481,41 +485,35 @@ pub fn make_player<G: Game>(
         ),
         PlayerKind::Greedy => Box::new(GreedyPlayer::new(seed)),
         PlayerKind::Mcs => Box::new(McsPlayer::new(seed).with_progress(progress)),
-        PlayerKind::Mcts => Box::new(
-            MctsPlayer::new(seed)
-                .with_mast(spec.has(Switch::Mast))
-                .with_rave(spec.has(Switch::Rave))
-                .with_grave(spec.has(Switch::Grave))
-                .with_transpositions(spec.has(Switch::Trans))
-                .with_decisive_playouts(spec.has(Switch::Decisive))
-                .with_lookahead(spec.has(Switch::Lookahead))
-                .with_winning_playouts(spec.has(Switch::Wins))
-                // Blocking playouts won 30 of 32 against `uct` on breakthrough (see the README).
-                .with_blocking_playouts(true)
-                // Cut playouts, where the probe finds goals that predict the end, won 11 of 16
-                // checkers games against `uct`, and are left out where they do not.
-                .with_cutoff(true)
-                .with_leaf_playouts(if spec.has(Switch::Batch) { 64 } else { 1 })
-                .with_threads(config.threads)
-                .with_progress(progress),
-        ),
-        PlayerKind::Uct => Box::new(
-            MctsPlayer::baseline(seed)
-                .with_mast(spec.has(Switch::Mast))
-                .with_rave(spec.has(Switch::Rave))
-                .with_grave(spec.has(Switch::Grave))
-                .with_transpositions(spec.has(Switch::Trans))
-                .with_decisive_playouts(spec.has(Switch::Decisive))
-                .with_lookahead(spec.has(Switch::Lookahead))
-                .with_winning_playouts(spec.has(Switch::Wins))
-                .with_blocking_playouts(spec.has(Switch::Block))
-                .with_cutoff(spec.has(Switch::Cutoff))
-                .with_leaf_playouts(if spec.has(Switch::Batch) { 64 } else { 1 })
-                .with_threads(config.threads)
-                .with_progress(progress),
-        ),
+        PlayerKind::Mcts | PlayerKind::Uct => {
+            Box::new(tree_search(spec, seed, config).with_progress(progress))
+        }
         PlayerKind::Learned => Box::new(LearnedPlayer::new(spec.file.clone(), seed)),
     })
+}
+
+/// The tree search `spec` names (`mcts` or `uct`, with its switches), seeded by `seed`.
+fn tree_search<G: Game>(spec: &PlayerSpec, seed: u64, config: &PlayerConfig) -> MctsPlayer<G> {
+    let (player, defaults) = match spec.kind {
+        // Blocking playouts won 30 of 32 against `uct` on breakthrough, and cut playouts, where the
+        // probe finds goals that predict the end, 11 of 16 checkers games (see the README): `mcts`
+        // has both; `uct` only when named.
+        PlayerKind::Mcts => (MctsPlayer::new(seed), true),
+        _ => (MctsPlayer::baseline(seed), false),
+    };
+    player
+        .with_mast(spec.has(Switch::Mast))
+        .with_nst(spec.has(Switch::Nst))
+        .with_rave(spec.has(Switch::Rave))
+        .with_grave(spec.has(Switch::Grave))
+        .with_transpositions(spec.has(Switch::Trans))
+        .with_decisive_playouts(spec.has(Switch::Decisive))
+        .with_lookahead(spec.has(Switch::Lookahead))
+        .with_winning_playouts(spec.has(Switch::Wins))
+        .with_blocking_playouts(defaults || spec.has(Switch::Block))
+        .with_cutoff(defaults || spec.has(Switch::Cutoff))
+        .with_leaf_playouts(if spec.has(Switch::Batch) { 64 } else { 1 })
+        .with_threads(config.threads)
 }
 
 #[cfg(test)]
@@ -561,7 +559,7 @@ mod tests {
                     let e = e.to_string();
                     assert!(e.starts_with(want), "{text}: {e}");
                     assert!(
-                        e.contains("+mast, +rave, +grave, +batch, +trans, +decisive, +lookahead, +wins, +block, +cutoff (e.g. `mcts+mast`)"),
+                        e.contains("+mast, +nst, +rave, +grave, +batch, +trans, +decisive, +lookahead, +wins, +block, +cutoff (e.g. `mcts+mast`)"),
                         "{e}"
                     );
                 }
@@ -569,6 +567,35 @@ mod tests {
             }
         }
         assert!("mcts+mast".parse::<PlayerSpec>().unwrap().has(Switch::Mast));
+    }
+
+    #[test]
+    fn mcts_as_the_command_line_builds_it_blocks_and_cuts_and_uct_runs_only_its_switches() {
+        use crate::games::connect4::Connect4;
+        for (text, switches, name) in [
+            ("mcts", &["block", "cutoff"][..], "mcts"),
+            ("mcts+mast", &["mast", "block", "cutoff"], "mcts+mast"),
+            (
+                "mcts+batch+wins",
+                &["batch", "block", "cutoff"],
+                "mcts+batch",
+            ),
+            ("uct", &[], "uct"),
+            ("uct+nst", &["nst"], "uct+nst"),
+            ("uct+block", &["block"], "uct+block"),
+            ("uct+wins", &["wins"], "uct+wins"),
+            ("uct+cutoff+trans", &["trans", "cutoff"], "uct+trans+cutoff"),
+        ] {
+            let spec: PlayerSpec = text.parse().unwrap();
+            let player = tree_search::<Connect4>(&spec, 1, &PlayerConfig::default());
+            assert_eq!(player.switches(), switches, "{text}");
+            assert_eq!(
+                player.thinks_ahead(),
+                spec.kind == PlayerKind::Mcts,
+                "{text}"
+            );
+            assert_eq!(Player::<Connect4>::name(&player), name, "{text}");
+        }
     }
 
     #[test]

@@ -91,6 +91,8 @@ pub struct MctsPlayer<G: Game> {
     think_ahead: bool,
     /// Guides playouts by move averages (MAST, see [`policy`]).
     mast: bool,
+    /// Guides playouts by the averages of moves and of move pairs (NST, see [`policy`]).
+    nst: bool,
     /// Blends all-moves-as-first statistics into selection (RAVE, see [`policy`]).
     rave: bool,
     grave: bool,
@@ -128,6 +130,7 @@ impl<G: Game> MctsPlayer<G> {
             leaf_playouts: 1,
             think_ahead: true,
             mast: false,
+            nst: false,
             rave: false,
             grave: false,
             winning: true,
@@ -171,6 +174,13 @@ impl<G: Game> MctsPlayer<G> {
     /// games that number their moves ([`Game::move_number`]).
     pub fn with_mast(mut self, on: bool) -> Self {
         self.mast = on;
+        self
+    }
+
+    /// Guides the playouts by MAST's move averages blended with the averages of move pairs, each move
+    /// after the last real choice before it (NST, see [`policy`]), on games that number their moves.
+    pub fn with_nst(mut self, on: bool) -> Self {
+        self.nst = on;
         self
     }
 
@@ -255,6 +265,33 @@ impl<G: Game> MctsPlayer<G> {
         self
     }
 
+    /// The enhancements in effect, by their switch names in the order the command line lists them
+    /// (`batch` for any batch of leaf playouts; `wins` only when not implied by `block`): what a
+    /// player built as `mcts` or `uct+...` actually runs.
+    pub fn switches(&self) -> Vec<&'static str> {
+        [
+            ("mast", self.mast),
+            ("nst", self.nst),
+            ("rave", self.rave),
+            ("grave", self.grave),
+            ("batch", self.leaf_playouts > 1),
+            ("trans", self.transpositions),
+            ("decisive", self.decisive),
+            ("lookahead", self.lookahead),
+            ("wins", self.winning && !self.blocking),
+            ("block", self.blocking),
+            ("cutoff", self.cutoff),
+        ]
+        .into_iter()
+        .filter_map(|(name, on)| on.then_some(name))
+        .collect()
+    }
+
+    /// Whether the player searches in the start clock and while another role decides (`mcts`).
+    pub fn thinks_ahead(&self) -> bool {
+        self.think_ahead
+    }
+
     /// Judges each new leaf by `evaluator` (every role's expected goal) instead of a random playout, as
     /// AlphaZero-style searches do with a learned judgement.
     pub fn with_evaluator(mut self, evaluator: Arc<dyn Evaluator<G>>) -> Self {
@@ -318,14 +355,22 @@ impl<G: Game> MctsPlayer<G> {
             let moves = game.move_count();
             // A puzzle's best line is kept by `mcts` (not the baseline): it needs the moves by number.
             let puzzle = roles == 1 && self.think_ahead;
-            if !(self.mast || self.rave || self.grave || puzzle) || moves == 0 {
+            let guide = if self.nst {
+                policy::Guide::Nst
+            } else if self.mast {
+                policy::Guide::Mast
+            } else {
+                policy::Guide::Random
+            };
+            if !(guide != policy::Guide::Random || self.rave || self.grave || puzzle) || moves == 0
+            {
                 tree.policy = None;
             } else if !tree
                 .policy
                 .as_ref()
-                .is_some_and(|p| p.fits(roles, moves, self.mast))
+                .is_some_and(|p| p.fits(roles, moves, guide))
             {
-                tree.policy = Some(policy::Policy::new(roles, moves, self.mast));
+                tree.policy = Some(policy::Policy::new(roles, moves, guide));
             }
             tree.rave = (self.rave || self.grave) && tree.policy.is_some();
             if !(self.grave && tree.policy.is_some()) {
@@ -507,39 +552,21 @@ impl<G: Game> MctsPlayer<G> {
 
 impl<G: Game> Player<G> for MctsPlayer<G> {
     fn name(&self) -> String {
+        // `mcts` blocks and probes for a cut-off by default; the name lists the switches beyond those.
+        let defaults: &[&str] = if self.think_ahead {
+            &["block", "cutoff"]
+        } else {
+            &[]
+        };
         let mut kind = if self.think_ahead { "mcts" } else { "uct" }.to_string();
-        if self.mast {
-            kind.push_str("+mast");
-        }
-        if self.rave {
-            kind.push_str("+rave");
-        }
-        if self.grave {
-            kind.push_str("+grave");
-        }
-        if self.transpositions {
-            kind.push_str("+trans");
-        }
-        if self.decisive {
-            kind.push_str("+decisive");
-        }
-        if self.lookahead {
-            kind.push_str("+lookahead");
-        }
-        // `mcts` probes for a cut-off by default; `uct` names it when given.
-        if self.cutoff && !self.think_ahead {
-            kind.push_str("+cutoff");
-        }
-        // `mcts` blocks by default; `uct` names the playouts it was given.
-        if self.blocking && !self.think_ahead {
-            kind.push_str("+block");
-        } else if self.winning && !self.blocking {
-            kind.push_str("+wins");
-        }
-        match self.leaf_playouts {
-            1 => {}
-            64 => kind.push_str("+batch"),
-            n => kind.push_str(&format!("+batch{n}")),
+        for switch in self.switches() {
+            if !defaults.contains(&switch) {
+                kind.push('+');
+                kind.push_str(switch);
+                if switch == "batch" && self.leaf_playouts != 64 {
+                    kind.push_str(&self.leaf_playouts.to_string());
+                }
+            }
         }
         if self.threads > 1 {
             format!("{kind}({} threads)", self.threads)

@@ -491,10 +491,12 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
                 let i = self.select(game, node, r, exploration);
                 self.picks.push(i);
                 if self.policy.is_some() {
-                    let at = self.stat_index(&self.nodes[node as usize], r, i);
+                    let n = &self.nodes[node as usize];
+                    let at = self.stat_index(n, r, i);
+                    let choice = self.count(n, r) > 1;
                     let number = game.move_number(&self.moves[at]);
                     if let Some(p) = &mut self.policy {
-                        p.note(r, number);
+                        p.note(r, number, choice);
                     }
                 }
                 joint += i * radix;
