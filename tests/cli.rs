@@ -597,3 +597,23 @@ fn mcts_cuts_playouts_where_the_probe_finds_goals_that_predict_the_end() {
         assert!(all.contains(expected), "{game}: {all}");
     }
 }
+
+#[test]
+fn mcts_guides_playouts_by_move_pairs_where_the_probe_finds_that_moves_tell_who_wins() {
+    for (game, expected) in [
+        ("breakthrough.kif", "playouts guided by move pairs (NST)"),
+        ("connectFour.kif", "playouts uniformly random"),
+    ] {
+        let path = shared_game(game);
+        let o = run(
+            &["search", &path, "--player", "mcts", "--playclock", "5"],
+            "",
+        );
+        let all = format!("{}{}", stdout(&o), stderr(&o));
+        assert!(
+            all.contains("mcts: the moves played explain "),
+            "{game}: {all}"
+        );
+        assert!(all.contains(expected), "{game}: {all}");
+    }
+}

@@ -32,6 +32,11 @@
 //! the goals of a state partway through predict the goals at the end; where they do (checkers counts
 //! pieces), playouts stop at that depth and score the goals they reached (see [`cutoff`]).
 //!
+//! **Playouts guided where moves tell who wins** (`mcts`; `uct+nst` forces it): a second probe of
+//! random games measures how much of the final rewards the moves chosen explain; where they explain
+//! 1% or more beyond chance (breakthrough, Chinese checkers), playouts are guided by NST's move and
+//! move-pair averages, elsewhere they stay uniformly random (see `moves_probe`).
+//!
 //! **Simulations** count the walks that learned something (a playout, a judgement, a node found
 //! terminal); walks that end in an already solved node are counted apart and not reported.
 //!
@@ -45,6 +50,7 @@
 
 mod cutoff;
 mod grave;
+mod moves_probe;
 mod policy;
 mod puzzles;
 mod tree;
@@ -109,6 +115,10 @@ pub struct MctsPlayer<G: Game> {
     cutoff: bool,
     /// This match's probe, once run.
     probe: Option<cutoff::Probe>,
+    /// Decides NST per game: on where a probe finds that the moves played tell who wins.
+    auto_nst: bool,
+    /// This match's moves probe, once run, and whether it switched NST on.
+    moves_probe: Option<(moves_probe::MovesProbe, bool)>,
     /// A one-player game's breadth-first search (`mcts` only), and the line it settled on.
     puzzle: PuzzlePlay<G>,
 }
@@ -140,6 +150,8 @@ impl<G: Game> MctsPlayer<G> {
             lookahead: false,
             cutoff: true,
             probe: None,
+            auto_nst: true,
+            moves_probe: None,
             puzzle: PuzzlePlay::default(),
         }
     }
@@ -152,6 +164,7 @@ impl<G: Game> MctsPlayer<G> {
             winning: false,
             blocking: false,
             cutoff: false,
+            auto_nst: false,
             ..MctsPlayer::new(seed)
         }
     }
@@ -355,7 +368,7 @@ impl<G: Game> MctsPlayer<G> {
             let moves = game.move_count();
             // A puzzle's best line is kept by `mcts` (not the baseline): it needs the moves by number.
             let puzzle = roles == 1 && self.think_ahead;
-            let guide = if self.nst {
+            let guide = if self.nst || self.moves_probe.is_some_and(|(_, nst)| nst) {
                 policy::Guide::Nst
             } else if self.mast {
                 policy::Guide::Mast
@@ -392,6 +405,30 @@ impl<G: Game> MctsPlayer<G> {
                 .and_then(|p| p.cutoff)
                 .map_or(crate::players::mcs::MAX_PLAYOUT_STEPS, |(depth, _)| depth);
         }
+    }
+
+    /// Runs the probes from `state` until `deadline`, once a match each, when they are on: the
+    /// cut-off's in the first half of the time and the moves' in the second.
+    fn probe_game(&mut self, game: &G, state: &G::State, deadline: Instant) {
+        let moves = self.auto_nst && self.moves_probe.is_none() && game.move_count() > 0;
+        let cut = self.cutoff && self.probe.is_none();
+        let now = Instant::now();
+        let half = now + deadline.saturating_duration_since(now) / 2;
+        self.probe_cutoff(game, state, if moves { half } else { deadline });
+        if !moves || game.is_terminal(state) {
+            return;
+        }
+        let mut rng = SmallRng::seed_from_u64(role_seed(self.seed, 0x0257));
+        let start = if cut { half } else { now };
+        let probe = moves_probe::probe(game, state, &mut rng, deadline.max(start));
+        if probe.games < moves_probe::MIN_GAMES {
+            return;
+        }
+        let nst = probe.explained >= moves_probe::MIN_EXPLAINED;
+        if let Some(progress) = &self.progress {
+            progress(&format!("{}: {}", self.name(), probe.describe(nst)));
+        }
+        self.moves_probe = Some((probe, nst));
     }
 
     /// Runs the cut-off probe from `state` until `deadline`, once a match, when the switch is on.
@@ -497,11 +534,12 @@ impl<G: Game> MctsPlayer<G> {
         self.trees.clear();
         self.puzzle = PuzzlePlay::default();
         self.probe = None;
+        self.moves_probe = None;
         let initial = game.initial_state();
-        // A quarter of the time to think, at most a second: the probe's games are cheap beside what
+        // A quarter of the time to think, at most a second: the probes' games are cheap beside what
         // they decide.
         let probe_time = (deadline.remaining() / 4).min(Duration::from_secs(1));
-        self.probe_cutoff(game, &initial, Instant::now() + probe_time);
+        self.probe_game(game, &initial, Instant::now() + probe_time);
         if self.think_ahead && !game.is_terminal(&initial) {
             self.root_at(game, &initial);
             if game.info().num_roles() == 1 && self.max_simulations.is_none() {
@@ -617,10 +655,10 @@ impl<G: Game> Player<G> for MctsPlayer<G> {
             }
             self.puzzle.solver_at(game, state);
         }
-        if self.cutoff && self.probe.is_none() {
+        if (self.cutoff && self.probe.is_none()) || (self.auto_nst && self.moves_probe.is_none()) {
             // Not probed in a start clock (a player that does not think ahead): a fifth of this move.
             let probe_time = (deadline.remaining() / 5).min(Duration::from_secs(1));
-            self.probe_cutoff(game, state, started + probe_time);
+            self.probe_game(game, state, started + probe_time);
         }
         self.root_at(game, state);
         if let Some(mut choice) = forced_choice(game, state, role, started) {
