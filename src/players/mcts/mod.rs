@@ -408,10 +408,10 @@ impl<G: Game> MctsPlayer<G> {
     }
 
     /// Runs the probes from `state` until `deadline`, once a match each, when they are on: the
-    /// cut-off's in the first half of the time and the moves' in the second.
+    /// cut-off's in the first half of the time and the moves' in the rest (all of it when the
+    /// cut-off's has run or is off).
     fn probe_game(&mut self, game: &G, state: &G::State, deadline: Instant) {
         let moves = self.auto_nst && self.moves_probe.is_none() && game.move_count() > 0;
-        let cut = self.cutoff && self.probe.is_none();
         let now = Instant::now();
         let half = now + deadline.saturating_duration_since(now) / 2;
         self.probe_cutoff(game, state, if moves { half } else { deadline });
@@ -419,8 +419,7 @@ impl<G: Game> MctsPlayer<G> {
             return;
         }
         let mut rng = SmallRng::seed_from_u64(role_seed(self.seed, 0x0257));
-        let start = if cut { half } else { now };
-        let probe = moves_probe::probe(game, state, &mut rng, deadline.max(start));
+        let probe = moves_probe::probe(game, state, &mut rng, deadline);
         if probe.games < moves_probe::MIN_GAMES {
             return;
         }
