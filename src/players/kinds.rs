@@ -12,6 +12,7 @@ use std::str::FromStr;
 use std::sync::Arc;
 
 use super::clock::{role_seed, Progress};
+use super::mcts::Switch;
 use super::seeds::{SeedPlayer, SeedSearch, DEFAULT_FRACTION};
 use super::{
     GreedyPlayer, IdPlayer, LearnedPlayer, LegalPlayer, McsPlayer, MctsPlayer, Player, RandomPlayer,
@@ -227,68 +228,6 @@ fn known_players() -> String {
         .join(", ");
     let switches = Switch::ALL.map(|s| format!("+{}", s.as_str())).join(", ");
     format!("{kinds}; mcts and uct take switches: {switches} (e.g. `mcts+mast`)")
-}
-
-/// A search enhancement that can be switched on for `mcts` and `uct` (`mcts+mast`), so that each is
-/// measured on its own against the same search without it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Switch {
-    /// Playouts guided by each move's average reward (MAST).
-    Mast,
-    /// Playouts guided by the averages of moves and of move pairs (NST).
-    Nst,
-    /// Moves in the tree judged by their all-moves-as-first averages too (RAVE).
-    Rave,
-    /// RAVE with the statistics of the deepest well-visited node of the walk (GRAVE).
-    Grave,
-    /// Each new leaf judged by 64 playouts at once, one per bit of a word on the network.
-    Batch,
-    /// Equal states share one node of the tree, whatever order of moves reached them.
-    Trans,
-    /// Playouts take a move that wins at once when there is one.
-    Decisive,
-    /// Each new node whose mover wins in one move is solved at once.
-    Lookahead,
-    /// Playouts take a move that makes a winning proposition true (found by analysis, not by trying).
-    Wins,
-    /// Winning playouts that also block: a move that lets another role take such a win is replaced.
-    Block,
-    /// Playouts cut short and judged by the goals, where a probe finds goals that predict the end.
-    Cutoff,
-}
-
-impl Switch {
-    /// Every switch.
-    pub const ALL: [Switch; 11] = [
-        Switch::Mast,
-        Switch::Nst,
-        Switch::Rave,
-        Switch::Grave,
-        Switch::Batch,
-        Switch::Trans,
-        Switch::Decisive,
-        Switch::Lookahead,
-        Switch::Wins,
-        Switch::Block,
-        Switch::Cutoff,
-    ];
-
-    /// The switch's name after a `+`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Switch::Mast => "mast",
-            Switch::Nst => "nst",
-            Switch::Rave => "rave",
-            Switch::Grave => "grave",
-            Switch::Batch => "batch",
-            Switch::Trans => "trans",
-            Switch::Decisive => "decisive",
-            Switch::Lookahead => "lookahead",
-            Switch::Wins => "wins",
-            Switch::Block => "block",
-            Switch::Cutoff => "cutoff",
-        }
-    }
 }
 
 /// A player as the command line names it: a kind, for `learned:FILE` the file of learned scores, and
@@ -572,19 +511,16 @@ mod tests {
     #[test]
     fn mcts_as_the_command_line_builds_it_blocks_and_cuts_and_uct_runs_only_its_switches() {
         use crate::games::connect4::Connect4;
+        use Switch::*;
         for (text, switches, name) in [
-            ("mcts", &["block", "cutoff"][..], "mcts"),
-            ("mcts+mast", &["mast", "block", "cutoff"], "mcts+mast"),
-            (
-                "mcts+batch+wins",
-                &["batch", "block", "cutoff"],
-                "mcts+batch",
-            ),
+            ("mcts", &[Block, Cutoff][..], "mcts"),
+            ("mcts+mast", &[Mast, Block, Cutoff], "mcts+mast"),
+            ("mcts+batch+wins", &[Batch, Block, Cutoff], "mcts+batch"),
             ("uct", &[], "uct"),
-            ("uct+nst", &["nst"], "uct+nst"),
-            ("uct+block", &["block"], "uct+block"),
-            ("uct+wins", &["wins"], "uct+wins"),
-            ("uct+cutoff+trans", &["trans", "cutoff"], "uct+trans+cutoff"),
+            ("uct+nst", &[Nst], "uct+nst"),
+            ("uct+block", &[Block], "uct+block"),
+            ("uct+wins", &[Wins], "uct+wins"),
+            ("uct+cutoff+trans", &[Trans, Cutoff], "uct+trans+cutoff"),
         ] {
             let spec: PlayerSpec = text.parse().unwrap();
             let player = tree_search::<Connect4>(&spec, 1, &PlayerConfig::default());

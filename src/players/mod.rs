@@ -24,10 +24,10 @@ pub mod simple;
 pub use clock::{role_seed, Clock, Deadline, Progress, Ticker};
 pub use greedy::GreedyPlayer;
 pub use id::IdPlayer;
-pub use kinds::{make_player, PlayerConfig, PlayerKind, PlayerSpec, Switch, UnknownPlayer};
+pub use kinds::{make_player, PlayerConfig, PlayerKind, PlayerSpec, UnknownPlayer};
 pub use learned::LearnedPlayer;
 pub use mcs::McsPlayer;
-pub use mcts::MctsPlayer;
+pub use mcts::{MctsPlayer, Switch};
 pub use seeds::{SearchReport, SeedPlayer, SeedSearch};
 pub use simple::{LegalPlayer, RandomPlayer};
 

@@ -53,6 +53,7 @@ mod grave;
 mod moves_probe;
 mod policy;
 mod puzzles;
+mod switches;
 mod tree;
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -67,6 +68,7 @@ use crate::game::{Game, GameError, RoleIndex};
 use crate::players::clock::{role_seed, Deadline, Progress, ProgressTimer, Ticker};
 use crate::players::{forced_choice, thousands, Ask, Choice, Player, PlayerError, SearchStats};
 use puzzles::PuzzlePlay;
+pub use switches::Switch;
 use tree::{Tree, NONE};
 
 use crate::players::{Candidate, Certainty, Explanation};
@@ -278,26 +280,26 @@ impl<G: Game> MctsPlayer<G> {
         self
     }
 
-    /// The enhancements in effect, by their switch names in the order the command line lists them
-    /// (`batch` for any batch of leaf playouts; `wins` only when not implied by `block`): what a
-    /// player built as `mcts` or `uct+...` actually runs.
-    pub fn switches(&self) -> Vec<&'static str> {
-        [
-            ("mast", self.mast),
-            ("nst", self.nst),
-            ("rave", self.rave),
-            ("grave", self.grave),
-            ("batch", self.leaf_playouts > 1),
-            ("trans", self.transpositions),
-            ("decisive", self.decisive),
-            ("lookahead", self.lookahead),
-            ("wins", self.winning && !self.blocking),
-            ("block", self.blocking),
-            ("cutoff", self.cutoff),
-        ]
-        .into_iter()
-        .filter_map(|(name, on)| on.then_some(name))
-        .collect()
+    /// The enhancements in effect, in the order the command line lists them (`Batch` for any batch
+    /// of leaf playouts; `Wins` only when not implied by `Block`): what a player built as `mcts` or
+    /// `uct+...` actually runs.
+    pub fn switches(&self) -> Vec<Switch> {
+        Switch::ALL
+            .into_iter()
+            .filter(|switch| match switch {
+                Switch::Mast => self.mast,
+                Switch::Nst => self.nst,
+                Switch::Rave => self.rave,
+                Switch::Grave => self.grave,
+                Switch::Batch => self.leaf_playouts > 1,
+                Switch::Trans => self.transpositions,
+                Switch::Decisive => self.decisive,
+                Switch::Lookahead => self.lookahead,
+                Switch::Wins => self.winning && !self.blocking,
+                Switch::Block => self.blocking,
+                Switch::Cutoff => self.cutoff,
+            })
+            .collect()
     }
 
     /// Whether the player searches in the start clock and while another role decides (`mcts`).
@@ -411,7 +413,9 @@ impl<G: Game> MctsPlayer<G> {
     /// cut-off's in the first half of the time and the moves' in the rest (all of it when the
     /// cut-off's has run or is off).
     fn probe_game(&mut self, game: &G, state: &G::State, deadline: Instant) {
-        let moves = self.auto_nst && self.moves_probe.is_none() && game.move_count() > 0;
+        // With NST switched on there is nothing for the moves probe to decide.
+        let moves =
+            self.auto_nst && !self.nst && self.moves_probe.is_none() && game.move_count() > 0;
         let now = Instant::now();
         let half = now + deadline.saturating_duration_since(now) / 2;
         self.probe_cutoff(game, state, if moves { half } else { deadline });
@@ -590,8 +594,8 @@ impl<G: Game> MctsPlayer<G> {
 impl<G: Game> Player<G> for MctsPlayer<G> {
     fn name(&self) -> String {
         // `mcts` blocks and probes for a cut-off by default; the name lists the switches beyond those.
-        let defaults: &[&str] = if self.think_ahead {
-            &["block", "cutoff"]
+        let defaults: &[Switch] = if self.think_ahead {
+            &[Switch::Block, Switch::Cutoff]
         } else {
             &[]
         };
@@ -599,8 +603,8 @@ impl<G: Game> Player<G> for MctsPlayer<G> {
         for switch in self.switches() {
             if !defaults.contains(&switch) {
                 kind.push('+');
-                kind.push_str(switch);
-                if switch == "batch" && self.leaf_playouts != 64 {
+                kind.push_str(switch.as_str());
+                if switch == Switch::Batch && self.leaf_playouts != 64 {
                     kind.push_str(&self.leaf_playouts.to_string());
                 }
             }
@@ -654,7 +658,9 @@ impl<G: Game> Player<G> for MctsPlayer<G> {
             }
             self.puzzle.solver_at(game, state);
         }
-        if (self.cutoff && self.probe.is_none()) || (self.auto_nst && self.moves_probe.is_none()) {
+        if (self.cutoff && self.probe.is_none())
+            || (self.auto_nst && !self.nst && self.moves_probe.is_none())
+        {
             // Not probed in a start clock (a player that does not think ahead): a fifth of this move.
             let probe_time = (deadline.remaining() / 5).min(Duration::from_secs(1));
             self.probe_game(game, state, started + probe_time);

@@ -100,7 +100,7 @@ pub(super) fn probe<G: Game>(
         moves,
         seen: Vec::new(),
     };
-    let (mut buf, mut numbers) = (Vec::new(), Vec::new());
+    let (mut buf, mut numbers, mut rewards) = (Vec::new(), Vec::new(), Vec::new());
     let mut singles = vec![Group::default(); roles * moves];
     // Per role: samples, their sum and their sum of squares.
     let mut by_role = vec![(0.0f64, 0.0f64, 0.0f64); roles];
@@ -126,9 +126,8 @@ pub(super) fn probe<G: Game>(
             continue;
         }
         games += 1;
-        let rewards: Vec<f64> = (0..roles)
-            .map(|r| f64::from(game.goal(&end, r).clamp(0, 100)) / 100.0)
-            .collect();
+        rewards.clear();
+        rewards.extend((0..roles).map(|r| f64::from(game.goal(&end, r).clamp(0, 100)) / 100.0));
         for &at in &recorder.seen {
             let role = at as usize / moves;
             let v = rewards[role];

@@ -1,0 +1,63 @@
+//! The enhancements of the tree search that the command line switches on (`mcts+mast`), by name.
+
+/// A search enhancement that can be switched on for `mcts` and `uct` (`mcts+mast`), so that each is
+/// measured on its own against the same search without it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Switch {
+    /// Playouts guided by each move's average reward (MAST).
+    Mast,
+    /// Playouts guided by the averages of moves and of move pairs (NST).
+    Nst,
+    /// Moves in the tree judged by their all-moves-as-first averages too (RAVE).
+    Rave,
+    /// RAVE with the statistics of the deepest well-visited node of the walk (GRAVE).
+    Grave,
+    /// Each new leaf judged by 64 playouts at once, one per bit of a word on the network.
+    Batch,
+    /// Equal states share one node of the tree, whatever order of moves reached them.
+    Trans,
+    /// Playouts take a move that wins at once when there is one.
+    Decisive,
+    /// Each new node whose mover wins in one move is solved at once.
+    Lookahead,
+    /// Playouts take a move that makes a winning proposition true (found by analysis, not by trying).
+    Wins,
+    /// Winning playouts that also block: a move that lets another role take such a win is replaced.
+    Block,
+    /// Playouts cut short and judged by the goals, where a probe finds goals that predict the end.
+    Cutoff,
+}
+
+impl Switch {
+    /// Every switch.
+    pub const ALL: [Switch; 11] = [
+        Switch::Mast,
+        Switch::Nst,
+        Switch::Rave,
+        Switch::Grave,
+        Switch::Batch,
+        Switch::Trans,
+        Switch::Decisive,
+        Switch::Lookahead,
+        Switch::Wins,
+        Switch::Block,
+        Switch::Cutoff,
+    ];
+
+    /// The switch's name after a `+`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Switch::Mast => "mast",
+            Switch::Nst => "nst",
+            Switch::Rave => "rave",
+            Switch::Grave => "grave",
+            Switch::Batch => "batch",
+            Switch::Trans => "trans",
+            Switch::Decisive => "decisive",
+            Switch::Lookahead => "lookahead",
+            Switch::Wins => "wins",
+            Switch::Block => "block",
+            Switch::Cutoff => "cutoff",
+        }
+    }
+}
