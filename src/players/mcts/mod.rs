@@ -11,8 +11,9 @@
 //! to it, or whose children are all exact, the node's value is exact too (the mover picks its best), and
 //! exact values travel up the tree as they appear (MCTS-Solver). A simulation that reaches an exact node
 //! backs its exact value up instead of playing out. The final choice never prefers a move whose exact
-//! value is below one already proven (a proven loss when a draw is proven), and plays a proven win at
-//! once. Simultaneous-move nodes are exact only when every joint move leads to the same exact outcome.
+//! value is below one already proven (a proven loss when a draw is proven), plays a proven win at
+//! once, and when every move is proven lost plays the one the search took the most walks to prove
+//! (an opponent that is not perfect may miss it). Simultaneous-move nodes are exact only when every joint move leads to the same exact outcome.
 //!
 //! **Every clock used** (`mcts`; the kind `uct` is the same search without it, as a baseline): the
 //! start clock grows the tree of the first state, which the first move keeps; a forced move (the
@@ -331,11 +332,16 @@ impl RootMove {
 }
 
 /// The move to play: a proven win at once; otherwise the most visited move, unless a proven value is
-/// better than its average (never a proven loss when something better is proven).
+/// better than its average (never a proven loss when something better is proven). Among moves proven
+/// equal, the most visited: when every move loses, the loss the search took longest to prove, which
+/// an opponent that is not perfect is likeliest to miss.
 fn final_choice(moves: &[RootMove]) -> usize {
     let proven = (0..moves.len())
         .filter(|&i| moves[i].exact.is_some())
-        .max_by(|&a, &b| moves[a].mean().total_cmp(&moves[b].mean()));
+        .max_by(|&a, &b| {
+            let by_visits = moves[a].visits.cmp(&moves[b].visits);
+            moves[a].mean().total_cmp(&moves[b].mean()).then(by_visits)
+        });
     if let Some(p) = proven {
         if moves[p].mean() >= 1.0 {
             return p;

@@ -61,6 +61,21 @@ fn final_choice_prefers_proven_values_over_losing_averages() {
         0,
         "a 70% average beats the draw"
     );
+    let quick_loss = RootMove {
+        visits: 3,
+        total: 0.0,
+        exact: Some(0.0),
+    };
+    let slow_loss = RootMove {
+        visits: 400,
+        total: 0.0,
+        exact: Some(0.0),
+    };
+    assert_eq!(
+        final_choice(&[quick_loss, slow_loss, quick_loss]),
+        1,
+        "when every move loses, the loss that took the most walks to prove"
+    );
 }
 
 #[test]
