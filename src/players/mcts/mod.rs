@@ -13,7 +13,8 @@
 //! backs its exact value up instead of playing out. The final choice never prefers a move whose exact
 //! value is below one already proven (a proven loss when a draw is proven), plays a proven win at
 //! once, and when every move is proven lost plays the one the search took the most walks to prove
-//! (an opponent that is not perfect may miss it). Simultaneous-move nodes are exact only when every joint move leads to the same exact outcome.
+//! (an opponent that is not perfect may miss it). Simultaneous-move nodes are exact only when every
+//! joint move leads to the same exact outcome.
 //!
 //! **Every clock used** (`mcts`; the kind `uct` is the same search without it, as a baseline): the
 //! start clock grows the tree of the first state, which the first move keeps; a forced move (the
