@@ -14,68 +14,37 @@ fn play_moves<G: Game>(g: &G, moves: &[(usize, &str)]) -> G::State {
     s
 }
 
+/// A root move of `visits` visits and `total` reward, proven worth `exact` when given.
+fn root_move(visits: u64, total: f64, exact: Option<f64>) -> RootMove {
+    RootMove {
+        visits,
+        total,
+        exact,
+    }
+}
+
 #[test]
 fn final_choice_prefers_proven_values_over_losing_averages() {
-    let win = RootMove {
-        visits: 1,
-        total: 0.0,
-        exact: Some(1.0),
-    };
-    let busy = RootMove {
-        visits: 900,
-        total: 800.0,
-        exact: None,
-    };
-    assert_eq!(
-        final_choice(&[busy, win]),
-        1,
-        "a proven win is played at once"
-    );
-    let draw = RootMove {
-        visits: 5,
-        total: 2.5,
-        exact: Some(0.5),
-    };
-    let loss = RootMove {
-        visits: 50,
-        total: 0.0,
-        exact: Some(0.0),
-    };
-    let poor = RootMove {
-        visits: 100,
-        total: 20.0,
-        exact: None,
-    };
-    assert_eq!(
-        final_choice(&[poor, draw, loss]),
-        1,
-        "the draw beats a 20% average"
-    );
-    let good = RootMove {
-        visits: 100,
-        total: 70.0,
-        exact: None,
-    };
-    assert_eq!(
-        final_choice(&[good, draw, loss]),
-        0,
-        "a 70% average beats the draw"
-    );
-    let quick_loss = RootMove {
-        visits: 3,
-        total: 0.0,
-        exact: Some(0.0),
-    };
-    let slow_loss = RootMove {
-        visits: 400,
-        total: 0.0,
-        exact: Some(0.0),
-    };
-    assert_eq!(
-        final_choice(&[quick_loss, slow_loss, quick_loss]),
-        1,
-        "when every move loses, the loss that took the most walks to prove"
-    );
+    let win = root_move(1, 0.0, Some(1.0));
+    let busy = root_move(900, 800.0, None);
+    let draw = root_move(5, 2.5, Some(0.5));
+    let loss = root_move(50, 0.0, Some(0.0));
+    let poor = root_move(100, 20.0, None);
+    let good = root_move(100, 70.0, None);
+    let quick_loss = root_move(3, 0.0, Some(0.0));
+    let slow_loss = root_move(400, 0.0, Some(0.0));
+    for (moves, expected, why) in [
+        (vec![busy, win], 1, "a proven win is played at once"),
+        (vec![poor, draw, loss], 1, "the draw beats a 20% average"),
+        (vec![good, draw, loss], 0, "a 70% average beats the draw"),
+        (
+            vec![quick_loss, slow_loss, quick_loss],
+            1,
+            "when every move loses, the loss that took the most walks to prove",
+        ),
+    ] {
+        assert_eq!(final_choice(&moves), expected, "{why}");
+    }
 }
 
 #[test]
