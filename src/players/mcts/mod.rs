@@ -35,9 +35,11 @@
 //! pieces), playouts stop at that depth and score the goals they reached (see [`cutoff`]).
 //!
 //! **Playouts guided where moves tell who wins** (`mcts`; `uct+nst` forces it): a second probe of
-//! random games measures how much of the final rewards the moves chosen explain; where they explain
-//! 1% or more beyond chance (breakthrough, Chinese checkers), playouts are guided by NST's move and
-//! move-pair averages, elsewhere they stay uniformly random (see `moves_probe`).
+//! random games measures how much of the final rewards the moves chosen explain, and how well they
+//! predict the rewards of games they were not learnt from; where they explain 1% or more beyond chance
+//! (breakthrough, Chinese checkers) or predict at a correlation of 0.25 or more (reversi), playouts
+//! are guided by NST's move and move-pair averages, elsewhere they stay uniformly random (see
+//! `moves_probe`).
 //!
 //! **Simulations** count the walks that learned something (a playout, a judgement, a node found
 //! terminal); walks that end in an already solved node are counted apart and not reported.
@@ -434,7 +436,7 @@ impl<G: Game> MctsPlayer<G> {
         if probe.games < moves_probe::MIN_GAMES {
             return;
         }
-        let nst = probe.explained >= moves_probe::MIN_EXPLAINED;
+        let nst = probe.nst();
         if let Some(progress) = &self.progress {
             progress(&format!("{}: {}", self.name(), probe.describe(nst)));
         }
