@@ -46,9 +46,15 @@ pub(super) const MIN_EXPLAINED: f64 = 0.01;
 /// on by itself.
 pub(super) const MIN_PREDICTS: f64 = 0.25;
 
-/// Games a move's mean reward counts for at its role's mean, before its own games (shrinkage: a
-/// move seen twice says little).
-const PRIOR_GAMES: f64 = 10.0;
+/// How far beyond chance that correlation must also be, in standard errors (r·√(games − 2), a game
+/// counted once however many roles it has: in a game of two the roles' rewards mirror each other).
+/// Where the probe finishes few games (a slow game, a short clock) a correlation of 0.25 is chance
+/// (at 20 games one probe in seven reaches it); 3 standard errors asks for about 150 games.
+const MIN_PREDICTS_SIGNIFICANCE: f64 = 3.0;
+
+/// Choices a move's mean reward counts at its role's mean before its own (shrinkage: a move chosen
+/// twice says little, and its raw mean would be mostly noise).
+const PRIOR_CHOICES: f64 = 10.0;
 
 /// Games a probe must play to decide anything.
 pub(super) const MIN_GAMES: usize = 20;
@@ -72,7 +78,9 @@ pub(super) struct MovesProbe {
 impl MovesProbe {
     /// Whether playouts should be guided by NST.
     pub(super) fn nst(&self) -> bool {
-        self.explained >= MIN_EXPLAINED || self.predicts >= MIN_PREDICTS
+        let significance = self.predicts * (self.games as f64 - 2.0).max(0.0).sqrt();
+        self.explained >= MIN_EXPLAINED
+            || (self.predicts >= MIN_PREDICTS && significance >= MIN_PREDICTS_SIGNIFICANCE)
     }
 
     /// One line for the progress report.
@@ -118,7 +126,7 @@ struct Group {
 }
 
 /// Plays random games from `from` until `deadline` (at most [`MAX_GAMES`]) and measures what the
-/// moves played explain of the final rewards.
+/// moves played explain of the final rewards, and how well they predict them out of sample.
 pub(super) fn probe<G: Game>(
     game: &G,
     from: &G::State,
@@ -137,7 +145,8 @@ pub(super) fn probe<G: Game>(
     let mut by_role = vec![(0.0f64, 0.0f64, 0.0f64); roles];
     let mut games = 0;
     let mut tried = 0;
-    // Every choice of the finished games, as (game, `role * moves + move`), and their rewards.
+    // Every choice of the finished games, as (game, `role * moves + move`), and each finished game's
+    // rewards, role by role.
     let mut choices: Vec<(u32, u32)> = Vec::new();
     let mut outcomes: Vec<f64> = Vec::new();
     'games: while moves > 0 && tried < MAX_GAMES {
@@ -211,14 +220,18 @@ impl Pairs {
     }
 }
 
-/// How well the moves predict who wins in games they were not learnt from: two folds (even and odd
-/// games); in each, every move's mean reward is learnt from the other fold (shrunk towards its role's
-/// mean by [`PRIOR_GAMES`]), and a role's mean move worth in a game of this fold is paired with its
-/// reward there. The correlation of the pairs, pooled within roles (each role's pairs about its own
-/// means); 0 when nothing varies. `choices` are (game, `role * moves + move`), `outcomes` every
-/// game's rewards, role by role.
+/// How well the moves predict who wins in games they were not learnt from. A move's *worth* is its
+/// mean reward less its role's mean, shrunk towards 0 by [`PRIOR_CHOICES`]; a role's worth in a game
+/// is the mean worth of the moves it chose there. Worths are learnt from one fold of the games (even
+/// or odd) and paired with the rewards of the other, so that a move chosen in only one game cannot
+/// predict that game by having learnt it; the folds then swap. The correlation of the pairs, pooled
+/// within roles (each role's pairs about its own means); 0 when nothing varies. `choices` are
+/// (game, `role * moves + move`), `outcomes` every game's rewards, role by role.
 fn predicts(choices: &[(u32, u32)], outcomes: &[f64], roles: usize, moves: usize) -> f64 {
-    let games = outcomes.len() / roles.max(1);
+    if roles == 0 || moves == 0 {
+        return 0.0;
+    }
+    let games = outcomes.len() / roles;
     let (mut xx, mut yy, mut xy) = (0.0, 0.0, 0.0);
     let mut learnt = vec![Group::default(); roles * moves];
     let mut role_means = vec![Group::default(); roles];
@@ -241,7 +254,7 @@ fn predicts(choices: &[(u32, u32)], outcomes: &[f64], roles: usize, moves: usize
                 continue;
             }
             let mean = mean.sum / mean.n;
-            let worth = (move_.sum + PRIOR_GAMES * mean) / (move_.n + PRIOR_GAMES) - mean;
+            let worth = (move_.sum + PRIOR_CHOICES * mean) / (move_.n + PRIOR_CHOICES) - mean;
             let w = &mut worths[g as usize * roles + role];
             (w.n, w.sum) = (w.n + 1.0, w.sum + worth);
         }
@@ -324,34 +337,66 @@ mod tests {
         assert_eq!(explained(roles, &by_role, |i| i), 0.0);
     }
 
-    /// `games` games of one role with two moves a game from four; the role wins a game when
-    /// `wins(first, second)`.
-    fn predicted(games: u32, mut wins: impl FnMut(u32, u32) -> bool) -> f64 {
+    /// `games` random games of `roles` roles, each choosing two moves from four; role `r` gets
+    /// `reward(r, first, second, rng)`.
+    fn predicted(
+        games: u32,
+        roles: usize,
+        seed: u64,
+        mut reward: impl FnMut(usize, u32, u32, &mut SmallRng) -> f64,
+    ) -> f64 {
+        use rand::SeedableRng;
+        let mut rng = SmallRng::seed_from_u64(seed);
         let (mut choices, mut outcomes) = (Vec::new(), Vec::new());
         for g in 0..games {
-            let (a, b) = (g % 4, (g / 4 + g) % 4);
-            choices.extend([(g, a), (g, b)]);
-            outcomes.push(if wins(a, b) { 1.0 } else { 0.0 });
+            for role in 0..roles {
+                let (a, b) = (random_index(&mut rng, 4) as u32, random_index(&mut rng, 4) as u32);
+                let at = role as u32 * 4;
+                choices.extend([(g, at + a), (g, at + b)]);
+                outcomes.push(reward(role, a, b, &mut rng));
+            }
         }
-        predicts(&choices, &outcomes, 1, 4)
+        predicts(&choices, &outcomes, roles, 4)
     }
 
     #[test]
     fn moves_that_win_in_one_half_of_the_games_predict_the_other_half() {
-        // Playing move 0 wins: learnt in one fold, it predicts the other.
-        let r = predicted(400, |a, b| a == 0 || b == 0);
-        assert!(r > 0.8, "{r}");
-        // Each move counts a little: a game is won by the moves' sum.
-        let r = predicted(400, |a, b| a + b >= 3);
-        assert!(r > 0.5, "{r}");
+        let won = |won: bool| if won { 1.0 } else { 0.0 };
+        for seed in 0..4 {
+            // Playing move 0 wins: learnt in one fold, it predicts the other.
+            let r = predicted(400, 1, seed, |_, a, b, _| won(a == 0 || b == 0));
+            assert!(r > 0.8, "seed {seed}: {r}");
+            // Each move counts a little: a game is won by the moves' sum, and a coin decides ties.
+            let r = predicted(400, 1, seed, |_, a, b, rng| {
+                won(a + b > 3 || (a + b == 3 && random_index(rng, 2) == 0))
+            });
+            assert!(r > 0.5, "seed {seed}: {r}");
+            // Two roles, each with its own moves: the second role's move 3 wins for it.
+            let r = predicted(400, 2, seed, |role, a, b, _| won(role == 1 && (a == 3 || b == 3)));
+            assert!(r > 0.5, "seed {seed}: {r}");
+            // Who wins has nothing to do with the moves: a coin.
+            let r = predicted(400, 2, seed, |_, _, _, rng| won(random_index(rng, 2) == 0));
+            assert!(r.abs() < 0.15, "seed {seed}: {r}");
+        }
         // Nothing varies: nothing to predict.
-        assert_eq!(predicted(400, |_, _| false), 0.0);
-        // Who wins has nothing to do with the moves: every third game, whatever was played.
-        let mut g = 0;
-        let r = predicted(400, |_, _| {
-            g += 1;
-            g % 3 == 0
-        });
-        assert!(r.abs() < 0.15, "{r}");
+        assert_eq!(predicted(400, 1, 0, |_, _, _, _| 1.0), 0.0);
+        assert_eq!(predicts(&[(0, 0)], &[1.0], 1, 0), 0.0);
+    }
+
+    #[test]
+    fn a_correlation_from_few_games_does_not_switch_nst_on() {
+        let probe = |games, predicts| MovesProbe {
+            games,
+            explained: 0.0,
+            predicts,
+        };
+        assert!(!probe(20, 0.3).nst(), "chance at 20 games");
+        assert!(probe(380, 0.3).nst());
+        assert!(!probe(800, 0.2).nst(), "below the threshold however many games");
+        assert!(MovesProbe {
+            explained: 0.02,
+            ..probe(20, 0.0)
+        }
+        .nst());
     }
 }
