@@ -41,6 +41,10 @@
 //! are guided by NST's move and move-pair averages, elsewhere they stay uniformly random (see
 //! `moves_probe`).
 //!
+//! **A one-move lookahead where it is cheap** (`mcts`; `+lookahead` forces it): the same probe times
+//! a check for a move that wins at once against a random game; where the check costs 13% or less
+//! (pentago, checkers, hex), each new node is checked and a win found solves it before any playout.
+//!
 //! **Simulations** count the walks that learned something (a playout, a judgement, a node found
 //! terminal); walks that end in an already solved node are counted apart and not reported.
 //!
@@ -121,10 +125,11 @@ pub struct MctsPlayer<G: Game> {
     cutoff: bool,
     /// This match's probe, once run.
     probe: Option<cutoff::Probe>,
-    /// Decides NST per game: on where a probe finds that the moves played tell who wins.
-    auto_nst: bool,
-    /// This match's moves probe, once run, and whether it switched NST on.
-    moves_probe: Option<(moves_probe::MovesProbe, bool)>,
+    /// Decides NST and the one-move lookahead per game ([`moves_probe`]): NST where the moves played
+    /// tell who wins, the lookahead where its check is cheap beside a playout.
+    per_game: bool,
+    /// What this match's moves probe switched on (NST, lookahead), once run.
+    moves_probe: Option<(bool, bool)>,
     /// A one-player game's breadth-first search (`mcts` only), and the line it settled on.
     puzzle: PuzzlePlay<G>,
 }
@@ -156,7 +161,7 @@ impl<G: Game> MctsPlayer<G> {
             lookahead: false,
             cutoff: true,
             probe: None,
-            auto_nst: true,
+            per_game: true,
             moves_probe: None,
             puzzle: PuzzlePlay::default(),
         }
@@ -170,7 +175,7 @@ impl<G: Game> MctsPlayer<G> {
             winning: false,
             blocking: false,
             cutoff: false,
-            auto_nst: false,
+            per_game: false,
             ..MctsPlayer::new(seed)
         }
     }
@@ -379,7 +384,7 @@ impl<G: Game> MctsPlayer<G> {
             let moves = game.move_count();
             // A puzzle's best line is kept by `mcts` (not the baseline): it needs the moves by number.
             let puzzle = roles == 1 && self.think_ahead;
-            let guide = if self.nst || self.moves_probe.is_some_and(|(_, nst)| nst) {
+            let guide = if self.nst || self.moves_probe.is_some_and(|(nst, _)| nst) {
                 policy::Guide::Nst
             } else if self.mast {
                 policy::Guide::Mast
@@ -410,7 +415,7 @@ impl<G: Game> MctsPlayer<G> {
             tree.playouts.decisive = self.decisive;
             tree.playouts.winning = self.winning || self.blocking;
             tree.playouts.blocking = self.blocking;
-            tree.lookahead = self.lookahead;
+            tree.lookahead = self.lookahead || self.moves_probe.is_some_and(|(_, on)| on);
             tree.playouts.max_steps = self
                 .probe
                 .and_then(|p| p.cutoff)
@@ -423,8 +428,7 @@ impl<G: Game> MctsPlayer<G> {
     /// cut-off's has run or is off).
     fn probe_game(&mut self, game: &G, state: &G::State, deadline: Instant) {
         // With NST switched on there is nothing for the moves probe to decide.
-        let moves =
-            self.auto_nst && !self.nst && self.moves_probe.is_none() && game.move_count() > 0;
+        let moves = self.per_game && self.moves_probe.is_none() && game.move_count() > 0;
         let now = Instant::now();
         let half = now + deadline.saturating_duration_since(now) / 2;
         self.probe_cutoff(game, state, if moves { half } else { deadline });
@@ -436,11 +440,15 @@ impl<G: Game> MctsPlayer<G> {
         if probe.games < moves_probe::MIN_GAMES {
             return;
         }
-        let nst = probe.nst();
+        let (nst, lookahead) = (self.nst || probe.nst(), self.lookahead || probe.lookahead());
         if let Some(progress) = &self.progress {
-            progress(&format!("{}: {}", self.name(), probe.describe(nst)));
+            progress(&format!(
+                "{}: {}",
+                self.name(),
+                probe.describe(nst, lookahead)
+            ));
         }
-        self.moves_probe = Some((probe, nst));
+        self.moves_probe = Some((nst, lookahead));
     }
 
     /// Runs the cut-off probe from `state` until `deadline`, once a match, when the switch is on.
@@ -667,9 +675,7 @@ impl<G: Game> Player<G> for MctsPlayer<G> {
             }
             self.puzzle.solver_at(game, state);
         }
-        if (self.cutoff && self.probe.is_none())
-            || (self.auto_nst && !self.nst && self.moves_probe.is_none())
-        {
+        if (self.cutoff && self.probe.is_none()) || (self.per_game && self.moves_probe.is_none()) {
             // Not probed in a start clock (a player that does not think ahead): a fifth of this move.
             let probe_time = (deadline.remaining() / 5).min(Duration::from_secs(1));
             self.probe_game(game, state, started + probe_time);
