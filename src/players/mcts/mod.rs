@@ -423,12 +423,20 @@ impl<G: Game> MctsPlayer<G> {
         }
     }
 
+    /// Whether the moves probe has still to run this match: it decides NST and the lookahead per
+    /// game, so with both switched on it has nothing to decide.
+    fn moves_probe_due(&self, game: &G) -> bool {
+        self.per_game
+            && !(self.nst && self.lookahead)
+            && self.moves_probe.is_none()
+            && game.move_count() > 0
+    }
+
     /// Runs the probes from `state` until `deadline`, once a match each, when they are on: the
     /// cut-off's in the first half of the time and the moves' in the rest (all of it when the
     /// cut-off's has run or is off).
     fn probe_game(&mut self, game: &G, state: &G::State, deadline: Instant) {
-        // With NST switched on there is nothing for the moves probe to decide.
-        let moves = self.per_game && self.moves_probe.is_none() && game.move_count() > 0;
+        let moves = self.moves_probe_due(game);
         let now = Instant::now();
         let half = now + deadline.saturating_duration_since(now) / 2;
         self.probe_cutoff(game, state, if moves { half } else { deadline });
@@ -675,7 +683,7 @@ impl<G: Game> Player<G> for MctsPlayer<G> {
             }
             self.puzzle.solver_at(game, state);
         }
-        if (self.cutoff && self.probe.is_none()) || (self.per_game && self.moves_probe.is_none()) {
+        if (self.cutoff && self.probe.is_none()) || self.moves_probe_due(game) {
             // Not probed in a start clock (a player that does not think ahead): a fifth of this move.
             let probe_time = (deadline.remaining() / 5).min(Duration::from_secs(1));
             self.probe_game(game, state, started + probe_time);

@@ -31,10 +31,10 @@
 //! 0.07–0.16, pentago 0.02–0.09, hex 0.01–0.06. NST is switched on where either test passes: 1% of the
 //! variance explained, or a correlation of 0.25 out of sample.
 //!
-//! The same games time one check for a move that wins at once ([`Game::decisive_move`]) at the
-//! state probed against a whole random game. The tree's lookahead makes that check at each new node,
-//! so it costs that share of every simulation; where the share is small (hex, pentago, checkers:
-//! under a tenth) each new node is checked, where it is a fifth or more (breakthrough, reversi,
+//! The probe also times a check for a move that wins at once ([`Game::decisive_move`]) at states a
+//! few random plies from the state probed, against a whole random game. The tree's lookahead makes
+//! that check at each new node, so it costs that share of every simulation; where the share is small
+//! (pentago, checkers, hex) each new node is checked, where it is larger (breakthrough, reversi,
 //! Connect Four) not. In Connect Four the lookahead cost 31% of the simulations and did not win
 //! (7–1–8 against `mcts` without it); in pentago it cost 5%, and `mcts` with it beat `uct` 12–2–2.
 
@@ -66,11 +66,18 @@ const MIN_PREDICTS_SIGNIFICANCE: f64 = 3.0;
 const PRIOR_CHOICES: f64 = 10.0;
 
 /// The largest share of a random game's time that one check for a move winning at once may cost
-/// for the tree to make it at each new node (`+lookahead`). The probe reads hex 4.8%, pentago
-/// 8.4–8.8%, checkers 8.9–9.1%; breakthrough, reversi and chineseCheckers4 18–19%, 3pConnectFour 42%,
-/// connectFour 50% (`bench --player` agrees on the order: `uct+lookahead` keeps 0.95–0.96 of `uct`'s
-/// simulations/s on the first three, 0.69–0.86 on the rest). 13% lies between the groups.
+/// for the tree to make it at each new node (`+lookahead`). The probe reads hex 3.7–4.1%, checkers
+/// 6.6–6.9%, pentago 9.1–9.4%; breakthrough and reversi 17–18%, chineseCheckers4 21–22%,
+/// 3pConnectFour 44–46%, connectFour 68–71% (`bench --player` agrees on the order: `uct+lookahead`
+/// keeps 0.94–0.96 of `uct`'s simulations/s on the first three, 0.69–0.86 on the rest). 13% lies
+/// between the groups.
 pub(super) const MAX_LOOKAHEAD_COST: f64 = 0.13;
+
+/// States at which the probe times a check for a win in one move.
+const CHECKS: u32 = 32;
+
+/// The random plies after the state probed over which those states are spread.
+const CHECK_PLIES: u32 = 16;
 
 /// Games a probe must play to decide anything.
 pub(super) const MIN_GAMES: usize = 20;
@@ -89,8 +96,9 @@ pub(super) struct MovesProbe {
     /// How well the moves' mean rewards in half of the games predict the rewards in the other
     /// half: the correlation, within roles, of a role's mean move worth in a game with its reward.
     pub(super) predicts: f64,
-    /// The time of one check for a move that wins at once ([`Game::decisive_move`]) at the state
-    /// probed, as a share of a random game's; `None` where no single role moves there.
+    /// The time of one check for a move that wins at once ([`Game::decisive_move`]) a few plies
+    /// from the state probed, as a share of a random game's; `None` where no role moves alone
+    /// there, or no game finished.
     pub(super) lookahead_cost: Option<f64>,
 }
 
@@ -162,7 +170,8 @@ struct Group {
 }
 
 /// Plays random games from `from` until `deadline` (at most [`MAX_GAMES`]) and measures what the
-/// moves played explain of the final rewards, and how well they predict them out of sample.
+/// moves played explain of the final rewards, how well they predict them out of sample, and what a
+/// check for a win in one move costs beside a game.
 pub(super) fn probe<G: Game>(
     game: &G,
     from: &G::State,
@@ -185,17 +194,15 @@ pub(super) fn probe<G: Game>(
     // rewards, role by role.
     let mut choices: Vec<(u32, u32)> = Vec::new();
     let mut outcomes: Vec<f64> = Vec::new();
-    let mover = game.mover(from);
-    let (mut check_time, mut game_time) = (Duration::ZERO, Duration::ZERO);
+    let check_time = if moves > 0 {
+        check_time(game, from, rng, &mut buf, deadline)
+    } else {
+        None
+    };
+    let mut game_time = Duration::ZERO;
     'games: while moves > 0 && tried < MAX_GAMES {
         tried += 1;
         recorder.seen.clear();
-        let started = Instant::now();
-        if let Some(mover) = mover {
-            // The tree's nodes lie near the state probed: its check stands for theirs.
-            game.decisive_move(from, mover, &mut buf);
-            check_time += started.elapsed();
-        }
         let started = Instant::now();
         // In stretches, the clock read between them: a game of chess takes tens of milliseconds.
         let (mut end, mut steps) = (from.clone(), 0);
@@ -232,12 +239,41 @@ pub(super) fn probe<G: Game>(
         games,
         explained: explained(singles.iter().copied().enumerate(), &by_role, |i| i / moves),
         predicts: predicts(&choices, &outcomes, roles, moves),
-        lookahead_cost: mover
+        lookahead_cost: check_time
             .filter(|_| games > 0 && !game_time.is_zero())
-            .map(|_| {
-                check_time.as_secs_f64() / tried as f64 / (game_time.as_secs_f64() / games as f64)
-            }),
+            .map(|check| check / (game_time.as_secs_f64() / games as f64)),
     }
+}
+
+/// The mean time in seconds of one [`Game::decisive_move`] at [`CHECKS`] states from 0 to
+/// [`CHECK_PLIES`] − 1 random plies after `from` where one role moves alone (the tree's new nodes lie
+/// about as deep, and the check's cost changes with the game: a network answers at once while a
+/// role has more than 64 moves); `None` where there is no such state or no time.
+fn check_time<G: Game>(
+    game: &G,
+    from: &G::State,
+    rng: &mut SmallRng,
+    buf: &mut Vec<G::Move>,
+    deadline: Instant,
+) -> Option<f64> {
+    let (mut total, mut checks) = (Duration::ZERO, 0u32);
+    for i in 0..CHECKS {
+        if Instant::now() >= deadline {
+            break;
+        }
+        let (state, _) = game.random_playout(from, rng, buf, i % CHECK_PLIES);
+        if game.is_terminal(&state) {
+            continue;
+        }
+        let Some(mover) = game.mover(&state) else {
+            continue;
+        };
+        let started = Instant::now();
+        game.decisive_move(&state, mover, buf);
+        total += started.elapsed();
+        checks += 1;
+    }
+    (checks > 0).then(|| total.as_secs_f64() / f64::from(checks))
 }
 
 /// Sums for a correlation of pairs (x, y).
@@ -472,5 +508,20 @@ mod tests {
         assert!(probe(Some(0.088)).lookahead());
         assert!(!probe(Some(0.5)).lookahead());
         assert!(!probe(None).lookahead());
+    }
+
+    #[test]
+    fn the_probe_times_the_check_only_where_it_has_games_to_compare_with() {
+        use rand::SeedableRng;
+        let game = crate::games::connect4::Connect4::new(6, 7).unwrap();
+        let start = game.initial_state();
+        let mut rng = SmallRng::seed_from_u64(7);
+        let far = Instant::now() + std::time::Duration::from_secs(60);
+        let probe = probe(&game, &start, &mut rng, far);
+        assert_eq!(probe.games, MAX_GAMES);
+        assert!(probe.lookahead_cost.is_some_and(|c| c > 0.0), "{probe:?}");
+        // No time: no game, no check, nothing decided.
+        let probe = super::probe(&game, &start, &mut rng, Instant::now());
+        assert_eq!((probe.games, probe.lookahead_cost), (0, None));
     }
 }
