@@ -19,6 +19,7 @@ use std::time::Instant;
 
 use rand::rngs::SmallRng;
 
+use super::stats::Pairs;
 use crate::game::Game;
 
 /// The depths a cut-off may take, shortest first.
@@ -127,7 +128,7 @@ pub(super) fn probe<G: Game>(
             return None;
         }
         let rs: Vec<f64> = (0..roles)
-            .filter_map(|r| correlation(&at_depth[d][r], &ends[d][r]))
+            .filter_map(|r| Pairs::of(&at_depth[d][r], &ends[d][r]).correlation())
             .collect();
         if rs.is_empty() {
             return None;
@@ -144,29 +145,4 @@ pub(super) fn probe<G: Game>(
 
 fn goal<G: Game>(game: &G, state: &G::State, role: usize) -> f64 {
     f64::from(game.goal(state, role))
-}
-
-/// Pearson's correlation of `xs` and `ys`; `None` when either does not vary.
-fn correlation(xs: &[f64], ys: &[f64]) -> Option<f64> {
-    let n = xs.len() as f64;
-    let (mx, my) = (xs.iter().sum::<f64>() / n, ys.iter().sum::<f64>() / n);
-    let (mut cov, mut vx, mut vy) = (0.0, 0.0, 0.0);
-    for (x, y) in xs.iter().zip(ys) {
-        cov += (x - mx) * (y - my);
-        vx += (x - mx) * (x - mx);
-        vy += (y - my) * (y - my);
-    }
-    (vx > 1e-9 && vy > 1e-9).then(|| cov / (vx * vy).sqrt())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn correlation_is_one_for_a_line_and_none_for_a_constant() {
-        assert!((correlation(&[1.0, 2.0, 3.0], &[2.0, 4.0, 6.0]).unwrap() - 1.0).abs() < 1e-12);
-        assert!((correlation(&[1.0, 2.0, 3.0], &[6.0, 4.0, 2.0]).unwrap() + 1.0).abs() < 1e-12);
-        assert_eq!(correlation(&[1.0, 1.0, 1.0], &[2.0, 4.0, 6.0]), None);
-    }
 }

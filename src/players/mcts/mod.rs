@@ -61,6 +61,7 @@ mod grave;
 mod moves_probe;
 mod policy;
 mod puzzles;
+mod stats;
 mod switches;
 mod tree;
 

@@ -42,6 +42,7 @@ use std::time::{Duration, Instant};
 
 use rand::rngs::SmallRng;
 
+use super::stats::{Centred, Pairs};
 use crate::game::{random_index, Game, PlayoutGuide, RoleIndex};
 
 /// Games the probe plays at most.
@@ -169,6 +170,12 @@ struct Group {
     sum: f64,
 }
 
+impl Group {
+    fn add(&mut self, v: f64) {
+        (self.n, self.sum) = (self.n + 1.0, self.sum + v);
+    }
+}
+
 /// Plays random games from `from` until `deadline` (at most [`MAX_GAMES`]) and measures what the
 /// moves played explain of the final rewards, how well they predict them out of sample, and what a
 /// check for a win in one move costs beside a game.
@@ -231,8 +238,7 @@ pub(super) fn probe<G: Game>(
             let v = rewards[role];
             let (n, sum, squares) = &mut by_role[role];
             (*n, *sum, *squares) = (*n + 1.0, *sum + v, *squares + v * v);
-            let single = &mut singles[at as usize];
-            (single.n, single.sum) = (single.n + 1.0, single.sum + v);
+            singles[at as usize].add(v);
         }
     }
     MovesProbe {
@@ -276,37 +282,6 @@ fn check_time<G: Game>(
     (checks > 0).then(|| total.as_secs_f64() / f64::from(checks))
 }
 
-/// Sums for a correlation of pairs (x, y).
-#[derive(Clone, Copy, Default)]
-struct Pairs {
-    n: f64,
-    x: f64,
-    y: f64,
-    xx: f64,
-    yy: f64,
-    xy: f64,
-}
-
-impl Pairs {
-    fn add(&mut self, x: f64, y: f64) {
-        self.n += 1.0;
-        (self.x, self.y) = (self.x + x, self.y + y);
-        (self.xx, self.yy, self.xy) = (self.xx + x * x, self.yy + y * y, self.xy + x * y);
-    }
-
-    /// The sums of squares and of products about the means: (x, y, xy).
-    fn centred(&self) -> (f64, f64, f64) {
-        if self.n < 2.0 {
-            return (0.0, 0.0, 0.0);
-        }
-        (
-            self.xx - self.x * self.x / self.n,
-            self.yy - self.y * self.y / self.n,
-            self.xy - self.x * self.y / self.n,
-        )
-    }
-}
-
 /// How well the moves predict who wins in games they were not learnt from. A move's *worth* is its
 /// mean reward less its role's mean, shrunk towards 0 by [`PRIOR_CHOICES`]; a role's worth in a game
 /// is the mean worth of the moves it chose there. Worths are learnt from one fold of the games (even
@@ -319,7 +294,7 @@ fn predicts(choices: &[(u32, u32)], outcomes: &[f64], roles: usize, moves: usize
         return 0.0;
     }
     let games = outcomes.len() / roles;
-    let (mut xx, mut yy, mut xy) = (0.0, 0.0, 0.0);
+    let mut pooled = Centred::default();
     let mut learnt = vec![Group::default(); roles * moves];
     let mut role_means = vec![Group::default(); roles];
     let mut worths = vec![Group::default(); games * roles];
@@ -330,9 +305,8 @@ fn predicts(choices: &[(u32, u32)], outcomes: &[f64], roles: usize, moves: usize
         for &(g, at) in choices.iter().filter(|(g, _)| g % 2 != fold) {
             let role = at as usize / moves;
             let v = outcomes[g as usize * roles + role];
-            for group in [&mut learnt[at as usize], &mut role_means[role]] {
-                (group.n, group.sum) = (group.n + 1.0, group.sum + v);
-            }
+            learnt[at as usize].add(v);
+            role_means[role].add(v);
         }
         for &(g, at) in choices.iter().filter(|(g, _)| g % 2 == fold) {
             let role = at as usize / moves;
@@ -342,8 +316,7 @@ fn predicts(choices: &[(u32, u32)], outcomes: &[f64], roles: usize, moves: usize
             }
             let mean = mean.sum / mean.n;
             let worth = (move_.sum + PRIOR_CHOICES * mean) / (move_.n + PRIOR_CHOICES) - mean;
-            let w = &mut worths[g as usize * roles + role];
-            (w.n, w.sum) = (w.n + 1.0, w.sum + worth);
+            worths[g as usize * roles + role].add(worth);
         }
         for role in 0..roles {
             let mut pairs = Pairs::default();
@@ -353,14 +326,10 @@ fn predicts(choices: &[(u32, u32)], outcomes: &[f64], roles: usize, moves: usize
                     pairs.add(w.sum / w.n, outcomes[g * roles + role]);
                 }
             }
-            let (x, y, p) = pairs.centred();
-            (xx, yy, xy) = (xx + x, yy + y, xy + p);
+            pooled.add(pairs.centred());
         }
     }
-    if xx <= 1e-12 || yy <= 1e-12 {
-        return 0.0;
-    }
-    xy / (xx * yy).sqrt()
+    pooled.correlation().unwrap_or(0.0)
 }
 
 /// The correlation ratio within roles (η²: the share of the sum of squares about each role's mean
@@ -504,9 +473,9 @@ mod tests {
             predicts: 0.0,
             lookahead_cost,
         };
-        // Pentago's 8.8%, Connect Four's 50%, and a game where no role moves alone.
-        assert!(probe(Some(0.088)).lookahead());
-        assert!(!probe(Some(0.5)).lookahead());
+        // Pentago's 9%, Connect Four's 70%, and a game where no role moves alone.
+        assert!(probe(Some(0.09)).lookahead());
+        assert!(!probe(Some(0.7)).lookahead());
         assert!(!probe(None).lookahead());
     }
 
