@@ -46,6 +46,10 @@ pub struct ServeArgs {
     /// Seconds a request's body may take to arrive.
     #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
     read_timeout: f64,
+    /// Answer and wait: by default `mcts` goes on searching after each answer until the next request
+    /// comes (while it is the server's only match), as the manager gathers the other players' moves.
+    #[arg(long)]
+    no_ponder: bool,
     #[command(flatten)]
     search: super::PlayerArgs,
     #[command(flatten)]
@@ -156,6 +160,7 @@ pub fn serve(a: ServeArgs) -> Result<(), CliError> {
         margin,
         capacity: a.capacity,
         read_timeout: clock_seconds("--read-timeout", a.read_timeout)?,
+        ponder: !a.no_ponder,
         ..ServerConfig::default()
     };
     let log: server::Log = Arc::new(|line: &str| eprintln!("{line}"));

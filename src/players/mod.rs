@@ -208,6 +208,15 @@ pub trait Player<G: Game>: Send {
     /// Chooses a move for the asked role in the asked non-terminal state, returning before the
     /// deadline.
     fn choose(&mut self, ask: &Ask<'_, G>) -> Result<Choice<G::Move>, PlayerError>;
+
+    /// Goes on thinking about the state of the last [`Player::choose`] after its answer has gone,
+    /// while the manager gathers the other players' moves: until `until`, or until `wanted` drops to
+    /// 1 or less (the next request has come). Returns the simulations (or nodes) it added; the
+    /// default thinks about nothing and returns 0 at once.
+    fn ponder(&mut self, game: &G, role: RoleIndex, until: Deadline, wanted: &AtomicUsize) -> u64 {
+        let _ = (game, role, until, wanted);
+        0
+    }
 }
 
 /// What a player is asked: the move of `role` in `state` of `game`, by `deadline`.

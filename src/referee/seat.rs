@@ -204,6 +204,32 @@ impl<G: Game> Seat<G> for PlayerSeat<G> {
     }
 }
 
+impl<G: Game> PlayerSeat<G> {
+    /// Lets the player go on thinking after its answer (see [`Player::ponder`]); a broken player
+    /// does not, and one that panics now is broken from here on. Returns the simulations added.
+    pub fn ponder(
+        &mut self,
+        game: &G,
+        role: RoleIndex,
+        until: Deadline,
+        wanted: &AtomicUsize,
+    ) -> u64 {
+        if self.broken.is_some() {
+            return 0;
+        }
+        let player = &mut self.player;
+        match catch_unwind(AssertUnwindSafe(|| {
+            player.ponder(game, role, until, wanted)
+        })) {
+            Ok(added) => added,
+            Err(p) => {
+                self.broken = Some(format!("the player panicked: {}", panic_text(&*p)));
+                0
+            }
+        }
+    }
+}
+
 /// Who plays a role, as the command line names it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SeatSpec {

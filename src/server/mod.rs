@@ -13,7 +13,7 @@
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -55,6 +55,9 @@ pub struct ServerConfig {
     pub max_message_bytes: usize,
     /// How long a request's body may take to arrive.
     pub read_timeout: Duration,
+    /// Whether a match's player goes on thinking after its answer until the next request comes
+    /// (see [`Player::ponder`](crate::players::Player::ponder)), while it is the server's only match.
+    pub ponder: bool,
 }
 
 impl Default for ServerConfig {
@@ -68,6 +71,7 @@ impl Default for ServerConfig {
             capacity: 4,
             max_message_bytes: 2 << 20,
             read_timeout: Duration::from_secs(10),
+            ponder: true,
         }
     }
 }
@@ -80,6 +84,30 @@ struct MatchEntry {
     last_seen: Instant,
     /// A match not heard from for this long is taken to be abandoned by its manager.
     idle_limit: Duration,
+    /// What the player's thinking after its last answer watches: the next request, or the match's
+    /// end, stops it.
+    wanted: Wanted,
+}
+
+/// The count a pondering player watches (see [`Player::ponder`](crate::players::Player::ponder)): 2
+/// while nobody needs the session, 0 once a request does or the match is gone (on drop), so that
+/// the session's lock is free at once.
+struct Wanted(Arc<AtomicUsize>);
+
+impl Wanted {
+    fn new() -> Wanted {
+        Wanted(Arc::new(AtomicUsize::new(2)))
+    }
+
+    fn stop(&self) {
+        self.0.store(0, Ordering::Relaxed);
+    }
+}
+
+impl Drop for Wanted {
+    fn drop(&mut self) {
+        self.stop();
+    }
 }
 
 /// The server's shared state.
@@ -210,6 +238,7 @@ impl PlayerServer {
                 let Some(entry) = self.matches().remove(&match_id) else {
                     return Reply::ok("busy");
                 };
+                entry.wanted.stop();
                 let Some(session) = entry.session else {
                     return Reply::ok("done");
                 };
@@ -256,6 +285,7 @@ impl PlayerServer {
                     play_clock,
                     last_seen: arrived,
                     idle_limit: (start_clock + play_clock) * 2 + Duration::from_secs(60),
+                    wanted: Wanted::new(),
                 },
             );
         }
@@ -337,17 +367,23 @@ impl PlayerServer {
         moves: Option<Vec<String>>,
         arrived: Instant,
     ) -> Reply {
-        let (session, play_clock) = {
+        let (session, play_clock, wanted, ponder) = {
             let mut matches = self.matches();
+            let alone = matches.len() == 1;
             match matches.get_mut(match_id) {
                 Some(MatchEntry {
                     session: Some(s),
                     play_clock,
                     last_seen,
+                    wanted,
                     ..
                 }) => {
                     *last_seen = arrived;
-                    (Arc::clone(s), *play_clock)
+                    // The previous answer's thinking stops (its count drops to 0) and lets go of
+                    // the session; this answer's starts with a count of its own.
+                    *wanted = Wanted::new();
+                    let ponder = self.config.ponder && alone;
+                    (Arc::clone(s), *play_clock, Arc::clone(&wanted.0), ponder)
                 }
                 _ => return Reply::ok("busy"),
             }
@@ -358,23 +394,34 @@ impl PlayerServer {
         // the margin is still kept for the reply's way back.
         let last_moment = arrived + play_clock.saturating_sub(margin / 2);
         let (fallback_tx, fallback_rx) = tokio::sync::oneshot::channel();
-        let mut search = tokio::task::spawn_blocking(move || {
+        let (reply_tx, reply_rx) = tokio::sync::oneshot::channel();
+        // The search's task answers through `reply_tx`, then may go on thinking (holding the
+        // session) until the next request or the match's end lowers `wanted`.
+        tokio::task::spawn_blocking(move || {
             let mut s = session.lock().unwrap_or_else(PoisonError::into_inner);
             let searching = Instant::now();
             if let Some(moves) = &moves {
                 if let Err(e) = s.advance(moves) {
-                    return (Err(e), searching.elapsed());
+                    let _ = reply_tx.send((Err(e), searching.elapsed()));
+                    return;
                 }
             }
             let _ = fallback_tx.send(s.fallback_move());
             let reply = s.choose(deadline);
-            (reply, searching.elapsed())
+            let answered = reply.is_ok();
+            let _ = reply_tx.send((reply, searching.elapsed()));
+            if ponder && answered {
+                // At most one more play clock: a manager that never comes back does not keep a
+                // core busy.
+                s.ponder(Deadline::after(play_clock), &wanted);
+            }
         });
         let outcome =
-            match tokio::time::timeout_at(tokio::time::Instant::from_std(last_moment), &mut search)
+            match tokio::time::timeout_at(tokio::time::Instant::from_std(last_moment), reply_rx)
                 .await
             {
-                Ok(outcome) => outcome,
+                Ok(Ok(outcome)) => Ok(outcome),
+                Ok(Err(_)) => Err("the search failed"),
                 Err(_) => {
                     // The player did not obey its deadline (or the previous step's search still
                     // holds the match): a legal move now beats a good one too late.
@@ -683,6 +730,7 @@ mod tests {
                 play_clock: Duration::from_secs(1),
                 last_seen: Instant::now(),
                 idle_limit: Duration::from_secs(60),
+                wanted: Wanted::new(),
             },
         );
         let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -707,5 +755,114 @@ mod tests {
             let reply = server.play("other", None, Instant::now()).await;
             assert_eq!(reply.body, "busy");
         });
+    }
+
+    /// A session that answers at once and then thinks until the next request (or its limit),
+    /// writing down what ended each spell of thinking.
+    struct Pondering {
+        /// Per spell: whether a request (or the match's end) stopped it, rather than its limit.
+        spells: Arc<Mutex<Vec<bool>>>,
+    }
+
+    impl Session for Pondering {
+        fn role(&self) -> &str {
+            "r"
+        }
+        fn engine(&self) -> crate::load::EngineKind {
+            crate::load::EngineKind::Native
+        }
+        fn prepare(&mut self, _: Deadline) -> Option<String> {
+            None
+        }
+        fn advance(&mut self, _: &[String]) -> Result<(), SessionError> {
+            Ok(())
+        }
+        fn fallback_move(&mut self) -> Result<String, SessionError> {
+            Ok("fallback".into())
+        }
+        fn choose(&mut self, _: Deadline) -> Result<MoveReply, SessionError> {
+            Ok(MoveReply {
+                mv: "chosen".into(),
+                effort: String::new(),
+                fallback: None,
+            })
+        }
+        fn stop(&mut self, _: Option<&[String]>) -> Result<Option<Goal>, SessionError> {
+            Ok(None)
+        }
+        fn ponder(&mut self, until: Deadline, wanted: &AtomicUsize) -> u64 {
+            while wanted.load(Ordering::Relaxed) > 1 && !until.passed() {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            let stopped = wanted.load(Ordering::Relaxed) <= 1;
+            self.spells.lock().unwrap().push(stopped);
+            1
+        }
+    }
+
+    /// Plays three steps of a match whose session ponders and ends it with `end`; returns what
+    /// ended each spell of thinking.
+    fn ponder_through(ponder: bool, end: Message) -> Vec<bool> {
+        let config = ServerConfig {
+            margin: Duration::from_millis(100),
+            ponder,
+            ..ServerConfig::default()
+        };
+        let server = PlayerServer::new(config, Arc::new(|_: &str| {}));
+        let spells = Arc::new(Mutex::new(Vec::new()));
+        let session = Pondering {
+            spells: Arc::clone(&spells),
+        };
+        server.matches().insert(
+            "m".into(),
+            MatchEntry {
+                session: Some(Arc::new(Mutex::new(Box::new(session) as Box<dyn Session>))),
+                // Long enough that a spell ended by its own limit is told from one a request ended.
+                play_clock: Duration::from_secs(60),
+                last_seen: Instant::now(),
+                idle_limit: Duration::from_secs(600),
+                wanted: Wanted::new(),
+            },
+        );
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            for _ in 0..3 {
+                // Each request gets the session's own move: the thinking before it let go.
+                let reply = server.play("m", None, Instant::now()).await;
+                assert_eq!(reply.body, "chosen");
+            }
+            server.answer(end, Instant::now()).await;
+        });
+        // The last spell ends when the match does: wait for it (bounded by the spell's limit).
+        let expected = if ponder { 3 } else { 0 };
+        let waiting = Instant::now();
+        while spells.lock().unwrap().len() < expected && waiting.elapsed() < Duration::from_secs(90)
+        {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let spells = spells.lock().unwrap().clone();
+        spells
+    }
+
+    #[test]
+    fn a_session_thinks_between_requests_until_the_next_one_comes() {
+        let stop = Message::Stop {
+            match_id: "m".into(),
+            moves: None,
+        };
+        assert_eq!(ponder_through(true, stop), [true, true, true]);
+        let abort = Message::Abort {
+            match_id: "m".into(),
+        };
+        assert_eq!(ponder_through(true, abort), [true, true, true]);
+        let stop = Message::Stop {
+            match_id: "m".into(),
+            moves: None,
+        };
+        assert!(ponder_through(false, stop).is_empty());
     }
 }

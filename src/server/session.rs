@@ -4,6 +4,7 @@
 //! The player sits in a [`PlayerSeat`], the referee's seat for a program in this process: a player that
 //! fails or panics loses its own answer only, and the session answers a random legal move instead.
 
+use std::sync::atomic::AtomicUsize;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -12,7 +13,7 @@ use rand::{Rng, SeedableRng};
 
 use crate::game::{Game, GameError, Goal, RoleIndex};
 use crate::load::{EngineKind, Loaded, Visitor};
-use crate::players::{make_player, Clock, Deadline, PlayerConfig, PlayerSpec};
+use crate::players::{make_player, thousands, Clock, Deadline, PlayerConfig, PlayerSpec};
 use crate::referee::{Answer, MatchStart, PlayerSeat, Seat, Turn};
 
 /// What a session reports for one move.
@@ -69,6 +70,13 @@ pub trait Session: Send {
     /// Applies the last joint move, if any, and returns this role's goal value in the final state when
     /// the game is over.
     fn stop(&mut self, moves: Option<&[String]>) -> Result<Option<Goal>, SessionError>;
+    /// Lets the player go on thinking after its answer, until `until` or until `wanted` drops to 1
+    /// or less (see [`Player::ponder`](crate::players::Player::ponder)); returns the simulations
+    /// added. The default does nothing.
+    fn ponder(&mut self, until: Deadline, wanted: &AtomicUsize) -> u64 {
+        let _ = (until, wanted);
+        0
+    }
 }
 
 /// A [`Session`] over a game of type `G`.
@@ -78,6 +86,9 @@ pub struct MatchSession<G: Game> {
     seat: PlayerSeat<G>,
     state: G::State,
     rng: SmallRng,
+    /// The simulations the player added after its last answer (see [`Session::ponder`]), reported
+    /// with the next answer's effort.
+    pondered: u64,
 }
 
 impl<G: Game> MatchSession<G> {
@@ -90,6 +101,7 @@ impl<G: Game> MatchSession<G> {
             seat,
             state,
             rng: SmallRng::seed_from_u64(seed),
+            pondered: 0,
         }
     }
 
@@ -208,15 +220,33 @@ impl<G: Game> Session for MatchSession<G> {
                 if !legal.contains(&mv) {
                     return self.fallback("the player chose an illegal move".to_string());
                 }
+                let mut effort = stats.map(|s| s.effort()).unwrap_or_default();
+                let pondered = std::mem::take(&mut self.pondered);
+                if pondered > 0 {
+                    effort.push_str(&format!(
+                        "; {} simulations while waiting for this request",
+                        thousands(pondered)
+                    ));
+                }
                 Ok(MoveReply {
                     mv: game.move_kif(&mv),
-                    effort: stats.map(|s| s.effort()).unwrap_or_default(),
+                    effort,
                     fallback: None,
                 })
             }
             Answer::Failed(v) => self.fallback(v.detail().to_string()),
             Answer::TakeBack | Answer::Quit => self.fallback("the player gave no move".into()),
         }
+    }
+
+    fn ponder(&mut self, until: Deadline, wanted: &AtomicUsize) -> u64 {
+        let game = Arc::clone(&self.loaded.game);
+        if game.is_terminal(&self.state) {
+            return 0;
+        }
+        let added = self.seat.ponder(game.as_ref(), self.role, until, wanted);
+        self.pondered += added;
+        added
     }
 
     fn stop(&mut self, moves: Option<&[String]>) -> Result<Option<Goal>, SessionError> {

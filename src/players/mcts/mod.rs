@@ -22,7 +22,9 @@
 //! meanwhile, as GGP asks every role at once and gives each the whole play clock. In a local match both
 //! stop as soon as every other seat is ready or has answered (`Ask::unanswered`,
 //! `Player::prepare_beside`), since the match waits for nobody else; a served player cannot know, and
-//! thinks to the deadline.
+//! thinks to the deadline. Served, it also goes on searching after each answer until the next request
+//! comes (`Player::ponder`: the manager is gathering the other players' moves), on the tree of the state
+//! it answered in, whose child or grandchild the next move keeps.
 //!
 //! **Puzzles** (`mcts`, not `uct`): in a one-player game a breadth-first search of the states
 //! ([`PuzzleSolver`](crate::players::puzzle::PuzzleSolver)) runs on a thread of its own beside the trees, from the start clock on. A line it
@@ -767,6 +769,30 @@ impl<G: Game> Player<G> for MctsPlayer<G> {
                 ..SearchStats::default()
             },
         })
+    }
+
+    fn ponder(&mut self, game: &G, role: RoleIndex, until: Deadline, wanted: &AtomicUsize) -> u64 {
+        // `uct`, the baseline, waits as it always has; a search held to a number of simulations
+        // stays repeatable; a puzzle has nobody to wait for (and may be playing a settled line).
+        if !self.think_ahead
+            || self.max_simulations.is_some()
+            || self.trees.is_empty()
+            || game.info().num_roles() == 1
+        {
+            return 0;
+        }
+        // The trees are still rooted where the last answer was chosen: the state the manager
+        // reaches next is a child or grandchild of it, which the next move keeps.
+        let before = self.simulations();
+        self.grow(
+            game,
+            role,
+            until,
+            Some(wanted),
+            MAX_NODES / self.threads,
+            false,
+        );
+        self.simulations().saturating_sub(before)
     }
 }
 

@@ -559,3 +559,49 @@ fn the_cutoff_probe_cuts_playouts_only_where_goals_before_the_end_predict_the_en
     assert_eq!(p.trees[0].playouts.max_steps, depth);
     assert!(c.stats.simulations >= 500);
 }
+
+#[test]
+fn pondering_grows_the_tree_after_the_answer_until_the_next_request() {
+    let g = Connect4::new(6, 7).unwrap();
+    let s = g.initial_state();
+    let mut p = MctsPlayer::new(1);
+    p.choose(&Ask::new(
+        &g,
+        &s,
+        0,
+        Deadline::after(Duration::from_millis(20)),
+    ))
+    .unwrap();
+    let before = p.trees[0].nodes[0].visits;
+    // The next request comes 200 ms later: thinking stops then, whatever time is left.
+    let wanted = AtomicUsize::new(2);
+    let added = std::thread::scope(|scope| {
+        scope.spawn(|| {
+            std::thread::sleep(Duration::from_millis(200));
+            wanted.store(1, Ordering::Relaxed);
+        });
+        p.ponder(&g, 0, far(), &wanted)
+    });
+    assert!(added > 0);
+    assert!(p.trees[0].nodes[0].visits > before);
+    assert!(
+        p.trees[0].nodes[0].state == s,
+        "the root stays where the answer was chosen"
+    );
+    // A request already waiting: at most the walks up to the next check.
+    assert!(p.ponder(&g, 0, far(), &AtomicUsize::new(1)) < 64);
+    // The baseline, and a search held to a number of simulations, answer and wait.
+    let wanted = AtomicUsize::new(2);
+    let mut uct = MctsPlayer::baseline(1);
+    uct.choose(&Ask::new(
+        &g,
+        &s,
+        0,
+        Deadline::after(Duration::from_millis(20)),
+    ))
+    .unwrap();
+    assert_eq!(uct.ponder(&g, 0, far(), &wanted), 0);
+    let mut limited = MctsPlayer::new(1).with_simulation_limit(500);
+    limited.choose(&Ask::new(&g, &s, 0, far())).unwrap();
+    assert_eq!(limited.ponder(&g, 0, far(), &wanted), 0);
+}
