@@ -306,6 +306,75 @@ pub trait Game: Send + Sync + 'static {
         (state, steps)
     }
 
+    /// Plays from `state` as [`Game::decisive_playout`] does, and also *anti-decisively*: a role in
+    /// control without a decisive move draws its moves at random until one leaves the next role in
+    /// control (another role) no decisive move, and plays the last move left whatever it leaves
+    /// (Sancho's "greedy rollouts"). A move that passes costs no more than a decisive playout's step,
+    /// as the check is the next step's own search for a decisive move; one taken back costs a step.
+    /// The default tries moves through the trait's methods (more than 64 moves: one drawn at random);
+    /// the network tries up to 64 at once, one per bit of a word.
+    fn greedy_playout(
+        &self,
+        state: &Self::State,
+        rng: &mut SmallRng,
+        buf: &mut Vec<Self::Move>,
+        max_steps: u32,
+    ) -> (Self::State, u32) {
+        let mut state = state.clone();
+        let mut steps = 0;
+        while steps < max_steps && !self.is_terminal(&state) {
+            let Some(role) = self.mover(&state) else {
+                let (next, n) = self.random_playout(&state, rng, buf, 1);
+                if n == 0 {
+                    break;
+                }
+                state = next;
+                steps += 1;
+                continue;
+            };
+            if let Some(i) = self.decisive_move(&state, role, buf) {
+                state = self.play(&state, role, &buf[i]);
+                steps += 1;
+                continue;
+            }
+            let count = buf.len();
+            if count == 0 {
+                break;
+            }
+            if count > 64 {
+                let i = random_index(rng, count);
+                state = self.play(&state, role, &buf[i]);
+                steps += 1;
+                continue;
+            }
+            // A reply's check lists the other role's moves in `buf`: the role's are listed again.
+            let mut relist = false;
+            let mut left = if count == 64 { !0 } else { (1u64 << count) - 1 };
+            state = loop {
+                let i = nth_set_bit(left, random_index(rng, left.count_ones() as usize));
+                left &= !(1 << i);
+                if relist {
+                    self.legal_moves(&state, role, buf);
+                }
+                let after = self.play(&state, role, &buf[i as usize]);
+                if left == 0 || self.is_terminal(&after) {
+                    break after;
+                }
+                match self.mover(&after) {
+                    Some(next) if next != role => {
+                        if self.decisive_move(&after, next, buf).is_none() {
+                            break after;
+                        }
+                        relist = true;
+                    }
+                    _ => break after,
+                }
+            };
+            steps += 1;
+        }
+        (state, steps)
+    }
+
     /// Fills `buf` with `role`'s legal moves in `state` and returns the index of the first that ends
     /// the game with goal 100 for `role` (a *decisive* move), if any. The default tries each move
     /// through the trait's methods; the network tries them all at once, one per bit of a word, when
@@ -598,6 +667,15 @@ pub fn joint_moves<G: Game>(
 #[inline]
 pub fn random_index(rng: &mut SmallRng, n: usize) -> usize {
     ((u64::from(rng.next_u32()) * n as u64) >> 32) as usize
+}
+
+/// The position of the `k`-th set bit of `x`, counting from 0 at the lowest (64 when there are not
+/// that many).
+pub(crate) fn nth_set_bit(mut x: u64, k: usize) -> u32 {
+    for _ in 0..k {
+        x &= x.wrapping_sub(1);
+    }
+    x.trailing_zeros()
 }
 
 #[cfg(test)]

@@ -2,9 +2,9 @@
 //! engines in `tests/conformance.rs`). The differential test plays random playouts on both engines and
 //! compares legal sets, states, terminal flags and goals at every step.
 
-use ggp::engine::RuleGame;
+use ggp::engine::{BitState, RuleGame};
 use ggp::game::Game;
-use ggp::network::NetGame;
+use ggp::network::{NetGame, NetMove};
 use ggp::syntax::parse_kif;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -192,31 +192,101 @@ fn the_network_does_not_depend_on_how_many_threads_ground_it() {
     }
 }
 
-/// Decisive playouts on the network (each move of the role in control tried in a lane of its own)
-/// play the same moves as the trait's default on the Datalog evaluator (each move tried in turn)
-/// from the same generator, on turn-taking games whose roles have at most 64 moves.
+/// A decisive playout of at most `steps` joint moves from the initial state, or a greedy one
+/// (decisive and anti-decisive).
+fn lane_playout<G: Game>(
+    g: &G,
+    greedy: bool,
+    (seed, steps): (u64, u32),
+    buf: &mut Vec<G::Move>,
+) -> (G::State, u32) {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let start = g.initial_state();
+    match greedy {
+        true => g.greedy_playout(&start, &mut rng, buf, steps),
+        false => g.decisive_playout(&start, &mut rng, buf, steps),
+    }
+}
+
+/// Decisive and greedy playouts on the network (each move of the role in control tried in a lane of
+/// its own) play the same moves as the trait's defaults on the Datalog evaluator (each move tried in
+/// turn) from the same generator, on turn-taking games whose roles have at most 64 moves, to the
+/// end and cut after a few moves.
 #[test]
-fn decisive_playouts_on_the_network_play_as_the_default_does_on_the_datalog_evaluator() {
-    for (name, playouts) in [("ticTacToe", 40), ("connectFour", 10), ("breakthrough", 2)] {
+fn decisive_and_greedy_playouts_on_the_network_play_as_the_defaults_do_on_the_datalog_evaluator() {
+    for greedy in [false, true] {
+        for (name, playouts) in [("ticTacToe", 40), ("connectFour", 10), ("breakthrough", 2)] {
+            let (program, _) = load(name);
+            let net = NetGame::from_program(&program, name).expect("grounds");
+            let rule = RuleGame::from_program(&program, name).expect("loads");
+            let (mut nbuf, mut rbuf) = (Vec::new(), Vec::new());
+            for seed in 0..playouts {
+                for steps in [1000, 3, 7] {
+                    let (nend, nsteps) = lane_playout(&net, greedy, (seed, steps), &mut nbuf);
+                    let (rend, rsteps) = lane_playout(&rule, greedy, (seed, steps), &mut rbuf);
+                    let what = format!("{name} seed {seed} (greedy: {greedy}, {steps} steps)");
+                    assert_eq!(nsteps, rsteps, "{what}: length");
+                    assert_eq!(net.state_facts(&nend), rule.state_facts(&rend), "{what}");
+                    assert!(steps < 1000 || net.is_terminal(&nend), "{what}: not over");
+                }
+            }
+        }
+    }
+}
+
+/// Where some moves of the role in control let the other role win at once and some do not, a greedy
+/// playout's first step plays one that does not; a random one's often does.
+#[test]
+fn a_greedy_playout_does_not_hand_the_other_role_a_win_in_one() {
+    for name in ["ticTacToe", "connectFour"] {
         let (program, _) = load(name);
         let net = NetGame::from_program(&program, name).expect("grounds");
-        let rule = RuleGame::from_program(&program, name).expect("loads");
-        let (mut nbuf, mut rbuf) = (Vec::new(), Vec::new());
-        for seed in 0..playouts {
-            let mut rng = SmallRng::seed_from_u64(seed);
-            let (nend, nsteps) =
-                net.decisive_playout(&net.initial_state(), &mut rng, &mut nbuf, 1000);
-            let mut rng = SmallRng::seed_from_u64(seed);
-            let (rend, rsteps) =
-                rule.decisive_playout(&rule.initial_state(), &mut rng, &mut rbuf, 1000);
-            assert_eq!(nsteps, rsteps, "{name} seed {seed}: length");
-            assert_eq!(
-                net.state_facts(&nend),
-                rule.state_facts(&rend),
-                "{name} seed {seed}"
+        let mut rng = SmallRng::seed_from_u64(5);
+        let (mut buf, mut replies) = (Vec::new(), Vec::new());
+        let gives_a_win = |s: &BitState, replies: &mut Vec<NetMove>| {
+            !net.is_terminal(s)
+                && net
+                    .mover(s)
+                    .is_some_and(|r| net.decisive_move(s, r, replies).is_some())
+        };
+        let (mut positions, mut random_gave) = (0, 0);
+        for _ in 0..400 {
+            let moves = rng.gen_range(0..30);
+            let (s, _) = net.random_playout(&net.initial_state(), &mut rng, &mut buf, moves);
+            let Some(mover) = net.mover(&s) else {
+                continue;
+            };
+            if net.is_terminal(&s) || net.decisive_move(&s, mover, &mut buf).is_some() {
+                continue;
+            }
+            let moves = buf.clone();
+            let unsafe_moves = moves
+                .iter()
+                .filter(|m| gives_a_win(&net.play(&s, mover, m), &mut replies))
+                .count();
+            if unsafe_moves == 0 || unsafe_moves == moves.len() {
+                continue;
+            }
+            positions += 1;
+            let (after, _) = net.greedy_playout(&s, &mut rng, &mut buf, 1);
+            assert!(
+                !gives_a_win(&after, &mut replies),
+                "{name}: a move handing over a win was played from {:?}",
+                net.state_facts(&s)
             );
-            assert!(net.is_terminal(&nend), "{name} seed {seed}: not over");
+            let (after, _) = net.random_playout(&s, &mut rng, &mut buf, 1);
+            if gives_a_win(&after, &mut replies) {
+                random_gave += 1;
+            }
         }
+        assert!(
+            positions >= 10,
+            "{name}: only {positions} positions with a threat"
+        );
+        assert!(
+            random_gave > 0,
+            "{name}: random playouts never handed over a win"
+        );
     }
 }
 

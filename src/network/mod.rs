@@ -17,6 +17,7 @@
 //! numbered in the byte order of their KIF text), so [`replay`] checks the network against the same traces.
 
 mod blocks;
+mod greedy;
 pub mod ground;
 mod legal_sets;
 mod playout;
@@ -60,6 +61,8 @@ struct Scratch {
     snap_game: u64,
     snap_state: Vec<u64>,
     snap: Vec<u64>,
+    /// The lanes of a greedy playout's step, kept while its moves are tried (see [`greedy`]).
+    saved: Vec<u64>,
 }
 
 thread_local! {
@@ -72,6 +75,7 @@ thread_local! {
         snap_game: u64::MAX,
         snap_state: Vec::new(),
         snap: Vec::new(),
+        saved: Vec::new(),
     }) };
 }
 
@@ -732,6 +736,16 @@ impl Game for NetGame {
         max_steps: u32,
     ) -> (BitState, u32) {
         self.playout_full_pass(state, rng, max_steps, true)
+    }
+
+    fn greedy_playout(
+        &self,
+        state: &BitState,
+        rng: &mut SmallRng,
+        _buf: &mut Vec<NetMove>,
+        max_steps: u32,
+    ) -> (BitState, u32) {
+        self.playout_greedy(state, rng, max_steps)
     }
 
     fn decisive_move(

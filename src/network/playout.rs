@@ -399,31 +399,9 @@ impl NetGame {
         let n = &self.net;
         SCRATCH.with(|s| {
             let mut s = s.borrow_mut();
-            let size = n.num_nodes + n.props.len();
-            if s.snap_game == self.id && s.vals.len() == size && *s.snap_state == *state.words() {
-                let Scratch { vals, snap, .. } = &mut *s;
-                vals[..snap.len()].copy_from_slice(snap);
-            } else {
-                if !(s.valid && s.game == self.id && *s.state == *state.words()) {
-                    self.load(&mut s, state);
-                }
-                let Scratch {
-                    vals,
-                    snap,
-                    snap_state,
-                    ..
-                } = &mut *s;
-                snap.clear();
-                snap.extend_from_slice(&vals[..n.num_nodes]);
-                snap_state.clear();
-                snap_state.extend_from_slice(state.words());
-                s.snap_game = self.id;
-            }
-            // The scratch no longer matches any state once the playout moves on.
-            s.valid = false;
+            self.start_pass(&mut s, state);
             let Scratch { vals, moves, .. } = &mut *s;
-            let np = n.props.len();
-            let (state_part, move_part) = self.pass.split_at(self.pass_state);
+            let state_part = &self.pass[..self.pass_state];
             let mut steps = 0;
             let mut first = true;
             while steps < max_steps {
@@ -445,46 +423,91 @@ impl NetGame {
                         Lanes::NoChoice => {}
                     }
                 }
-                let mut stuck = false;
-                for legal in &n.legal {
-                    moves.clear();
-                    for o in legal {
-                        if lit_val(vals, o.lit) & 1 != 0 {
-                            moves.push(o.does);
-                        }
-                    }
-                    if moves.is_empty() {
-                        stuck = true;
-                        break;
-                    }
-                    let d = moves[rng.gen_range(0..moves.len())];
-                    if d != u32::MAX {
-                        vals[d as usize] = !0;
-                    }
-                }
-                if stuck {
-                    for v in &mut vals[1 + np..n.first_gate] {
-                        *v = 0;
-                    }
+                if !self.random_step(vals, moves, rng) {
                     break;
                 }
-                self.play_inputs(move_part, vals);
                 steps += 1;
             }
-            let mut out = BitState::with_words(self.words);
-            for p in 0..np {
-                if vals[1 + p] & 1 != 0 {
-                    out.set(p);
+            (self.lane_state(vals, 0), steps)
+        })
+    }
+
+    /// Loads `state` into the scratch's values for a pass-based playout, its state part evaluated
+    /// (from the copy kept of the last start state when it is the same); the scratch no longer
+    /// matches any state afterwards, as the playout moves on.
+    pub(super) fn start_pass(&self, s: &mut Scratch, state: &BitState) {
+        let n = &self.net;
+        let size = n.num_nodes + n.props.len();
+        if s.snap_game == self.id && s.vals.len() == size && *s.snap_state == *state.words() {
+            let Scratch { vals, snap, .. } = s;
+            vals[..snap.len()].copy_from_slice(snap);
+        } else {
+            if !(s.valid && s.game == self.id && *s.state == *state.words()) {
+                self.load(s, state);
+            }
+            let Scratch {
+                vals,
+                snap,
+                snap_state,
+                ..
+            } = s;
+            snap.clear();
+            snap.extend_from_slice(&vals[..n.num_nodes]);
+            snap_state.clear();
+            snap_state.extend_from_slice(state.words());
+            s.snap_game = self.id;
+        }
+        s.valid = false;
+    }
+
+    /// One uniformly random joint move on `vals` (a state, its state part evaluated, lane 0 read):
+    /// every role draws from its legal moves, the move part is evaluated and the state advanced (its
+    /// state part left for the caller). False, with nothing played, when a role has no legal move.
+    pub(super) fn random_step(
+        &self,
+        vals: &mut [u64],
+        moves: &mut Vec<u32>,
+        rng: &mut SmallRng,
+    ) -> bool {
+        let n = &self.net;
+        let np = n.props.len();
+        for legal in &n.legal {
+            moves.clear();
+            for o in legal {
+                if lit_val(vals, o.lit) & 1 != 0 {
+                    moves.push(o.does);
                 }
             }
-            (out, steps)
-        })
+            if moves.is_empty() {
+                for v in &mut vals[1 + np..n.first_gate] {
+                    *v = 0;
+                }
+                return false;
+            }
+            let d = moves[rng.gen_range(0..moves.len())];
+            if d != u32::MAX {
+                vals[d as usize] = !0;
+            }
+        }
+        self.play_inputs(&self.pass[self.pass_state..], vals);
+        true
+    }
+
+    /// The state in lane `lane` of `vals`.
+    pub(super) fn lane_state(&self, vals: &[u64], lane: u32) -> BitState {
+        let mut out = BitState::with_words(self.words);
+        for p in 0..self.net.props.len() {
+            if vals[1 + p] >> lane & 1 != 0 {
+                out.set(p);
+            }
+        }
+        out
     }
 
     /// Plays the `does` inputs set in `vals` (in every lane): the move part (`move_part`, the pass's
     /// move gates) evaluated, each proposition set to its `next`, and the inputs cleared. The state
     /// part is left for the caller to evaluate.
-    fn play_inputs(&self, move_part: &[PassGate], vals: &mut [u64]) {
+    pub(super) fn play_inputs(&self, move_part: &[PassGate], vals: &mut [u64]) {
         let n = &self.net;
         let np = n.props.len();
         eval_pass(move_part, &n.inputs, vals, n.num_nodes);
@@ -538,11 +561,11 @@ impl NetGame {
 
     /// Plays each move of the role with a choice in `vals` (a state, its state part evaluated, every
     /// lane alike) in a lane of its own: lane `i` becomes the state after the role's `i`-th legal
-    /// move, its state part evaluated. Returns that role (`None` when every role is forced: one
-    /// lane), its number of moves, and the lanes that end the game with goal 100 for it; or, with
+    /// move, its state part evaluated. Returns that role (when every role is forced, one lane: the
+    /// role whose move is not the no-op, or `None`), its number of moves, and the lanes that end the game with goal 100 for it; or, with
     /// `vals` untouched, [`Lanes::Stuck`] when a role has no legal move and [`Lanes::NoChoice`] when
     /// several roles have a choice or one has more than 64 moves.
-    fn try_moves(&self, vals: &mut [u64]) -> Result<(Option<usize>, usize, u64), Lanes> {
+    pub(super) fn try_moves(&self, vals: &mut [u64]) -> Result<(Option<usize>, usize, u64), Lanes> {
         let n = &self.net;
         let mut chooser = None;
         for (r, legal) in n.legal.iter().enumerate() {
@@ -557,7 +580,12 @@ impl NetGame {
                 _ => return Err(Lanes::NoChoice),
             }
         }
-        let (mover, count) = chooser.map_or((None, 1), |(r, c)| (Some(r), c));
+        let (mover, count) = match chooser {
+            Some((r, c)) => (Some(r), c),
+            // Every role has one move: the role in control is the one whose move is not the no-op,
+            // as `Game::mover` says (its one move may end the game).
+            None => (self.forced_mover(vals), 1),
+        };
         let all = if count == 64 { !0 } else { (1u64 << count) - 1 };
         for (r, legal) in n.legal.iter().enumerate() {
             let mut lane = 0;
@@ -585,6 +613,23 @@ impl NetGame {
             }
         }
         Ok((mover, count, wins))
+    }
+
+    /// The one role whose one legal move in `vals` is not the no-op, if exactly one is.
+    fn forced_mover(&self, vals: &[u64]) -> Option<usize> {
+        let mut found = None;
+        for (r, legal) in self.net.legal.iter().enumerate() {
+            let moving = legal
+                .iter()
+                .any(|o| lit_val(vals, o.lit) & 1 != 0 && !self.is_noop(o.mv));
+            if moving {
+                if found.is_some() {
+                    return None;
+                }
+                found = Some(r);
+            }
+        }
+        found
     }
 
     /// Plays up to 64 random playouts at once from the initial state, one per bit of every node; returns
@@ -797,7 +842,7 @@ enum Retreat {
 }
 
 /// What [`NetGame::decisive_step`] did.
-enum Lanes {
+pub(super) enum Lanes {
     /// A move was played.
     Played,
     /// A role has no legal move.

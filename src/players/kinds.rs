@@ -447,6 +447,7 @@ fn tree_search<G: Game>(spec: &PlayerSpec, seed: u64, config: &PlayerConfig) -> 
         .with_grave(spec.has(Switch::Grave))
         .with_transpositions(spec.has(Switch::Trans))
         .with_decisive_playouts(spec.has(Switch::Decisive))
+        .with_greedy_playouts(spec.has(Switch::Greedy))
         .with_lookahead(spec.has(Switch::Lookahead))
         .with_winning_playouts(spec.has(Switch::Wins))
         .with_blocking_playouts(defaults || spec.has(Switch::Block))
@@ -498,7 +499,7 @@ mod tests {
                     let e = e.to_string();
                     assert!(e.starts_with(want), "{text}: {e}");
                     assert!(
-                        e.contains("+mast, +nst, +rave, +grave, +batch, +trans, +decisive, +lookahead, +wins, +block, +cutoff (e.g. `mcts+mast`)"),
+                        e.contains("+mast, +nst, +rave, +grave, +batch, +trans, +decisive, +greedy, +lookahead, +wins, +block, +cutoff (e.g. `mcts+mast`)"),
                         "{e}"
                     );
                 }

@@ -37,6 +37,8 @@ pub(crate) struct Playouts {
     slowest_step: Duration,
     /// Plays decisive playouts ([`Game::decisive_playout`]) instead of uniformly random ones.
     pub(crate) decisive: bool,
+    /// Plays greedy playouts ([`Game::greedy_playout`]) instead of uniformly random ones.
+    pub(crate) greedy: bool,
     /// Plays winning playouts ([`Game::winning_playout`]) instead of uniformly random ones.
     pub(crate) winning: bool,
     /// Winning playouts also block another role's such win (see [`Game::winning_playout`]).
@@ -52,6 +54,7 @@ impl Playouts {
             cautious: true,
             slowest_step: Duration::ZERO,
             decisive: false,
+            greedy: false,
             winning: false,
             blocking: false,
             max_steps: MAX_PLAYOUT_STEPS,
@@ -68,8 +71,11 @@ impl Playouts {
         deadline: Instant,
     ) -> Option<G::State> {
         let (decisive, winning, blocking) = (self.decisive, self.winning, self.blocking);
+        let greedy = self.greedy;
         self.run_by(from, deadline, |state, steps| {
-            if decisive {
+            if greedy {
+                game.greedy_playout(state, rng, buf, steps)
+            } else if decisive {
                 game.decisive_playout(state, rng, buf, steps)
             } else if winning {
                 game.winning_playout(state, rng, buf, steps, blocking)

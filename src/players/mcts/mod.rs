@@ -121,6 +121,8 @@ pub struct MctsPlayer<G: Game> {
     transpositions: bool,
     /// Plays decisive playouts ([`Game::decisive_playout`]).
     decisive: bool,
+    /// Plays greedy playouts ([`Game::greedy_playout`]).
+    greedy: bool,
     /// Solves each new node whose mover wins in one move ([`Game::decisive_move`]).
     lookahead: bool,
     /// Probes the game for goals that predict the end and, where they do, cuts playouts short
@@ -161,6 +163,7 @@ impl<G: Game> MctsPlayer<G> {
             blocking: true,
             transpositions: false,
             decisive: false,
+            greedy: false,
             lookahead: false,
             cutoff: true,
             probe: None,
@@ -257,6 +260,14 @@ impl<G: Game> MctsPlayer<G> {
         self
     }
 
+    /// Plays out greedily ([`Game::greedy_playout`]: decisive moves, and no move after which another
+    /// role wins at once while another is left) instead of uniformly random ones; MAST's or NST's
+    /// guided playouts, when on, are left as they are.
+    pub fn with_greedy_playouts(mut self, on: bool) -> Self {
+        self.greedy = on;
+        self
+    }
+
     /// Checks each new node for a move that wins at once ([`Game::decisive_move`]) and, when its mover
     /// has one, adds that move's child, which solves the node before any playout from it: the
     /// solver sees wins one move earlier, and the role before avoids the moves that allow them.
@@ -306,6 +317,7 @@ impl<G: Game> MctsPlayer<G> {
                 Switch::Batch => self.leaf_playouts > 1,
                 Switch::Trans => self.transpositions,
                 Switch::Decisive => self.decisive,
+                Switch::Greedy => self.greedy,
                 Switch::Lookahead => self.lookahead,
                 Switch::Wins => self.winning && !self.blocking,
                 Switch::Block => self.blocking,
@@ -416,6 +428,7 @@ impl<G: Game> MctsPlayer<G> {
             }
             tree.share_transpositions(game, self.transpositions);
             tree.playouts.decisive = self.decisive;
+            tree.playouts.greedy = self.greedy;
             tree.playouts.winning = self.winning || self.blocking;
             tree.playouts.blocking = self.blocking;
             tree.lookahead = self.lookahead || self.moves_probe.is_some_and(|(_, on)| on);

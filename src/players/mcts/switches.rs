@@ -18,6 +18,8 @@ pub enum Switch {
     Trans,
     /// Playouts take a move that wins at once when there is one.
     Decisive,
+    /// Playouts take a move that wins at once, and avoid one after which another role wins at once.
+    Greedy,
     /// Each new node whose mover wins in one move is solved at once.
     Lookahead,
     /// Playouts take a move that makes a winning proposition true (found by analysis, not by trying).
@@ -30,7 +32,7 @@ pub enum Switch {
 
 impl Switch {
     /// Every switch.
-    pub const ALL: [Switch; 11] = [
+    pub const ALL: [Switch; 12] = [
         Switch::Mast,
         Switch::Nst,
         Switch::Rave,
@@ -38,6 +40,7 @@ impl Switch {
         Switch::Batch,
         Switch::Trans,
         Switch::Decisive,
+        Switch::Greedy,
         Switch::Lookahead,
         Switch::Wins,
         Switch::Block,
@@ -54,6 +57,7 @@ impl Switch {
             Switch::Batch => "batch",
             Switch::Trans => "trans",
             Switch::Decisive => "decisive",
+            Switch::Greedy => "greedy",
             Switch::Lookahead => "lookahead",
             Switch::Wins => "wins",
             Switch::Block => "block",
