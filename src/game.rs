@@ -282,28 +282,7 @@ pub trait Game: Send + Sync + 'static {
         buf: &mut Vec<Self::Move>,
         max_steps: u32,
     ) -> (Self::State, u32) {
-        let mut state = state.clone();
-        let mut steps = 0;
-        while steps < max_steps && !self.is_terminal(&state) {
-            let Some(role) = self.mover(&state) else {
-                // Several roles move at once: one random joint move.
-                let (next, n) = self.random_playout(&state, rng, buf, 1);
-                if n == 0 {
-                    break;
-                }
-                state = next;
-                steps += 1;
-                continue;
-            };
-            let decisive = self.decisive_move(&state, role, buf);
-            if buf.is_empty() {
-                break;
-            }
-            let i = decisive.unwrap_or_else(|| random_index(rng, buf.len()));
-            state = self.play(&state, role, &buf[i]);
-            steps += 1;
-        }
-        (state, steps)
+        playout_by_trial(self, state, rng, buf, max_steps, false)
     }
 
     /// Plays from `state` as [`Game::decisive_playout`] does, and also *anti-decisively*: a role in
@@ -320,59 +299,7 @@ pub trait Game: Send + Sync + 'static {
         buf: &mut Vec<Self::Move>,
         max_steps: u32,
     ) -> (Self::State, u32) {
-        let mut state = state.clone();
-        let mut steps = 0;
-        while steps < max_steps && !self.is_terminal(&state) {
-            let Some(role) = self.mover(&state) else {
-                let (next, n) = self.random_playout(&state, rng, buf, 1);
-                if n == 0 {
-                    break;
-                }
-                state = next;
-                steps += 1;
-                continue;
-            };
-            if let Some(i) = self.decisive_move(&state, role, buf) {
-                state = self.play(&state, role, &buf[i]);
-                steps += 1;
-                continue;
-            }
-            let count = buf.len();
-            if count == 0 {
-                break;
-            }
-            if count > 64 {
-                let i = random_index(rng, count);
-                state = self.play(&state, role, &buf[i]);
-                steps += 1;
-                continue;
-            }
-            // A reply's check lists the other role's moves in `buf`: the role's are listed again.
-            let mut relist = false;
-            let mut left = if count == 64 { !0 } else { (1u64 << count) - 1 };
-            state = loop {
-                let i = nth_set_bit(left, random_index(rng, left.count_ones() as usize));
-                left &= !(1 << i);
-                if relist {
-                    self.legal_moves(&state, role, buf);
-                }
-                let after = self.play(&state, role, &buf[i as usize]);
-                if left == 0 || self.is_terminal(&after) {
-                    break after;
-                }
-                match self.mover(&after) {
-                    Some(next) if next != role => {
-                        if self.decisive_move(&after, next, buf).is_none() {
-                            break after;
-                        }
-                        relist = true;
-                    }
-                    _ => break after,
-                }
-            };
-            steps += 1;
-        }
-        (state, steps)
+        playout_by_trial(self, state, rng, buf, max_steps, true)
     }
 
     /// Fills `buf` with `role`'s legal moves in `state` and returns the index of the first that ends
@@ -669,8 +596,71 @@ pub fn random_index(rng: &mut SmallRng, n: usize) -> usize {
     ((u64::from(rng.next_u32()) * n as u64) >> 32) as usize
 }
 
+/// The defaults of [`Game::decisive_playout`] and, `anti` (anti-decisive), of
+/// [`Game::greedy_playout`]: each move of the role in control tried through the trait's methods.
+fn playout_by_trial<G: Game + ?Sized>(
+    game: &G,
+    state: &G::State,
+    rng: &mut SmallRng,
+    buf: &mut Vec<G::Move>,
+    max_steps: u32,
+    anti: bool,
+) -> (G::State, u32) {
+    let mut state = state.clone();
+    let mut steps = 0;
+    while steps < max_steps && !game.is_terminal(&state) {
+        let Some(role) = game.mover(&state) else {
+            // Several roles move at once: one random joint move.
+            let (next, n) = game.random_playout(&state, rng, buf, 1);
+            if n == 0 {
+                break;
+            }
+            state = next;
+            steps += 1;
+            continue;
+        };
+        let decisive = game.decisive_move(&state, role, buf);
+        let count = buf.len();
+        if count == 0 {
+            break;
+        }
+        steps += 1;
+        if decisive.is_some() || !anti || count > 64 {
+            let i = decisive.unwrap_or_else(|| random_index(rng, count));
+            state = game.play(&state, role, &buf[i]);
+            continue;
+        }
+        // A reply's check lists the other role's moves in `buf`: the role's are listed again. The
+        // first draw is `random_index(rng, count)`, as without the check.
+        let mut relist = false;
+        let mut left = if count == 64 { !0 } else { (1u64 << count) - 1 };
+        state = loop {
+            let i = nth_set_bit(left, random_index(rng, left.count_ones() as usize));
+            left &= !(1 << i);
+            if relist {
+                game.legal_moves(&state, role, buf);
+            }
+            let after = game.play(&state, role, &buf[i as usize]);
+            if left == 0 || game.is_terminal(&after) {
+                break after;
+            }
+            match game.mover(&after) {
+                Some(next) if next != role => {
+                    if game.decisive_move(&after, next, buf).is_none() {
+                        break after;
+                    }
+                    relist = true;
+                }
+                _ => break after,
+            }
+        };
+    }
+    (state, steps)
+}
+
 /// The position of the `k`-th set bit of `x`, counting from 0 at the lowest (64 when there are not
 /// that many).
+#[inline]
 pub(crate) fn nth_set_bit(mut x: u64, k: usize) -> u32 {
     for _ in 0..k {
         x &= x.wrapping_sub(1);

@@ -8,7 +8,7 @@
 
 use rand::rngs::SmallRng;
 
-use super::playout::Lanes;
+use super::playout::{broadcast, Lanes};
 use super::*;
 use crate::game::{nth_set_bit, random_index};
 
@@ -95,12 +95,5 @@ impl NetGame {
             };
             (end, steps)
         })
-    }
-}
-
-/// Makes every lane of `vals` a copy of lane `lane`.
-fn broadcast(vals: &mut [u64], lane: u32) {
-    for v in vals {
-        *v = 0u64.wrapping_sub((*v >> lane) & 1);
     }
 }

@@ -2,7 +2,7 @@
 //! of the two is chosen at load), and 64 at once, one per bit of a word.
 
 use crate::engine::ones;
-use crate::game::random_index;
+use crate::game::{nth_set_bit, random_index};
 use rand::rngs::SmallRng;
 use rand::Rng;
 
@@ -537,9 +537,7 @@ impl NetGame {
         } else {
             random_index(rng, count) as u32
         };
-        for v in &mut vals[..self.net.num_nodes] {
-            *v = 0u64.wrapping_sub((*v >> lane) & 1);
-        }
+        broadcast(&mut vals[..self.net.num_nodes], lane);
         Lanes::Played
     }
 
@@ -851,6 +849,13 @@ pub(super) enum Lanes {
     NoChoice,
 }
 
+/// Makes every lane of `vals` a copy of lane `lane`.
+pub(super) fn broadcast(vals: &mut [u64], lane: u32) {
+    for v in vals {
+        *v = 0u64.wrapping_sub((*v >> lane) & 1);
+    }
+}
+
 /// A uniformly random set bit of `words`: its offset from the first word's bit 0.
 #[inline]
 fn pick_random(words: &[u64], rng: &mut SmallRng) -> Option<u32> {
@@ -867,11 +872,7 @@ fn kth_bit(words: &[u64], mut k: u32) -> Option<u32> {
     for (i, &x) in words.iter().enumerate() {
         let c = x.count_ones();
         if k < c {
-            let mut x = x;
-            for _ in 0..k {
-                x &= x - 1;
-            }
-            return Some(i as u32 * 64 + x.trailing_zeros());
+            return Some(i as u32 * 64 + nth_set_bit(x, k as usize));
         }
         k -= c;
     }
