@@ -47,6 +47,12 @@
 //! a check for a move that wins at once against a random game; where the check costs 13% or less
 //! (pentago, checkers, hex), each new node is checked and a win found solves it before any playout.
 //!
+//! **Greedy playouts in duels where they are cheap** (`mcts`; `+greedy` forces them, and keeps the
+//! probe from choosing NST, whose guided playouts are not greedy): the same probe
+//! times greedy playouts ([`Game::greedy_playout`]: a win in one is taken, a move handing the next
+//! role one is avoided); in a game of two roles moving in turn whose rewards always sum the same, at
+//! 5,000 or more a second, and where NST stays off, the trees play them (Connect Four, pentago).
+//!
 //! **Simulations** count the walks that learned something (a playout, a judgement, a node found
 //! terminal); walks that end in an already solved node are counted apart and not reported.
 //!
@@ -130,11 +136,12 @@ pub struct MctsPlayer<G: Game> {
     cutoff: bool,
     /// This match's probe, once run.
     probe: Option<cutoff::Probe>,
-    /// Decides NST and the one-move lookahead per game ([`moves_probe`]): NST where the moves played
-    /// tell who wins, the lookahead where its check is cheap beside a playout.
+    /// Decides NST, the one-move lookahead and greedy playouts per game ([`moves_probe`]): NST where
+    /// the moves played tell who wins, the lookahead where its check is cheap beside a playout, greedy
+    /// playouts in duels of turns where they are cheap.
     per_game: bool,
-    /// What this match's moves probe switched on (NST, lookahead), once run.
-    moves_probe: Option<(bool, bool)>,
+    /// What this match's moves probe switched on, once run.
+    moves_probe: Option<moves_probe::Chosen>,
     /// A one-player game's breadth-first search (`mcts` only), and the line it settled on.
     puzzle: PuzzlePlay<G>,
 }
@@ -262,7 +269,8 @@ impl<G: Game> MctsPlayer<G> {
 
     /// Plays out greedily ([`Game::greedy_playout`]: decisive moves, and no move after which another
     /// role wins at once while another is left) instead of uniformly random ones; MAST's or NST's
-    /// guided playouts, when on, are left as they are.
+    /// guided playouts, when switched on, are left as they are, but the moves probe no longer
+    /// chooses NST.
     pub fn with_greedy_playouts(mut self, on: bool) -> Self {
         self.greedy = on;
         self
@@ -399,7 +407,7 @@ impl<G: Game> MctsPlayer<G> {
             let moves = game.move_count();
             // A puzzle's best line is kept by `mcts` (not the baseline): it needs the moves by number.
             let puzzle = roles == 1 && self.think_ahead;
-            let guide = if self.nst || self.moves_probe.is_some_and(|(nst, _)| nst) {
+            let guide = if self.nst || self.moves_probe.is_some_and(|c| c.nst) {
                 policy::Guide::Nst
             } else if self.mast {
                 policy::Guide::Mast
@@ -428,10 +436,10 @@ impl<G: Game> MctsPlayer<G> {
             }
             tree.share_transpositions(game, self.transpositions);
             tree.playouts.decisive = self.decisive;
-            tree.playouts.greedy = self.greedy;
+            tree.playouts.greedy = self.greedy || self.moves_probe.is_some_and(|c| c.greedy);
             tree.playouts.winning = self.winning || self.blocking;
             tree.playouts.blocking = self.blocking;
-            tree.lookahead = self.lookahead || self.moves_probe.is_some_and(|(_, on)| on);
+            tree.lookahead = self.lookahead || self.moves_probe.is_some_and(|c| c.lookahead);
             tree.playouts.max_steps = self
                 .probe
                 .and_then(|p| p.cutoff)
@@ -464,15 +472,18 @@ impl<G: Game> MctsPlayer<G> {
         if probe.games < moves_probe::MIN_GAMES {
             return;
         }
-        let (nst, lookahead) = (self.nst || probe.nst(), self.lookahead || probe.lookahead());
+        // Guided playouts are not greedy: where the probe finds NST pays it goes first, unless
+        // greedy playouts were asked for.
+        let nst = self.nst || (probe.nst() && !self.greedy);
+        let chosen = moves_probe::Chosen {
+            nst,
+            lookahead: self.lookahead || probe.lookahead(),
+            greedy: self.greedy || (probe.greedy() && !nst),
+        };
         if let Some(progress) = &self.progress {
-            progress(&format!(
-                "{}: {}",
-                self.name(),
-                probe.describe(nst, lookahead)
-            ));
+            progress(&format!("{}: {}", self.name(), probe.describe(chosen)));
         }
-        self.moves_probe = Some((nst, lookahead));
+        self.moves_probe = Some(chosen);
     }
 
     /// Runs the cut-off probe from `state` until `deadline`, once a match, when the switch is on.

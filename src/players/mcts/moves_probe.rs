@@ -1,6 +1,7 @@
 //! What a game's random games say about its moves, in the start clock: whether the moves by
-//! themselves tell who wins (NST on or off), and what a check for a move that wins at once costs
-//! beside a playout (the tree's one-move lookahead on or off).
+//! themselves tell who wins (NST on or off), what a check for a move that wins at once costs
+//! beside a playout (the tree's one-move lookahead on or off), and how many greedy playouts a second
+//! buys (greedy playouts on or off, see [`MIN_GREEDY_RATE`]).
 //!
 //! NST ([`policy`](super::policy)) steers playouts towards moves, and moves answering moves, that
 //! won before. That pays where a move's identity carries the outcome: in breakthrough a move onto the
@@ -74,6 +75,17 @@ const PRIOR_CHOICES: f64 = 10.0;
 /// between the groups.
 pub(super) const MAX_LOOKAHEAD_COST: f64 = 0.13;
 
+/// Greedy playouts ([`Game::greedy_playout`]) a second of one thread must hold for `mcts` to play
+/// them: they try moves before playing one, and where a step is a full pass of a large network the
+/// tree starves. Measured against `mcts` with random playouts at a 1 s clock (`ggp-run tournament
+/// --players mcts+greedy,mcts`): Connect Four (about 17,000 a second, a fourteenth of random
+/// playouts) won 25–0–7 and pentago (15,000, a third) 8–3–5, while checkers (735, a fifth) lost
+/// 2–3–11 and hex (62, a thirty-fifth) lost all 16. 5,000 lies between.
+pub(super) const MIN_GREEDY_RATE: f64 = 5_000.0;
+
+/// The share of the probe's time spent timing greedy playouts.
+const GREEDY_SHARE: u32 = 5;
+
 /// States at which the probe times a check for a win in one move.
 const CHECKS: u32 = 32;
 
@@ -85,6 +97,17 @@ pub(super) const MIN_GAMES: usize = 20;
 
 /// Joint moves a probe game plays at most; a longer game is left out.
 const MAX_GAME_STEPS: u32 = 1_000;
+
+/// What a probe switched on for the match.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Chosen {
+    /// Playouts guided by NST.
+    pub(super) nst: bool,
+    /// Each new node checked for a move that wins at once.
+    pub(super) lookahead: bool,
+    /// Greedy playouts (where NST is not on: a guided playout is not greedy).
+    pub(super) greedy: bool,
+}
 
 /// What the probe found.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -101,6 +124,12 @@ pub(super) struct MovesProbe {
     /// from the state probed, as a share of a random game's; `None` where no role moves alone
     /// there, or no game finished.
     pub(super) lookahead_cost: Option<f64>,
+    /// Greedy playouts from the state probed finished per second, when any was timed.
+    pub(super) greedy_rate: Option<f64>,
+    /// Whether the game is one of two roles taking turns whose rewards always sum the same (in the
+    /// random games, and at the states where the check was timed): greedy playouts assume that a
+    /// win handed to the next role is a loss for the role that moved.
+    pub(super) duel: bool,
 }
 
 impl MovesProbe {
@@ -119,15 +148,33 @@ impl MovesProbe {
             .is_some_and(|cost| cost <= MAX_LOOKAHEAD_COST)
     }
 
+    /// Whether playouts should be greedy ([`Game::greedy_playout`]): in a duel whose greedy playouts
+    /// are cheap enough for the tree to grow. In games of more roles handing over a win may pay (in
+    /// 3pConnectFour the role before the winner scores 50, and greedy playouts lost 1–0–23 to random
+    /// ones), and with simultaneous moves there is no next role to hand it to
+    /// (connectFourSimultaneous: 4–4–8).
+    pub(super) fn greedy(&self) -> bool {
+        self.duel && self.greedy_rate.is_some_and(|rate| rate >= MIN_GREEDY_RATE)
+    }
+
     /// One line for the progress report.
-    pub(super) fn describe(&self, nst: bool, lookahead: bool) -> String {
+    pub(super) fn describe(&self, chosen: Chosen) -> String {
+        let Chosen {
+            nst,
+            lookahead,
+            greedy,
+        } = chosen;
         let cost = match self.lookahead_cost {
             Some(cost) => format!("{:.1}% of a game", 100.0 * cost),
             None => "nothing (no role moves alone)".to_string(),
         };
+        let rate = match self.greedy_rate {
+            Some(rate) => format!("{rate:.0} greedy playouts a second"),
+            None => "no greedy playout timed".to_string(),
+        };
         format!(
             "the moves played explain {:.1}% of who wins and predict it at r = {:.2} ({} random \
-             games): playouts {}; a check for a win in one move costs {cost}: {}",
+             games): playouts {}; a check for a win in one move costs {cost}: {}; {rate}{}: {}",
             100.0 * self.explained,
             self.predicts,
             self.games,
@@ -140,6 +187,16 @@ impl MovesProbe {
                 "each new node checked"
             } else {
                 "not checked"
+            },
+            if self.duel {
+                ""
+            } else {
+                " (not a duel of turns)"
+            },
+            if greedy {
+                "greedy playouts"
+            } else {
+                "no greedy playouts"
             }
         )
     }
@@ -201,8 +258,16 @@ pub(super) fn probe<G: Game>(
     // rewards, role by role.
     let mut choices: Vec<(u32, u32)> = Vec::new();
     let mut outcomes: Vec<f64> = Vec::new();
-    let check_time = if moves > 0 {
+    let (check_time, turns) = if moves > 0 {
         check_time(game, from, rng, &mut buf, deadline)
+    } else {
+        (None, false)
+    };
+    // Greedy playouts are timed only where they may be played.
+    let greedy_rate = if moves > 0 && roles == 2 && turns {
+        let now = Instant::now();
+        let slice = deadline.saturating_duration_since(now) / GREEDY_SHARE;
+        greedy_rate(game, from, rng, &mut buf, now + slice)
     } else {
         None
     };
@@ -248,21 +313,60 @@ pub(super) fn probe<G: Game>(
         lookahead_cost: check_time
             .filter(|_| games > 0 && !game_time.is_zero())
             .map(|check| check / (game_time.as_secs_f64() / games as f64)),
+        greedy_rate,
+        duel: roles == 2 && turns && games > 0 && constant_sum(&outcomes, roles),
     }
 }
 
-/// The mean time in seconds of one [`Game::decisive_move`] at [`CHECKS`] states from 0 to
-/// [`CHECK_PLIES`] − 1 random plies after `from` where one role moves alone (the tree's new nodes lie
-/// about as deep, and the check's cost changes with the game: a network answers at once while a
-/// role has more than 64 moves); `None` where there is no such state or no time.
-fn check_time<G: Game>(
+/// Whether every game's rewards (role by role in `outcomes`) sum the same.
+fn constant_sum(outcomes: &[f64], roles: usize) -> bool {
+    let mut sums = outcomes.chunks(roles.max(1)).map(|r| r.iter().sum::<f64>());
+    let first = sums.next();
+    sums.all(|sum| first.is_some_and(|f| (sum - f).abs() < 1e-9))
+}
+
+/// Greedy playouts from `from` finished per second until `deadline` (in stretches of 64 joint
+/// moves, the clock read between them); `None` when the time ended before any finished.
+fn greedy_rate<G: Game>(
     game: &G,
     from: &G::State,
     rng: &mut SmallRng,
     buf: &mut Vec<G::Move>,
     deadline: Instant,
 ) -> Option<f64> {
-    let (mut total, mut checks) = (Duration::ZERO, 0u32);
+    let started = Instant::now();
+    let mut finished = 0u32;
+    'games: for _ in 0..MAX_GAMES {
+        let (mut end, mut steps) = (from.clone(), 0);
+        while !game.is_terminal(&end) && steps < MAX_GAME_STEPS {
+            if Instant::now() >= deadline {
+                break 'games;
+            }
+            let (next, n) = game.greedy_playout(&end, rng, buf, 64);
+            (end, steps) = (next, steps + n);
+            if n == 0 {
+                break;
+            }
+        }
+        finished += 1;
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    (finished > 0 && elapsed > 0.0).then(|| f64::from(finished) / elapsed)
+}
+
+/// The mean time in seconds of one [`Game::decisive_move`] at [`CHECKS`] states from 0 to
+/// [`CHECK_PLIES`] − 1 random plies after `from` where one role moves alone (the tree's new nodes lie
+/// about as deep, and the check's cost changes with the game: a network answers at once while a
+/// role has more than 64 moves); `None` where there is no such state or no time. With it, whether
+/// one role moved alone at every state that was not the end (the game takes turns).
+fn check_time<G: Game>(
+    game: &G,
+    from: &G::State,
+    rng: &mut SmallRng,
+    buf: &mut Vec<G::Move>,
+    deadline: Instant,
+) -> (Option<f64>, bool) {
+    let (mut total, mut checks, mut together) = (Duration::ZERO, 0u32, 0u32);
     for i in 0..CHECKS {
         if Instant::now() >= deadline {
             break;
@@ -272,6 +376,7 @@ fn check_time<G: Game>(
             continue;
         }
         let Some(mover) = game.mover(&state) else {
+            together += 1;
             continue;
         };
         let started = Instant::now();
@@ -279,7 +384,8 @@ fn check_time<G: Game>(
         total += started.elapsed();
         checks += 1;
     }
-    (checks > 0).then(|| total.as_secs_f64() / f64::from(checks))
+    let time = (checks > 0).then(|| total.as_secs_f64() / f64::from(checks));
+    (time, checks > 0 && together == 0)
 }
 
 /// How well the moves predict who wins in games they were not learnt from. A move's *worth* is its
@@ -451,6 +557,8 @@ mod tests {
             explained: 0.0,
             predicts,
             lookahead_cost: None,
+            greedy_rate: None,
+            duel: true,
         };
         assert!(!probe(20, 0.3).nst(), "chance at 20 games");
         assert!(probe(380, 0.3).nst());
@@ -472,6 +580,8 @@ mod tests {
             explained: 0.0,
             predicts: 0.0,
             lookahead_cost,
+            greedy_rate: None,
+            duel: true,
         };
         // Pentago's 9%, Connect Four's 70%, and a game where no role moves alone.
         assert!(probe(Some(0.09)).lookahead());
@@ -489,8 +599,51 @@ mod tests {
         let probe = probe(&game, &start, &mut rng, far);
         assert_eq!(probe.games, MAX_GAMES);
         assert!(probe.lookahead_cost.is_some_and(|c| c > 0.0), "{probe:?}");
+        assert!(probe.duel, "{probe:?}");
+        assert!(probe.greedy_rate.is_some_and(|r| r > 0.0), "{probe:?}");
         // No time: no game, no check, nothing decided.
         let probe = super::probe(&game, &start, &mut rng, Instant::now());
         assert_eq!((probe.games, probe.lookahead_cost), (0, None));
+        assert_eq!((probe.greedy_rate, probe.greedy()), (None, false));
+    }
+
+    #[test]
+    fn greedy_playouts_are_for_duels_of_turns_where_they_are_cheap() {
+        let probe = |greedy_rate, duel| MovesProbe {
+            games: 400,
+            explained: 0.0,
+            predicts: 0.0,
+            lookahead_cost: None,
+            greedy_rate,
+            duel,
+        };
+        // Connect Four's 17,000 a second; checkers' 735; not timed; a game of three roles.
+        assert!(probe(Some(17_000.0), true).greedy());
+        assert!(!probe(Some(735.0), true).greedy());
+        assert!(!probe(None, true).greedy());
+        assert!(!probe(Some(17_000.0), false).greedy());
+    }
+
+    #[test]
+    fn a_game_of_simultaneous_moves_is_no_duel_of_turns() {
+        use rand::SeedableRng;
+        // Matching pennies: both roles pick at once, `a` wins when the picks match.
+        let kif = "(role a) (role b) (side 1) (side 2)
+            (<= (legal ?r (pick ?x)) (role ?r) (side ?x))
+            (<= (next (chose ?r ?x)) (does ?r (pick ?x)))
+            (<= terminal (true (chose a ?x)))
+            (<= (goal a 100) (true (chose a ?x)) (true (chose b ?x)))
+            (<= (goal a 0) (true (chose a ?x)) (true (chose b ?y)) (distinct ?x ?y))
+            (<= (goal b 0) (true (chose a ?x)) (true (chose b ?x)))
+            (<= (goal b 100) (true (chose a ?x)) (true (chose b ?y)) (distinct ?x ?y))";
+        let program = crate::syntax::parse_kif(kif).unwrap();
+        let game = crate::network::NetGame::from_program(&program, "pennies").unwrap();
+        let far = Instant::now() + std::time::Duration::from_secs(60);
+        let mut rng = SmallRng::seed_from_u64(3);
+        let probe = probe(&game, &game.initial_state(), &mut rng, far);
+        assert!(probe.games > 0 && !probe.duel, "{probe:?}");
+        assert!(!probe.greedy());
+        assert!(constant_sum(&[1.0, 0.0, 0.5, 0.5], 2));
+        assert!(!constant_sum(&[1.0, 0.0, 0.0, 0.0], 2));
     }
 }
