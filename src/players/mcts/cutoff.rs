@@ -42,6 +42,30 @@ const MIN_SAMPLES: usize = 40;
 /// Joint moves a probe game plays at most.
 const MAX_GAME_STEPS: u32 = 1_000;
 
+/// Plays a probe game on from `state`, `steps` joint moves into it, by `stretch` (a playout of at
+/// most 64 joint moves), reading the clock between stretches (a game of chess takes tens of
+/// milliseconds): until the game ends, reaches [`MAX_GAME_STEPS`], or a stretch plays nothing. The
+/// last state and the joint moves played in all; `None` when `deadline` came first.
+pub(super) fn play_on<G: Game>(
+    game: &G,
+    mut state: G::State,
+    mut steps: u32,
+    deadline: Instant,
+    mut stretch: impl FnMut(&G::State) -> (G::State, u32),
+) -> Option<(G::State, u32)> {
+    while !game.is_terminal(&state) && steps < MAX_GAME_STEPS {
+        if Instant::now() >= deadline {
+            return None;
+        }
+        let (next, n) = stretch(&state);
+        (state, steps) = (next, steps + n);
+        if n == 0 {
+            break;
+        }
+    }
+    Some((state, steps))
+}
+
 /// What the probe found.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) struct Probe {
@@ -102,17 +126,11 @@ pub(super) fn probe<G: Game>(
             }
             reached.push((d, (0..roles).map(|r| goal(game, &state, r)).collect()));
         }
-        while !game.is_terminal(&state) && steps < MAX_GAME_STEPS {
-            if Instant::now() >= deadline {
-                break 'games;
-            }
-            let (next, n) = game.random_playout(&state, rng, &mut buf, 64);
-            state = next;
-            steps += n;
-            if n == 0 {
-                break;
-            }
-        }
+        let Some((state, steps)) = play_on(game, state, steps, deadline, |s| {
+            game.random_playout(s, rng, &mut buf, 64)
+        }) else {
+            break;
+        };
         lengths.push(f64::from(steps));
         for (d, goals) in reached {
             for r in 0..roles {

@@ -43,6 +43,7 @@ use std::time::{Duration, Instant};
 
 use rand::rngs::SmallRng;
 
+use super::cutoff::play_on;
 use super::stats::{Centred, Pairs};
 use crate::game::{random_index, Game, PlayoutGuide, RoleIndex};
 
@@ -94,9 +95,6 @@ const CHECK_PLIES: u32 = 16;
 
 /// Games a probe must play to decide anything.
 pub(super) const MIN_GAMES: usize = 20;
-
-/// Joint moves a probe game plays at most; a longer game is left out.
-const MAX_GAME_STEPS: u32 = 1_000;
 
 /// What a probe switched on for the match.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -272,23 +270,16 @@ pub(super) fn probe<G: Game>(
         None
     };
     let mut game_time = Duration::ZERO;
-    'games: while moves > 0 && tried < MAX_GAMES {
+    while moves > 0 && tried < MAX_GAMES {
         tried += 1;
         recorder.seen.clear();
         let started = Instant::now();
-        // In stretches, the clock read between them: a game of chess takes tens of milliseconds.
-        let (mut end, mut steps) = (from.clone(), 0);
-        while !game.is_terminal(&end) && steps < MAX_GAME_STEPS {
-            if Instant::now() >= deadline {
-                break 'games;
-            }
-            let (next, n) =
-                game.guided_playout(&end, rng, &mut buf, &mut numbers, 64, &mut recorder);
-            (end, steps) = (next, steps + n);
-            if n == 0 {
-                break;
-            }
-        }
+        let Some((end, _)) = play_on(game, from.clone(), 0, deadline, |s| {
+            game.guided_playout(s, rng, &mut buf, &mut numbers, 64, &mut recorder)
+        }) else {
+            break;
+        };
+        // A game longer than the probe plays is left out.
         if !game.is_terminal(&end) {
             continue;
         }
@@ -325,8 +316,9 @@ fn constant_sum(outcomes: &[f64], roles: usize) -> bool {
     sums.all(|sum| first.is_some_and(|f| (sum - f).abs() < 1e-9))
 }
 
-/// Greedy playouts from `from` finished per second until `deadline` (in stretches of 64 joint
-/// moves, the clock read between them); `None` when the time ended before any finished.
+/// Greedy games from `from` played out (to the end, or the probe's step limit) per second, until
+/// `deadline` or [`MAX_GAMES`], the time of a game cut short by the deadline not counted; `None`
+/// when none was played out in time.
 fn greedy_rate<G: Game>(
     game: &G,
     from: &G::State,
@@ -335,23 +327,18 @@ fn greedy_rate<G: Game>(
     deadline: Instant,
 ) -> Option<f64> {
     let started = Instant::now();
-    let mut finished = 0u32;
-    'games: for _ in 0..MAX_GAMES {
-        let (mut end, mut steps) = (from.clone(), 0);
-        while !game.is_terminal(&end) && steps < MAX_GAME_STEPS {
-            if Instant::now() >= deadline {
-                break 'games;
-            }
-            let (next, n) = game.greedy_playout(&end, rng, buf, 64);
-            (end, steps) = (next, steps + n);
-            if n == 0 {
-                break;
-            }
+    let (mut ended, mut time) = (0u32, Duration::ZERO);
+    for _ in 0..MAX_GAMES {
+        if play_on(game, from.clone(), 0, deadline, |s| {
+            game.greedy_playout(s, rng, buf, 64)
+        })
+        .is_none()
+        {
+            break;
         }
-        finished += 1;
+        (ended, time) = (ended + 1, started.elapsed());
     }
-    let elapsed = started.elapsed().as_secs_f64();
-    (finished > 0 && elapsed > 0.0).then(|| f64::from(finished) / elapsed)
+    (ended > 0 && !time.is_zero()).then(|| f64::from(ended) / time.as_secs_f64())
 }
 
 /// The mean time in seconds of one [`Game::decisive_move`] at [`CHECKS`] states from 0 to
