@@ -413,6 +413,21 @@ pub trait Game: Send + Sync + 'static {
         Vec::new()
     }
 
+    /// The game's base propositions as KIF text, `(cell 1 1 b)`, by number: proposition `i` holds in a
+    /// state when bit `i` of [`Game::state_words`] is set. Empty for a game that does not number its
+    /// propositions (native games, a rule game in open mode), which the features that read them (the
+    /// `mcts` piece counts) then leave alone.
+    fn base_propositions(&self) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// `state` as words of bits, one bit a base proposition ([`Game::base_propositions`]); empty for a
+    /// game that does not number its propositions. Cheap: no copy.
+    fn state_words<'a>(&self, state: &'a Self::State) -> &'a [u64] {
+        let _ = state;
+        &[]
+    }
+
     /// A state drawn for a person (a board where the game has one).
     fn show_state(&self, state: &Self::State) -> String;
 

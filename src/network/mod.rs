@@ -801,6 +801,14 @@ impl Game for NetGame {
         self.state_facts(state)
     }
 
+    fn base_propositions(&self) -> Vec<String> {
+        self.prop_kif.clone()
+    }
+
+    fn state_words<'a>(&self, state: &'a BitState) -> &'a [u64] {
+        state.words()
+    }
+
     fn show_state(&self, state: &BitState) -> String {
         self.drawing(state).unwrap_or_default().to_text()
     }

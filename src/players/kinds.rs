@@ -452,6 +452,7 @@ fn tree_search<G: Game>(spec: &PlayerSpec, seed: u64, config: &PlayerConfig) -> 
         .with_winning_playouts(spec.has(Switch::Wins))
         .with_blocking_playouts(defaults || spec.has(Switch::Block))
         .with_cutoff(defaults || spec.has(Switch::Cutoff))
+        .with_pieces(spec.has(Switch::Pieces))
         .with_leaf_playouts(if spec.has(Switch::Batch) { 64 } else { 1 })
         .with_threads(config.threads)
 }
@@ -499,7 +500,7 @@ mod tests {
                     let e = e.to_string();
                     assert!(e.starts_with(want), "{text}: {e}");
                     assert!(
-                        e.contains("+mast, +nst, +rave, +grave, +batch, +trans, +decisive, +greedy, +lookahead, +wins, +block, +cutoff (e.g. `mcts+mast`)"),
+                        e.contains("+mast, +nst, +rave, +grave, +batch, +trans, +decisive, +greedy, +lookahead, +wins, +block, +cutoff, +pieces (e.g. `mcts+mast`)"),
                         "{e}"
                     );
                 }
@@ -522,6 +523,7 @@ mod tests {
             ("uct+block", &[Block], "uct+block"),
             ("uct+wins", &[Wins], "uct+wins"),
             ("uct+cutoff+trans", &[Trans, Cutoff], "uct+trans+cutoff"),
+            ("mcts+pieces", &[Block, Cutoff, Pieces], "mcts+pieces"),
         ] {
             let spec: PlayerSpec = text.parse().unwrap();
             let player = tree_search::<Connect4>(&spec, 1, &PlayerConfig::default());

@@ -523,6 +523,21 @@ impl Game for RuleGame {
         self.state_facts(state)
     }
 
+    fn base_propositions(&self) -> Vec<String> {
+        // An open-mode game numbers its propositions as play finds them: no fixed list to read.
+        if self.open.is_some() {
+            return Vec::new();
+        }
+        self.with_props(|terms, props| props.iter().map(|t| terms.kif(*t)).collect())
+    }
+
+    fn state_words<'a>(&self, state: &'a BitState) -> &'a [u64] {
+        if self.open.is_some() {
+            return &[];
+        }
+        state.words()
+    }
+
     fn show_state(&self, state: &BitState) -> String {
         self.drawing(state).unwrap_or_default().to_text()
     }

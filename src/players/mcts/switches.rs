@@ -28,11 +28,13 @@ pub enum Switch {
     Block,
     /// Playouts cut short and judged by the goals, where a probe finds goals that predict the end.
     Cutoff,
+    /// New nodes of a duel seeded with the material balance of piece counts a probe learns.
+    Pieces,
 }
 
 impl Switch {
     /// Every switch.
-    pub const ALL: [Switch; 12] = [
+    pub const ALL: [Switch; 13] = [
         Switch::Mast,
         Switch::Nst,
         Switch::Rave,
@@ -45,6 +47,7 @@ impl Switch {
         Switch::Wins,
         Switch::Block,
         Switch::Cutoff,
+        Switch::Pieces,
     ];
 
     /// The switch's name after a `+`.
@@ -62,6 +65,7 @@ impl Switch {
             Switch::Wins => "wins",
             Switch::Block => "block",
             Switch::Cutoff => "cutoff",
+            Switch::Pieces => "pieces",
         }
     }
 }

@@ -604,3 +604,73 @@ fn pondering_grows_the_tree_after_the_answer_until_the_next_request() {
     limited.choose(&Ask::new(&g, &s, 0, far())).unwrap();
     assert_eq!(limited.ponder(&g, 0, far(), &wanted), 0);
 }
+
+/// A rule file of the repository's `games/` on the network.
+fn repo_game(name: &str) -> crate::network::NetGame {
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("games")
+        .join(name);
+    let (program, _) = crate::syntax::parse_file(&file).expect("parses");
+    crate::network::NetGame::from_program(&program, name).expect("builds")
+}
+
+#[test]
+fn the_piece_probe_finds_each_sides_pieces_where_captures_decide() {
+    use rand::SeedableRng;
+    let later = Instant::now() + Duration::from_secs(600);
+    let found = |g: &crate::network::NetGame| {
+        let candidates = pieces::candidates(&g.base_propositions());
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(7);
+        let probe = pieces::probe(g, &g.initial_state(), &candidates, &mut rng, later);
+        assert!(probe.games >= pieces::MIN_GAMES, "{probe:?}");
+        (candidates.len(), probe)
+    };
+    // Breakthrough: each colour's squares, the side with more pieces left winning more often.
+    let bt = repo_game("breakthrough.gdl");
+    let (candidates, probe) = found(&bt);
+    assert_eq!(candidates, 2, "{probe:?}");
+    let material = probe.material.clone().expect("pieces on both sides");
+    let counts = material.counts(bt.state_words(&bt.initial_state()));
+    assert_eq!(counts, [12.0, 12.0], "two rows of six each: {probe:?}");
+    let text = probe.describe(&bt.info().roles);
+    assert!(text.contains("white") && text.contains("black"), "{text}");
+    // Connect Four: the discs change every turn, so they are no pieces of anybody's.
+    let c4 = repo_game("connect4.gdl");
+    let (_, probe) = found(&c4);
+    assert_eq!(probe.material, None, "{probe:?}");
+}
+
+#[test]
+fn piece_counts_seed_each_new_nodes_move_with_visits() {
+    use rand::SeedableRng;
+    let bt = repo_game("breakthrough.gdl");
+    // The probe's games take no part here (a busy machine may leave it no time): its finding
+    // stands in for it.
+    let candidates = pieces::candidates(&bt.base_propositions());
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(5);
+    let later = Instant::now() + Duration::from_secs(600);
+    let probe = pieces::probe(&bt, &bt.initial_state(), &candidates, &mut rng, later);
+    let mut p = MctsPlayer::baseline(5)
+        .with_pieces(true)
+        .with_simulation_limit(300);
+    p.material = Some(probe.material.map(Arc::new));
+    let c = p
+        .choose(&Ask::new(&bt, &bt.initial_state(), 0, far()))
+        .unwrap();
+    assert!(p.material.as_ref().is_some_and(Option::is_some));
+    let tree = &p.trees[0];
+    let prior = tree.prior.as_ref().expect("a prior");
+    assert_eq!(prior.weight, 6);
+    // Every root move the walks tried was seeded once with six visits: its visits are six more than
+    // the walks through it.
+    let root = &tree.nodes[0];
+    let walks: u32 = (0..tree.count(root, 0))
+        .map(|i| tree.stats[tree.stat_index(root, 0, i)].visits)
+        .sum();
+    let tried = (0..tree.count(root, 0))
+        .filter(|&i| tree.child(root, i) != NONE)
+        .count() as u32;
+    assert!(tried > 10);
+    assert_eq!(walks, root.visits + 6 * tried);
+    assert!(c.stats.simulations >= 300);
+}

@@ -2,6 +2,7 @@
 //! one simulation (selection, expansion, a playout or an evaluator's judgement, backpropagation), the
 //! solver, and keeping the subtree of the state reached.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use hashbrown::HashMap;
@@ -10,6 +11,7 @@ use rand::SeedableRng;
 
 use super::super::mcs::Playouts;
 use super::grave::{self, Reference};
+use super::pieces::{self, Material};
 use super::policy::Policy;
 use crate::evaluators::Evaluator;
 use crate::game::{random_index, Game, RoleIndex};
@@ -85,6 +87,8 @@ pub(super) struct Tree<S, M> {
     /// Transpositions: every node by its state's key ([`Game::state_key`]), when equal states
     /// reached by different moves share one node (and its statistics). The tree is then a graph.
     pub(super) table: Option<HashMap<u64, u32, PassThrough>>,
+    /// Piece counts that seed each new node's value for the role that moved into it (`+pieces`).
+    pub(super) prior: Option<Prior>,
     /// Whether each new node's mover is checked for a move that wins at once, which is added and
     /// solves the node before any playout from it.
     pub(super) lookahead: bool,
@@ -108,6 +112,15 @@ pub(super) struct Tree<S, M> {
     pub(super) marks: Vec<u32>,
 }
 
+/// The material prior of a tree (see [`pieces`]): the two roles' pieces, their counts at the root,
+/// and the visits a seed counts for.
+#[derive(Clone, Debug)]
+pub(super) struct Prior {
+    pub(super) material: Arc<Material>,
+    pub(super) root: [f64; 2],
+    pub(super) weight: u32,
+}
+
 impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
     pub(super) fn new(roles: usize, seed: u64) -> Self {
         Tree {
@@ -127,6 +140,7 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
             rave: false,
             reference: None,
             table: None,
+            prior: None,
             lookahead: false,
             best_line: Vec::new(),
             best_reward: 0.0,
@@ -390,6 +404,46 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
         grave::value(st.visits, st.total, amaf)
     }
 
+    /// Seeds the statistics of the move of `node`'s mover that led to its new child `child` with
+    /// the material prior's value, counted as its weight in visits (see [`pieces`]). Only in turns:
+    /// the current walk's picks at `node` are the last ones.
+    fn seed_prior<G: Game<State = S, Move = M>>(&mut self, game: &G, node: u32, child: u32) {
+        let Some(prior) = &self.prior else {
+            return;
+        };
+        let n = &self.nodes[node as usize];
+        let mover = n.mover as usize;
+        if n.mover == SIMULTANEOUS || mover > 1 || self.count(n, mover) < 2 {
+            return;
+        }
+        let counts = prior
+            .material
+            .counts(game.state_words(&self.nodes[child as usize].state));
+        let h = pieces::heuristic(counts, prior.root, mover);
+        let (mean, visits) = self.root_mean(mover);
+        let value = pieces::seed_value(mean, visits, h);
+        let weight = prior.weight;
+        let i = self.picks[self.picks.len() - self.roles + mover];
+        let at = self.stat_index(&self.nodes[node as usize], mover, i);
+        let st = &mut self.stats[at];
+        st.visits += weight;
+        st.total += f64::from(weight) * value;
+    }
+
+    /// `role`'s mean reward over its moves at the root, and the visits it is over.
+    fn root_mean(&self, role: usize) -> (f64, u32) {
+        let Some(root) = self.nodes.first() else {
+            return (0.5, 0);
+        };
+        let (mut visits, mut total) = (0u32, 0.0);
+        for i in 0..self.count(root, role) {
+            let st = self.stats[self.stat_index(root, role, i)];
+            visits += st.visits;
+            total += st.total;
+        }
+        (total / f64::from(visits.max(1)), visits)
+    }
+
     /// When `node`'s mover (in a turn-taking state) has a move that wins at once
     /// ([`Game::decisive_move`]), adds that move's child, which solves `node` as the mover's win.
     fn take_decisive_move<G: Game<State = S, Move = M>>(&mut self, game: &G, node: u32) {
@@ -547,6 +601,7 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
             }
             let child = self.add(game, next);
             self.set_child(node, joint, child);
+            self.seed_prior(game, node, child);
             self.path.push((child, NONE));
             if self.lookahead {
                 self.take_decisive_move(game, child);
