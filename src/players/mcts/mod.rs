@@ -75,6 +75,8 @@ mod grave;
 mod moves_probe;
 mod pieces;
 mod policy;
+mod prior;
+mod probes;
 mod puzzles;
 mod stats;
 mod switches;
@@ -83,9 +85,6 @@ mod tree;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-use rand::rngs::SmallRng;
-use rand::SeedableRng;
 
 use crate::evaluators::Evaluator;
 use crate::game::{Game, GameError, RoleIndex};
@@ -466,7 +465,7 @@ impl<G: Game> MctsPlayer<G> {
             tree.lookahead = self.lookahead || self.moves_probe.is_some_and(|c| c.lookahead);
             tree.prior = self.material.clone().flatten().map(|material| {
                 let root = material.counts(game.state_words(state));
-                tree::Prior {
+                pieces::Prior {
                     material,
                     root,
                     weight: pieces::seed_weight(root),
@@ -477,99 +476,6 @@ impl<G: Game> MctsPlayer<G> {
                 .and_then(|p| p.cutoff)
                 .map_or(crate::players::mcs::MAX_PLAYOUT_STEPS, |(depth, _)| depth);
         }
-    }
-
-    /// Whether the moves probe has still to run this match: it decides NST and the lookahead per
-    /// game, so with both switched on it has nothing to decide.
-    fn moves_probe_due(&self, game: &G) -> bool {
-        self.per_game
-            && !(self.nst && self.lookahead)
-            && self.moves_probe.is_none()
-            && game.move_count() > 0
-    }
-
-    /// Runs the probes from `state` until `deadline`, once a match each, when they are on: the
-    /// cut-off's in the first half of the time and the moves' in the rest (all of it when the
-    /// cut-off's has run or is off).
-    fn probe_game(&mut self, game: &G, state: &G::State, deadline: Instant) {
-        let moves = self.moves_probe_due(game);
-        let now = Instant::now();
-        let window = deadline.saturating_duration_since(now);
-        let half = now + window / 2;
-        self.probe_cutoff(game, state, if moves { half } else { deadline });
-        if moves && !game.is_terminal(state) {
-            self.probe_moves(game, state, deadline);
-        }
-        // The piece probe comes after the others, in half their window again: the decisions they
-        // make keep the time they had without it.
-        self.probe_pieces(game, state, Instant::now() + window / 2);
-    }
-
-    /// Runs the piece probe from `state` until `deadline`, once a match, when the switch is on and
-    /// the game is a two-role game that numbers its propositions.
-    fn probe_pieces(&mut self, game: &G, state: &G::State, deadline: Instant) {
-        if !self.pieces || self.material.is_some() || game.is_terminal(state) {
-            return;
-        }
-        if game.info().num_roles() != 2 {
-            self.material = Some(None);
-            return;
-        }
-        let candidates = pieces::candidates(&game.base_propositions());
-        let mut rng = SmallRng::seed_from_u64(role_seed(self.seed, 0x91ec));
-        let probe = pieces::probe(game, state, &candidates, &mut rng, deadline);
-        self.piece_probes += 1;
-        if probe.games < pieces::MIN_GAMES && !candidates.is_empty() && self.piece_probes < 2 {
-            // No time for it: the next move probes again, once (a game too slow for the probe
-            // goes without piece counts rather than spend part of every move on them).
-            return;
-        }
-        if let Some(progress) = &self.progress {
-            progress(&format!(
-                "{}: {}",
-                self.name(),
-                probe.describe(&game.info().roles)
-            ));
-        }
-        self.material = Some(probe.material.map(Arc::new));
-    }
-
-    /// Runs the moves probe from `state` until `deadline` and keeps what it chose.
-    fn probe_moves(&mut self, game: &G, state: &G::State, deadline: Instant) {
-        let mut rng = SmallRng::seed_from_u64(role_seed(self.seed, 0x0257));
-        let probe = moves_probe::probe(game, state, &mut rng, deadline);
-        if probe.games < moves_probe::MIN_GAMES {
-            return;
-        }
-        // Guided playouts are not greedy: where the probe finds NST pays it goes first, unless
-        // greedy playouts were asked for.
-        let nst = self.nst || (probe.nst() && !self.greedy);
-        let chosen = moves_probe::Chosen {
-            nst,
-            lookahead: self.lookahead || probe.lookahead(),
-            greedy: self.greedy || (probe.greedy() && !nst),
-        };
-        if let Some(progress) = &self.progress {
-            progress(&format!("{}: {}", self.name(), probe.describe(chosen)));
-        }
-        self.moves_probe = Some(chosen);
-    }
-
-    /// Runs the cut-off probe from `state` until `deadline`, once a match, when the switch is on.
-    fn probe_cutoff(&mut self, game: &G, state: &G::State, deadline: Instant) {
-        if !self.cutoff || self.probe.is_some() || game.is_terminal(state) {
-            return;
-        }
-        let mut rng = SmallRng::seed_from_u64(role_seed(self.seed, 0x0c07));
-        let probe = cutoff::probe(game, state, &mut rng, deadline);
-        if probe.games < cutoff::MIN_GAMES {
-            // No time for it (a start clock of nothing): the next move probes again.
-            return;
-        }
-        if let Some(progress) = &self.progress {
-            progress(&format!("{}: {}", self.name(), probe.describe()));
-        }
-        self.probe = Some(probe);
     }
 
     /// Grows the trees on every thread until `deadline` (or the simulation limit, or a solved root,

@@ -24,6 +24,7 @@
 //! 6–10 to `mcts` on breakthrough at 1 s where the prior alone drew 8–8; nor does it cut playouts
 //! short and judge them by the balance, which after 8 moves lost 6–10 as well.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use rand::rngs::SmallRng;
@@ -374,6 +375,15 @@ fn choose(candidates: &[Candidate], tallies: &[Tally], turns: u64) -> Option<Mat
         return None;
     }
     Some(Material { masks, labels })
+}
+
+/// The material prior of a tree (see the module documentation): the two roles' pieces, their counts at the root,
+/// and the visits a seed counts for.
+#[derive(Clone, Debug)]
+pub(super) struct Prior {
+    pub(super) material: Arc<Material>,
+    pub(super) root: [f64; 2],
+    pub(super) weight: u32,
 }
 
 #[cfg(test)]

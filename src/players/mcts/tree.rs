@@ -2,7 +2,6 @@
 //! one simulation (selection, expansion, a playout or an evaluator's judgement, backpropagation), the
 //! solver, and keeping the subtree of the state reached.
 
-use std::sync::Arc;
 use std::time::Instant;
 
 use hashbrown::HashMap;
@@ -11,7 +10,7 @@ use rand::SeedableRng;
 
 use super::super::mcs::Playouts;
 use super::grave::{self, Reference};
-use super::pieces::{self, Material};
+use super::pieces::Prior;
 use super::policy::Policy;
 use crate::evaluators::Evaluator;
 use crate::game::{random_index, Game, RoleIndex};
@@ -110,15 +109,6 @@ pub(super) struct Tree<S, M> {
     pub(super) numbers: Vec<u32>,
     /// Per node of the path that picked moves, where its moves start in the policy's record.
     pub(super) marks: Vec<u32>,
-}
-
-/// The material prior of a tree (see [`pieces`]): the two roles' pieces, their counts at the root,
-/// and the visits a seed counts for.
-#[derive(Clone, Debug)]
-pub(super) struct Prior {
-    pub(super) material: Arc<Material>,
-    pub(super) root: [f64; 2],
-    pub(super) weight: u32,
 }
 
 impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
@@ -402,46 +392,6 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
                 (f64::from(s.amaf_total), s.amaf_visits)
             });
         grave::value(st.visits, st.total, amaf)
-    }
-
-    /// Seeds the statistics of the move of `node`'s mover that led to its new child `child` with
-    /// the material prior's value, counted as its weight in visits (see [`pieces`]). Only in turns:
-    /// the current walk's picks at `node` are the last ones.
-    fn seed_prior<G: Game<State = S, Move = M>>(&mut self, game: &G, node: u32, child: u32) {
-        let Some(prior) = &self.prior else {
-            return;
-        };
-        let n = &self.nodes[node as usize];
-        let mover = n.mover as usize;
-        if n.mover == SIMULTANEOUS || mover > 1 || self.count(n, mover) < 2 {
-            return;
-        }
-        let counts = prior
-            .material
-            .counts(game.state_words(&self.nodes[child as usize].state));
-        let h = pieces::heuristic(counts, prior.root, mover);
-        let (mean, visits) = self.root_mean(mover);
-        let value = pieces::seed_value(mean, visits, h);
-        let weight = prior.weight;
-        let i = self.picks[self.picks.len() - self.roles + mover];
-        let at = self.stat_index(&self.nodes[node as usize], mover, i);
-        let st = &mut self.stats[at];
-        st.visits += weight;
-        st.total += f64::from(weight) * value;
-    }
-
-    /// `role`'s mean reward over its moves at the root, and the visits it is over.
-    fn root_mean(&self, role: usize) -> (f64, u32) {
-        let Some(root) = self.nodes.first() else {
-            return (0.5, 0);
-        };
-        let (mut visits, mut total) = (0u32, 0.0);
-        for i in 0..self.count(root, role) {
-            let st = self.stats[self.stat_index(root, role, i)];
-            visits += st.visits;
-            total += st.total;
-        }
-        (total / f64::from(visits.max(1)), visits)
     }
 
     /// When `node`'s mover (in a turn-taking state) has a move that wins at once
