@@ -634,7 +634,7 @@ fn the_piece_probe_finds_each_sides_pieces_where_captures_decide() {
     assert_eq!(counts, [12.0, 12.0], "two rows of six each: {probe:?}");
     let text = probe.describe(&bt.info().roles);
     assert!(text.contains("white") && text.contains("black"), "{text}");
-    // Connect Four: the discs change every turn, so they are no pieces of anybody's.
+    // Connect Four: each side's discs change on every one of its turns, so they are nobody's pieces.
     let c4 = repo_game("connect4.gdl");
     let (_, probe) = found(&c4);
     assert_eq!(probe.material, None, "{probe:?}");
