@@ -300,7 +300,6 @@ pub(super) fn probe<G: Game>(
     'games: while games < MAX_GAMES && !candidates.is_empty() {
         let mut state = from.clone();
         counts(&state, &mut before);
-        let mut changed = vec![0u64; candidates.len()];
         let mut steps = 0u32;
         while !game.is_terminal(&state) && steps < MAX_GAME_STEPS {
             if steps.is_multiple_of(64) && Instant::now() >= deadline {
@@ -312,17 +311,14 @@ pub(super) fn probe<G: Game>(
             }
             state = next;
             steps += 1;
+            turns += 1;
             counts(&state, &mut after);
-            for (c, (b, a)) in changed.iter_mut().zip(before.iter().zip(&after)) {
-                *c += u64::from(a != b);
+            for (t, (b, a)) in tallies.iter_mut().zip(before.iter().zip(&after)) {
+                t.changed += u64::from(a != b);
             }
             std::mem::swap(&mut before, &mut after);
         }
         games += 1;
-        turns += u64::from(steps);
-        for (t, c) in tallies.iter_mut().zip(&changed) {
-            t.changed += c;
-        }
         // The goals mean something at the end only: a game stopped short (too long, or stuck)
         // counts its turns but not its result.
         if !game.is_terminal(&state) {
