@@ -149,6 +149,83 @@ pub fn guided_playout_by_moves<G: Game + ?Sized>(
     (state, steps)
 }
 
+/// The pieces each role's moves may take: for a role and a move (by [`Game::move_number`]), the base
+/// propositions (bits of [`Game::state_words`]) of the other roles' pieces whose next value the move
+/// may make false. A move *captures* in a state where one of them holds (see
+/// [`Game::capturing_playout`]). Found by analysis of the rules ([`Game::captures`]), so it may list a
+/// piece the move cannot take in any reachable state (a straight move onto an occupied square that
+/// is never legal), never miss one it takes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Captures {
+    /// Per role: `start[m]..start[m + 1]` index `props` for move number `m`.
+    roles: Vec<(Vec<u32>, Vec<u32>)>,
+}
+
+impl Captures {
+    /// A table from `(role, move number, proposition)` triples; `moves` is [`Game::move_count`].
+    pub fn from_triples(roles: usize, moves: usize, triples: &[(usize, u32, u32)]) -> Captures {
+        let mut table = Captures {
+            roles: vec![(vec![0; moves + 1], Vec::new()); roles],
+        };
+        for &(r, m, _) in triples {
+            if let Some((start, _)) = table.roles.get_mut(r) {
+                if let Some(c) = start.get_mut(m as usize + 1) {
+                    *c += 1;
+                }
+            }
+        }
+        for (start, props) in &mut table.roles {
+            for i in 1..start.len() {
+                start[i] += start[i - 1];
+            }
+            props.resize(start[moves] as usize, 0);
+        }
+        let mut fill: Vec<Vec<u32>> = table.roles.iter().map(|(s, _)| s.clone()).collect();
+        for &(r, m, p) in triples {
+            if let (Some((_, props)), Some(at)) = (
+                table.roles.get_mut(r),
+                fill.get_mut(r).and_then(|f| f.get_mut(m as usize)),
+            ) {
+                if let Some(slot) = props.get_mut(*at as usize) {
+                    *slot = p;
+                    *at += 1;
+                }
+            }
+        }
+        table
+    }
+
+    /// The pieces `role`'s move number `mv` may take.
+    pub fn victims(&self, role: RoleIndex, mv: u32) -> &[u32] {
+        let Some((start, props)) = self.roles.get(role) else {
+            return &[];
+        };
+        match (start.get(mv as usize), start.get(mv as usize + 1)) {
+            (Some(&a), Some(&b)) => props.get(a as usize..b as usize).unwrap_or(&[]),
+            _ => &[],
+        }
+    }
+
+    /// Whether `role`'s move number `mv` takes a piece in a state of these words.
+    pub fn captures(&self, role: RoleIndex, mv: u32, words: &[u64]) -> bool {
+        self.victims(role, mv).iter().any(|&p| {
+            words
+                .get(p as usize / 64)
+                .is_some_and(|w| w >> (p % 64) & 1 == 1)
+        })
+    }
+
+    /// How many (move, piece) pairs the table holds for `role`.
+    pub fn len(&self, role: RoleIndex) -> usize {
+        self.roles.get(role).map_or(0, |(_, p)| p.len())
+    }
+
+    /// Whether the table holds no pair for any role.
+    pub fn is_empty(&self) -> bool {
+        self.roles.iter().all(|(_, p)| p.is_empty())
+    }
+}
+
 /// A playout policy: picks the moves of a guided playout ([`Game::guided_playout`]).
 pub trait PlayoutGuide {
     /// The index in `moves` (the legal moves of `role`, by [`Game::move_number`]; `u32::MAX` for a move
@@ -349,6 +426,33 @@ pub trait Game: Send + Sync + 'static {
             return self.random_playout(state, rng, buf, max_steps);
         }
         guided_playout_by_moves(self, state, rng, buf, numbers, max_steps, guide)
+    }
+
+    /// The pieces each role's moves may take, where `pieces[r]` holds role `r`'s pieces as words of
+    /// base propositions ([`Game::state_words`]); `None` where the game cannot tell (the default, a
+    /// game without numbered propositions, or an analysis past its budget).
+    fn captures(&self, pieces: &[Vec<u64>]) -> Option<Captures> {
+        let _ = pieces;
+        None
+    }
+
+    /// Plays from `state` as [`Game::guided_playout`] does, except that a role in control with a move
+    /// that takes a piece ([`Captures`]) plays one of those, drawn uniformly, with probability
+    /// `rate`; `guide` picks every other move. The default ignores `captures`: a guided playout.
+    #[allow(clippy::too_many_arguments)]
+    fn capturing_playout(
+        &self,
+        state: &Self::State,
+        rng: &mut SmallRng,
+        buf: &mut Vec<Self::Move>,
+        numbers: &mut Vec<u32>,
+        max_steps: u32,
+        captures: &Captures,
+        rate: f64,
+        guide: &mut dyn PlayoutGuide,
+    ) -> (Self::State, u32) {
+        let _ = (captures, rate);
+        self.guided_playout(state, rng, buf, numbers, max_steps, guide)
     }
 
     /// Plays up to `count` random playouts from `state` (at most 10,000 joint moves each) and adds each
@@ -686,6 +790,23 @@ pub(crate) fn nth_set_bit(mut x: u64, k: usize) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_capture_table_lists_each_moves_victims_and_reads_them_in_a_state() {
+        // Role 0's move 2 may take propositions 5 and 70; role 1's move 0 proposition 3.
+        let t = Captures::from_triples(2, 4, &[(0, 2, 5), (1, 0, 3), (0, 2, 70), (7, 1, 1)]);
+        assert_eq!(t.victims(0, 2), &[5, 70]);
+        assert_eq!(t.victims(0, 1), &[] as &[u32]);
+        assert_eq!(t.victims(1, 0), &[3]);
+        assert_eq!(t.victims(1, 9), &[] as &[u32]);
+        assert_eq!((t.len(0), t.len(1), t.len(2)), (2, 1, 0));
+        assert!(t.captures(0, 2, &[0, 1 << 6]));
+        assert!(!t.captures(0, 2, &[1 << 3, 0]));
+        assert!(t.captures(1, 0, &[1 << 3]));
+        assert!(!t.captures(1, 0, &[]));
+        assert!(!t.is_empty());
+        assert!(Captures::from_triples(2, 4, &[]).is_empty());
+    }
 
     #[test]
     fn moves_are_written_in_kif() {

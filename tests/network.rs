@@ -542,3 +542,106 @@ fn blocking_playouts_let_the_opponent_win_in_one_only_when_no_move_stops_it() {
         assert!(missed > stoppable / 2, "{name}: {missed} of {stoppable}");
     }
 }
+
+/// Uniformly random moves, as a playout guide.
+struct Uniform;
+
+impl ggp::game::PlayoutGuide for Uniform {
+    fn pick(&mut self, _: usize, moves: &[u32], rng: &mut SmallRng) -> usize {
+        rng.gen_range(0..moves.len())
+    }
+}
+
+/// The state-word mask of the base propositions whose KIF text starts with `prefix` and ends with
+/// `suffix`.
+fn mask_of(net: &NetGame, prefix: &str, suffix: &str) -> Vec<u64> {
+    let props = net.base_propositions();
+    let mut mask = vec![0u64; props.len().div_ceil(64)];
+    for (p, text) in props.iter().enumerate() {
+        if text.starts_with(prefix) && text.ends_with(suffix) {
+            mask[p / 64] |= 1 << (p % 64);
+        }
+    }
+    mask
+}
+
+fn count(mask: &[u64], words: &[u64]) -> u32 {
+    mask.iter()
+        .zip(words)
+        .map(|(m, w)| (m & w).count_ones())
+        .sum()
+}
+
+/// The capture table that the network's analysis gives breakthrough's pieces says, for every legal
+/// move of the mover along random games, exactly whether the move takes a piece (the other side's
+/// count drops), and a capturing playout at rate 1 takes one whenever it can.
+#[test]
+fn capture_tables_tell_exactly_which_moves_take_a_piece() {
+    for (name, board) in [("breakthrough", "(cellHolds "), ("knightThrough", "(cell ")] {
+        let (program, _) = load(name);
+        let net = NetGame::from_program(&program, name).expect("grounds");
+        let masks = [
+            mask_of(&net, board, " white)"),
+            mask_of(&net, board, " black)"),
+        ];
+        assert!(masks.iter().all(|m| count(m, &[!0; 8]) >= 16), "{name}");
+        let table = net
+            .captures(&masks)
+            .expect("breakthrough's moves take pieces");
+        let mut rng = SmallRng::seed_from_u64(11);
+        let (mut buf, mut numbers) = (Vec::new(), Vec::new());
+        let (mut checked, mut captures, mut forced) = (0, 0, 0);
+        for game in 0..20 {
+            let mut s = net.initial_state();
+            while !net.is_terminal(&s) {
+                let r = net.mover(&s).expect("turns");
+                net.legal_moves(&s, r, &mut buf);
+                let before = count(&masks[1 - r], net.state_words(&s));
+                let mut any = false;
+                for mv in &buf {
+                    let after = net.play(&s, r, mv);
+                    let took = count(&masks[1 - r], net.state_words(&after)) < before;
+                    let number = net.move_number(mv).expect("numbered");
+                    let told = table.captures(r, number, net.state_words(&s));
+                    let at = net.show_move(mv);
+                    assert_eq!(
+                        told,
+                        took,
+                        "{name} game {game}: {at} in {:?}",
+                        net.state_facts(&s)
+                    );
+                    any |= took;
+                    checked += 1;
+                    captures += usize::from(took);
+                }
+                if any {
+                    let mut seeded = SmallRng::seed_from_u64(checked as u64);
+                    let (after, steps) = net.capturing_playout(
+                        &s,
+                        &mut seeded,
+                        &mut Vec::new(),
+                        &mut numbers,
+                        1,
+                        &table,
+                        1.0,
+                        &mut Uniform,
+                    );
+                    assert_eq!(steps, 1);
+                    let left = count(&masks[1 - r], net.state_words(&after));
+                    assert_eq!(left + 1, before, "{name} game {game}: no piece taken");
+                    forced += 1;
+                }
+                let i = rng.gen_range(0..buf.len());
+                s = net.play(&s, r, &buf[i]);
+            }
+        }
+        assert!(
+            captures > 100 && forced > 50,
+            "{name}: {captures} captures, {forced} forced"
+        );
+        assert!(
+            checked > 3 * captures,
+            "{name}: {checked} moves, {captures} captures"
+        );
+    }
+}

@@ -17,6 +17,7 @@
 //! numbered in the byte order of their KIF text), so [`replay`] checks the network against the same traces.
 
 mod blocks;
+mod captures;
 mod greedy;
 pub mod ground;
 mod legal_sets;
@@ -777,8 +778,43 @@ impl Game for NetGame {
     ) -> (BitState, u32) {
         match self.method {
             PlayoutMethod::Propagate => {
-                self.guided_playout_with(state, rng, numbers, max_steps, guide)
+                self.guided_playout_with(state, rng, numbers, max_steps, None, guide)
             }
+            PlayoutMethod::FullPass => crate::game::guided_playout_by_moves(
+                self, state, rng, buf, numbers, max_steps, guide,
+            ),
+        }
+    }
+
+    /// Only a game whose playouts propagate changes tells captures (the full pass plays through
+    /// the trait's move methods, which read no state words).
+    fn captures(&self, pieces: &[Vec<u64>]) -> Option<crate::game::Captures> {
+        if self.method != PlayoutMethod::Propagate {
+            return None;
+        }
+        captures::captures_of(&self.net, pieces)
+    }
+
+    fn capturing_playout(
+        &self,
+        state: &BitState,
+        rng: &mut SmallRng,
+        buf: &mut Vec<NetMove>,
+        numbers: &mut Vec<u32>,
+        max_steps: u32,
+        captures: &crate::game::Captures,
+        rate: f64,
+        guide: &mut dyn crate::game::PlayoutGuide,
+    ) -> (BitState, u32) {
+        match self.method {
+            PlayoutMethod::Propagate => self.guided_playout_with(
+                state,
+                rng,
+                numbers,
+                max_steps,
+                Some((captures, rate)),
+                guide,
+            ),
             PlayoutMethod::FullPass => crate::game::guided_playout_by_moves(
                 self, state, rng, buf, numbers, max_steps, guide,
             ),

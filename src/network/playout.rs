@@ -2,9 +2,11 @@
 //! of the two is chosen at load), and 64 at once, one per bit of a word.
 
 use crate::engine::ones;
-use crate::game::{nth_set_bit, random_index};
+use crate::game::{nth_set_bit, random_index, Captures};
 use rand::rngs::SmallRng;
-use rand::Rng;
+use rand::{Rng, RngCore};
+
+use super::ground::LegalOut;
 
 use super::*;
 
@@ -26,7 +28,7 @@ impl NetGame {
                 rng,
                 max_steps,
                 None,
-                &mut |_, words, rng| pick_random(words, rng),
+                &mut |_, words, _, rng| pick_random(words, rng),
             ),
         }
     }
@@ -53,23 +55,31 @@ impl NetGame {
                 .as_ref()
         });
         let wins = Some(WinPlay { wins, blocks });
-        self.playout_propagate::<true>(state, rng, max_steps, wins, &mut |_, words, rng| {
+        self.playout_propagate::<true>(state, rng, max_steps, wins, &mut |_, words, _, rng| {
             pick_random(words, rng)
         })
     }
 
-    /// A propagating playout whose moves `guide` picks (see [`Game::guided_playout`]); a game whose
-    /// playouts take the full pass plays it through the trait's move methods.
+    /// A propagating playout whose moves `guide` picks (see [`Game::guided_playout`]), except that,
+    /// with `captures`, a role with moves that take a piece plays one of them (drawn uniformly) with
+    /// the probability given beside the table (see [`Game::capturing_playout`]); a game whose playouts
+    /// take the full pass plays it through the trait's move methods.
     pub(super) fn guided_playout_with(
         &self,
         state: &BitState,
         rng: &mut SmallRng,
         numbers: &mut Vec<u32>,
         max_steps: u32,
+        captures: Option<(&Captures, f64)>,
         guide: &mut dyn crate::game::PlayoutGuide,
     ) -> (BitState, u32) {
         let legal = &self.net.legal;
-        self.playout_propagate::<false>(state, rng, max_steps, None, &mut |r, words, rng| {
+        self.playout_propagate::<false>(state, rng, max_steps, None, &mut |r, words, w, rng| {
+            if let Some((table, rate)) = captures {
+                if let Some(k) = pick_capture(table, rate, &legal[r], r, words, w, numbers, rng) {
+                    return Some(k);
+                }
+            }
             numbers.clear();
             for (i, &x) in words.iter().enumerate() {
                 let mut x = x;
@@ -87,7 +97,7 @@ impl NetGame {
         })
     }
 
-    /// A playout by change propagation; `pick(role, legal words, rng)` chooses a role's move among
+    /// A playout by change propagation; `pick(role, legal words, node words, rng)` chooses a role's move among
     /// the set bits of its legal words (bit `b` is the role's `b`-th legal output) and gives that `b`.
     /// With `wins`, a role's move that makes one of its winning propositions true is played instead,
     /// and a blocking playout takes back and replays (see [`Retreat`]) a step that lets another role
@@ -100,7 +110,7 @@ impl NetGame {
         rng: &mut SmallRng,
         max_steps: u32,
         wins: Option<WinPlay<'_>>,
-        pick: &mut impl FnMut(usize, &[u64], &mut SmallRng) -> Option<u32>,
+        pick: &mut impl FnMut(usize, &[u64], &[u32], &mut SmallRng) -> Option<u32>,
     ) -> (BitState, u32) {
         let n = &self.net;
         let np = n.props.len();
@@ -375,10 +385,10 @@ impl NetGame {
         lbits: &[u64],
         comb: &mut Vec<u64>,
         rng: &mut SmallRng,
-        pick: &mut impl FnMut(usize, &[u64], &mut SmallRng) -> Option<u32>,
+        pick: &mut impl FnMut(usize, &[u64], &[u32], &mut SmallRng) -> Option<u32>,
     ) -> Option<u32> {
         let words = self.role_bits(r, w, lbits, comb)?;
-        let bit = pick(r, words, rng)?;
+        let bit = pick(r, words, w, rng)?;
         sets.bit_does
             .get(sets.word[r] as usize * 64 + bit as usize)
             .copied()
@@ -858,6 +868,45 @@ pub(super) fn broadcast(vals: &mut [u64], lane: u32) {
 
 /// A uniformly random set bit of `words`: its offset from the first word's bit 0.
 #[inline]
+/// With probability `rate`, a uniformly drawn legal bit (among `words`, over `outs`) of a move of
+/// `role` that takes a piece in the state of node words `w`; `None` when the draw says no or no move
+/// takes one. `bits` is scratch space.
+#[allow(clippy::too_many_arguments)]
+fn pick_capture(
+    table: &Captures,
+    rate: f64,
+    outs: &[LegalOut],
+    role: usize,
+    words: &[u64],
+    w: &[u32],
+    bits: &mut Vec<u32>,
+    rng: &mut SmallRng,
+) -> Option<u32> {
+    if words.iter().map(|x| x.count_ones()).sum::<u32>() < 2 {
+        return None;
+    }
+    bits.clear();
+    for (i, &x) in words.iter().enumerate() {
+        let mut x = x;
+        while x != 0 {
+            let j = i * 64 + x.trailing_zeros() as usize;
+            x &= x - 1;
+            let Some(o) = outs.get(j) else { continue };
+            let takes = table
+                .victims(role, o.mv)
+                .iter()
+                .any(|&p| w.get(1 + p as usize).is_some_and(|x| x >> 31 == 1));
+            if takes {
+                bits.push(j as u32);
+            }
+        }
+    }
+    if bits.is_empty() || (rng.next_u64() >> 11) as f64 >= rate * (1u64 << 53) as f64 {
+        return None;
+    }
+    bits.get(rng.next_u64() as usize % bits.len()).copied()
+}
+
 fn pick_random(words: &[u64], rng: &mut SmallRng) -> Option<u32> {
     let count: u32 = words.iter().map(|x| x.count_ones()).sum();
     if count == 0 {

@@ -36,20 +36,20 @@ impl Wins {
 }
 
 /// The most input reads the analysis spends (about a tenth of a second); a larger network has none.
-const BUDGET: usize = 40_000_000;
+pub(super) const BUDGET: usize = 40_000_000;
 
 /// Three values in 64 lanes: the lanes where a node is definitely true, and definitely false.
 #[derive(Clone, Copy, Debug, Default)]
-struct Tri {
-    t: u64,
-    f: u64,
+pub(super) struct Tri {
+    pub(super) t: u64,
+    pub(super) f: u64,
 }
 
-const FALSE: Tri = Tri { t: 0, f: !0 };
-const UNKNOWN: Tri = Tri { t: 0, f: 0 };
+pub(super) const FALSE: Tri = Tri { t: 0, f: !0 };
+pub(super) const UNKNOWN: Tri = Tri { t: 0, f: 0 };
 
 #[inline]
-fn lit(v: &[Tri], l: NetLit) -> Tri {
+pub(super) fn lit(v: &[Tri], l: NetLit) -> Tri {
     let x = v[(l >> 1) as usize];
     if l & 1 == 1 {
         Tri { t: x.f, f: x.t }
@@ -59,7 +59,7 @@ fn lit(v: &[Tri], l: NetLit) -> Tri {
 }
 
 /// Evaluates the first `gates` gates: an AND is true where every input is, false where one is.
-fn eval(n: &Grounded, v: &mut [Tri], gates: usize) {
+pub(super) fn eval(n: &Grounded, v: &mut [Tri], gates: usize) {
     for (g, gate) in n.gates[..gates].iter().enumerate() {
         let (mut t, mut f) = (!0u64, 0u64);
         for &l in &n.inputs[gate.start as usize..gate.end as usize] {

@@ -453,6 +453,7 @@ fn tree_search<G: Game>(spec: &PlayerSpec, seed: u64, config: &PlayerConfig) -> 
         .with_blocking_playouts(defaults || spec.has(Switch::Block))
         .with_cutoff(defaults || spec.has(Switch::Cutoff))
         .with_pieces(spec.has(Switch::Pieces))
+        .with_captures(spec.has(Switch::Captures))
         .with_leaf_playouts(if spec.has(Switch::Batch) { 64 } else { 1 })
         .with_threads(config.threads)
 }

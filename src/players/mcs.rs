@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 
-use crate::game::{random_index, Game, PlayoutGuide};
+use crate::game::{random_index, Captures, Game, PlayoutGuide};
 use crate::players::clock::{Progress, ProgressTimer, Ticker};
 use crate::players::{all_legal_moves, Ask, Choice, Player, PlayerError, SearchStats};
 
@@ -103,6 +103,28 @@ impl Playouts {
         })
     }
 
+    /// The end of a playout from `from` that takes a piece where it can with probability `rate` and
+    /// lets `guide` (uniformly random moves without one) pick the rest ([`Game::capturing_playout`]),
+    /// or `None` when `deadline` passed first.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn run_capturing<G: Game>(
+        &mut self,
+        game: &G,
+        from: &G::State,
+        rng: &mut SmallRng,
+        buf: &mut Vec<G::Move>,
+        numbers: &mut Vec<u32>,
+        (captures, rate): (&Captures, f64),
+        guide: Option<&mut dyn PlayoutGuide>,
+        deadline: Instant,
+    ) -> Option<G::State> {
+        let mut uniform = Uniform;
+        let guide = guide.unwrap_or(&mut uniform);
+        self.run_by(from, deadline, |state, steps| {
+            game.capturing_playout(state, rng, buf, numbers, steps, captures, rate, guide)
+        })
+    }
+
     /// A playout by `play(state, max steps)`, all at once or in stretches that fit the deadline.
     fn run_by<S: Clone>(
         &mut self,
@@ -141,6 +163,15 @@ impl Playouts {
                 return Some(state);
             }
         }
+    }
+}
+
+/// Uniformly random moves, as a guide.
+struct Uniform;
+
+impl PlayoutGuide for Uniform {
+    fn pick(&mut self, _: usize, moves: &[u32], rng: &mut SmallRng) -> usize {
+        random_index(rng, moves.len())
     }
 }
 

@@ -87,7 +87,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::evaluators::Evaluator;
-use crate::game::{Game, GameError, RoleIndex};
+use crate::game::{Captures, Game, GameError, RoleIndex};
 use crate::players::clock::{role_seed, Deadline, Progress, ProgressTimer, Ticker};
 use crate::players::{forced_choice, thousands, Ask, Choice, Player, PlayerError, SearchStats};
 use puzzles::PuzzlePlay;
@@ -101,6 +101,9 @@ pub const DEFAULT_EXPLORATION: f64 = 0.4;
 
 /// Nodes all trees together may hold; past it, simulations still run but add no node.
 const MAX_NODES: usize = 3_000_000;
+
+/// How often a playout with `+captures` takes a piece when a move can.
+pub const CAPTURE_RATE: f64 = 1.0;
 
 /// Nodes the start clock may add: the first move copies the part of the tree it keeps, which must
 /// take a small part of a play clock (about a microsecond a node).
@@ -152,6 +155,9 @@ pub struct MctsPlayer<G: Game> {
     pieces: bool,
     /// This match's piece probe, once run: the roles' pieces when it found them.
     material: Option<Option<Arc<pieces::Material>>>,
+    /// Playouts take pieces (`+captures`): the piece probe's pieces, as captures of each move.
+    captures: bool,
+    capture_table: Option<Arc<Captures>>,
     /// Piece probes run this match: one that finds no time is tried again once, not on every move.
     piece_probes: u8,
     /// A one-player game's breadth-first search (`mcts` only), and the line it settled on.
@@ -190,6 +196,8 @@ impl<G: Game> MctsPlayer<G> {
             moves_probe: None,
             pieces: false,
             material: None,
+            captures: false,
+            capture_table: None,
             piece_probes: 0,
             puzzle: PuzzlePlay::default(),
         }
@@ -315,6 +323,14 @@ impl<G: Game> MctsPlayer<G> {
         self
     }
 
+    /// Playouts of a two-role game take a piece where a move can (with probability
+    /// [`CAPTURE_RATE`]), where the piece probe finds pieces and the game tells which moves take
+    /// them ([`Game::captures`]).
+    pub fn with_captures(mut self, on: bool) -> Self {
+        self.captures = on;
+        self
+    }
+
     /// Searches on `threads` threads (one tree each).
     pub fn with_threads(mut self, threads: usize) -> Self {
         self.threads = threads.clamp(1, 256);
@@ -353,6 +369,7 @@ impl<G: Game> MctsPlayer<G> {
                 Switch::Block => self.blocking,
                 Switch::Cutoff => self.cutoff,
                 Switch::Pieces => self.pieces,
+                Switch::Captures => self.captures,
             })
             .collect()
     }
@@ -463,14 +480,20 @@ impl<G: Game> MctsPlayer<G> {
             tree.playouts.winning = self.winning || self.blocking;
             tree.playouts.blocking = self.blocking;
             tree.lookahead = self.lookahead || self.moves_probe.is_some_and(|c| c.lookahead);
-            tree.prior = self.material.clone().flatten().map(|material| {
-                let root = material.counts(game.state_words(state));
-                pieces::Prior {
-                    material,
-                    root,
-                    weight: pieces::seed_weight(root),
-                }
-            });
+            tree.captures = self.capture_table.clone().map(|t| (t, CAPTURE_RATE));
+            tree.prior = self
+                .material
+                .clone()
+                .flatten()
+                .filter(|_| self.pieces)
+                .map(|material| {
+                    let root = material.counts(game.state_words(state));
+                    pieces::Prior {
+                        material,
+                        root,
+                        weight: pieces::seed_weight(root),
+                    }
+                });
             tree.playouts.max_steps = self
                 .probe
                 .and_then(|p| p.cutoff)
@@ -566,6 +589,7 @@ impl<G: Game> MctsPlayer<G> {
         self.probe = None;
         self.moves_probe = None;
         self.material = None;
+        self.capture_table = None;
         self.piece_probes = 0;
         let initial = game.initial_state();
         // A quarter of the time to think, at most a second: the probes' games are cheap beside what
@@ -689,7 +713,7 @@ impl<G: Game> Player<G> for MctsPlayer<G> {
         }
         if (self.cutoff && self.probe.is_none())
             || self.moves_probe_due(game)
-            || (self.pieces && self.material.is_none())
+            || ((self.pieces || self.captures) && self.material.is_none())
         {
             // Not probed in a start clock (a player that does not think ahead): a fifth of this move.
             let probe_time = (deadline.remaining() / 5).min(Duration::from_secs(1));

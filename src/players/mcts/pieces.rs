@@ -181,6 +181,11 @@ pub(super) struct Material {
 }
 
 impl Material {
+    /// Each role's pieces, as masks over a state's words.
+    pub(super) fn masks(&self) -> &[Vec<u64>] {
+        &self.masks
+    }
+
     /// Both roles' piece counts in a state of these words.
     pub(super) fn counts(&self, words: &[u64]) -> [f64; 2] {
         [
@@ -257,7 +262,7 @@ impl Probe {
         };
         let name = |r: usize| roles.get(r).map_or("?", String::as_str).to_string();
         format!(
-            "piece counts seed new nodes ({}: {}; {}: {}; {} random games)",
+            "pieces found ({}: {}; {}: {}; {} random games)",
             name(0),
             side(0),
             name(1),

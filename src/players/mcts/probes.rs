@@ -43,7 +43,7 @@ impl<G: Game> MctsPlayer<G> {
     /// Runs the piece probe from `state` until `deadline`, once a match, when the switch is on and
     /// the game is a two-role game that numbers its propositions.
     fn probe_pieces(&mut self, game: &G, state: &G::State, deadline: Instant) {
-        if !self.pieces || self.material.is_some() || game.is_terminal(state) {
+        if !(self.pieces || self.captures) || self.material.is_some() || game.is_terminal(state) {
             return;
         }
         if game.info().num_roles() != 2 {
@@ -59,9 +59,29 @@ impl<G: Game> MctsPlayer<G> {
             // goes without piece counts rather than spend part of every move on them).
             return;
         }
+        self.capture_table = probe
+            .material
+            .as_ref()
+            .filter(|_| self.captures)
+            .and_then(|m| game.captures(m.masks()))
+            .map(Arc::new);
         if let Some(progress) = &self.progress {
+            let seeds = match (probe.material.is_some(), self.pieces) {
+                (true, true) => "; their counts seed new nodes",
+                _ => "",
+            };
+            let captures = match (&self.capture_table, self.captures, &probe.material) {
+                (Some(t), true, _) => format!(
+                    "; playouts take a piece where they can (moves that may take one: {} and {} \
+                     (move, piece) pairs)",
+                    t.len(0),
+                    t.len(1)
+                ),
+                (None, true, Some(_)) => "; the game tells no captures".to_string(),
+                _ => String::new(),
+            };
             progress(&format!(
-                "{}: {}",
+                "{}: {}{seeds}{captures}",
                 self.name(),
                 probe.describe(&game.info().roles)
             ));

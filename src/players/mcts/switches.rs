@@ -30,11 +30,13 @@ pub enum Switch {
     Cutoff,
     /// New nodes of a duel seeded with the material balance of piece counts a probe learns.
     Pieces,
+    /// Playouts of a duel take a piece where a move can, the pieces found by the piece probe.
+    Captures,
 }
 
 impl Switch {
     /// Every switch.
-    pub const ALL: [Switch; 13] = [
+    pub const ALL: [Switch; 14] = [
         Switch::Mast,
         Switch::Nst,
         Switch::Rave,
@@ -48,6 +50,7 @@ impl Switch {
         Switch::Block,
         Switch::Cutoff,
         Switch::Pieces,
+        Switch::Captures,
     ];
 
     /// The switch's name after a `+`.
@@ -66,6 +69,7 @@ impl Switch {
             Switch::Block => "block",
             Switch::Cutoff => "cutoff",
             Switch::Pieces => "pieces",
+            Switch::Captures => "captures",
         }
     }
 }

@@ -674,3 +674,33 @@ fn piece_counts_seed_each_new_nodes_move_with_visits() {
     assert_eq!(walks, root.visits + 6 * tried);
     assert!(c.stats.simulations >= 300);
 }
+
+#[test]
+fn the_capture_switch_plays_out_with_the_games_captures_and_seeds_nothing() {
+    use rand::SeedableRng;
+    let bt = repo_game("breakthrough.gdl");
+    let candidates = pieces::candidates(&bt.base_propositions());
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(5);
+    let later = Instant::now() + Duration::from_secs(600);
+    let probe = pieces::probe(&bt, &bt.initial_state(), &candidates, &mut rng, later);
+    let material = probe.material.expect("pieces on both sides");
+    let table = bt
+        .captures(material.masks())
+        .expect("breakthrough's moves take pieces");
+    // A move may take the enemy piece on the square it goes to (the table reads no legality).
+    assert!(table.len(0) > 20 && table.len(1) > 20, "{table:?}");
+    let mut p = MctsPlayer::baseline(5)
+        .with_captures(true)
+        .with_simulation_limit(300);
+    p.material = Some(Some(Arc::new(material)));
+    p.capture_table = Some(Arc::new(table));
+    p.choose(&Ask::new(&bt, &bt.initial_state(), 0, far()))
+        .unwrap();
+    let tree = &p.trees[0];
+    assert!(tree
+        .captures
+        .as_ref()
+        .is_some_and(|(_, rate)| *rate == CAPTURE_RATE));
+    assert!(tree.prior.is_none(), "+captures alone seeds no node");
+    assert_eq!(p.switches(), vec![Switch::Captures]);
+}

@@ -2,6 +2,7 @@
 //! one simulation (selection, expansion, a playout or an evaluator's judgement, backpropagation), the
 //! solver, and keeping the subtree of the state reached.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use hashbrown::HashMap;
@@ -13,7 +14,7 @@ use super::grave::{self, Reference};
 use super::pieces::Prior;
 use super::policy::Policy;
 use crate::evaluators::Evaluator;
-use crate::game::{random_index, Game, RoleIndex};
+use crate::game::{random_index, Captures, Game, PlayoutGuide, RoleIndex};
 use crate::players::puzzle::PassThrough;
 
 /// Joint moves of a node indexed directly (an array of child slots); nodes with more joint moves keep
@@ -88,6 +89,8 @@ pub(super) struct Tree<S, M> {
     pub(super) table: Option<HashMap<u64, u32, PassThrough>>,
     /// Piece counts that seed each new node's value for the role that moved into it (`+pieces`).
     pub(super) prior: Option<Prior>,
+    /// Captures that playouts take with the probability beside them (`+captures`).
+    pub(super) captures: Option<(Arc<Captures>, f64)>,
     /// Whether each new node's mover is checked for a move that wins at once, which is added and
     /// solves the node before any playout from it.
     pub(super) lookahead: bool,
@@ -127,6 +130,7 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
             leaf_playouts: 1,
             goal_totals: vec![0; roles],
             policy: None,
+            captures: None,
             rave: false,
             reference: None,
             table: None,
@@ -541,10 +545,13 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
                     rewards,
                     playouts,
                     policy,
+                    captures,
                     ..
                 } = self;
-                let guide = policy.as_mut().map(|p| (numbers, p));
-                if !playout(game, &next, rng, buf, guide, rewards, playouts, deadline) {
+                let (guide, c) = (policy.as_mut(), captures.as_ref());
+                let c = c.map(|(t, rate)| (&**t, *rate));
+                let scratch = (rng, buf, numbers);
+                if !playout(game, &next, scratch, guide, c, rewards, playouts, deadline) {
                     return;
                 }
                 break;
@@ -568,6 +575,7 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
                     goal_totals,
                     numbers,
                     policy,
+                    captures,
                     ..
                 } = self;
                 let from = &nodes[child as usize].state;
@@ -587,9 +595,9 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
                 } else if !playout(
                     game,
                     from,
-                    rng,
-                    buf,
-                    policy.as_mut().map(|p| (numbers, p)),
+                    (rng, buf, numbers),
+                    policy.as_mut(),
+                    captures.as_ref().map(|(t, rate)| (&**t, *rate)),
                     rewards,
                     playouts,
                     deadline,
@@ -918,24 +926,28 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
     }
 }
 
-/// A random playout from `from`; every role's goal at its end, scaled to 0..=1, into `rewards`. False
-/// when the deadline cut it.
+/// A random playout from `from` (guided by `policy`, taking pieces as `captures` says); every role's
+/// goal at its end, scaled to 0..=1, into `rewards`. False when the deadline cut it.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn playout<G: Game>(
     game: &G,
     from: &G::State,
-    rng: &mut SmallRng,
-    buf: &mut Vec<G::Move>,
-    guide: Option<(&mut Vec<u32>, &mut Policy)>,
+    (rng, buf, numbers): (&mut SmallRng, &mut Vec<G::Move>, &mut Vec<u32>),
+    policy: Option<&mut Policy>,
+    captures: Option<(&Captures, f64)>,
     rewards: &mut [f64],
     playouts: &mut Playouts,
     deadline: Instant,
 ) -> bool {
-    let end = match guide {
-        Some((numbers, policy)) => {
+    let end = match (captures, policy) {
+        (Some(c), policy) => {
+            let guide = policy.map(|p| p as &mut dyn PlayoutGuide);
+            playouts.run_capturing(game, from, rng, buf, numbers, c, guide, deadline)
+        }
+        (None, Some(policy)) => {
             playouts.run_guided(game, from, rng, buf, numbers, policy, deadline)
         }
-        None => playouts.run(game, from, rng, buf, deadline),
+        (None, None) => playouts.run(game, from, rng, buf, deadline),
     };
     let Some(end) = end else {
         return false;
