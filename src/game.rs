@@ -438,7 +438,9 @@ pub trait Game: Send + Sync + 'static {
 
     /// Plays from `state` as [`Game::guided_playout`] does, except that a role in control with a move
     /// that takes a piece ([`Captures`]) plays one of those, drawn uniformly, with probability
-    /// `rate`; `guide` picks every other move. The default ignores `captures`: a guided playout.
+    /// `rate`; `guide` picks every other move, and is not told of the captures (a policy that learns
+    /// from its picks, NST, learns from those alone). The default ignores `captures`: a guided
+    /// playout.
     #[allow(clippy::too_many_arguments)]
     fn capturing_playout(
         &self,

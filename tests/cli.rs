@@ -578,10 +578,10 @@ fn shared_game(file: &str) -> String {
     shared(&format!("games/kif/{file}"))
 }
 
-/// `mcts` as the command line builds it probes each game in two ways. For a cut-off: checkers' goals
+/// `mcts` as the command line builds it probes each game in three ways. For a cut-off: checkers' goals
 /// count pieces and predict the end, Connect Four's say nothing before it. For NST: breakthrough's
 /// moves tell who wins (a move onto the last rows wins wherever it is played), Connect Four's
-/// columns do not. The probes have at most a second for their 400 random games each (a few
+/// columns do not. For pieces: breakthrough's squares of each colour, whose moves may take them. The probes have at most a second for their 400 random games each (a few
 /// milliseconds to 0.2 s on the development machine); on a loaded machine they play fewer, and the
 /// depth the cut-off picks may move (48 moves when all are played), so only the decision is checked.
 #[test]
@@ -593,6 +593,8 @@ fn mcts_probes_each_game_for_a_cutoff_and_for_moves_that_tell_who_wins() {
             &[
                 "mcts: the moves played explain ",
                 "playouts guided by move pairs (NST)",
+                "mcts: pieces found (white: (cellHolds _ _ white)",
+                "playouts take a piece where they can",
             ],
         ),
         (
@@ -601,6 +603,7 @@ fn mcts_probes_each_game_for_a_cutoff_and_for_moves_that_tell_who_wins() {
                 "mcts: playouts played to the end",
                 "mcts: the moves played explain ",
                 "playouts uniformly random",
+                "mcts: no piece counts",
             ],
         ),
     ] {

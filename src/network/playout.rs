@@ -97,8 +97,9 @@ impl NetGame {
         })
     }
 
-    /// A playout by change propagation; `pick(role, legal words, node words, rng)` chooses a role's move among
-    /// the set bits of its legal words (bit `b` is the role's `b`-th legal output) and gives that `b`.
+    /// A playout by change propagation; `pick(role, legal words, node words, rng)` chooses a role's
+    /// move among the set bits of its legal words (bit `b` is the role's `b`-th legal output) and
+    /// gives that `b`.
     /// With `wins`, a role's move that makes one of its winning propositions true is played instead,
     /// and a blocking playout takes back and replays (see [`Retreat`]) a step that lets another role
     /// win so. `WINS` compiles the winning and blocking steps in: without them the loop stays small
@@ -866,8 +867,6 @@ pub(super) fn broadcast(vals: &mut [u64], lane: u32) {
     }
 }
 
-/// A uniformly random set bit of `words`: its offset from the first word's bit 0.
-#[inline]
 /// With probability `rate`, a uniformly drawn legal bit (among `words`, over `outs`) of a move of
 /// `role` that takes a piece in the state of node words `w`; `None` when the draw says no or no move
 /// takes one. `bits` is scratch space.
@@ -901,12 +900,15 @@ fn pick_capture(
             }
         }
     }
+    // A uniform draw in [0, 1) from the top 53 bits.
     if bits.is_empty() || (rng.next_u64() >> 11) as f64 >= rate * (1u64 << 53) as f64 {
         return None;
     }
-    bits.get(rng.next_u64() as usize % bits.len()).copied()
+    bits.get(random_index(rng, bits.len())).copied()
 }
 
+/// A uniformly random set bit of `words`: its offset from the first word's bit 0.
+#[inline]
 fn pick_random(words: &[u64], rng: &mut SmallRng) -> Option<u32> {
     let count: u32 = words.iter().map(|x| x.count_ones()).sum();
     if count == 0 {

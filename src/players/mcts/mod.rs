@@ -59,6 +59,13 @@
 //! kings in checkers) and each new node of a duel starts with up to six visits' worth of the material
 //! balance gained since the root, as Sancho's piece heuristic does (see [`pieces`]).
 //!
+//! **Capturing playouts** (`mcts`; `+captures` for `uct`: 16 of 16 against the `mcts` before them on
+//! breakthrough at 1 s, 9–2–5 on checkers, 8 of 10 against Sancho 1.61c on breakthrough at 30/5): the
+//! same probe's pieces, and the game's analysis of which moves may take which of them
+//! ([`Game::captures`]), make every playout of a duel take a piece whenever a move can
+//! ([`Game::capturing_playout`]; NST or uniform moves otherwise). They replace the greedy and
+//! blocking playouts where both apply; a game without pieces plays as before.
+//!
 //! **Simulations** count the walks that learned something (a playout, a judgement, a node found
 //! terminal); walks that end in an already solved node are counted apart and not reported.
 //!
@@ -646,9 +653,10 @@ impl<G: Game> MctsPlayer<G> {
 
 impl<G: Game> Player<G> for MctsPlayer<G> {
     fn name(&self) -> String {
-        // `mcts` blocks and probes for a cut-off by default; the name lists the switches beyond those.
+        // `mcts` blocks, probes for a cut-off and captures by default; the name lists the switches
+        // beyond those.
         let defaults: &[Switch] = if self.think_ahead {
-            &[Switch::Block, Switch::Cutoff]
+            &[Switch::Block, Switch::Cutoff, Switch::Captures]
         } else {
             &[]
         };
