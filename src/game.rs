@@ -152,9 +152,9 @@ pub fn guided_playout_by_moves<G: Game + ?Sized>(
 /// The pieces each role's moves may take: for a role and a move (by [`Game::move_number`]), the base
 /// propositions (bits of [`Game::state_words`]) of the other roles' pieces whose next value the move
 /// may make false. A move *captures* in a state where one of them holds (see
-/// [`Game::capturing_playout`]). Found by analysis of the rules ([`Game::captures`]), so it may list a
-/// piece the move cannot take in any reachable state (a straight move onto an occupied square that
-/// is never legal), never miss one it takes.
+/// [`Game::capturing_playout`]). Found by analysis of the rules ([`Game::captures`]): a heuristic that
+/// may list a piece the move cannot take in any reachable state (a straight move onto an occupied
+/// square, never legal) and, in rules it abstracts badly, miss one; exact on breakthrough.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Captures {
     /// Per role: `start[m]..start[m + 1]` index `props` for move number `m`.
@@ -430,7 +430,8 @@ pub trait Game: Send + Sync + 'static {
 
     /// The pieces each role's moves may take, where `pieces[r]` holds role `r`'s pieces as words of
     /// base propositions ([`Game::state_words`]); `None` where the game cannot tell (the default, a
-    /// game without numbered propositions, or an analysis past its budget).
+    /// game without numbered propositions, a network whose playouts take the full pass, an analysis
+    /// past its budget of about a tenth of a second) or no move takes anything.
     fn captures(&self, pieces: &[Vec<u64>]) -> Option<Captures> {
         let _ = pieces;
         None

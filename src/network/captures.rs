@@ -4,10 +4,16 @@
 //! With every piece of the other roles true, every other proposition unknown, the move's `does` input
 //! true and every other input false, a piece the move may take is one whose `next` is not definitely
 //! true. In Breakthrough that is the piece on the square a move goes to: the frame rule keeps every
-//! other piece where it is whatever the move. A playout then tells a capture by reading those pieces
-//! in the state (see [`crate::game::Captures`]). A piece that every move of a batch may take is left
-//! out: the rules remove it whatever is played, or the analysis cannot tell: the analysis reads no legality, so a straight move
-//! onto an occupied square is listed, but never legal when the square holds a piece.
+//! other piece where it is whatever the move.
+//!
+//! A playout tells a capture by reading those pieces in the state (see [`crate::game::Captures`]).
+//! The analysis reads no legality, so a straight move onto an occupied square is listed, but it is
+//! never legal while the square holds a piece. A piece that every move of a role may take is left
+//! out: the rules remove it whatever is played, or the analysis cannot tell.
+//!
+//! The abstraction is a heuristic, not a proof: every other role's inputs are false (their no-ops
+//! included) and all their pieces present at once, which no real state need be. On breakthrough and
+//! knightThrough the table is exact (`tests/network.rs` checks every move of random games).
 
 use super::ground::Grounded;
 use super::wins::{eval, lit, Tri, BUDGET, FALSE, UNKNOWN};
@@ -25,6 +31,7 @@ pub(super) fn captures_of(n: &Grounded, pieces: &[Vec<u64>]) -> Option<Captures>
     }
     let mut v = vec![UNKNOWN; n.num_nodes];
     let mut triples = Vec::new();
+    let mut takers = vec![0u32; np];
     for r in 0..roles {
         let victims: Vec<usize> = (0..np)
             .filter(|&p| (0..roles).any(|q| q != r && held(&pieces[q], p)))
@@ -33,6 +40,8 @@ pub(super) fn captures_of(n: &Grounded, pieces: &[Vec<u64>]) -> Option<Captures>
             continue;
         }
         let outs = &n.legal[r];
+        let (first, mut moves) = (triples.len(), 0u32);
+        takers.fill(0);
         for c in 0..outs.len().div_ceil(64) {
             v.fill(UNKNOWN);
             v[0] = FALSE;
@@ -49,14 +58,11 @@ pub(super) fn captures_of(n: &Grounded, pieces: &[Vec<u64>]) -> Option<Captures>
                     lanes |= bit;
                 }
             }
+            moves += lanes.count_ones();
             eval(n, &mut v, n.gates.len());
             for &p in &victims {
                 let mut may = !lit(&v, n.next[p]).t & lanes;
-                if may == lanes && lanes.count_ones() > 1 {
-                    // Every move may take it: the rules remove it whatever is played (or the
-                    // analysis cannot tell), which is no capture.
-                    continue;
-                }
+                takers[p] += may.count_ones();
                 while may != 0 {
                     let k = c * 64 + may.trailing_zeros() as usize;
                     may &= may - 1;
@@ -64,6 +70,17 @@ pub(super) fn captures_of(n: &Grounded, pieces: &[Vec<u64>]) -> Option<Captures>
                 }
             }
         }
+        // A piece that every move of the role may take is removed whatever is played (or the
+        // analysis cannot tell): no capture.
+        let mut kept = first;
+        for i in first..triples.len() {
+            let p = triples[i].2 as usize;
+            if moves < 2 || takers[p] < moves {
+                triples[kept] = triples[i];
+                kept += 1;
+            }
+        }
+        triples.truncate(kept);
     }
     let table = Captures::from_triples(roles, n.moves.len(), &triples);
     (!table.is_empty()).then_some(table)

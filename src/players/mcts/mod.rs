@@ -63,8 +63,10 @@
 //! breakthrough at 1 s, 9–2–5 on checkers, 8 of 10 against Sancho 1.61c on breakthrough at 30/5): the
 //! same probe's pieces, and the game's analysis of which moves may take which of them
 //! ([`Game::captures`]), make every playout of a duel take a piece whenever a move can
-//! ([`Game::capturing_playout`]; NST or uniform moves otherwise). They replace the greedy and
-//! blocking playouts where both apply; a game without pieces plays as before.
+//! ([`Game::capturing_playout`]; NST, MAST or uniform moves otherwise, the policy not told of the
+//! captures). They replace the greedy, decisive and blocking playouts where both apply (a capture
+//! goes before a move that wins at once), and `+batch`'s leaf playouts do not capture; a game
+//! without pieces plays as before.
 //!
 //! **Simulations** count the walks that learned something (a playout, a judgement, a node found
 //! terminal); walks that end in an already solved node are counted apart and not reported.

@@ -72,8 +72,8 @@ impl<G: Game> MctsPlayer<G> {
             };
             let captures = match (&self.capture_table, self.captures, &probe.material) {
                 (Some(t), true, _) => format!(
-                    "; playouts take a piece where they can (moves that may take one: {} and {} \
-                     (move, piece) pairs)",
+                    "; playouts take a piece where they can ({} and {} (move, piece) pairs \
+                     may capture)",
                     t.len(0),
                     t.len(1)
                 ),

@@ -678,7 +678,8 @@ fn piece_counts_seed_each_new_nodes_move_with_visits() {
 #[test]
 fn the_capture_switch_plays_out_with_the_games_captures_and_seeds_nothing() {
     use rand::SeedableRng;
-    let bt = repo_game("breakthrough.gdl");
+    let mut bt = repo_game("breakthrough.gdl");
+    bt.set_playout_method(crate::network::PlayoutMethod::Propagate);
     let candidates = pieces::candidates(&bt.base_propositions());
     let mut rng = rand::rngs::SmallRng::seed_from_u64(5);
     let later = Instant::now() + Duration::from_secs(600);
