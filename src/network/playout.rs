@@ -885,21 +885,16 @@ fn pick_capture(
         return None;
     }
     bits.clear();
-    for (i, &x) in words.iter().enumerate() {
-        let mut x = x;
-        while x != 0 {
-            let j = i * 64 + x.trailing_zeros() as usize;
-            x &= x - 1;
-            let Some(o) = outs.get(j) else { continue };
-            let takes = table
-                .victims(role, o.mv)
-                .iter()
-                .any(|&p| w.get(1 + p as usize).is_some_and(|x| x >> 31 == 1));
-            if takes {
-                bits.push(j as u32);
-            }
-        }
-    }
+    bits.extend(
+        ones(words)
+            .filter(|&j| {
+                outs.get(j).is_some_and(|o| {
+                    let held = |&p: &u32| w.get(1 + p as usize).is_some_and(|x| x >> 31 == 1);
+                    table.victims(role, o.mv).iter().any(held)
+                })
+            })
+            .map(|j| j as u32),
+    );
     // A uniform draw in [0, 1) from the top 53 bits.
     if bits.is_empty() || (rng.next_u64() >> 11) as f64 >= rate * (1u64 << 53) as f64 {
         return None;
