@@ -79,6 +79,7 @@
 //! Hot loop: a simulation allocates only the node it adds (its state, move list and statistics go into
 //! arenas) and indexes its children by the joint move's mixed-radix number, hashing nothing.
 
+mod compact;
 mod cutoff;
 mod grave;
 mod moves_probe;
@@ -149,6 +150,8 @@ pub struct MctsPlayer<G: Game> {
     greedy: bool,
     /// Solves each new node whose mover wins in one move ([`Game::decisive_move`]).
     lookahead: bool,
+    /// Selects by UCB-Tuned with [`tree::TUNED_BIAS`] instead of UCB1 ([`MctsPlayer::with_tuned`]).
+    tuned: bool,
     /// Probes the game for goals that predict the end and, where they do, cuts playouts short
     /// ([`cutoff`]).
     cutoff: bool,
@@ -199,6 +202,7 @@ impl<G: Game> MctsPlayer<G> {
             decisive: false,
             greedy: false,
             lookahead: false,
+            tuned: false,
             cutoff: true,
             probe: None,
             per_game: true,
@@ -316,6 +320,13 @@ impl<G: Game> MctsPlayer<G> {
         self
     }
 
+    /// Selects moves by UCB-Tuned as Sancho does: an exploration term scaled by the variance of the
+    /// rewards seen at the node, its constant (√2 · 0.4) matching UCB1's 0.4 where rewards vary most.
+    pub fn with_tuned(mut self, on: bool) -> Self {
+        self.tuned = on;
+        self
+    }
+
     /// Cuts playouts short where the goals predict the end: a probe of random games (in the start
     /// clock, or a fifth of the first move's clock) finds the depth at which the goals correlate with
     /// the final goals, and playouts stop there and score the goals of the state they reached (see
@@ -374,6 +385,7 @@ impl<G: Game> MctsPlayer<G> {
                 Switch::Decisive => self.decisive,
                 Switch::Greedy => self.greedy,
                 Switch::Lookahead => self.lookahead,
+                Switch::Tuned => self.tuned,
                 Switch::Wins => self.winning && !self.blocking,
                 Switch::Block => self.blocking,
                 Switch::Cutoff => self.cutoff,
@@ -489,6 +501,7 @@ impl<G: Game> MctsPlayer<G> {
             tree.playouts.winning = self.winning || self.blocking;
             tree.playouts.blocking = self.blocking;
             tree.lookahead = self.lookahead || self.moves_probe.is_some_and(|c| c.lookahead);
+            tree.tuned = self.tuned;
             tree.captures = self.capture_table.clone().map(|t| (t, CAPTURE_RATE));
             tree.prior = self
                 .material
@@ -539,7 +552,7 @@ impl<G: Game> MctsPlayer<G> {
             game,
             evaluator: self.evaluator.as_deref(),
             deadline,
-            exploration: self.exploration,
+            exploration: [self.exploration, tree::TUNED_BIAS][usize::from(self.tuned)],
             node_cap,
             limit,
             unanswered,

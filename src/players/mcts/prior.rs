@@ -35,6 +35,7 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
         let st = &mut self.stats[at];
         st.visits += weight;
         st.total += f64::from(weight) * value;
+        st.squares += (f64::from(weight) * value * value) as f32;
     }
 
     /// `role`'s mean reward over its moves at the root, and the visits it is over.

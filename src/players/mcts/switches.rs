@@ -32,11 +32,13 @@ pub enum Switch {
     Pieces,
     /// Playouts of a duel take a piece where a move can, the pieces found by the piece probe.
     Captures,
+    /// Selection by UCB-Tuned: exploration scaled by the variance of the rewards at the node.
+    Tuned,
 }
 
 impl Switch {
     /// Every switch.
-    pub const ALL: [Switch; 14] = [
+    pub const ALL: [Switch; 15] = [
         Switch::Mast,
         Switch::Nst,
         Switch::Rave,
@@ -51,6 +53,7 @@ impl Switch {
         Switch::Cutoff,
         Switch::Pieces,
         Switch::Captures,
+        Switch::Tuned,
     ];
 
     /// The switch's name after a `+`.
@@ -70,6 +73,7 @@ impl Switch {
             Switch::Cutoff => "cutoff",
             Switch::Pieces => "pieces",
             Switch::Captures => "captures",
+            Switch::Tuned => "tuned",
         }
     }
 }

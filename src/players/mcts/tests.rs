@@ -705,3 +705,129 @@ fn the_capture_switch_plays_out_with_the_games_captures_and_seeds_nothing() {
     assert!(tree.prior.is_none(), "+captures alone seeds no node");
     assert_eq!(p.switches(), vec![Switch::Captures]);
 }
+
+#[test]
+fn ucb_tuned_explores_as_ucb1_where_rewards_vary_most_and_less_where_they_are_settled() {
+    let (bias, log_n, n) = (0.9, 1000f64.ln(), 100.0);
+    let ucb1 = bias * (0.5f64).sqrt() * (log_n / n).sqrt();
+    for variance in [0.25, 0.3] {
+        let t = tree::tuned_exploration(bias, variance, log_n, n);
+        assert!(
+            (t - ucb1).abs() < 1e-12,
+            "variance {variance}: {t} against {ucb1}"
+        );
+    }
+    // A settled node (no variance) among many visits explores less, and more again as its
+    // rewards spread.
+    let (log_n, n) = (1e6f64.ln(), 1e5);
+    let settled = tree::tuned_exploration(bias, 0.0, log_n, n);
+    let spread = tree::tuned_exploration(bias, 0.1, log_n, n);
+    let most = tree::tuned_exploration(bias, 0.25, log_n, n);
+    assert!(
+        settled < spread && spread < most,
+        "{settled} {spread} {most}"
+    );
+    // A node never visited explores nothing it could divide by.
+    assert_eq!(tree::tuned_exploration(bias, 0.0, 0.0, 1.0), 0.0);
+    // `+tuned`'s constant explores as UCB1's default where rewards vary most.
+    let at_most = tree::tuned_exploration(tree::TUNED_BIAS, 0.25, log_n, n);
+    assert!((at_most - DEFAULT_EXPLORATION * (log_n / n).sqrt()).abs() < 1e-12);
+}
+
+#[test]
+fn the_tuned_switch_keeps_squared_rewards_and_still_finds_the_win() {
+    let g = Connect4::new(6, 7).unwrap();
+    let mut p = MctsPlayer::baseline(1)
+        .with_tuned(true)
+        .with_simulation_limit(3_000);
+    assert_eq!(Player::<Connect4>::name(&p), "uct+tuned");
+    p.choose(&Ask::new(&g, &g.initial_state(), 0, far()))
+        .unwrap();
+    let tree = &p.trees[0];
+    let root = &tree.nodes[0];
+    // Rewards are 0, ½ or 1: a move's squares lie between its wins and its total.
+    for i in 0..tree.count(root, 0) {
+        let st = tree.stats[tree.stat_index(root, 0, i)];
+        let squares = f64::from(st.squares);
+        assert!(st.visits > 0, "column {i} tried");
+        assert!(
+            squares <= st.total + 1e-3 && squares >= st.total / 2.0 - 1e-3,
+            "column {i}: {st:?}"
+        );
+    }
+    let s = red_has_three_in_a_row(&g);
+    let c = p.choose(&Ask::new(&g, &s, 0, far())).unwrap();
+    assert_eq!(g.show_move(&c.mv), "drop(4)");
+}
+
+/// Whether node `a` of tree `x` and node `b` of tree `y` hold the same state, visits, statistics,
+/// solved values and children, all the way down.
+fn same_subtree<S: Clone + PartialEq, M: Clone + PartialEq>(
+    x: &tree::Tree<S, M>,
+    a: u32,
+    y: &tree::Tree<S, M>,
+    b: u32,
+) -> bool {
+    let (na, nb) = (&x.nodes[a as usize], &y.nodes[b as usize]);
+    if na.state != nb.state || na.visits != nb.visits || na.joints != nb.joints {
+        return false;
+    }
+    if x.exact_of(na) != y.exact_of(nb) {
+        return false;
+    }
+    for r in 0..x.roles {
+        if x.count(na, r) != y.count(nb, r) {
+            return false;
+        }
+        for i in 0..x.count(na, r) {
+            let (sa, sb) = (x.stat_index(na, r, i), y.stat_index(nb, r, i));
+            let (p, q) = (x.stats[sa], y.stats[sb]);
+            if x.moves[sa] != y.moves[sb] || p.visits != q.visits || p.total != q.total {
+                return false;
+            }
+        }
+    }
+    let solved_leaf = na.exact != tree::NONE && x.count(na, 0) + x.count(na, x.roles - 1) == 0;
+    if solved_leaf {
+        return true;
+    }
+    (0..na.joints).all(|j| match (x.child(na, j), y.child(nb, j)) {
+        (tree::NONE, tree::NONE) => true,
+        (tree::NONE, _) | (_, tree::NONE) => false,
+        (c, d) => same_subtree(x, c, y, d),
+    })
+}
+
+#[test]
+fn a_kept_subtree_slides_down_in_place_the_same_as_a_copy() {
+    let g = Connect4::new(6, 7).unwrap();
+    let grown = || {
+        let mut p = MctsPlayer::baseline(7).with_simulation_limit(20_000);
+        p.choose(&Ask::new(&g, &g.initial_state(), 0, far()))
+            .unwrap();
+        p.trees.remove(0)
+    };
+    let mut slid = grown();
+    let copied = grown();
+    // Children and grandchildren of the root, kept by sliding, equal the same nodes of the tree
+    // kept by copying it.
+    let nodes: Vec<u32> = copied
+        .children_of(0)
+        .into_iter()
+        .flat_map(|c| std::iter::once(c).chain(copied.children_of(c)))
+        .take(6)
+        .collect();
+    assert_eq!(nodes.len(), 6);
+    for node in nodes {
+        let copy = copied.subtree(&g, node, 1);
+        let mut again = grown();
+        assert!(same_subtree(&again, node, &copied, node), "same growth");
+        let slide = again.slide_subtree(node, 1).expect("a tree, not a graph");
+        assert!(slide.nodes.len() == copy.nodes.len() && slide.nodes.len() > 1);
+        assert!(same_subtree(&slide, 0, &copy, 0), "node {node}");
+    }
+    // A graph is copied, not slid.
+    slid.share_transpositions(&g, true);
+    assert!(slid.slide_subtree(1, 1).is_none());
+    assert!(slid.nodes.len() > 1, "left as it was");
+}

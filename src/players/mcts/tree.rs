@@ -17,6 +17,20 @@ use crate::evaluators::Evaluator;
 use crate::game::{random_index, Captures, Game, PlayoutGuide, RoleIndex};
 use crate::players::puzzle::PassThrough;
 
+/// UCB-Tuned's constant (`+tuned`): the same exploration as UCB1's 0.4 (`mcts`'s) where rewards
+/// vary most (its term is `bias · √½ · √(ln N / n)` there). Sancho's, 0.9 on Connect Four (it derives
+/// one per game from the lengths of random games), lost 1-3-12 against `mcts` at 1 s.
+pub const TUNED_BIAS: f64 = 0.4 * std::f64::consts::SQRT_2;
+
+/// UCB-Tuned's exploration term as Sancho computes it: `bias · √(min(¼, σ² + √(2 ln N / n)) · 2 ln N
+/// / n)` for a move tried `n` times of `N = e^log_n`, `σ²` the variance of the rewards the role
+/// has seen at the node (over all its moves, so that a node whose outcome is settled explores
+/// less). Where rewards vary most (σ² ≥ ¼) it is UCB1 with the constant `bias · √½`.
+pub(super) fn tuned_exploration(bias: f64, variance: f64, log_n: f64, n: f64) -> f64 {
+    let ucb = 2.0 * log_n.max(0.0) / n;
+    bias * ((variance + ucb.sqrt()).min(0.25) * ucb).sqrt()
+}
+
 /// Joint moves of a node indexed directly (an array of child slots); nodes with more joint moves keep
 /// the children they have in a short list.
 pub(super) const DIRECT_CHILDREN: u32 = 256;
@@ -28,6 +42,8 @@ pub(super) const SIMULTANEOUS: u8 = u8::MAX;
 pub(super) struct Stat {
     pub(super) visits: u32,
     pub(super) total: f64,
+    /// The sum of the squared rewards, for UCB-Tuned's variance (`+tuned`).
+    pub(super) squares: f32,
     /// RAVE's count of the simulations through the node in which this role played this move there
     /// or later ("all moves as first"), and their reward.
     pub(super) amaf_visits: u32,
@@ -94,6 +110,8 @@ pub(super) struct Tree<S, M> {
     /// Whether each new node's mover is checked for a move that wins at once, which is added and
     /// solves the node before any playout from it.
     pub(super) lookahead: bool,
+    /// Selection by UCB-Tuned (`+tuned`, see [`tuned_exploration`]) instead of UCB1.
+    pub(super) tuned: bool,
     /// One-player games (with `policy`): the best reward a simulation has reached from the root, and
     /// the moves (by number) that reached it, which a deterministic game lets the player repeat.
     pub(super) best_line: Vec<u32>,
@@ -136,6 +154,7 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
             table: None,
             prior: None,
             lookahead: false,
+            tuned: false,
             best_line: Vec::new(),
             best_reward: 0.0,
             simulations: 0,
@@ -296,6 +315,18 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
         let first = self.stat_index(n, role, 0);
         let solver = n.mover as usize == role;
         let log_n = f64::from(n.visits.max(1)).ln();
+        let variance = if self.tuned {
+            let (mut v, mut t, mut q) = (0u32, 0.0, 0.0f64);
+            for st in &self.stats[first..first + count as usize] {
+                v += st.visits;
+                t += st.total;
+                q += f64::from(st.squares);
+            }
+            let v = f64::from(v.max(1));
+            (q / v - (t / v) * (t / v)).max(0.0)
+        } else {
+            0.0
+        };
         let offset = random_index(&mut self.rng, count as usize) as u32;
         let mut best = (f64::NEG_INFINITY, 0);
         // In a puzzle searched for its best line, a solved move is known and walking into it again
@@ -341,6 +372,10 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
                     let own = if st.visits == 0 { amaf } else { st.total / v };
                     let beta = if st.amaf_visits == 0 { 0.0 } else { beta };
                     (1.0 - beta) * own + beta * amaf + exploration * (log_n / v.max(1.0)).sqrt()
+                }
+                None if self.tuned => {
+                    let v = f64::from(st.visits);
+                    st.total / v + tuned_exploration(exploration, variance, log_n, v)
                 }
                 None => {
                     let v = f64::from(st.visits);
@@ -725,6 +760,7 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
                 let st = &mut self.stats[at];
                 st.visits += 1;
                 st.total += self.rewards[r];
+                st.squares += (self.rewards[r] * self.rewards[r]) as f32;
             }
             if newly_exact {
                 newly_exact = self.try_solve(node);
@@ -790,90 +826,12 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
         }
     }
 
-    /// The tree below `node` as a tree of its own (node 0), for the next search.
-    pub(super) fn subtree<G: Game<State = S, Move = M>>(
-        &self,
-        game: &G,
-        node: u32,
-        seed: u64,
-    ) -> Tree<S, M> {
-        let mut out = Tree::new(self.roles, seed);
-        out.share_transpositions(game, self.table.is_some());
-        // In a graph a node reached again is linked, not copied twice.
-        let mut copied: Vec<u32> = if self.table.is_some() {
-            vec![NONE; self.nodes.len()]
-        } else {
-            Vec::new()
-        };
-        let mut stack = vec![(node, NONE, 0u32)];
-        while let Some((from, parent, joint)) = stack.pop() {
-            if let Some(&c) = copied.get(from as usize).filter(|&&c| c != NONE) {
-                out.set_child(parent, joint, c);
-                continue;
-            }
-            let n = &self.nodes[from as usize];
-            let index = out.nodes.len() as u32;
-            if let Some(c) = copied.get_mut(from as usize) {
-                *c = index;
-            }
-            if let Some(table) = &mut out.table {
-                table.insert(game.state_key(&n.state), index);
-            }
-            let total = self.starts[n.starts as usize + self.roles];
-            let first = out.moves.len() as u32;
-            let range = n.first as usize..(n.first + total) as usize;
-            out.moves.extend_from_slice(&self.moves[range.clone()]);
-            out.stats.extend_from_slice(&self.stats[range]);
-            let starts = out.starts.len() as u32;
-            out.starts.extend_from_slice(
-                &self.starts[n.starts as usize..n.starts as usize + self.roles + 1],
-            );
-            let children = match n.children {
-                Children::Direct(_) if n.exact != NONE && total == 0 => Children::Direct(0),
-                Children::Direct(start) => {
-                    let own = out.slots.len() as u32;
-                    out.slots
-                        .extend(std::iter::repeat_n(NONE, n.joints as usize));
-                    for j in 0..n.joints {
-                        let c = self.slots[(start + j) as usize];
-                        if c != NONE {
-                            stack.push((c, index, j));
-                        }
-                    }
-                    Children::Direct(own)
-                }
-                Children::Sparse(i) => {
-                    out.sparse.push(Vec::new());
-                    for &(j, c) in &self.sparse[i as usize] {
-                        stack.push((c, index, j));
-                    }
-                    Children::Sparse(out.sparse.len() as u32 - 1)
-                }
-            };
-            out.nodes.push(Node {
-                state: n.state.clone(),
-                visits: n.visits,
-                first,
-                starts,
-                joints: n.joints,
-                children,
-                mover: n.mover,
-                exact: NONE,
-            });
-            if let Some(v) = self.exact_of(n) {
-                let v = v.to_vec();
-                out.set_exact(index, v);
-            }
-            if parent != NONE {
-                out.set_child(parent, joint, index);
-            }
-        }
-        out
-    }
-
     /// Node 0's state is `state`, keeping what the tree knows of it when the state is the root or one of
     /// its children or grandchildren.
-    pub(super) fn reroot<G: Game<State = S, Move = M>>(&mut self, game: &G, state: &S, seed: u64) {
+    pub(super) fn reroot<G: Game<State = S, Move = M>>(&mut self, game: &G, state: &S, seed: u64)
+    where
+        S: Send + 'static,
+    {
         let found = self.nodes.first().and_then(|root| {
             if root.state == *state {
                 return Some(0);
@@ -898,9 +856,15 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
         let line = self.line_after(game, state, line);
         match found {
             Some(0) => {}
-            Some(node) => *self = self.subtree(game, node, seed),
+            Some(node) => {
+                *self = match self.slide_subtree(node, seed) {
+                    Some(kept) => kept,
+                    None => self.subtree(game, node, seed),
+                }
+            }
             None => {
                 let roles = self.roles;
+                self.let_go();
                 *self = Tree::new(roles, seed);
                 self.add(game, state.clone());
             }
