@@ -357,7 +357,7 @@ impl<G: Game> MctsPlayer<G> {
         self
     }
 
-    /// UCB1's exploration constant (rewards are 0..=1).
+    /// UCB1's exploration constant (rewards are 0..=1); `+tuned` keeps its own.
     pub fn with_exploration(mut self, c: f64) -> Self {
         self.exploration = c;
         self
