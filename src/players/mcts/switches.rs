@@ -34,11 +34,14 @@ pub enum Switch {
     Captures,
     /// Selection by UCB-Tuned: exploration scaled by the variance of the rewards at the node.
     Tuned,
+    /// Node values recomputed now and then from their moves' averages as UCB1 would weigh them
+    /// (Sancho's node score normalisation).
+    Norm,
 }
 
 impl Switch {
     /// Every switch.
-    pub const ALL: [Switch; 15] = [
+    pub const ALL: [Switch; 16] = [
         Switch::Mast,
         Switch::Nst,
         Switch::Rave,
@@ -54,6 +57,7 @@ impl Switch {
         Switch::Pieces,
         Switch::Captures,
         Switch::Tuned,
+        Switch::Norm,
     ];
 
     /// The switch's name after a `+`.
@@ -74,6 +78,7 @@ impl Switch {
             Switch::Pieces => "pieces",
             Switch::Captures => "captures",
             Switch::Tuned => "tuned",
+            Switch::Norm => "norm",
         }
     }
 }

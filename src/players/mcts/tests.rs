@@ -194,15 +194,28 @@ fn red_has_three_in_a_row(g: &Connect4) -> <Connect4 as Game>::State {
     )
 }
 
+/// `p`, named `name`, after 3,000 simulations from Connect Four's start, with a check that it still
+/// plays red's winning drop once red has three in a row: what every switch's test starts from.
+fn searched_from_start_and_finds_the_win(
+    p: MctsPlayer<Connect4>,
+    name: &str,
+) -> MctsPlayer<Connect4> {
+    let g = Connect4::new(6, 7).unwrap();
+    let mut p = p.with_simulation_limit(3_000);
+    assert_eq!(Player::<Connect4>::name(&p), name);
+    let s = red_has_three_in_a_row(&g);
+    let c = p.choose(&Ask::new(&g, &s, 0, far())).unwrap();
+    assert_eq!(g.show_move(&c.mv), "drop(4)");
+    p.choose(&Ask::new(&g, &g.initial_state(), 0, far()))
+        .unwrap();
+    p
+}
+
 #[test]
 fn mast_learns_every_roles_moves_and_still_finds_the_win() {
     let g = Connect4::new(6, 7).unwrap();
-    let mut p = MctsPlayer::baseline(1)
-        .with_mast(true)
-        .with_simulation_limit(3_000);
-    assert_eq!(Player::<Connect4>::name(&p), "uct+mast");
-    p.choose(&Ask::new(&g, &g.initial_state(), 0, far()))
-        .unwrap();
+    let p =
+        searched_from_start_and_finds_the_win(MctsPlayer::baseline(1).with_mast(true), "uct+mast");
     let mast = p.trees[0]
         .policy
         .as_ref()
@@ -217,10 +230,6 @@ fn mast_learns_every_roles_moves_and_still_finds_the_win() {
             );
         }
     }
-    // The guided search still plays the winning drop.
-    let s = red_has_three_in_a_row(&g);
-    let c = p.choose(&Ask::new(&g, &s, 0, far())).unwrap();
-    assert_eq!(g.show_move(&c.mv), "drop(4)");
     // Without the switch there is no table.
     let mut plain = MctsPlayer::baseline(1).with_simulation_limit(100);
     plain
@@ -231,13 +240,8 @@ fn mast_learns_every_roles_moves_and_still_finds_the_win() {
 
 #[test]
 fn rave_gathers_all_moves_as_first_statistics_and_still_finds_the_win() {
-    let g = Connect4::new(6, 7).unwrap();
-    let mut p = MctsPlayer::baseline(1)
-        .with_rave(true)
-        .with_simulation_limit(3_000);
-    assert_eq!(Player::<Connect4>::name(&p), "uct+rave");
-    p.choose(&Ask::new(&g, &g.initial_state(), 0, far()))
-        .unwrap();
+    let p =
+        searched_from_start_and_finds_the_win(MctsPlayer::baseline(1).with_rave(true), "uct+rave");
     let tree = &p.trees[0];
     let root = &tree.nodes[0];
     // Every simulation passes the root: each of red's columns was played there or later in
@@ -252,9 +256,6 @@ fn rave_gathers_all_moves_as_first_statistics_and_still_finds_the_win() {
     // The waiting role's no-op learns nothing.
     let noop = tree.stats[tree.stat_index(root, 1, 0)];
     assert_eq!(noop.amaf_visits, 0);
-    let s = red_has_three_in_a_row(&g);
-    let c = p.choose(&Ask::new(&g, &s, 0, far())).unwrap();
-    assert_eq!(g.show_move(&c.mv), "drop(4)");
 }
 
 #[test]
@@ -736,13 +737,10 @@ fn ucb_tuned_explores_as_ucb1_where_rewards_vary_most_and_less_where_they_are_se
 
 #[test]
 fn the_tuned_switch_keeps_squared_rewards_and_still_finds_the_win() {
-    let g = Connect4::new(6, 7).unwrap();
-    let mut p = MctsPlayer::baseline(1)
-        .with_tuned(true)
-        .with_simulation_limit(3_000);
-    assert_eq!(Player::<Connect4>::name(&p), "uct+tuned");
-    p.choose(&Ask::new(&g, &g.initial_state(), 0, far()))
-        .unwrap();
+    let p = searched_from_start_and_finds_the_win(
+        MctsPlayer::baseline(1).with_tuned(true),
+        "uct+tuned",
+    );
     let tree = &p.trees[0];
     let root = &tree.nodes[0];
     // Rewards are 0, ½ or 1: a move's squares lie between its wins and its total.
@@ -755,9 +753,6 @@ fn the_tuned_switch_keeps_squared_rewards_and_still_finds_the_win() {
             "column {i}: {st:?}"
         );
     }
-    let s = red_has_three_in_a_row(&g);
-    let c = p.choose(&Ask::new(&g, &s, 0, far())).unwrap();
-    assert_eq!(g.show_move(&c.mv), "drop(4)");
 }
 
 /// Whether node `a` of tree `x` and node `b` of tree `y` hold the same state, visits, statistics,
@@ -830,4 +825,46 @@ fn a_kept_subtree_slides_down_in_place_the_same_as_a_copy() {
     slid.share_transpositions(&g, true);
     assert!(slid.slide_subtree(1, 1).is_none());
     assert!(slid.nodes.len() > 1, "left as it was");
+}
+
+#[test]
+fn normalisation_sets_the_parents_statistic_to_the_childs_weighted_value_and_still_finds_the_win() {
+    let mut p = searched_from_start_and_finds_the_win(
+        MctsPlayer::baseline(1).with_normalization(true),
+        "uct+norm",
+    );
+    let tree = &mut p.trees[0];
+    assert!(tree.normalize, "Connect Four is zero-sum");
+    // Red's most visited drop at the root, and black's moves below it.
+    let root = tree.nodes[0].clone();
+    let i = (0..tree.count(&root, 0))
+        .max_by_key(|&i| tree.stats[tree.stat_index(&root, 0, i)].visits)
+        .unwrap();
+    let child = tree.child(&root, i);
+    let c = tree.nodes[child as usize].clone();
+    let black: Vec<(u32, f64)> = (0..tree.count(&c, 1))
+        .map(|j| {
+            let st = tree.stats[tree.stat_index(&c, 1, j)];
+            (st.visits, st.total / f64::from(st.visits.max(1)))
+        })
+        .collect();
+    let expected = 1.0 - normalize::normalised(black.iter().copied()).unwrap();
+    // Due at its next visit: the root's statistic of the drop becomes red's value of it, visits kept.
+    tree.nodes[child as usize].visits = 1_000;
+    tree.path.clear();
+    tree.path.extend([(0, i), (child, NONE)]);
+    let at = tree.stat_index(&root, 0, i);
+    let visits = tree.stats[at].visits;
+    tree.normalise_at(1);
+    let st = tree.stats[at];
+    assert_eq!(st.visits, visits);
+    assert!(
+        (st.total / f64::from(visits) - expected).abs() < 1e-9,
+        "{st:?} against {expected}"
+    );
+    // Not due (visits not a multiple of the period): nothing changes.
+    tree.stats[at].total = 0.0;
+    tree.nodes[child as usize].visits = 1_001;
+    tree.normalise_at(1);
+    assert_eq!(tree.stats[at].total, 0.0);
 }

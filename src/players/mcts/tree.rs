@@ -112,6 +112,8 @@ pub(super) struct Tree<S, M> {
     pub(super) lookahead: bool,
     /// Selection by UCB-Tuned (`+tuned`, see [`tuned_exploration`]) instead of UCB1.
     pub(super) tuned: bool,
+    /// Node score normalisation (`+norm`, see [`super::normalize`]).
+    pub(super) normalize: bool,
     /// One-player games (with `policy`): the best reward a simulation has reached from the root, and
     /// the moves (by number) that reached it, which a deterministic game lets the player repeat.
     pub(super) best_line: Vec<u32>,
@@ -155,6 +157,7 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
             prior: None,
             lookahead: false,
             tuned: false,
+            normalize: false,
             best_line: Vec::new(),
             best_reward: 0.0,
             simulations: 0,
@@ -761,6 +764,9 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
                 st.visits += 1;
                 st.total += self.rewards[r];
                 st.squares += (self.rewards[r] * self.rewards[r]) as f32;
+            }
+            if self.normalize {
+                self.normalise_at(k);
             }
             if newly_exact {
                 newly_exact = self.try_solve(node);
