@@ -10,20 +10,24 @@
 //! statistics, `starts` and child slots are appended when it is added), and without transpositions
 //! every node below the new root was added after it: numbered in their old order, the kept nodes
 //! start with the root (node 0, as the tree wants it) and each part moves to an index no higher than
-//! its own, so one pass in that order never overwrites a part still to move. With transpositions
-//! (a graph, where a node may have been added before the root that reaches it) the subtree is copied.
+//! its own, so one pass in that order never overwrites a part still to move. With transpositions (a
+//! graph, where a node may have been added before the root that reaches it) the root trades numbers
+//! with the first node kept, so parts no longer lie in the order of the nodes' numbers; they slide
+//! in the order they lie in (their `starts` say it), which keeps every move downwards, and the
+//! table of states is renumbered in place.
 
 use super::tree::{Children, Node, Tree, NONE};
 use crate::game::Game;
 
 impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
     /// The subtree of `node` as a tree of its own seeded by `seed`, made from this tree's arenas
-    /// (left empty); `None`, with the tree untouched, when it is a graph.
+    /// (left empty), a graph kept a graph; `None`, with the tree untouched, when there is no such
+    /// node.
     pub(super) fn slide_subtree(&mut self, node: u32, seed: u64) -> Option<Tree<S, M>>
     where
         S: Send + 'static,
     {
-        if self.table.is_some() || node as usize >= self.nodes.len() {
+        if node as usize >= self.nodes.len() {
             return None;
         }
         let roles = self.roles;
@@ -55,26 +59,37 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
                 }
             }
         }
-        if map[..node as usize].iter().any(|&m| m != NONE) {
-            return None;
-        }
         let mut kept = 0u32;
-        for m in map.iter_mut().filter(|m| **m != NONE) {
-            *m = kept;
-            kept += 1;
+        let mut order = Vec::new();
+        for (old, m) in map.iter_mut().enumerate() {
+            if *m != NONE {
+                *m = kept;
+                kept += 1;
+                order.push(old as u32);
+            }
         }
-        // Slide every kept node's parts down, in the old order.
+        // In a graph the root may have been added after nodes it reaches: it trades numbers with
+        // the first kept node, and the parts, no longer in the order of the nodes' numbers, slide in
+        // the order they lie in.
+        let root_rank = map[node as usize];
+        let first_kept = order[0];
+        map[node as usize] = 0;
+        map[first_kept as usize] = root_rank;
+        let nodes = &self.nodes;
+        // (`starts` grows by the same length for every node, so it orders them strictly.)
+        if order
+            .windows(2)
+            .any(|w| nodes[w[0] as usize].starts > nodes[w[1] as usize].starts)
+        {
+            order.sort_unstable_by_key(|&x| nodes[x as usize].starts);
+        }
+        // Slide every kept node's parts down, in the order they lie in.
         let (mut at_move, mut at_start, mut at_slot, mut at_sparse) =
             (0usize, 0usize, 0usize, 0usize);
         let mut exact = Vec::new();
-        for old in 0..self.nodes.len() {
-            let new = map[old];
-            if new == NONE {
-                continue;
-            }
-            let no_slots = self.no_slots(old as u32);
-            self.nodes.swap(old, new as usize);
-            let n = &mut self.nodes[new as usize];
+        for &old in &order {
+            let no_slots = self.no_slots(old);
+            let n = &mut self.nodes[old as usize];
             let total = self.starts[n.starts as usize + roles] as usize;
             let first = n.first as usize;
             if first != at_move {
@@ -119,6 +134,16 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
                 exact.extend_from_slice(&self.exact[e..e + roles]);
             }
         }
+        // The nodes themselves slide in the order of their numbers, each to its rank (no higher
+        // than its number), then the root takes number 0.
+        let mut rank = 0;
+        for old in 0..self.nodes.len() {
+            if map[old] != NONE {
+                self.nodes.swap(old, rank);
+                rank += 1;
+            }
+        }
+        self.nodes.swap(0, root_rank as usize);
         // What goes is handed aside by moving the smaller part out of the vector.
         let kept = kept as usize;
         if self.nodes.len() - kept <= kept {
@@ -133,6 +158,13 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
         self.slots.truncate(at_slot);
         self.sparse.truncate(at_sparse);
         let mut out = Tree::new(roles, seed);
+        if let Some(mut table) = self.table.take() {
+            table.retain(|_, n| {
+                *n = map[*n as usize];
+                *n != NONE
+            });
+            out.table = Some(table);
+        }
         out.nodes = std::mem::take(&mut self.nodes);
         out.stats = std::mem::take(&mut self.stats);
         out.moves = std::mem::take(&mut self.moves);
