@@ -192,7 +192,7 @@ impl MovesProbe {
                 " (not a duel of turns)"
             },
             if greedy {
-                "greedy playouts"
+                "greedy playouts, transpositions shared"
             } else {
                 "no greedy playouts"
             }
