@@ -137,8 +137,8 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
         // The nodes themselves slide in the order of their numbers, each to its rank (no higher
         // than its number), then the root takes number 0.
         let mut rank = 0;
-        for old in 0..self.nodes.len() {
-            if map[old] != NONE {
+        for (old, m) in map.iter().enumerate() {
+            if *m != NONE {
                 self.nodes.swap(old, rank);
                 rank += 1;
             }

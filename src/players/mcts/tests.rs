@@ -152,7 +152,11 @@ fn a_forced_move_grows_the_next_states_tree_until_the_others_have_answered() {
     let ask = Ask::new(&g, &s, 0, far());
     let mut p = MctsPlayer::new(1).with_simulation_limit(2_000);
     let c = p.choose(&ask).unwrap();
-    assert_eq!(c.stats.simulations, 2_000);
+    // Every walk counts towards the limit; those that end in a node already solved (one reached
+    // again through a transposition, now that Connect Four's greedy playouts come with them) are
+    // not simulations.
+    assert_eq!(p.trees[0].walks(), 2_000);
+    assert!(c.stats.simulations > 1_000 && c.stats.simulations <= 2_000);
     assert!(p.trees[0].nodes[0].state == s);
     // Black moves; red's next search starts from what it grew meanwhile.
     let after = play_moves(&g, &[(0, "drop(4)"), (1, "drop(3)")]);
@@ -896,4 +900,28 @@ fn normalisation_sets_the_parents_statistic_to_the_childs_weighted_value_and_sti
     tree.nodes[child as usize].visits = 1_001;
     tree.normalise_at(1);
     assert_eq!(tree.stats[at].total, 0.0);
+}
+
+#[test]
+fn the_trees_share_transpositions_where_the_probe_chose_greedy_playouts() {
+    let g = Connect4::new(6, 7).unwrap();
+    let s = g.initial_state();
+    let mut p = MctsPlayer::new(1);
+    p.root_at(&g, &s);
+    assert!(p.trees[0].table.is_none() && !p.trees[0].playouts.greedy);
+    p.moves_probe = Some(moves_probe::Chosen {
+        nst: false,
+        lookahead: false,
+        greedy: true,
+    });
+    p.root_at(&g, &s);
+    assert!(p.trees[0].table.is_some() && p.trees[0].playouts.greedy);
+    // A probe that chose NST instead (breakthrough, reversi) leaves the tree a tree.
+    p.moves_probe = Some(moves_probe::Chosen {
+        nst: true,
+        lookahead: false,
+        greedy: false,
+    });
+    p.root_at(&g, &s);
+    assert!(p.trees[0].table.is_none() && !p.trees[0].playouts.greedy);
 }
