@@ -16,8 +16,9 @@
 //! in the order they lie in (their `starts` say it), which keeps every move downwards, and the
 //! table of states is renumbered in place.
 
-use super::tree::{Children, Node, Tree, NONE};
-use crate::game::Game;
+use super::tree::{Children, Tree, NONE};
+#[cfg(test)]
+use {super::tree::Node, crate::game::Game};
 
 impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
     /// The subtree of `node` as a tree of its own seeded by `seed`, made from this tree's arenas
@@ -175,7 +176,9 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
         Some(out)
     }
 
-    /// The tree below `node` as a tree of its own (node 0), for the next search.
+    /// The tree below `node` copied into a tree of its own (node 0): what the slide replaced, kept
+    /// as the reference its test compares with.
+    #[cfg(test)]
     pub(super) fn subtree<G: Game<State = S, Move = M>>(
         &self,
         game: &G,

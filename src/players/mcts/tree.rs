@@ -863,9 +863,9 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
         match found {
             Some(0) => {}
             Some(node) => {
-                *self = match self.slide_subtree(node, seed) {
-                    Some(kept) => kept,
-                    None => self.subtree(game, node, seed),
+                // `node` was found in this tree, so the slide has it.
+                if let Some(kept) = self.slide_subtree(node, seed) {
+                    *self = kept;
                 }
             }
             None => {
