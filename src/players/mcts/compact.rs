@@ -269,7 +269,7 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
 
     /// Whether node `x` has no child slots of its own although its children say `Direct`: a solved
     /// node without moves (a terminal state), whose `Direct(0)` points at another node's slots.
-    fn no_slots(&self, x: u32) -> bool {
+    pub(super) fn no_slots(&self, x: u32) -> bool {
         let n = &self.nodes[x as usize];
         n.exact != NONE && self.starts[n.starts as usize + self.roles] == 0
     }

@@ -882,10 +882,13 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
         self.solved_walks = 0;
     }
 
+    /// The children `node` links, solved or not (a solved node keeps its children: the next move's
+    /// search starts from them, and a win proven deep in a big tree is not proven again from
+    /// nothing).
     pub(super) fn children_of(&self, node: u32) -> Vec<u32> {
         let n = &self.nodes[node as usize];
         match n.children {
-            Children::Direct(_) if n.exact != NONE => Vec::new(),
+            Children::Direct(_) if self.no_slots(node) => Vec::new(),
             Children::Direct(start) => self.slots[start as usize..(start + n.joints) as usize]
                 .iter()
                 .copied()
