@@ -159,6 +159,8 @@ pub struct MctsPlayer<G: Game> {
     tuned: bool,
     /// Normalises node values now and then in two-role zero-sum games ([`normalize`]).
     normalize: bool,
+    /// Walks go around a solved move to the best unsolved one ([`MctsPlayer::with_detour`]).
+    detour: bool,
     /// Probes the game for goals that predict the end and, where they do, cuts playouts short
     /// ([`cutoff`]).
     cutoff: bool,
@@ -211,6 +213,7 @@ impl<G: Game> MctsPlayer<G> {
             lookahead: false,
             tuned: false,
             normalize: false,
+            detour: false,
             cutoff: true,
             probe: None,
             per_game: true,
@@ -337,6 +340,7 @@ impl<G: Game> MctsPlayer<G> {
             tree.lookahead = self.lookahead || self.moves_probe.is_some_and(|c| c.lookahead);
             tree.tuned = self.tuned;
             tree.normalize = self.normalize && game.info().zero_sum;
+            tree.detour = self.detour;
             tree.captures = self.capture_table.clone().map(|t| (t, CAPTURE_RATE));
             tree.prior = self
                 .material

@@ -115,6 +115,15 @@ impl<G: Game> MctsPlayer<G> {
         self
     }
 
+    /// Sends a walk whose selection would take a solved move that is not a win through the best
+    /// unsolved move instead, where something is left to learn, and gives the nodes above the solved
+    /// move's value as if the walk had taken it (Sancho's score overrides): a proven draw no longer
+    /// draws every walk of a search into it.
+    pub fn with_detour(mut self, on: bool) -> Self {
+        self.detour = on;
+        self
+    }
+
     /// Cuts playouts short where the goals predict the end: a probe of random games (in the start
     /// clock, or a fifth of the first move's clock) finds the depth at which the goals correlate with
     /// the final goals, and playouts stop there and score the goals of the state they reached (see
@@ -175,6 +184,7 @@ impl<G: Game> MctsPlayer<G> {
                 Switch::Lookahead => self.lookahead,
                 Switch::Tuned => self.tuned,
                 Switch::Norm => self.normalize,
+                Switch::Detour => self.detour,
                 Switch::Wins => self.winning && !self.blocking,
                 Switch::Block => self.blocking,
                 Switch::Cutoff => self.cutoff,

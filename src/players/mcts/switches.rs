@@ -37,11 +37,14 @@ pub enum Switch {
     /// Node values recomputed now and then from their moves' averages as UCB1 would weigh them
     /// (Sancho's node score normalisation).
     Norm,
+    /// A walk whose selection would take a solved move (not a win) takes the best unsolved one
+    /// instead, the nodes above it given the solved move's value (Sancho's score overrides).
+    Detour,
 }
 
 impl Switch {
     /// Every switch.
-    pub const ALL: [Switch; 16] = [
+    pub const ALL: [Switch; 17] = [
         Switch::Mast,
         Switch::Nst,
         Switch::Rave,
@@ -58,6 +61,7 @@ impl Switch {
         Switch::Captures,
         Switch::Tuned,
         Switch::Norm,
+        Switch::Detour,
     ];
 
     /// The switch's name after a `+`.
@@ -79,6 +83,7 @@ impl Switch {
             Switch::Captures => "captures",
             Switch::Tuned => "tuned",
             Switch::Norm => "norm",
+            Switch::Detour => "detour",
         }
     }
 }

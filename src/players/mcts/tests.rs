@@ -1062,23 +1062,74 @@ fn check_proofs<G: Game>(game: &G, tree: &Tree<G::State, G::Move>) -> Result<(),
 #[test]
 fn every_proof_of_a_graph_grown_over_a_game_follows_from_the_rules() {
     let g = Connect4::new(6, 7).unwrap();
-    let mut p = MctsPlayer::new(3)
-        .with_transpositions(true)
-        .with_greedy_playouts(true)
-        .with_lookahead(true)
-        .with_simulation_limit(20_000);
-    let mut s = g.initial_state();
-    let (mut solved, mut plies) = (0, 0);
-    while !g.is_terminal(&s) {
-        let mover = g.mover(&s).expect("Connect Four takes turns");
-        let c = p.choose(&Ask::new(&g, &s, mover, far())).unwrap();
-        let tree = &p.trees[0];
-        if let Err(e) = check_proofs(&g, tree) {
-            panic!("after {plies} plies: {e}");
+    for detour in [false, true] {
+        let mut p = MctsPlayer::new(3)
+            .with_transpositions(true)
+            .with_greedy_playouts(true)
+            .with_lookahead(true)
+            .with_detour(detour)
+            .with_simulation_limit(20_000);
+        let mut s = g.initial_state();
+        let (mut solved, mut plies) = (0, 0);
+        while !g.is_terminal(&s) {
+            let mover = g.mover(&s).expect("Connect Four takes turns");
+            let c = p.choose(&Ask::new(&g, &s, mover, far())).unwrap();
+            let tree = &p.trees[0];
+            if let Err(e) = check_proofs(&g, tree) {
+                panic!("detour {detour}, after {plies} plies: {e}");
+            }
+            solved += tree.nodes.iter().filter(|n| n.exact != NONE).count();
+            s = g.play(&s, mover, &c.mv);
+            plies += 1;
         }
-        solved += tree.nodes.iter().filter(|n| n.exact != NONE).count();
-        s = g.play(&s, mover, &c.mv);
-        plies += 1;
+        assert!(
+            solved > 1_000,
+            "detour {detour}: {solved} solved nodes checked"
+        );
     }
-    assert!(solved > 1_000, "{solved} solved nodes checked");
+}
+
+#[test]
+fn a_detour_goes_around_a_solved_draw_and_gives_the_nodes_above_its_value() {
+    let g = TicTacToe::new(3, 3).unwrap();
+    let s = g.initial_state();
+    for detour in [true, false] {
+        let mut tree = Tree::new(2, 1);
+        tree.detour = detour;
+        tree.add(&g, s.clone());
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while tree.nodes.len() < 10 {
+            tree.simulate(&g, None, DEFAULT_EXPLORATION, false, deadline);
+        }
+        // x's first move is proven a draw; the other eight look worse than a draw with many walks.
+        let root = tree.nodes[0].clone();
+        let draw = tree.child(&root, 0);
+        tree.set_exact(draw, [0.5, 0.5]);
+        for i in 1..9 {
+            let at = tree.stat_index(&root, 0, i);
+            tree.stats[at].visits = 100;
+            tree.stats[at].total = 30.0;
+        }
+        tree.nodes[0].visits = 900;
+        let (simulations, solved_walks) = (tree.simulations, tree.solved_walks);
+        tree.simulate(&g, None, DEFAULT_EXPLORATION, false, deadline);
+        let visits: Vec<u32> = (0..9)
+            .map(|i| tree.stats[tree.stat_index(&root, 0, i)].visits)
+            .collect();
+        if detour {
+            // The walk learned something below another move; what the root's parent would be given
+            // is the draw.
+            assert_eq!(tree.simulations, simulations + 1);
+            assert_eq!(
+                visits.iter().filter(|&&v| v == 101).count(),
+                1,
+                "{visits:?}"
+            );
+            assert_eq!(tree.rewards, [0.5, 0.5]);
+        } else {
+            // Without it, the walk ends in the solved move and learns nothing.
+            assert_eq!(tree.solved_walks, solved_walks + 1);
+            assert!(visits[1..].iter().all(|&v| v == 100), "{visits:?}");
+        }
+    }
 }

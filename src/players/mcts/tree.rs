@@ -114,6 +114,11 @@ pub(super) struct Tree<S, M> {
     pub(super) tuned: bool,
     /// Node score normalisation (`+norm`, see [`super::normalize`]).
     pub(super) normalize: bool,
+    /// Walks detour around a solved move that selection would take (`+detour`): they go on through
+    /// the best unsolved move instead, which is where something is left to learn, and the nodes
+    /// above are given the solved move's value, as if the walk had taken it (Sancho's score
+    /// overrides).
+    pub(super) detour: bool,
     /// One-player games (with `policy`): the best reward a simulation has reached from the root, and
     /// the moves (by number) that reached it, which a deterministic game lets the player repeat.
     pub(super) best_line: Vec<u32>,
@@ -132,6 +137,11 @@ pub(super) struct Tree<S, M> {
     pub(super) numbers: Vec<u32>,
     /// Per node of the path that picked moves, where its moves start in the policy's record.
     pub(super) marks: Vec<u32>,
+    /// The detours of the walk: the index in `path` of a node whose walk went around a solved
+    /// child, and that child.
+    pub(super) detours: Vec<(u32, u32)>,
+    /// The solved child the last selection went around, or [`NONE`].
+    detoured: u32,
 }
 
 impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
@@ -158,6 +168,7 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
             lookahead: false,
             tuned: false,
             normalize: false,
+            detour: false,
             best_line: Vec::new(),
             best_reward: 0.0,
             simulations: 0,
@@ -169,6 +180,8 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
             buf: Vec::new(),
             numbers: Vec::new(),
             marks: Vec::new(),
+            detours: Vec::new(),
+            detoured: NONE,
         }
     }
 
@@ -332,6 +345,9 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
         };
         let offset = random_index(&mut self.rng, count as usize) as u32;
         let mut best = (f64::NEG_INFINITY, 0);
+        // A solved move (not a win) set aside by a detour: its value and index.
+        let detour = solver && self.detour;
+        let mut best_around = (f64::NEG_INFINITY, 0);
         // In a puzzle searched for its best line, a solved move is known and walking into it again
         // learns nothing: the walks go to the others (the best line keeps what the solved ones
         // reached), and to the best solved move only when every move is solved.
@@ -355,6 +371,12 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
                 Some(v) if puzzle => {
                     if v > best_solved.0 {
                         best_solved = (v, i);
+                    }
+                    continue;
+                }
+                Some(v) if detour => {
+                    if v > best_around.0 {
+                        best_around = (v, i);
                     }
                     continue;
                 }
@@ -388,6 +410,13 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
             if score > best.0 {
                 best = (score, i);
             }
+        }
+        if best_around.0 > best.0 {
+            if best.0 == f64::NEG_INFINITY {
+                // Every move is solved: the node is, once the walk reaches the best child.
+                return best_around.1;
+            }
+            self.detoured = self.child(&self.nodes[node as usize], best_around.1);
         }
         if best.0 == f64::NEG_INFINITY {
             best_solved.1
@@ -515,6 +544,7 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
         self.path.clear();
         self.picks.clear();
         self.marks.clear();
+        self.detours.clear();
         if let Some(p) = &mut self.policy {
             p.begin();
         }
@@ -535,6 +565,10 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
             }
             for r in 0..roles {
                 let i = self.select(game, node, r, exploration);
+                if self.detoured != NONE {
+                    self.detours.push((self.path.len() as u32, self.detoured));
+                    self.detoured = NONE;
+                }
                 self.picks.push(i);
                 if self.policy.is_some() {
                     let n = &self.nodes[node as usize];
@@ -770,6 +804,15 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
             }
             if newly_exact {
                 newly_exact = self.try_solve(node);
+            }
+            // Above a detour, the walk is worth what the solved move it went around is worth.
+            if let Some(&(at, solved)) = self.detours.last() {
+                if at as usize == k {
+                    self.detours.pop();
+                    let e = self.nodes[solved as usize].exact as usize * roles;
+                    let (rewards, exact) = (&mut self.rewards, &self.exact);
+                    rewards.copy_from_slice(&exact[e..e + roles]);
+                }
             }
         }
     }
