@@ -120,10 +120,6 @@ const MAX_NODES: usize = 3_000_000;
 /// How often a playout with `+captures` takes a piece when a move can.
 pub const CAPTURE_RATE: f64 = 1.0;
 
-/// Nodes the start clock may add: the first move copies the part of the tree it keeps, which must
-/// take a small part of a play clock (about a microsecond a node).
-const START_NODES: usize = 300_000;
-
 /// The Monte Carlo tree search player (see the module documentation).
 pub struct MctsPlayer<G: Game> {
     seed: u64,
@@ -471,13 +467,13 @@ impl<G: Game> MctsPlayer<G> {
                     role,
                     start_clock,
                     None,
-                    START_NODES / self.threads,
+                    MAX_NODES / self.threads,
                     true,
                 );
                 self.puzzle.settle(game, &initial);
                 return;
             }
-            let cap = START_NODES / self.threads;
+            let cap = MAX_NODES / self.threads;
             self.grow(game, role, deadline, unprepared, cap, false);
         }
     }
@@ -553,8 +549,8 @@ impl<G: Game> Player<G> for MctsPlayer<G> {
         play: Duration,
         unprepared: &AtomicUsize,
     ) -> Result<(), PlayerError> {
-        // Two play clocks of thinking at most: the first move keeps the tree by copying the part it
-        // reaches, and that copy must stay short beside one play clock.
+        // Two play clocks of thinking at most: a local match's seats prepare side by side on the
+        // same cores, and a long start clock would add its whole length to every match.
         let tree_deadline = deadline.min(Deadline::after(play * 2));
         self.start_thinking(game, role, deadline, tree_deadline, Some(unprepared));
         Ok(())
