@@ -975,11 +975,11 @@ fn check_proofs<G: Game>(game: &G, tree: &Tree<G::State, G::Move>) -> Result<(),
         let terminal = game.is_terminal(&n.state);
         let counts: Vec<u32> = (0..roles).map(|r| tree.count(n, r)).collect();
         if !terminal {
-            for r in 0..roles {
+            for (r, &count) in counts.iter().enumerate() {
                 let mut legal = Vec::new();
                 game.legal_moves(&n.state, r, &mut legal);
                 let at = tree.stat_index(n, r, 0);
-                let stored = &tree.moves[at..at + counts[r] as usize];
+                let stored = &tree.moves[at..at + count as usize];
                 if legal.len() != stored.len()
                     || legal.iter().any(|m| !stored.iter().any(|s| s == m))
                 {
@@ -1096,7 +1096,7 @@ fn a_detour_goes_around_a_solved_draw_and_gives_the_nodes_above_its_value() {
     for detour in [true, false] {
         let mut tree = Tree::new(2, 1);
         tree.detour = detour;
-        tree.add(&g, s.clone());
+        tree.add(&g, s);
         let deadline = Instant::now() + Duration::from_secs(60);
         while tree.nodes.len() < 10 {
             tree.simulate(&g, None, DEFAULT_EXPLORATION, false, deadline);
