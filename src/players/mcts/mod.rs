@@ -831,4 +831,6 @@ fn root_moves<S: Clone + PartialEq, M: Clone>(tree: &Tree<S, M>, role: RoleIndex
 }
 
 #[cfg(test)]
+mod proof_tests;
+#[cfg(test)]
 mod tests;

@@ -1,0 +1,216 @@
+//! Unit tests of the solver's proofs: every proof of a grown graph checked against the rules, a
+//! proven win kept for the next move, and walks that detour around a solved move.
+
+use super::tests::{far, play_moves};
+use super::tree::{goal_reward, SIMULTANEOUS};
+use super::*;
+use crate::games::connect4::Connect4;
+use crate::games::tictactoe::TicTacToe;
+use std::time::Duration;
+
+#[test]
+fn a_proven_win_keeps_its_tree_for_the_next_move() {
+    let g = TicTacToe::new(3, 3).unwrap();
+    // x: (1,1) (3,3); o: (2,2) (1,3), threatening (3,1). x blocks there and forks: a win.
+    let s = play_moves(
+        &g,
+        &[
+            (0, "mark(1,1)"),
+            (1, "mark(2,2)"),
+            (0, "mark(3,3)"),
+            (1, "mark(1,3)"),
+        ],
+    );
+    let mut p = MctsPlayer::new(1).with_simulation_limit(50_000);
+    let c = p.choose(&Ask::new(&g, &s, 0, far())).unwrap();
+    assert!(c.mv == g.parse_move(&s, 0, "mark(3,1)").unwrap());
+    assert!(
+        p.trees[0].exact_of(&p.trees[0].nodes[0]).is_some(),
+        "the root is solved"
+    );
+    // o blocks one threat; the next search starts from the proof, not from nothing.
+    let after = play_moves(
+        &g,
+        &[
+            (0, "mark(1,1)"),
+            (1, "mark(2,2)"),
+            (0, "mark(3,3)"),
+            (1, "mark(1,3)"),
+            (0, "mark(3,1)"),
+            (1, "mark(2,1)"),
+        ],
+    );
+    p.root_at(&g, &after);
+    let tree = &p.trees[0];
+    assert!(tree.nodes[0].state == after);
+    assert!(tree.nodes.len() > 1, "the solved root's subtree was kept");
+    assert_eq!(tree.exact_of(&tree.nodes[0]).map(|v| v[0]), Some(1.0));
+}
+
+/// Every link and every exact value of `tree` checked against the rules: a child's state follows
+/// its parent's by the joint move of its slot, a terminal node's values are its goals, and an inner
+/// node's exact values follow from its children's as the solver derives them.
+fn check_proofs<G: Game>(game: &G, tree: &Tree<G::State, G::Move>) -> Result<(), String> {
+    let roles = tree.roles;
+    for (x, n) in tree.nodes.iter().enumerate() {
+        let terminal = game.is_terminal(&n.state);
+        let counts: Vec<u32> = (0..roles).map(|r| tree.count(n, r)).collect();
+        if !terminal {
+            for (r, &count) in counts.iter().enumerate() {
+                let mut legal = Vec::new();
+                game.legal_moves(&n.state, r, &mut legal);
+                let at = tree.stat_index(n, r, 0);
+                let stored = &tree.moves[at..at + count as usize];
+                if legal.len() != stored.len()
+                    || legal.iter().any(|m| !stored.iter().any(|s| s == m))
+                {
+                    return Err(format!(
+                        "node {x}: role {r} has {} legal moves, the node {}",
+                        legal.len(),
+                        stored.len()
+                    ));
+                }
+            }
+        }
+        let mut children = Vec::new();
+        for joint in 0..n.joints {
+            let c = if terminal { NONE } else { tree.child(n, joint) };
+            if c == NONE {
+                children.push(None);
+                continue;
+            }
+            let (mut rest, mut moves) = (joint, Vec::new());
+            for (r, &k) in counts.iter().enumerate() {
+                moves.push(tree.moves[tree.stat_index(n, r, rest % k)].clone());
+                rest /= k;
+            }
+            let next = game.next_state(&n.state, &moves);
+            if tree.nodes[c as usize].state != next {
+                return Err(format!(
+                    "node {x}: joint {joint} links node {c}, not its state"
+                ));
+            }
+            children.push(tree.exact_of(&tree.nodes[c as usize]).map(<[f64]>::to_vec));
+        }
+        let Some(values) = tree.exact_of(n) else {
+            continue;
+        };
+        if terminal {
+            let goals: Vec<f64> = (0..roles).map(|r| goal_reward(game, &n.state, r)).collect();
+            if goals != values {
+                return Err(format!(
+                    "terminal node {x}: exact {values:?}, goals {goals:?}"
+                ));
+            }
+            continue;
+        }
+        let derived = if n.mover == SIMULTANEOUS {
+            let first = children.first().cloned().flatten();
+            children
+                .iter()
+                .all(|c| c.is_some() && *c == first)
+                .then_some(first)
+                .flatten()
+        } else {
+            let m = n.mover as usize;
+            if let Some(win) = children.iter().flatten().find(|v| v[m] >= 1.0) {
+                Some(win.clone())
+            } else if children.iter().all(Option::is_some) {
+                children
+                    .iter()
+                    .flatten()
+                    .max_by(|a, b| a[m].total_cmp(&b[m]))
+                    .cloned()
+            } else {
+                None
+            }
+        };
+        match derived {
+            Some(d) if d[..] == values[..] => {}
+            Some(d)
+                if n.mover != SIMULTANEOUS && d[n.mover as usize] == values[n.mover as usize] => {}
+            _ => {
+                return Err(format!(
+                    "node {x} (mover {}): exact {values:?}, children {children:?}",
+                    n.mover
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn every_proof_of_a_graph_grown_over_a_game_follows_from_the_rules() {
+    let g = Connect4::new(6, 7).unwrap();
+    for detour in [false, true] {
+        let mut p = MctsPlayer::new(3)
+            .with_transpositions(true)
+            .with_greedy_playouts(true)
+            .with_lookahead(true)
+            .with_detour(detour)
+            .with_simulation_limit(20_000);
+        let mut s = g.initial_state();
+        let (mut solved, mut plies) = (0, 0);
+        while !g.is_terminal(&s) {
+            let mover = g.mover(&s).expect("Connect Four takes turns");
+            let c = p.choose(&Ask::new(&g, &s, mover, far())).unwrap();
+            let tree = &p.trees[0];
+            if let Err(e) = check_proofs(&g, tree) {
+                panic!("detour {detour}, after {plies} plies: {e}");
+            }
+            solved += tree.nodes.iter().filter(|n| n.exact != NONE).count();
+            s = g.play(&s, mover, &c.mv);
+            plies += 1;
+        }
+        assert!(
+            solved > 1_000,
+            "detour {detour}: {solved} solved nodes checked"
+        );
+    }
+}
+
+#[test]
+fn a_detour_goes_around_a_solved_draw_and_gives_the_nodes_above_its_value() {
+    let g = TicTacToe::new(3, 3).unwrap();
+    let s = g.initial_state();
+    for detour in [true, false] {
+        let mut tree = Tree::new(2, 1);
+        tree.detour = detour;
+        tree.add(&g, s);
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while tree.nodes.len() < 10 {
+            tree.simulate(&g, None, DEFAULT_EXPLORATION, false, deadline);
+        }
+        // x's first move is proven a draw; the other eight look worse than a draw with many walks.
+        let root = tree.nodes[0].clone();
+        let draw = tree.child(&root, 0);
+        tree.set_exact(draw, [0.5, 0.5]);
+        for i in 1..9 {
+            let at = tree.stat_index(&root, 0, i);
+            tree.stats[at].visits = 100;
+            tree.stats[at].total = 30.0;
+        }
+        tree.nodes[0].visits = 900;
+        let (simulations, solved_walks) = (tree.simulations, tree.solved_walks);
+        tree.simulate(&g, None, DEFAULT_EXPLORATION, false, deadline);
+        let visits: Vec<u32> = (0..9)
+            .map(|i| tree.stats[tree.stat_index(&root, 0, i)].visits)
+            .collect();
+        if detour {
+            // The walk learned something below another move; what the root's parent would be given
+            // is the draw.
+            assert_eq!(tree.simulations, simulations + 1);
+            assert_eq!(
+                visits.iter().filter(|&&v| v == 101).count(),
+                1,
+                "{visits:?}"
+            );
+            assert_eq!(tree.rewards, [0.5, 0.5]);
+        } else {
+            // Without it, the walk ends in the solved move and learns nothing.
+            assert_eq!(tree.solved_walks, solved_walks + 1);
+            assert!(visits[1..].iter().all(|&v| v == 100), "{visits:?}");
+        }
+    }
+}
