@@ -29,17 +29,8 @@ fn a_proven_win_keeps_its_tree_for_the_next_move() {
         "the root is solved"
     );
     // o blocks one threat; the next search starts from the proof, not from nothing.
-    let after = play_moves(
-        &g,
-        &[
-            (0, "mark(1,1)"),
-            (1, "mark(2,2)"),
-            (0, "mark(3,3)"),
-            (1, "mark(1,3)"),
-            (0, "mark(3,1)"),
-            (1, "mark(2,1)"),
-        ],
-    );
+    let forked = g.play(&s, 0, &c.mv);
+    let after = g.play(&forked, 1, &g.parse_move(&forked, 1, "mark(2,1)").unwrap());
     p.root_at(&g, &after);
     let tree = &p.trees[0];
     assert!(tree.nodes[0].state == after);

@@ -809,9 +809,7 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
             if let Some(&(at, solved)) = self.detours.last() {
                 if at as usize == k {
                     self.detours.pop();
-                    let e = self.nodes[solved as usize].exact as usize * roles;
-                    let (rewards, exact) = (&mut self.rewards, &self.exact);
-                    rewards.copy_from_slice(&exact[e..e + roles]);
+                    self.load_exact(solved);
                 }
             }
         }
