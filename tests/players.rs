@@ -59,15 +59,7 @@ fn load_rules(path: &Path, network_seconds: Option<u64>) -> Result<AnyGame, Stri
 
 /// The CPU time the calling thread has used.
 fn thread_cpu_time() -> Duration {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `t` is a valid timespec the call writes into; the clock id is a constant the C library
-    // defines.
-    let ok = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } == 0;
-    assert!(ok, "the thread's CPU clock is readable");
-    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
+    ggp::players::thread_cpu_time().expect("the thread's CPU clock is readable")
 }
 
 /// A seat whose answers are timed by the CPU time of the thread that makes them.

@@ -15,6 +15,28 @@ pub const DEFAULT_PLAY_CLOCK: Duration = Duration::from_secs(5);
 /// The default start clock of the command line.
 pub const DEFAULT_START_CLOCK: Duration = Duration::from_secs(10);
 
+/// The CPU time the calling thread has used, where the system tells it (Unix; `None` elsewhere).
+///
+/// A rate measured by it is what the work itself costs: another busy process on the machine slows
+/// the wall clock's rate (a player probing its game while the opponent loads its own), not this one.
+pub fn thread_cpu_time() -> Option<Duration> {
+    #[cfg(unix)]
+    {
+        let mut t = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `t` is a valid timespec the call writes into; the clock id is a constant the C
+        // library defines.
+        let ok = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } == 0;
+        ok.then(|| Duration::new(t.tv_sec as u64, t.tv_nsec as u32))
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
+}
+
 /// A match's clocks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Clock {
@@ -208,6 +230,24 @@ pub fn role_seed(seed: u64, role: usize) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    #[cfg(unix)]
+    fn a_thread_s_cpu_time_counts_its_work_and_not_its_sleep() {
+        let before = thread_cpu_time().expect("a Unix thread's CPU clock is readable");
+        std::thread::sleep(Duration::from_millis(50));
+        let slept = thread_cpu_time().expect("readable").saturating_sub(before);
+        assert!(slept < Duration::from_millis(25), "a sleep cost {slept:?}");
+        // Work moves it on: this loop ends after 20 ms of this thread's CPU time, however busy the
+        // machine is.
+        let from = thread_cpu_time().expect("readable");
+        let mut spins = 0u64;
+        while thread_cpu_time().expect("readable").saturating_sub(from) < Duration::from_millis(20)
+        {
+            spins = std::hint::black_box(spins + 1);
+        }
+        assert!(spins > 0);
+    }
 
     #[test]
     fn a_ticker_stops_before_its_deadline() {

@@ -453,6 +453,7 @@ fn tree_search<G: Game>(spec: &PlayerSpec, seed: u64, config: &PlayerConfig) -> 
         .with_tuned(spec.has(Switch::Tuned))
         .with_normalization(spec.has(Switch::Norm))
         .with_detour(spec.has(Switch::Detour))
+        .with_endings(defaults || spec.has(Switch::Endings))
         .with_winning_playouts(spec.has(Switch::Wins))
         .with_blocking_playouts(defaults || spec.has(Switch::Block))
         .with_cutoff(defaults || spec.has(Switch::Cutoff))
@@ -505,7 +506,7 @@ mod tests {
                     let e = e.to_string();
                     assert!(e.starts_with(want), "{text}: {e}");
                     assert!(
-                        e.contains("+mast, +nst, +rave, +grave, +batch, +trans, +decisive, +greedy, +lookahead, +wins, +block, +cutoff, +pieces, +captures, +tuned, +norm, +detour (e.g. `mcts+mast`)"),
+                        e.contains("+mast, +nst, +rave, +grave, +batch, +trans, +decisive, +greedy, +lookahead, +wins, +block, +cutoff, +pieces, +captures, +tuned, +norm, +detour, +endings (e.g. `mcts+mast`)"),
                         "{e}"
                     );
                 }
@@ -516,16 +517,20 @@ mod tests {
     }
 
     #[test]
-    fn mcts_as_the_command_line_builds_it_blocks_cuts_and_captures_and_uct_runs_only_its_switches()
-    {
+    fn mcts_as_the_command_line_builds_it_blocks_cuts_captures_and_proves_endings_and_uct_runs_only_its_switches(
+    ) {
         use crate::games::connect4::Connect4;
         use Switch::*;
         for (text, switches, name) in [
-            ("mcts", &[Block, Cutoff, Captures][..], "mcts"),
-            ("mcts+mast", &[Mast, Block, Cutoff, Captures], "mcts+mast"),
+            ("mcts", &[Block, Cutoff, Captures, Endings][..], "mcts"),
+            (
+                "mcts+mast",
+                &[Mast, Block, Cutoff, Captures, Endings],
+                "mcts+mast",
+            ),
             (
                 "mcts+batch+wins",
-                &[Batch, Block, Cutoff, Captures],
+                &[Batch, Block, Cutoff, Captures, Endings],
                 "mcts+batch",
             ),
             ("uct", &[], "uct"),
@@ -535,10 +540,15 @@ mod tests {
             ("uct+cutoff+trans", &[Trans, Cutoff], "uct+trans+cutoff"),
             (
                 "mcts+pieces",
-                &[Block, Cutoff, Pieces, Captures],
+                &[Block, Cutoff, Pieces, Captures, Endings],
                 "mcts+pieces",
             ),
             ("uct+captures", &[Captures], "uct+captures"),
+            (
+                "uct+greedy+endings",
+                &[Greedy, Endings],
+                "uct+greedy+endings",
+            ),
         ] {
             let spec: PlayerSpec = text.parse().unwrap();
             let player = tree_search::<Connect4>(&spec, 1, &PlayerConfig::default());

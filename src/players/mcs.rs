@@ -46,6 +46,8 @@ pub(crate) struct Playouts {
     /// Joint moves a playout plays at most before it stops where it is, to be judged by the goals of
     /// the state it reached (a cut-off, see `mcts::cutoff`); [`MAX_PLAYOUT_STEPS`] otherwise.
     pub(crate) max_steps: u32,
+    /// The joint moves the last playout played.
+    pub(crate) steps: u32,
 }
 
 impl Playouts {
@@ -58,6 +60,7 @@ impl Playouts {
             winning: false,
             blocking: false,
             max_steps: MAX_PLAYOUT_STEPS,
+            steps: 0,
         }
     }
 
@@ -135,8 +138,9 @@ impl Playouts {
         let started = Instant::now();
         let max_steps = self.max_steps.clamp(1, MAX_PLAYOUT_STEPS);
         if !self.cautious {
-            let (end, _) = play(from, max_steps);
+            let (end, steps) = play(from, max_steps);
             self.cautious = started.elapsed() > SLOW_PLAYOUT;
+            self.steps = steps;
             return Some(end);
         }
         let mut state = from.clone();
@@ -160,6 +164,7 @@ impl Playouts {
             steps += n;
             if n < stretch || steps >= max_steps {
                 self.cautious = started.elapsed() > SLOW_PLAYOUT;
+                self.steps = steps;
                 return Some(state);
             }
         }

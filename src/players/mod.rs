@@ -21,7 +21,7 @@ pub mod puzzle;
 pub mod seeds;
 pub mod simple;
 
-pub use clock::{role_seed, Clock, Deadline, Progress, Ticker};
+pub use clock::{role_seed, thread_cpu_time, Clock, Deadline, Progress, Ticker};
 pub use greedy::GreedyPlayer;
 pub use id::IdPlayer;
 pub use kinds::{make_player, PlayerConfig, PlayerKind, PlayerSpec, UnknownPlayer};
@@ -44,6 +44,9 @@ pub struct SearchStats {
     pub depth: u32,
     /// Monte Carlo simulations (playouts) run, 0 for players that run none.
     pub simulations: u64,
+    /// Walks of a tree search that ended in a solved node and so ran no playout (counted apart from
+    /// `simulations`: a search whose walks all end so has stopped learning).
+    pub solved_walks: u64,
     /// Nodes of the search tree kept after the move (Monte Carlo tree search), 0 for players without one.
     pub tree: u64,
     /// The goal value (0..=100) the player expects from its move, when it has an estimate.
@@ -71,6 +74,12 @@ impl SearchStats {
                 "{} simulations ({}/s)",
                 thousands(self.simulations),
                 thousands((self.simulations as f64 / secs) as u64)
+            ));
+        }
+        if self.solved_walks > 0 {
+            parts.push(format!(
+                "{} walks into solved nodes",
+                thousands(self.solved_walks)
             ));
         }
         if self.tree > 0 {
@@ -298,5 +307,52 @@ pub(crate) fn no_effort(elapsed: Duration) -> SearchStats {
     SearchStats {
         elapsed,
         ..SearchStats::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(stats: SearchStats, expected: &str) {
+        assert_eq!(stats.effort(), expected);
+    }
+
+    #[test]
+    fn an_effort_line_says_what_was_searched_and_how_fast() {
+        check(SearchStats::default(), "");
+        check(
+            SearchStats {
+                elapsed: Duration::from_secs(2),
+                depth: 7,
+                nodes: 120_000,
+                expected: Some(61.6),
+                ..SearchStats::default()
+            },
+            "depth 7, 120,000 nodes (60,000/s), expects 62",
+        );
+        check(
+            SearchStats {
+                elapsed: Duration::from_secs(4),
+                simulations: 100_000,
+                tree: 457_049,
+                expected: Some(61.0),
+                ..SearchStats::default()
+            },
+            "100,000 simulations (25,000/s), tree of 457,049 nodes, expects 61",
+        );
+        // A search whose walks end in solved nodes has stopped learning: the line shows it.
+        check(
+            SearchStats {
+                elapsed: Duration::from_secs(4),
+                simulations: 234,
+                solved_walks: 3_500_000,
+                tree: 58_457,
+                expected: Some(50.0),
+                ..SearchStats::default()
+            },
+            "234 simulations (58/s), 3,500,000 walks into solved nodes, tree of 58,457 nodes, \
+             expects 50",
+        );
     }
 }

@@ -51,7 +51,8 @@
 //! probe from choosing NST, whose guided playouts are not greedy): the same probe
 //! times greedy playouts ([`Game::greedy_playout`]: a win in one is taken, a move handing the next
 //! role one is avoided); in a game of two roles moving in turn whose rewards always sum the same, at
-//! 5,000 or more a second, and where NST stays off, the trees play them (Connect Four, pentago).
+//! 3,000 or more a second of the thread's CPU time, and where NST stays off, the trees play them
+//! (Connect Four, pentago).
 //! There the trees also share one node among equal states (`+trans`): the search goes deep enough
 //! to meet the same position by different orders of moves, and on Connect Four at a 5 s clock
 //! `mcts+trans` beat `mcts` 12–1–3 (even at 1 s).
@@ -84,6 +85,7 @@
 
 mod compact;
 mod cutoff;
+mod endings;
 mod grave;
 mod moves_probe;
 mod normalize;
@@ -157,6 +159,8 @@ pub struct MctsPlayer<G: Game> {
     normalize: bool,
     /// Walks go around a solved move to the best unsolved one ([`MctsPlayer::with_detour`]).
     detour: bool,
+    /// Short greedy playouts are checked for proofs ([`MctsPlayer::with_endings`]).
+    endings: bool,
     /// Probes the game for goals that predict the end and, where they do, cuts playouts short
     /// ([`cutoff`]).
     cutoff: bool,
@@ -210,6 +214,7 @@ impl<G: Game> MctsPlayer<G> {
             tuned: false,
             normalize: false,
             detour: false,
+            endings: false,
             cutoff: true,
             probe: None,
             per_game: true,
@@ -337,6 +342,7 @@ impl<G: Game> MctsPlayer<G> {
             tree.tuned = self.tuned;
             tree.normalize = self.normalize && game.info().zero_sum;
             tree.detour = self.detour;
+            tree.endings = self.endings;
             tree.captures = self.capture_table.clone().map(|t| (t, CAPTURE_RATE));
             tree.prior = self
                 .material
@@ -507,10 +513,15 @@ impl<G: Game> MctsPlayer<G> {
 
 impl<G: Game> Player<G> for MctsPlayer<G> {
     fn name(&self) -> String {
-        // `mcts` blocks, probes for a cut-off and captures by default; the name lists the switches
-        // beyond those.
+        // `mcts` blocks, probes for a cut-off, captures and checks short greedy playouts by
+        // default; the name lists the switches beyond those.
         let defaults: &[Switch] = if self.think_ahead {
-            &[Switch::Block, Switch::Cutoff, Switch::Captures]
+            &[
+                Switch::Block,
+                Switch::Cutoff,
+                Switch::Captures,
+                Switch::Endings,
+            ]
         } else {
             &[]
         };
@@ -654,6 +665,7 @@ impl<G: Game> Player<G> for MctsPlayer<G> {
             stats: SearchStats {
                 elapsed: started.elapsed(),
                 simulations: self.simulations(),
+                solved_walks: self.trees.iter().map(|t| t.solved_walks).sum(),
                 tree: self.trees.iter().map(|t| t.nodes.len() as u64).sum(),
                 expected: Some(moves[best].mean() * 100.0),
                 ..SearchStats::default()

@@ -46,6 +46,7 @@ use rand::rngs::SmallRng;
 use super::cutoff::play_on;
 use super::stats::{Centred, Pairs};
 use crate::game::{random_index, Game, PlayoutGuide, RoleIndex};
+use crate::players::thread_cpu_time;
 
 /// Games the probe plays at most.
 const MAX_GAMES: usize = 800;
@@ -76,13 +77,14 @@ const PRIOR_CHOICES: f64 = 10.0;
 /// between the groups.
 pub(super) const MAX_LOOKAHEAD_COST: f64 = 0.13;
 
-/// Greedy playouts ([`Game::greedy_playout`]) a second of one thread must hold for `mcts` to play
-/// them: they try moves before playing one, and where a step is a full pass of a large network the
-/// tree starves. Measured against `mcts` with random playouts at a 1 s clock (`ggp-run tournament
-/// --players mcts+greedy,mcts`): Connect Four (about 17,000 a second, a fourteenth of random
-/// playouts) won 25–0–7 and pentago (15,000, a third) 8–3–5, while checkers (735, a fifth) lost
-/// 2–3–11 and hex (62, a thirty-fifth) lost all 16. 5,000 lies between.
-pub(super) const MIN_GREEDY_RATE: f64 = 5_000.0;
+/// Greedy playouts ([`Game::greedy_playout`]) a second of one thread's CPU time must hold for `mcts`
+/// to play them: they try moves before playing one, and where a step is a full pass of a large
+/// network the tree starves. Measured against `mcts` with random playouts at a 1 s clock (`ggp-run
+/// tournament --players mcts+greedy,mcts`): Connect Four (about 17,000 a second, a fourteenth of
+/// random playouts; 10,000 on a slower machine) won 25–0–7 and pentago (15,000, a third) 8–3–5, while
+/// checkers (735, a fifth) lost 2–3–11 and hex (62, a thirty-fifth) lost all 16. 3,000 lies between,
+/// three times or more from each side.
+pub(super) const MIN_GREEDY_RATE: f64 = 3_000.0;
 
 /// The share of the probe's time spent timing greedy playouts.
 const GREEDY_SHARE: u32 = 5;
@@ -326,7 +328,14 @@ fn greedy_rate<G: Game>(
     buf: &mut Vec<G::Move>,
     deadline: Instant,
 ) -> Option<f64> {
-    let started = Instant::now();
+    // Timed by the thread's CPU time where there is one: in a served match the opponent is often
+    // busy in the same start clock, and at half a core the wall clock's rate fell below
+    // MIN_GREEDY_RATE in some Connect Four matches and not in others.
+    let (started, cpu) = (Instant::now(), thread_cpu_time());
+    let spent = || match cpu {
+        Some(at) => thread_cpu_time().map_or(started.elapsed(), |now| now.saturating_sub(at)),
+        None => started.elapsed(),
+    };
     let (mut ended, mut time) = (0u32, Duration::ZERO);
     for _ in 0..MAX_GAMES {
         if play_on(game, from.clone(), 0, deadline, |s| {
@@ -336,7 +345,7 @@ fn greedy_rate<G: Game>(
         {
             break;
         }
-        (ended, time) = (ended + 1, started.elapsed());
+        (ended, time) = (ended + 1, spent());
     }
     (ended > 0 && !time.is_zero()).then(|| f64::from(ended) / time.as_secs_f64())
 }

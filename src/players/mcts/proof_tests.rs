@@ -134,11 +134,18 @@ fn check_proofs<G: Game>(game: &G, tree: &Tree<G::State, G::Move>) -> Result<(),
 #[test]
 fn every_proof_of_a_graph_grown_over_a_game_follows_from_the_rules() {
     let g = Connect4::new(6, 7).unwrap();
-    for detour in [false, true] {
+    // The lookahead solves each new node whose mover wins at once; without it, short greedy
+    // playouts (`+endings`) solve nodes the same way and also nodes whose every move loses at once.
+    for (detour, lookahead, endings) in [
+        (false, true, false),
+        (true, true, true),
+        (false, false, true),
+    ] {
         let mut p = MctsPlayer::new(3)
             .with_transpositions(true)
             .with_greedy_playouts(true)
-            .with_lookahead(true)
+            .with_lookahead(lookahead)
+            .with_endings(endings)
             .with_detour(detour)
             .with_simulation_limit(20_000);
         let mut s = g.initial_state();
@@ -148,7 +155,7 @@ fn every_proof_of_a_graph_grown_over_a_game_follows_from_the_rules() {
             let c = p.choose(&Ask::new(&g, &s, mover, far())).unwrap();
             let tree = &p.trees[0];
             if let Err(e) = check_proofs(&g, tree) {
-                panic!("detour {detour}, after {plies} plies: {e}");
+                panic!("detour {detour}, lookahead {lookahead}, endings {endings}, after {plies} plies: {e}");
             }
             solved += tree.nodes.iter().filter(|n| n.exact != NONE).count();
             s = g.play(&s, mover, &c.mv);
@@ -156,7 +163,7 @@ fn every_proof_of_a_graph_grown_over_a_game_follows_from_the_rules() {
         }
         assert!(
             solved > 1_000,
-            "detour {detour}: {solved} solved nodes checked"
+            "detour {detour}, lookahead {lookahead}, endings {endings}: {solved} solved nodes checked"
         );
     }
 }
@@ -202,6 +209,75 @@ fn a_detour_goes_around_a_solved_draw_and_gives_the_nodes_above_its_value() {
             // Without it, the walk ends in the solved move and learns nothing.
             assert_eq!(tree.solved_walks, solved_walks + 1);
             assert!(visits[1..].iter().all(|&v| v == 100), "{visits:?}");
+        }
+    }
+}
+
+#[test]
+fn a_short_greedy_playout_solves_its_node_where_the_rules_confirm_it() {
+    let g = TicTacToe::new(3, 3).unwrap();
+    // o holds (1,1) (1,2) (2,1), threatening (1,3) and (3,1); x, to move, has no win of its own.
+    let lost = play_moves(
+        &g,
+        &[
+            (0, "mark(2,2)"),
+            (1, "mark(1,1)"),
+            (0, "mark(3,2)"),
+            (1, "mark(1,2)"),
+            (0, "mark(2,3)"),
+            (1, "mark(2,1)"),
+        ],
+    );
+    // x holds (1,1) (1,2) and wins at (1,3).
+    let won = play_moves(
+        &g,
+        &[
+            (0, "mark(1,1)"),
+            (1, "mark(2,2)"),
+            (0, "mark(1,2)"),
+            (1, "mark(3,3)"),
+        ],
+    );
+    // o threatens (3,1), where x blocks and forks: no move of x loses at once.
+    let holds = play_moves(
+        &g,
+        &[
+            (0, "mark(1,1)"),
+            (1, "mark(2,2)"),
+            (0, "mark(3,3)"),
+            (1, "mark(1,3)"),
+        ],
+    );
+    // (position, the playout's length and rewards, what the node is proven worth with `+endings`).
+    let cases: [(&_, u32, [f64; 2], Option<[f64; 2]>); 5] = [
+        (&lost, 2, [0.0, 1.0], Some([0.0, 1.0])),
+        (&won, 1, [1.0, 0.0], Some([1.0, 0.0])),
+        // A playout that drew its moves at random can end so where a move holds: nothing is proven.
+        (&holds, 2, [0.0, 1.0], None),
+        // Longer playouts, or a win for the other role at the first move, prove nothing.
+        (&lost, 3, [0.0, 1.0], None),
+        (&won, 2, [1.0, 0.0], None),
+    ];
+    for (state, steps, rewards, proven) in cases {
+        for endings in [true, false] {
+            let mut tree = Tree::new(2, 1);
+            tree.endings = endings;
+            tree.playouts.greedy = true;
+            tree.add(&g, state.clone());
+            tree.rewards.copy_from_slice(&rewards);
+            tree.prove_ending(&g, 0, steps);
+            let exact = tree.exact_of(&tree.nodes[0]).map(|v| [v[0], v[1]]);
+            let expected = if endings { proven } else { None };
+            assert_eq!(
+                exact, expected,
+                "{steps} steps, rewards {rewards:?}, endings {endings}"
+            );
+            if let Some(v) = expected {
+                assert_eq!(tree.rewards, v, "the proven values are the walk's rewards");
+            }
+            if let Err(e) = check_proofs(&g, &tree) {
+                panic!("{steps} steps, rewards {rewards:?}: {e}");
+            }
         }
     }
 }

@@ -124,6 +124,13 @@ impl<G: Game> MctsPlayer<G> {
         self
     }
 
+    /// Checks each greedy playout from a new node that ends at its first or second move for a proof
+    /// (`+endings`, see [`Switch::Endings`]); only greedy playouts prove anything.
+    pub fn with_endings(mut self, on: bool) -> Self {
+        self.endings = on;
+        self
+    }
+
     /// Cuts playouts short where the goals predict the end: a probe of random games (in the start
     /// clock, or a fifth of the first move's clock) finds the depth at which the goals correlate with
     /// the final goals, and playouts stop there and score the goals of the state they reached (see
@@ -185,6 +192,7 @@ impl<G: Game> MctsPlayer<G> {
                 Switch::Tuned => self.tuned,
                 Switch::Norm => self.normalize,
                 Switch::Detour => self.detour,
+                Switch::Endings => self.endings,
                 Switch::Wins => self.winning && !self.blocking,
                 Switch::Block => self.blocking,
                 Switch::Cutoff => self.cutoff,

@@ -40,11 +40,15 @@ pub enum Switch {
     /// A walk whose selection would take a solved move (not a win) takes the best unsolved one
     /// instead, the nodes above it given the solved move's value (Sancho's score overrides).
     Detour,
+    /// A greedy playout from a new node that ends at its first or second move is checked for a proof:
+    /// the node's mover wins at once, or every move of it lets the other role win at once (Sancho's
+    /// greedy rollouts mark such nodes complete).
+    Endings,
 }
 
 impl Switch {
     /// Every switch.
-    pub const ALL: [Switch; 17] = [
+    pub const ALL: [Switch; 18] = [
         Switch::Mast,
         Switch::Nst,
         Switch::Rave,
@@ -62,6 +66,7 @@ impl Switch {
         Switch::Tuned,
         Switch::Norm,
         Switch::Detour,
+        Switch::Endings,
     ];
 
     /// The switch's name after a `+`.
@@ -84,6 +89,7 @@ impl Switch {
             Switch::Tuned => "tuned",
             Switch::Norm => "norm",
             Switch::Detour => "detour",
+            Switch::Endings => "endings",
         }
     }
 }

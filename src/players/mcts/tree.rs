@@ -119,6 +119,9 @@ pub(super) struct Tree<S, M> {
     /// above are given the solved move's value, as if the walk had taken it (Sancho's score
     /// overrides).
     pub(super) detour: bool,
+    /// Whether a greedy playout from a new node that ends at once is checked for a proof
+    /// (`+endings`, see [`super::endings`]).
+    pub(super) endings: bool,
     /// One-player games (with `policy`): the best reward a simulation has reached from the root, and
     /// the moves (by number) that reached it, which a deterministic game lets the player repeat.
     pub(super) best_line: Vec<u32>,
@@ -169,6 +172,7 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
             tuned: false,
             normalize: false,
             detour: false,
+            endings: false,
             best_line: Vec::new(),
             best_reward: 0.0,
             simulations: 0,
@@ -467,7 +471,7 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
 
     /// When `node`'s mover (in a turn-taking state) has a move that wins at once
     /// ([`Game::decisive_move`]), adds that move's child, which solves `node` as the mover's win.
-    fn take_decisive_move<G: Game<State = S, Move = M>>(&mut self, game: &G, node: u32) {
+    pub(super) fn take_decisive_move<G: Game<State = S, Move = M>>(&mut self, game: &G, node: u32) {
         let n = &self.nodes[node as usize];
         if n.exact != NONE || n.mover == SIMULTANEOUS {
             return;
@@ -499,7 +503,7 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
     }
 
     /// The node of `state` already in the graph (transpositions on), or [`NONE`].
-    fn transposition<G: Game<State = S, Move = M>>(&self, game: &G, state: &S) -> u32 {
+    pub(super) fn transposition<G: Game<State = S, Move = M>>(&self, game: &G, state: &S) -> u32 {
         let Some(table) = &self.table else {
             return NONE;
         };
@@ -675,6 +679,9 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
                     deadline,
                 ) {
                     return;
+                } else {
+                    let steps = playouts.steps;
+                    self.prove_ending(game, child, steps);
                 }
             }
             break;
