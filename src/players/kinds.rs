@@ -453,7 +453,7 @@ fn tree_search<G: Game>(spec: &PlayerSpec, seed: u64, config: &PlayerConfig) -> 
         .with_tuned(spec.has(Switch::Tuned))
         .with_normalization(spec.has(Switch::Norm))
         .with_detour(spec.has(Switch::Detour))
-        .with_endings(defaults || spec.has(Switch::Endings))
+        .with_endings(spec.has(Switch::Endings))
         .with_winning_playouts(spec.has(Switch::Wins))
         .with_blocking_playouts(defaults || spec.has(Switch::Block))
         .with_cutoff(defaults || spec.has(Switch::Cutoff))
@@ -517,21 +517,22 @@ mod tests {
     }
 
     #[test]
-    fn mcts_as_the_command_line_builds_it_blocks_cuts_captures_and_proves_endings_and_uct_runs_only_its_switches(
-    ) {
+    fn mcts_as_the_command_line_builds_it_blocks_cuts_and_captures_and_uct_runs_only_its_switches()
+    {
         use crate::games::connect4::Connect4;
         use Switch::*;
         for (text, switches, name) in [
-            ("mcts", &[Block, Cutoff, Captures, Endings][..], "mcts"),
-            (
-                "mcts+mast",
-                &[Mast, Block, Cutoff, Captures, Endings],
-                "mcts+mast",
-            ),
+            ("mcts", &[Block, Cutoff, Captures][..], "mcts"),
+            ("mcts+mast", &[Mast, Block, Cutoff, Captures], "mcts+mast"),
             (
                 "mcts+batch+wins",
-                &[Batch, Block, Cutoff, Captures, Endings],
+                &[Batch, Block, Cutoff, Captures],
                 "mcts+batch",
+            ),
+            (
+                "mcts+endings+detour",
+                &[Block, Cutoff, Captures, Detour, Endings],
+                "mcts+detour+endings",
             ),
             ("uct", &[], "uct"),
             ("uct+nst", &[Nst], "uct+nst"),
@@ -540,7 +541,7 @@ mod tests {
             ("uct+cutoff+trans", &[Trans, Cutoff], "uct+trans+cutoff"),
             (
                 "mcts+pieces",
-                &[Block, Cutoff, Pieces, Captures, Endings],
+                &[Block, Cutoff, Pieces, Captures],
                 "mcts+pieces",
             ),
             ("uct+captures", &[Captures], "uct+captures"),

@@ -1,4 +1,4 @@
-//! Proofs from short greedy playouts (`+endings`, on in `mcts`): Sancho's greedy rollouts mark a node
+//! Proofs from short greedy playouts (`+endings`): Sancho's greedy rollouts mark a node
 //! complete when its rollout ends within two moves, and so does the tree here, after checking.
 //!
 //! A greedy playout ([`crate::game::Game::greedy_playout`]) takes a move that wins at once, and

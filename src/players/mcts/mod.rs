@@ -513,15 +513,10 @@ impl<G: Game> MctsPlayer<G> {
 
 impl<G: Game> Player<G> for MctsPlayer<G> {
     fn name(&self) -> String {
-        // `mcts` blocks, probes for a cut-off, captures and checks short greedy playouts by
-        // default; the name lists the switches beyond those.
+        // `mcts` blocks, probes for a cut-off and captures by default; the name lists the switches
+        // beyond those.
         let defaults: &[Switch] = if self.think_ahead {
-            &[
-                Switch::Block,
-                Switch::Cutoff,
-                Switch::Captures,
-                Switch::Endings,
-            ]
+            &[Switch::Block, Switch::Cutoff, Switch::Captures]
         } else {
             &[]
         };
