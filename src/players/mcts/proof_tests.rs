@@ -249,7 +249,8 @@ fn a_short_greedy_playout_solves_its_node_where_the_rules_confirm_it() {
         ],
     );
     // (position, the playout's length and rewards, what the node is proven worth with `+endings`).
-    let cases: [(&_, u32, [f64; 2], Option<[f64; 2]>); 5] = [
+    type Case<'a, S> = (&'a S, u32, [f64; 2], Option<[f64; 2]>);
+    let cases: [Case<'_, _>; 5] = [
         (&lost, 2, [0.0, 1.0], Some([0.0, 1.0])),
         (&won, 1, [1.0, 0.0], Some([1.0, 0.0])),
         // A playout that drew its moves at random can end so where a move holds: nothing is proven.
@@ -263,7 +264,7 @@ fn a_short_greedy_playout_solves_its_node_where_the_rules_confirm_it() {
             let mut tree = Tree::new(2, 1);
             tree.endings = endings;
             tree.playouts.greedy = true;
-            tree.add(&g, state.clone());
+            tree.add(&g, *state);
             tree.rewards.copy_from_slice(&rewards);
             tree.prove_ending(&g, 0, steps);
             let exact = tree.exact_of(&tree.nodes[0]).map(|v| [v[0], v[1]]);
