@@ -42,24 +42,9 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
     /// Solves `node` as a loss for its mover when every move of the mover leads to a node whose
     /// mover (the other role) wins at once: each child is added (or found) and checked for that win.
     fn prove_every_move_loses<G: Game<State = S, Move = M>>(&mut self, game: &G, node: u32) {
-        let mover = self.nodes[node as usize].mover as usize;
-        let other = 1 - mover;
+        let other = 1 - self.nodes[node as usize].mover as usize;
         for joint in 0..self.nodes[node as usize].joints {
-            let mut child = self.child(&self.nodes[node as usize], joint);
-            if child == NONE {
-                let n = &self.nodes[node as usize];
-                self.joint.clear();
-                for r in 0..self.roles {
-                    let at = self.stat_index(n, r, if r == mover { joint } else { 0 });
-                    self.joint.push(self.moves[at].clone());
-                }
-                let after = game.next_state(&n.state, &self.joint);
-                child = match self.transposition(game, &after) {
-                    NONE => self.add(game, after),
-                    known => known,
-                };
-                self.set_child(node, joint, child);
-            }
+            let child = self.turn_child(game, node, joint);
             self.take_decisive_move(game, child);
             let c = &self.nodes[child as usize];
             if !self.exact_of(c).is_some_and(|v| v[other] >= 1.0) {

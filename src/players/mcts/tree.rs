@@ -484,26 +484,42 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
             return;
         };
         // Every other role has one move: the joint move's number is the mover's move's.
-        let joint = i as u32;
-        if joint >= self.count(n, mover) {
-            return;
+        if (i as u32) < self.count(n, mover) {
+            self.turn_child(game, node, i as u32);
+            self.try_solve(node);
         }
+    }
+
+    /// The child of `node` by its mover's move `joint` (every other role has one move), linked
+    /// first where the graph lacks it: the node of its state when there is one, else a new node.
+    pub(super) fn turn_child<G: Game<State = S, Move = M>>(
+        &mut self,
+        game: &G,
+        node: u32,
+        joint: u32,
+    ) -> u32 {
+        let n = &self.nodes[node as usize];
+        let child = self.child(n, joint);
+        if child != NONE {
+            return child;
+        }
+        let mover = n.mover as usize;
         self.joint.clear();
         for r in 0..self.roles {
             let at = self.stat_index(n, r, if r == mover { joint } else { 0 });
             self.joint.push(self.moves[at].clone());
         }
         let after = game.next_state(&n.state, &self.joint);
-        let won = match self.transposition(game, &after) {
+        let child = match self.transposition(game, &after) {
             NONE => self.add(game, after),
             known => known,
         };
-        self.set_child(node, joint, won);
-        self.try_solve(node);
+        self.set_child(node, joint, child);
+        child
     }
 
     /// The node of `state` already in the graph (transpositions on), or [`NONE`].
-    pub(super) fn transposition<G: Game<State = S, Move = M>>(&self, game: &G, state: &S) -> u32 {
+    fn transposition<G: Game<State = S, Move = M>>(&self, game: &G, state: &S) -> u32 {
         let Some(table) = &self.table else {
             return NONE;
         };
