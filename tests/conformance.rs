@@ -15,6 +15,10 @@
 //! reason, and fails the test when more than [`TIME_REFUSALS_ALLOWED`] are; a refusal for size of a game
 //! not listed always fails.
 //!
+//! On the network, each game's full passes compiled to machine code are checked against the
+//! interpreter along random playouts before its trace replays (on the compiled passes where the game
+//! plays by full passes).
+//!
 //! Every game must report: a game whose replay panics fails with the panic's message, and the run fails,
 //! naming them, if any game it planned never reported (a worker that died some other way).
 
@@ -27,6 +31,8 @@ use std::time::{Duration, Instant};
 use ggp::engine::{conformance, Evaluation, Limits, RuleGame};
 use ggp::network::{self, Budget, Limit, NetGame, NetworkError};
 use ggp::syntax::parse_kif;
+use rand::rngs::SmallRng;
+use rand::SeedableRng;
 
 mod common;
 use common::shared;
@@ -207,6 +213,19 @@ fn replay_one(engine: Engine, name: &str) -> Outcome {
                 );
                 if listed(NETWORK_FALLS_BACK, name).is_some() {
                     size.push_str("; listed in NETWORK_FALLS_BACK, but it built here");
+                }
+                // The compiled passes against the interpreter, the reference, along random playouts.
+                // (A large network's passes are compiled on a thread of their own: wait for them.)
+                g.wait_compiled();
+                let mut rng = SmallRng::seed_from_u64(1);
+                match g.check_compiled(&mut rng, 2, 100) {
+                    Ok(0) => size.push_str(", passes interpreted"),
+                    Ok(k) => size.push_str(&format!(", {k} compiled passes as interpreted")),
+                    Err(e) => {
+                        return Outcome::Broken(format!(
+                            "the compiled passes differ from the interpreter: {e}"
+                        ))
+                    }
                 }
                 Outcome::Replayed(network::replay(&g, &trace), size)
             }

@@ -464,7 +464,9 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
                 )));
             }
             let player = a.player.as_deref().map(str::parse).transpose()?;
-            spec.load()?.visit(search::Bench {
+            let mut game = spec.load()?;
+            game.wait_compiled();
+            game.visit(search::Bench {
                 seconds: a.seconds,
                 seed: a.seed,
                 threads: a.threads,

@@ -93,6 +93,10 @@ pub struct LoadArgs {
     /// size limits scale with it [default: 10, or 120 with `--engine network`].
     #[arg(long, value_name = "SECONDS")]
     pub grounding_seconds: Option<u32>,
+    /// Rule files on the network: run its full passes on the interpreter, the reference, instead of as
+    /// machine code compiled at load (for comparing the two).
+    #[arg(long)]
+    pub interpreted: bool,
 }
 
 impl LoadArgs {
@@ -109,6 +113,7 @@ impl LoadArgs {
                 .grounding_seconds
                 .map(|s| Duration::from_secs(u64::from(s))),
             playouts: self.playouts.unwrap_or(ggp::evaluators::DEFAULT_PLAYOUTS),
+            interpreted: self.interpreted,
         })
     }
 }
@@ -293,7 +298,14 @@ pub fn report_fields(report: &LoadReport) -> String {
         report.took.as_secs_f64() * 1e3
     );
     if let Some((props, gates)) = report.network_size {
-        s.push_str(&format!(" propositions={props} gates={gates}"));
+        s.push_str(&format!(
+            " propositions={props} gates={gates} passes={}",
+            if report.compiled {
+                "compiled"
+            } else {
+                "interpreted"
+            }
+        ));
     }
     if report.demand {
         s.push_str(" evaluation=demand");

@@ -142,6 +142,9 @@ pub struct LoadOptions {
     pub grounding: Option<Duration>,
     /// Random playouts behind each judgement of a rule game's position; 0 judges by goals and mobility.
     pub playouts: u32,
+    /// Run the network's full passes on the interpreter (the reference) instead of as machine code
+    /// (see [`NetGame::set_compiled`]).
+    pub interpreted: bool,
 }
 
 impl Default for LoadOptions {
@@ -150,6 +153,7 @@ impl Default for LoadOptions {
             engine: EngineChoice::Auto,
             grounding: None,
             playouts: crate::evaluators::DEFAULT_PLAYOUTS,
+            interpreted: false,
         }
     }
 }
@@ -213,6 +217,8 @@ pub struct LoadReport {
     pub fallback: Option<NetworkError>,
     /// Whether the Datalog evaluator runs the rules demand-driven (see `crate::engine::Evaluation`).
     pub demand: bool,
+    /// Whether the network's full passes run as machine code (see [`NetGame::set_compiled`]).
+    pub compiled: bool,
 }
 
 impl LoadReport {
@@ -223,6 +229,7 @@ impl LoadReport {
             network_size: None,
             fallback: None,
             demand: false,
+            compiled: false,
         }
     }
 }
@@ -332,6 +339,15 @@ impl AnyGame {
     /// Runs `visitor` on the game.
     pub fn visit<V: Visitor>(self, visitor: V) -> V::Output {
         each_game!(self, l => visitor.visit(l))
+    }
+
+    /// Waits until a network's full passes are compiled, when they are being compiled on a thread of
+    /// their own (see [`NetGame::wait_compiled`]), and says so in the report: for a measurement of
+    /// steady speed.
+    pub fn wait_compiled(&mut self) {
+        if let AnyGame::Network(l) = self {
+            l.report.compiled = l.game.wait_compiled();
+        }
     }
 
     /// How it was loaded.
@@ -539,13 +555,17 @@ fn build_rules(
     if options.engine != EngineChoice::Datalog {
         let budget = Budget::for_seconds(grounding.as_secs_f64());
         match NetGame::from_program_within(&rules.program, name, budget) {
-            Ok(g) => {
+            Ok(mut g) => {
+                if options.interpreted {
+                    g.set_compiled(false);
+                }
                 let report = LoadReport {
                     engine: EngineKind::Network,
                     took: started.elapsed(),
                     network_size: Some((g.num_propositions(), g.num_gates())),
                     fallback: None,
                     demand: false,
+                    compiled: g.is_compiled(),
                 };
                 return Ok(AnyGame::Network(Loaded {
                     game: Arc::new(g),
@@ -565,6 +585,7 @@ fn build_rules(
         network_size: None,
         fallback,
         demand: g.uses_demand(),
+        compiled: false,
     };
     Ok(AnyGame::Datalog(Loaded {
         game: Arc::new(g),

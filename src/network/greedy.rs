@@ -30,7 +30,6 @@ impl NetGame {
                 vals, moves, saved, ..
             } = &mut *s;
             saved.resize(n.num_nodes, 0);
-            let state_part = &self.pass[..self.pass_state];
             let mut steps = 0;
             // The lanes of the role to move, when the last step already tried them, and the lane of
             // `saved` that step played (its state, as `vals` has moved on to the trial).
@@ -49,7 +48,7 @@ impl NetGame {
                                 if !self.random_step(vals, moves, rng) {
                                     break;
                                 }
-                                eval_pass(state_part, &n.inputs, vals, n.num_nodes);
+                                self.run_pass(Part::State, vals);
                                 steps += 1;
                                 continue;
                             }

@@ -21,6 +21,7 @@ mod captures;
 mod greedy;
 pub mod ground;
 mod legal_sets;
+mod native;
 mod playout;
 mod print;
 mod prop;
@@ -177,6 +178,23 @@ pub struct NetGame {
     wins: std::sync::OnceLock<wins::Wins>,
     /// Which moves may block a win, found when a blocking playout first asks (`None`: too large).
     blocks: std::sync::OnceLock<Option<blocks::Blocks>>,
+    /// The full passes as machine code and the playout method chosen with them, once compiled (see
+    /// [`native`]); shared with the thread that compiles a large network.
+    native: std::sync::Arc<std::sync::OnceLock<native::Compiled>>,
+    /// Whether [`NetGame::set_playout_method`] chose the method (the compiled passes' choice is then
+    /// not taken).
+    method_fixed: bool,
+}
+
+/// A part of the network that a full pass evaluates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Part {
+    /// The state gates of the playout cone (legal, terminal and what `next` reads; not goal-only gates).
+    State = 0,
+    /// The move gates (everything that reads `does`).
+    Moves = 1,
+    /// Every state gate, goal-only gates included.
+    AllState = 2,
 }
 
 /// A gate of a full pass over part of the network: `vals[node] = AND(inputs[start..end]) ^ negate`.
@@ -312,8 +330,18 @@ impl NetGame {
         Ok(game)
     }
 
-    /// Wraps a grounded network.
+    /// Wraps a grounded network. Its full passes are compiled to machine code at once when the network
+    /// is small, and otherwise on a thread of their own while the game plays interpreted (see
+    /// [`native`]).
     pub fn from_grounded(net: Grounded, name: &str) -> Result<NetGame, NetworkError> {
+        NetGame::from_grounded_compiling(net, name, native::Compile::Background)
+    }
+
+    fn from_grounded_compiling(
+        net: Grounded,
+        name: &str,
+        compile: native::Compile,
+    ) -> Result<NetGame, NetworkError> {
         validate(&net)?;
         let terms = &net.terms;
         let words = net.props.len().div_ceil(64).max(1);
@@ -410,9 +438,11 @@ impl NetGame {
             goal_gates,
             wins: std::sync::OnceLock::new(),
             blocks: std::sync::OnceLock::new(),
+            native: Default::default(),
+            method_fixed: false,
             net,
         };
-        game.method = game.fastest_method();
+        game.compile(compile);
         Ok(game)
     }
 
@@ -505,12 +535,7 @@ impl NetGame {
         for v in &mut s.vals[1 + n.props.len()..n.first_gate] {
             *v = 0;
         }
-        eval(
-            &n.gates[..n.state_gates],
-            &n.inputs,
-            &mut s.vals,
-            n.first_gate,
-        );
+        self.run_pass(Part::AllState, &mut s.vals);
         s.state.clear();
         s.state.extend_from_slice(state.words());
         s.valid = true;
@@ -577,14 +602,20 @@ impl NetGame {
             .collect()
     }
 
-    /// The way [`Game::random_playout`] evaluates the network.
+    /// The way [`Game::random_playout`] evaluates the network: chosen at load, and again once the
+    /// full passes are compiled, unless [`NetGame::set_playout_method`] chose it.
+    #[inline]
     pub fn playout_method(&self) -> PlayoutMethod {
-        self.method
+        match self.native.get() {
+            Some(c) if !self.method_fixed => c.method,
+            _ => self.method,
+        }
     }
 
     /// Chooses how [`Game::random_playout`] evaluates the network (the playouts stay the same).
     pub fn set_playout_method(&mut self, method: PlayoutMethod) {
         self.method = method;
+        self.method_fixed = true;
     }
 
     fn is_noop(&self, m: u32) -> bool {
@@ -605,7 +636,7 @@ impl Game for NetGame {
     }
 
     fn is_terminal(&self, state: &BitState) -> bool {
-        if self.method == PlayoutMethod::Propagate {
+        if self.playout_method() == PlayoutMethod::Propagate {
             return self.with_prop(state, |s| prop::lit(&s.words, self.net.terminal) != 0);
         }
         self.with_state(state, |s| lit_val(&s.vals, self.net.terminal) & 1 != 0)
@@ -616,7 +647,7 @@ impl Game for NetGame {
     }
 
     fn legal_moves(&self, state: &BitState, role: RoleIndex, out: &mut Vec<NetMove>) {
-        if self.method == PlayoutMethod::Propagate {
+        if self.playout_method() == PlayoutMethod::Propagate {
             return self.with_prop(state, |s| self.prop_legal(s, role, out));
         }
         out.clear();
@@ -632,7 +663,7 @@ impl Game for NetGame {
     }
 
     fn next_state(&self, state: &BitState, joint: &[NetMove]) -> BitState {
-        if self.method == PlayoutMethod::Propagate {
+        if self.playout_method() == PlayoutMethod::Propagate {
             return self.with_prop(state, |s| self.prop_next(s, joint));
         }
         let n = &self.net;
@@ -644,12 +675,7 @@ impl Game for NetGame {
                     }
                 }
             }
-            eval(
-                &n.gates[n.state_gates..],
-                &n.inputs,
-                &mut s.vals,
-                n.first_gate + n.state_gates,
-            );
+            self.run_pass(Part::Moves, &mut s.vals);
             let mut out = BitState::with_words(self.words);
             for (p, l) in n.next.iter().enumerate() {
                 if lit_val(&s.vals, *l) & 1 != 0 {
@@ -664,7 +690,7 @@ impl Game for NetGame {
     }
 
     fn goal(&self, state: &BitState, role: RoleIndex) -> Goal {
-        if self.method == PlayoutMethod::Propagate {
+        if self.playout_method() == PlayoutMethod::Propagate {
             return self.with_prop(state, |s| self.prop_goal(s, role));
         }
         // The last goal value that holds, as goal_values would list them, without collecting them.
@@ -691,7 +717,7 @@ impl Game for NetGame {
     }
 
     fn mover(&self, state: &BitState) -> Option<RoleIndex> {
-        if self.method == PlayoutMethod::Propagate {
+        if self.playout_method() == PlayoutMethod::Propagate {
             return self.with_prop(state, |s| self.prop_mover(s));
         }
         self.with_state(state, |s| {
@@ -715,7 +741,7 @@ impl Game for NetGame {
         _buf: &mut Vec<NetMove>,
         max_steps: u32,
     ) -> (BitState, u32) {
-        self.random_playout_with(self.method, state, rng, max_steps)
+        self.random_playout_with(self.playout_method(), state, rng, max_steps)
     }
 
     fn winning_playout(
@@ -776,7 +802,7 @@ impl Game for NetGame {
         max_steps: u32,
         guide: &mut dyn crate::game::PlayoutGuide,
     ) -> (BitState, u32) {
-        match self.method {
+        match self.playout_method() {
             PlayoutMethod::Propagate => {
                 self.guided_playout_with(state, rng, numbers, max_steps, None, guide)
             }
@@ -789,7 +815,7 @@ impl Game for NetGame {
     /// Only a game whose playouts propagate changes tells captures (the full pass plays through
     /// the trait's move methods, which read no state words).
     fn captures(&self, pieces: &[Vec<u64>]) -> Option<crate::game::Captures> {
-        if self.method != PlayoutMethod::Propagate {
+        if self.playout_method() != PlayoutMethod::Propagate {
             return None;
         }
         captures::captures_of(&self.net, pieces)
@@ -806,7 +832,7 @@ impl Game for NetGame {
         rate: f64,
         guide: &mut dyn crate::game::PlayoutGuide,
     ) -> (BitState, u32) {
-        match self.method {
+        match self.playout_method() {
             PlayoutMethod::Propagate => self.guided_playout_with(
                 state,
                 rng,

@@ -47,7 +47,7 @@ impl NetGame {
             .wins
             .get_or_init(|| wins::wins_of(&self.net, &self.sets));
         if !wins.any() {
-            return self.random_playout_with(self.method, state, rng, max_steps);
+            return self.random_playout_with(self.playout_method(), state, rng, max_steps);
         }
         let blocks = block.then(|| {
             self.blocks
@@ -412,12 +412,11 @@ impl NetGame {
             let mut s = s.borrow_mut();
             self.start_pass(&mut s, state);
             let Scratch { vals, moves, .. } = &mut *s;
-            let state_part = &self.pass[..self.pass_state];
             let mut steps = 0;
             let mut first = true;
             while steps < max_steps {
                 if !first {
-                    eval_pass(state_part, &n.inputs, vals, n.num_nodes);
+                    self.run_pass(Part::State, vals);
                 }
                 first = false;
                 if lit_val(vals, n.terminal) & 1 != 0 {
@@ -500,7 +499,7 @@ impl NetGame {
                 vals[d as usize] = !0;
             }
         }
-        self.play_inputs(&self.pass[self.pass_state..], vals);
+        self.play_inputs(vals);
         true
     }
 
@@ -518,10 +517,10 @@ impl NetGame {
     /// Plays the `does` inputs set in `vals` (in every lane): the move part (`move_part`, the pass's
     /// move gates) evaluated, each proposition set to its `next`, and the inputs cleared. The state
     /// part is left for the caller to evaluate.
-    pub(super) fn play_inputs(&self, move_part: &[PassGate], vals: &mut [u64]) {
+    pub(super) fn play_inputs(&self, vals: &mut [u64]) {
         let n = &self.net;
         let np = n.props.len();
-        eval_pass(move_part, &n.inputs, vals, n.num_nodes);
+        self.run_pass(Part::Moves, vals);
         // `next` may read base nodes (a frame copy of another proposition): read them all before
         // writing any.
         for (p, l) in n.next.iter().enumerate() {
@@ -608,14 +607,13 @@ impl NetGame {
                 lane += 1;
             }
         }
-        let (state_part, move_part) = self.pass.split_at(self.pass_state);
-        self.play_inputs(move_part, vals);
-        eval_pass(state_part, &n.inputs, vals, n.num_nodes);
+        self.play_inputs(vals);
+        self.run_pass(Part::State, vals);
         let ended = lit_val(vals, n.terminal) & all;
         let mut wins = 0;
         if ended != 0 {
             // The playout's pass leaves out the gates only goals read: the whole state part, once.
-            eval(&n.gates[..n.state_gates], &n.inputs, vals, n.first_gate);
+            self.run_pass(Part::AllState, vals);
             let won = mover.and_then(|m| n.goals[m].iter().find(|(v, _)| *v == 100));
             if let Some(&(_, won)) = won {
                 wins = ended & lit_val(vals, won);
@@ -673,12 +671,7 @@ impl NetGame {
         let mut words: Vec<u64> = Vec::with_capacity(n.moves.len());
         let mut touched: Vec<u32> = Vec::new();
         for _ in 0..max_steps {
-            eval(
-                &n.gates[..n.state_gates],
-                &n.inputs,
-                &mut vals,
-                n.first_gate,
-            );
+            self.run_pass(Part::State, &mut vals);
             alive &= !lit_val(&vals, n.terminal);
             if alive == 0 {
                 break;
@@ -739,12 +732,7 @@ impl NetGame {
                 }
             }
             steps += u64::from(alive.count_ones());
-            eval(
-                &n.gates[n.state_gates..],
-                &n.inputs,
-                &mut vals,
-                n.first_gate + n.state_gates,
-            );
+            self.run_pass(Part::Moves, &mut vals);
             for (p, l) in n.next.iter().enumerate() {
                 next[p] = lit_val(&vals, *l);
             }
@@ -759,12 +747,7 @@ impl NetGame {
             touched.clear();
         }
         if !goal_totals.is_empty() {
-            eval(
-                &n.gates[..n.state_gates],
-                &n.inputs,
-                &mut vals,
-                n.first_gate,
-            );
+            self.run_pass(Part::AllState, &mut vals);
             for (total, goals) in goal_totals.iter_mut().zip(&n.goals) {
                 for &(value, lit) in goals {
                     *total +=
