@@ -5,7 +5,9 @@
 //! legal moves, next state, goals and terminal flag come from one pass over a levelised network.
 //!
 //! Each node holds a `u64`: one bit per independent game. [`NetGame`]'s `Game` methods use lane 0;
-//! [`NetGame::batch_playouts`] plays 64 random playouts at once through the same network.
+//! [`NetGame::batch_playouts`] plays 64 random playouts at once through the same network. Full passes
+//! over the network run as machine code compiled when the game loads (see `native`), or on the
+//! interpreter, the reference ([`NetGame::set_compiled`]).
 //!
 //! Evaluation uses a per-thread scratch (node values and the state they were computed for), so asking for
 //! each role's legal moves, the terminal flag and the goals of one state evaluates the network once, and
@@ -22,6 +24,7 @@ mod greedy;
 pub mod ground;
 mod legal_sets;
 mod native;
+mod passes;
 mod playout;
 mod print;
 mod prop;
@@ -47,6 +50,7 @@ pub use ground::{
     OverBudget, Strategy,
 };
 use legal_sets::LegalSets;
+use native::{NativePasses, PassGate};
 
 /// A move: its index in the game's moves sorted by KIF text (the same ids as `RuleGame`'s).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -155,7 +159,8 @@ pub struct NetGame {
     info: GameInfo,
     /// How `show_state` lays out a board (read from the rules; the default for a bare network).
     layout: crate::print::board::Layout,
-    net: Grounded,
+    /// Shared with the thread that compiles the passes (see `passes`).
+    net: std::sync::Arc<Grounded>,
     id: u64,
     words: usize,
     move_texts: MoveTexts,
@@ -179,11 +184,27 @@ pub struct NetGame {
     /// Which moves may block a win, found when a blocking playout first asks (`None`: too large).
     blocks: std::sync::OnceLock<Option<blocks::Blocks>>,
     /// The full passes as machine code and the playout method chosen with them, once compiled (see
-    /// [`native`]); shared with the thread that compiles a large network.
-    native: std::sync::Arc<std::sync::OnceLock<native::Compiled>>,
+    /// `native`); shared with the thread that compiles a large network.
+    native: std::sync::Arc<std::sync::OnceLock<Compiled>>,
     /// Whether [`NetGame::set_playout_method`] chose the method (the compiled passes' choice is then
     /// not taken).
     method_fixed: bool,
+}
+
+/// When a game's passes are compiled (see `passes`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Compile {
+    /// While it loads.
+    Now,
+    /// On a thread of their own, while the game plays interpreted.
+    Background,
+}
+
+/// The passes as compiled (`None`: interpreted) and the playout method chosen with them.
+#[derive(Debug)]
+struct Compiled {
+    passes: Option<NativePasses>,
+    method: PlayoutMethod,
 }
 
 /// A part of the network that a full pass evaluates.
@@ -195,15 +216,6 @@ enum Part {
     Moves = 1,
     /// Every state gate, goal-only gates included.
     AllState = 2,
-}
-
-/// A gate of a full pass over part of the network: `vals[node] = AND(inputs[start..end]) ^ negate`.
-#[derive(Clone, Copy, Debug)]
-struct PassGate {
-    node: u32,
-    start: u32,
-    end: u32,
-    negate: u64,
 }
 
 /// One pass over `gates`; [`NetGame::from_grounded`] checked each gate's node and inputs against the
@@ -330,17 +342,16 @@ impl NetGame {
         Ok(game)
     }
 
-    /// Wraps a grounded network. Its full passes are compiled to machine code at once when the network
-    /// is small, and otherwise on a thread of their own while the game plays interpreted (see
-    /// [`native`]).
+    /// Wraps a grounded network. Its full passes are compiled to machine code on a thread of their
+    /// own while the game plays interpreted (see `passes`; [`NetGame::wait_compiled`] waits for them).
     pub fn from_grounded(net: Grounded, name: &str) -> Result<NetGame, NetworkError> {
-        NetGame::from_grounded_compiling(net, name, native::Compile::Background)
+        NetGame::from_grounded_compiling(std::sync::Arc::new(net), name, Compile::Background)
     }
 
     fn from_grounded_compiling(
-        net: Grounded,
+        net: std::sync::Arc<Grounded>,
         name: &str,
-        compile: native::Compile,
+        compile: Compile,
     ) -> Result<NetGame, NetworkError> {
         validate(&net)?;
         let terms = &net.terms;
