@@ -6,8 +6,8 @@
 //!
 //! Each node holds a `u64`: one bit per independent game. [`NetGame`]'s `Game` methods use lane 0;
 //! [`NetGame::batch_playouts`] plays 64 random playouts at once through the same network. Full passes
-//! over the network run as machine code compiled when the game loads (see `native`), or on the
-//! interpreter, the reference ([`NetGame::set_compiled`]).
+//! over the network run as machine code, compiled on a thread of its own once the game has loaded (see
+//! `passes`), or on the interpreter, the reference ([`NetGame::set_compiled`]).
 //!
 //! Evaluation uses a per-thread scratch (node values and the state they were computed for), so asking for
 //! each role's legal moves, the terminal flag and the goals of one state evaluates the network once, and
@@ -184,7 +184,7 @@ pub struct NetGame {
     /// Which moves may block a win, found when a blocking playout first asks (`None`: too large).
     blocks: std::sync::OnceLock<Option<blocks::Blocks>>,
     /// The full passes as machine code and the playout method chosen with them, once compiled (see
-    /// `native`); shared with the thread that compiles a large network.
+    /// `passes`); shared with the thread that compiles them.
     native: std::sync::Arc<std::sync::OnceLock<Compiled>>,
     /// Whether [`NetGame::set_playout_method`] chose the method (the compiled passes' choice is then
     /// not taken).
