@@ -325,6 +325,12 @@ fn rule_files_count_search_and_bench() {
             assert!(line.contains(key), "{line}");
         }
         assert_eq!(line.contains("gates="), engine == "network", "{line}");
+        // bench waits for the network's compiled passes before it measures.
+        assert_eq!(
+            line.contains("passes=compiled"),
+            engine == "network",
+            "{line}"
+        );
     }
     let o = run(
         &["bench", "tictactoe", "--seconds", "0.2", "--threads", "2"],

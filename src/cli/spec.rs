@@ -94,7 +94,7 @@ pub struct LoadArgs {
     #[arg(long, value_name = "SECONDS")]
     pub grounding_seconds: Option<u32>,
     /// Rule files on the network: run its full passes on the interpreter, the reference, instead of as
-    /// machine code compiled at load (for comparing the two).
+    /// machine code compiled once the game has loaded (for comparing the two).
     #[arg(long)]
     pub interpreted: bool,
 }

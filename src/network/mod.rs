@@ -391,23 +391,14 @@ impl NetGame {
             legal_sets.skip.clone(),
             legal_sets.bit_lit.clone(),
         );
-        let pass_gate = |g: u32| {
-            let gate = net.gates[g as usize];
-            PassGate {
-                node: net.first_gate as u32 + g,
-                start: gate.start,
-                end: gate.end,
-                negate: gate.negate,
-            }
-        };
         let mut pass: Vec<PassGate> = fan
             .cone()
             .iter()
             .filter(|&&g| (g as usize) < net.state_gates)
-            .map(|&g| pass_gate(g))
+            .map(|&g| PassGate::of(&net, g as usize))
             .collect();
         let pass_state = pass.len();
-        pass.extend((net.state_gates as u32..net.gates.len() as u32).map(pass_gate));
+        pass.extend((net.state_gates..net.gates.len()).map(|g| PassGate::of(&net, g)));
         // Evaluate level by level (a gate's level is one more than its inputs' highest): consecutive
         // gates then rarely read each other, so the processor overlaps them instead of waiting for
         // each value to be stored and loaded again.

@@ -40,6 +40,19 @@ pub(crate) struct PassGate {
     pub(crate) negate: u64,
 }
 
+impl PassGate {
+    /// Gate `g` of `net` (counted from its first gate).
+    pub(crate) fn of(net: &super::ground::Grounded, g: usize) -> PassGate {
+        let gate = net.gates[g];
+        PassGate {
+            node: (net.first_gate + g) as u32,
+            start: gate.start,
+            end: gate.end,
+            negate: gate.negate,
+        }
+    }
+}
+
 /// A compiled pass: `vals` points at the node values (one `u64` of lanes per node).
 type PassFn = unsafe extern "C" fn(vals: *mut u64);
 

@@ -94,14 +94,8 @@ impl NetGame {
 
     /// Every state gate, in evaluation order, as a pass ([`Part::AllState`]).
     pub(super) fn all_state_gates(&self) -> Vec<PassGate> {
-        let n = &self.net;
-        (0..n.state_gates)
-            .map(|i| PassGate {
-                node: (n.first_gate + i) as u32,
-                start: n.gates[i].start,
-                end: n.gates[i].end,
-                negate: n.gates[i].negate,
-            })
+        (0..self.net.state_gates)
+            .map(|g| PassGate::of(&self.net, g))
             .collect()
     }
 
