@@ -9,7 +9,7 @@ use ggp::game::Game;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/integration/common.rs"]
 mod common;
 use common::shared;
 

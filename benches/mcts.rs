@@ -12,7 +12,7 @@ use ggp::players::{Ask, Deadline, MctsPlayer, Player};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/integration/common.rs"]
 mod common;
 
 /// Simulations (and playouts) a measured iteration runs.

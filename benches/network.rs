@@ -14,7 +14,7 @@ use ggp::syntax::parse_file;
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/integration/common.rs"]
 mod common;
 
 fn rules(path: &str) -> Program {

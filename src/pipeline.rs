@@ -13,7 +13,7 @@
 //! The Datalog evaluator ([`crate::engine::RuleGame`]) plays from `plan`; the network
 //! ([`crate::network::NetGame`]) from `network`, grounding either `prepared` or, when that exceeds its
 //! budget, `decomposed`. [`print`] shows any stage of a program, which is what `ggp-run stage` prints
-//! and what the snapshot tests (tests/stages.rs) compare, so a change in any stage shows up as a
+//! and what the snapshot tests (tests/integration/stages.rs) compare, so a change in any stage shows up as a
 //! readable difference.
 
 use crate::syntax::ast;

@@ -13,7 +13,7 @@
 //!
 //! The abstraction is a heuristic, not a proof: every other role's inputs are false (their no-ops
 //! included) and all their pieces present at once, which no real state need be. On breakthrough and
-//! knightThrough the table is exact (`tests/network.rs` checks every move of random games).
+//! knightThrough the table is exact (`tests/integration/network.rs` checks every move of random games).
 
 use super::ground::Grounded;
 use super::wins::{eval, lit, Tri, BUDGET, FALSE, UNKNOWN};

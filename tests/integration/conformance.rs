@@ -34,7 +34,7 @@ use ggp::syntax::parse_kif;
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 
-mod common;
+use crate::common;
 use common::shared;
 
 /// Games whose trace records a reference problem (FORMAT.md), with the reason.

@@ -11,7 +11,7 @@ use ggp::print::{convert, to_infix, to_kif};
 use ggp::syntax::ast::{Program, Syntax};
 use ggp::syntax::{parse_infix, parse_kif};
 
-mod common;
+use crate::common;
 use common::shared;
 
 /// Games whose trace records a reference problem rather than the game (FORMAT.md), and games whose

@@ -18,7 +18,7 @@ use ggp::game::Game;
 use ggp::network::{ground, Grounded, NetGame, NetworkError};
 use ggp::syntax::parse_kif;
 
-mod common;
+use crate::common;
 use common::shared;
 
 fn grounded(name: &str) -> Grounded {

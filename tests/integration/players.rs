@@ -26,7 +26,7 @@ use ggp::referee::{
     run_match, Answer, MatchEvent, MatchSettings, MatchStart, PlayerSeat, Seat, Turn, Violation,
 };
 
-mod common;
+use crate::common;
 use common::shared;
 
 fn corpus() -> PathBuf {

@@ -17,7 +17,7 @@ use ggp::protocol::messages::compact_kif;
 use ggp::protocol::record::{state_text, MatchRecord};
 use ggp::syntax::ast::Syntax;
 
-mod common;
+use crate::common;
 use common::shared;
 
 fn game_file(name: &str) -> PathBuf {

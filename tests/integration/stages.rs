@@ -7,7 +7,7 @@ use std::path::Path;
 
 use ggp::pipeline::{print, Stage};
 
-mod common;
+use crate::common;
 
 /// The games: operation rules with arithmetic, operation rules on a board, classic GDL written infix,
 /// a corpus game in KIF, and a game whose propositions only play finds.

@@ -49,7 +49,7 @@ use ggp::syntax::{parse_infix, parse_kif, parse_str, Syntax};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-mod common;
+use crate::common;
 use common::shared;
 
 /// The corpus games mutated: small ones (up to about 3.7 KB), which load in milliseconds, so that many

@@ -13,7 +13,7 @@ use ggp::players::{Clock, PlayerConfig};
 use ggp::referee::{SeatSpec, GRACE};
 use ggp::tournament::{entrant_names, run, standings, to_csv, Standing, TournamentOptions};
 
-mod common;
+use crate::common;
 use common::shared;
 
 fn corpus_game(name: &str) -> String {

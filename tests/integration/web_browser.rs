@@ -6,7 +6,7 @@
 //! `GGP_CHROMEDRIVER` and `GGP_CHROMIUM` name the driver and the browser when they are not
 //! `chromedriver` on the PATH and the driver's default browser.
 
-mod common;
+use crate::common;
 
 use std::net::TcpListener;
 use std::path::PathBuf;

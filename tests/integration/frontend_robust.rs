@@ -5,7 +5,7 @@ use ggp::diagnostics::Diagnostic;
 use ggp::syntax::{parse_infix, parse_kif, Syntax};
 use proptest::prelude::*;
 
-mod common;
+use crate::common;
 
 fn spans_inside(ds: &[Diagnostic], len: usize) {
     for d in ds {

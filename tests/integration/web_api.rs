@@ -213,7 +213,7 @@ fn check(s: &Server, text: &str, syntax: &str, expected: Option<(u64, u64, &str)
 #[test]
 fn check_answers_every_problem_with_its_line_and_column() {
     let s = server();
-    let tictactoe = include_str!("../games/tictactoe.gdl");
+    let tictactoe = include_str!("../../games/tictactoe.gdl");
     check(&s, tictactoe, "gdl", None);
     let broken = tictactoe.replace("role(o)", "role(o");
     let line = tictactoe
@@ -252,7 +252,7 @@ fn check_answers_every_problem_with_its_line_and_column() {
 #[test]
 fn fmt_and_convert_answer_text_that_checks() {
     let s = server();
-    let tictactoe = include_str!("../games/tictactoe.gdl");
+    let tictactoe = include_str!("../../games/tictactoe.gdl");
     let (status, kif) = s.post(
         "/api/convert",
         json!({ "text": tictactoe, "syntax": "gdl", "to": "kif" }),

@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
-mod common;
+use crate::common;
 
 fn run(args: &[&str], stdin: &str) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_ggp-run"))
@@ -422,7 +422,7 @@ fn the_end_of_a_match_says_who_won_in_words() {
 }
 
 /// A `.tree` file plays to a leaf and searches at any depth up to its height (the seeds' depth 2 keeps
-/// its exact trace; see tests/search.rs).
+/// its exact trace; see search.rs).
 #[test]
 fn trees_play_to_their_leaves_and_search_at_any_depth() {
     check(
@@ -646,7 +646,7 @@ fn a_person_at_the_prompt() {
 }
 
 /// Search output outside `--trace`: the game's roles and values in words; a rule file's trace speaks
-/// its roles and writes negatives plainly (the seeds' own format stays for their trees: tests/search.rs).
+/// its roles and writes negatives plainly (the seeds' own format stays for their trees: search.rs).
 #[test]
 fn search_speaks_the_games_language() {
     check(

@@ -1,5 +1,5 @@
 //! The grounded network against the Datalog evaluator (the reference traces are replayed on both
-//! engines in `tests/conformance.rs`). The differential test plays random playouts on both engines and
+//! engines in `conformance.rs`). The differential test plays random playouts on both engines and
 //! compares legal sets, states, terminal flags and goals at every step.
 
 use ggp::engine::{BitState, RuleGame};
@@ -9,7 +9,7 @@ use ggp::syntax::parse_kif;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-mod common;
+use crate::common;
 use common::shared;
 
 fn load(name: &str) -> (ggp::syntax::ast::Program, String) {

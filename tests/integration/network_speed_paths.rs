@@ -12,7 +12,7 @@ use ggp::syntax::parse_kif;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-mod common;
+use crate::common;
 
 fn load(name: &str) -> (NetGame, ggp::syntax::ast::Program) {
     let dir = common::shared().join("games/kif");

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-mod common;
+use crate::common;
 
 use ggp::syntax::{parse_kif, Syntax};
 
