@@ -554,11 +554,13 @@ fn build_rules(
     let grounding = options.grounding_time();
     if options.engine != EngineChoice::Datalog {
         let budget = Budget::for_seconds(grounding.as_secs_f64());
-        match NetGame::from_program_within(&rules.program, name, budget) {
-            Ok(mut g) => {
-                if options.interpreted {
-                    g.set_compiled(false);
-                }
+        let built = if options.interpreted {
+            NetGame::from_program_interpreted(&rules.program, name, budget)
+        } else {
+            NetGame::from_program_within(&rules.program, name, budget)
+        };
+        match built {
+            Ok(g) => {
                 let report = LoadReport {
                     engine: EngineKind::Network,
                     took: started.elapsed(),

@@ -198,6 +198,8 @@ enum Compile {
     Now,
     /// On a thread of their own, while the game plays interpreted.
     Background,
+    /// Never: the game plays interpreted (the reference).
+    Never,
 }
 
 /// The passes as compiled (`None`: interpreted) and the playout method chosen with them.
@@ -337,7 +339,27 @@ impl NetGame {
         name: &str,
         budget: Budget,
     ) -> Result<NetGame, NetworkError> {
-        let mut game = NetGame::from_grounded(ground_with(p, budget)?, name)?;
+        NetGame::from_program_compiling(p, name, budget, Compile::Background)
+    }
+
+    /// [`NetGame::from_program_within`] with passes that are never compiled: the interpreter, the
+    /// reference (as [`NetGame::set_compiled`]`(false)` leaves it, without compiling first).
+    pub fn from_program_interpreted(
+        p: &ast::Program,
+        name: &str,
+        budget: Budget,
+    ) -> Result<NetGame, NetworkError> {
+        NetGame::from_program_compiling(p, name, budget, Compile::Never)
+    }
+
+    fn from_program_compiling(
+        p: &ast::Program,
+        name: &str,
+        budget: Budget,
+        compile: Compile,
+    ) -> Result<NetGame, NetworkError> {
+        let net = std::sync::Arc::new(ground_with(p, budget)?);
+        let mut game = NetGame::from_grounded_compiling(net, name, compile)?;
         game.layout = crate::print::board::layout_of(p);
         Ok(game)
     }

@@ -3,7 +3,8 @@
 //!
 //! A game's passes are compiled on a thread of their own, which builds a compiled twin of the game,
 //! times the playout methods on it, and publishes the passes and the method it chose through the
-//! game's `OnceLock`; until then the game plays interpreted, so no load waits for the compiler
+//! game's `OnceLock`; until then the game plays interpreted, by propagation (the method is chosen
+//! once, on the compiled passes), so no load waits for the compiler
 //! (Cranelift takes about 2 µs a gate input: Connect Four's 2,193 in 5 ms, reversi's 46,684 in
 //! 110 ms, hex's 152,000 in 350 ms; compiling them while the game loaded made small games load up to
 //! half as slow again).
@@ -21,12 +22,22 @@ impl NetGame {
     /// playout method: here with the compiled passes, or now with the interpreter and again on that
     /// thread once they are compiled.
     pub(super) fn compile(&mut self, when: Compile) {
-        let inputs = self.pass_inputs();
-        if when == Compile::Now || inputs > MAX_INPUTS {
+        if when == Compile::Never {
+            self.method = self.fastest_method_interpreted();
+            self.native = Arc::new(OnceLock::from(Compiled {
+                passes: None,
+                method: self.method,
+            }));
+            return;
+        }
+        if when == Compile::Now || self.pass_inputs() > MAX_INPUTS {
             self.compile_now();
             return;
         }
-        self.method = self.fastest_method();
+        // Until the compiling thread has timed both methods on the compiled passes, the game
+        // propagates: timing them here on the interpreter took up to 40 ms of every load for a
+        // choice that is made again a moment later.
+        self.method = PlayoutMethod::Propagate;
         let interpreted = self.method;
         let cell = Arc::downgrade(&self.native);
         let net = self.net.clone();
