@@ -18,9 +18,9 @@ use super::*;
 use crate::game::{nth_set_bit, random_index};
 
 impl NetGame {
-    /// Compiles the passes (here, or on a thread of their own: see [`Compile`]) and chooses the
-    /// playout method: here with the compiled passes, or now with the interpreter and again on that
-    /// thread once they are compiled.
+    /// Compiles the passes (here, on a thread of their own, or never: see [`Compile`]) and chooses
+    /// the playout method by timing both on the passes the game will run: here, or on that thread
+    /// once they are compiled (the game propagates until then).
     pub(super) fn compile(&mut self, when: Compile) {
         if when == Compile::Never {
             self.method = self.fastest_method_interpreted();
