@@ -31,3 +31,18 @@ pub fn listening_address(child: &mut std::process::Child) -> String {
         .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
         .to_string()
 }
+
+/// The names of the conformance traces (`conformance/*.trace` in the shared material), sorted;
+/// fails unless the whole corpus is there, so a missing folder cannot pass as an empty run.
+#[allow(dead_code)] // the benches include this file and read no traces
+pub fn trace_names() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(shared().join("conformance"))
+        .expect("shared/conformance exists")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "trace"))
+        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert!(names.len() > 100, "expected the whole corpus of traces");
+    names
+}

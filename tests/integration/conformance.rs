@@ -132,15 +132,7 @@ fn listed<'a>(list: &'a [(&str, &str)], name: &str) -> Option<&'a str> {
 
 /// The games to run and the reason each skipped one is skipped.
 fn plan(engine: Engine) -> (Vec<String>, Vec<(String, String)>) {
-    let shared = shared();
-    let mut names: Vec<String> = std::fs::read_dir(shared.join("conformance"))
-        .expect("shared/conformance exists")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "trace"))
-        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    assert!(names.len() > 100, "expected the whole corpus of traces");
+    let names = common::trace_names();
     let only = std::env::var("GGP_CONFORMANCE_ONLY").ok();
     let all = std::env::var("GGP_CONFORMANCE_ALL").is_ok_and(|v| v == "1");
     let (mut run, mut skipped) = (Vec::new(), Vec::new());

@@ -42,14 +42,7 @@ fn replay(program: &Program, name: &str, trace: &str) -> Result<conformance::Rep
 #[test]
 fn kif_to_infix_and_back_replays_every_trace() {
     let dir = shared().join("conformance");
-    let mut names: Vec<String> = std::fs::read_dir(&dir)
-        .expect("shared/conformance exists")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "trace"))
-        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    assert!(names.len() > 100, "expected the whole corpus of traces");
+    let names = common::trace_names();
     let only = std::env::var("GGP_CONFORMANCE_ONLY").ok();
     let (mut passed, mut failures, mut games) = (0, Vec::new(), 0);
     for name in &names {
