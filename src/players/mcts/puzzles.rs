@@ -3,6 +3,7 @@
 
 use std::time::Instant;
 
+use super::tree::{Tree, NONE};
 use crate::game::{Game, Goal};
 use crate::players::puzzle::{Line, PuzzleSolver, PuzzleStatus};
 use crate::players::{Candidate, Certainty, Choice, Explanation, SearchStats};
@@ -172,6 +173,53 @@ impl<G: Game> PuzzlePlay<G> {
                 expected: Some(f64::from(goal)),
                 ..SearchStats::default()
             },
+        }
+    }
+}
+
+impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
+    /// After a simulation of a one-player game (with move numbers): keeps its moves as the best line
+    /// when its reward beats the best so far. A walk that ended at a solved node (`proven_end`: no
+    /// playout) is followed on through the solved moves of that value, so that a line ending in a
+    /// win the lookahead found, or in a node solved earlier, reaches the end of the game.
+    pub(super) fn keep_best_line<G: Game<State = S, Move = M>>(
+        &mut self,
+        game: &G,
+        proven_end: bool,
+    ) {
+        let Some(p) = &self.policy else { return };
+        if self.roles != 1 || self.rewards[0] <= self.best_reward {
+            return;
+        }
+        self.best_reward = self.rewards[0];
+        self.best_line.clone_from(&p.played);
+        let Some(&(mut node, _)) = self.path.last().filter(|_| proven_end) else {
+            return;
+        };
+        // A graph may hold cycles of equal values: no line is longer than the graph.
+        for _ in 0..self.nodes.len() {
+            let n = &self.nodes[node as usize];
+            if n.exact == NONE {
+                break;
+            }
+            let value = self.exact[n.exact as usize];
+            let next = (0..self.count(n, 0)).find_map(|i| {
+                let child = self.child(n, i);
+                let c = self.nodes.get(child as usize)?;
+                (c.exact != NONE && self.exact[c.exact as usize] == value).then(|| {
+                    (
+                        child,
+                        game.move_number(&self.moves[self.stat_index(n, 0, i)]),
+                    )
+                })
+            });
+            match next {
+                Some((child, Some(number))) => {
+                    self.best_line.push(number);
+                    node = child;
+                }
+                _ => break,
+            }
         }
     }
 }

@@ -571,6 +571,8 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
         let roles = self.roles;
         let mut node = 0u32;
         let mut solved_before = false;
+        // Whether the walk ended at a node solved as it was added (no playout either way).
+        let mut proven_leaf = false;
         loop {
             if self.load_exact(node) {
                 self.path.push((node, NONE));
@@ -655,7 +657,8 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
             if self.lookahead {
                 self.take_decisive_move(game, child);
             }
-            if !self.load_exact(child) {
+            proven_leaf = self.load_exact(child);
+            if !proven_leaf {
                 // The fields apart, so the new node's state is played out where it lies.
                 let Tree {
                     nodes,
@@ -705,12 +708,7 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
         if self.rave {
             self.update_amaf(game);
         }
-        if self.roles == 1 && self.rewards[0] > self.best_reward {
-            if let Some(p) = &self.policy {
-                self.best_reward = self.rewards[0];
-                self.best_line.clone_from(&p.played);
-            }
-        }
+        self.keep_best_line(game, solved_before || proven_leaf);
         if let Some(p) = &mut self.policy {
             p.learn(&self.rewards);
         }
@@ -719,55 +717,6 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
             self.solved_walks += 1;
         } else {
             self.simulations += 1;
-        }
-    }
-
-    /// RAVE's update: at each node of the walk, every move that its role played there or later in the
-    /// simulation (tree part and playout) adds the role's reward to the move's AMAF statistics.
-    fn update_amaf<G: Game<State = S, Move = M>>(&mut self, game: &G) {
-        let Tree {
-            roles,
-            nodes,
-            stats,
-            moves,
-            starts,
-            policy: Some(policy),
-            path,
-            marks,
-            rewards,
-            ..
-        } = self
-        else {
-            return;
-        };
-        policy.forget_seen();
-        let mut end = policy.played.len();
-        let mut mark = marks.len();
-        for &(node, joint) in path.iter().rev() {
-            if joint == NONE || mark == 0 {
-                continue;
-            }
-            mark -= 1;
-            let start = marks[mark] as usize;
-            policy.mark(start, end);
-            end = start;
-            let n = &nodes[node as usize];
-            let s = n.starts as usize;
-            for (r, &reward) in rewards.iter().enumerate().take(*roles) {
-                let (a, b) = (starts[s + r], starts[s + r + 1]);
-                if b - a <= 1 {
-                    continue;
-                }
-                for at in (n.first + a) as usize..(n.first + b) as usize {
-                    if game
-                        .move_number(&moves[at])
-                        .is_some_and(|number| policy.seen(r, number))
-                    {
-                        stats[at].amaf_visits += 1;
-                        stats[at].amaf_total += reward as f32;
-                    }
-                }
-            }
         }
     }
 
