@@ -12,13 +12,10 @@
 //! maps each role's move numbers to the reference's statistics, filled when the reference changes
 //! (at most once a level of the walk), so a selection reads one array cell per move.
 //!
-//! The AMAF statistics themselves are gathered after each simulation by [`Tree::update_amaf`], for
-//! RAVE and GRAVE alike.
+//! The AMAF statistics themselves are gathered after each simulation by `amaf.rs`, for RAVE and
+//! GRAVE alike.
 //!
 //! [`Game::move_number`]: crate::game::Game::move_number
-
-use super::tree::Tree;
-use crate::game::Game;
 
 /// The visits that make a node the reference for the nodes below it (the paper's `ref`).
 pub(super) const GRAVE_REF: u32 = 50;
@@ -103,55 +100,4 @@ pub(super) fn value(visits: u32, total: f64, amaf: (f64, u32)) -> Option<f64> {
     }
     let beta = a / (a + n + GRAVE_BIAS * a * n);
     Some((1.0 - beta) * mean + beta * amaf_total / a)
-}
-
-impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
-    /// RAVE's update: at each node of the walk, every move that its role played there or later in the
-    /// simulation (tree part and playout) adds the role's reward to the move's AMAF statistics.
-    pub(super) fn update_amaf<G: Game<State = S, Move = M>>(&mut self, game: &G) {
-        let Tree {
-            roles,
-            nodes,
-            stats,
-            moves,
-            starts,
-            policy: Some(policy),
-            path,
-            marks,
-            rewards,
-            ..
-        } = self
-        else {
-            return;
-        };
-        policy.forget_seen();
-        let mut end = policy.played.len();
-        let mut mark = marks.len();
-        for &(node, joint) in path.iter().rev() {
-            if joint == NONE || mark == 0 {
-                continue;
-            }
-            mark -= 1;
-            let start = marks[mark] as usize;
-            policy.mark(start, end);
-            end = start;
-            let n = &nodes[node as usize];
-            let s = n.starts as usize;
-            for (r, &reward) in rewards.iter().enumerate().take(*roles) {
-                let (a, b) = (starts[s + r], starts[s + r + 1]);
-                if b - a <= 1 {
-                    continue;
-                }
-                for at in (n.first + a) as usize..(n.first + b) as usize {
-                    if game
-                        .move_number(&moves[at])
-                        .is_some_and(|number| policy.seen(r, number))
-                    {
-                        stats[at].amaf_visits += 1;
-                        stats[at].amaf_total += reward as f32;
-                    }
-                }
-            }
-        }
-    }
 }

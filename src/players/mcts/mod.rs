@@ -83,6 +83,7 @@
 //! Hot loop: a simulation allocates only the node it adds (its state, move list and statistics go into
 //! arenas) and indexes its children by the joint move's mixed-radix number, hashing nothing.
 
+mod amaf;
 mod compact;
 mod cutoff;
 mod endings;
