@@ -36,13 +36,20 @@ pub fn listening_address(child: &mut std::process::Child) -> String {
 /// fails unless the whole corpus is there, so a missing folder cannot pass as an empty run.
 #[allow(dead_code)] // the benches include this file and read no traces
 pub fn trace_names() -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(shared().join("conformance"))
-        .expect("shared/conformance exists")
+    let names = file_stems(&shared().join("conformance"), "trace");
+    assert!(names.len() > 100, "expected the whole corpus of traces");
+    names
+}
+
+/// The names, without their ending, of the files in `dir` whose name ends in `.extension`, sorted.
+#[allow(dead_code)] // the benches include this file and list no folders
+pub fn file_stems(dir: &std::path::Path, extension: &str) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{} cannot be read: {e}", dir.display()))
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "trace"))
+        .filter(|p| p.extension().is_some_and(|x| x == extension))
         .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
         .collect();
     names.sort();
-    assert!(names.len() > 100, "expected the whole corpus of traces");
     names
 }

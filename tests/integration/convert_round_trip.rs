@@ -118,13 +118,7 @@ fn relations_named_like_builtins_are_renamed_and_back() {
 fn bundled_infix_games_convert_to_kif_that_the_reference_prover_plays_alike() {
     use ggp::load::{load, AnyGame, EngineChoice, GameSource, LoadOptions};
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut games: Vec<String> = std::fs::read_dir(root.join("games"))
-        .expect("games/ exists")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "gdl"))
-        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
-        .collect();
-    games.sort();
+    let games = common::file_stems(&root.join("games"), "gdl");
     assert!(games.len() >= 6, "{games:?}");
     let replay = |source: &GameSource, engine: EngineChoice, trace: &str| {
         let options = LoadOptions {
