@@ -298,8 +298,9 @@ struct PlayArgs {
     #[command(flatten)]
     game: GameArgs,
     /// KIND for every role, or ROLE=KIND (repeatable). Kinds: human, legal, random, minimax,
-    /// alphabeta, jamboree, id, mcs, mcts, onestep, twostep, greedy, minimaxdepth, learned:FILE, or a
-    /// player server's http://host:port. Default: human for the first role, and for the others
+    /// alphabeta, jamboree, id, mcs, mcts, uct, onestep, twostep, greedy, minimaxdepth, learned:FILE,
+    /// or a player server's http://host:port; mcts and uct take switches (mcts+mast, see `search
+    /// --help`). Default: human for the first role, and for the others
     /// alphabeta where it can play (two players taking turns, zero-sum), else mcts.
     #[arg(long = "player", value_name = "KIND|ROLE=KIND")]
     players: Vec<String>,
