@@ -367,8 +367,11 @@ pub trait Game: Send + Sync + 'static {
     /// control (another role) no decisive move, and plays the last move left whatever it leaves
     /// (Sancho's "greedy rollouts"). A move that passes costs no more than a decisive playout's step,
     /// as the check is the next step's own search for a decisive move; one taken back costs a step.
-    /// The default tries moves through the trait's methods (more than 64 moves: one drawn at random);
-    /// the network tries up to 64 at once, one per bit of a word.
+    /// The default tries moves through the trait's methods (more than 64 moves: one drawn at random)
+    /// and plays a step where several roles move at once at random; the network tries up to 64 at
+    /// once, one per bit of a word, and at such a step tries every role's moves against a draw of
+    /// the others' (a win must also win against a second draw), then draws again a move after
+    /// which another role could win at once (`network::greedy`).
     fn greedy_playout(
         &self,
         state: &Self::State,

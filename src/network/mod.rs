@@ -69,6 +69,8 @@ struct Scratch {
     snap: Vec<u64>,
     /// The lanes of a greedy playout's step, kept while its moves are tried (see [`greedy`]).
     saved: Vec<u64>,
+    /// A greedy playout's simultaneous steps (see [`greedy`]).
+    sim: greedy::Simultaneous,
 }
 
 thread_local! {
@@ -82,6 +84,7 @@ thread_local! {
         snap_state: Vec::new(),
         snap: Vec::new(),
         saved: Vec::new(),
+        sim: greedy::Simultaneous::new(),
     }) };
 }
 
