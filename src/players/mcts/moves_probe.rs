@@ -92,8 +92,8 @@ const GREEDY_SHARE: u32 = 5;
 /// States at which the probe times a check for a win in one move.
 const CHECKS: u32 = 32;
 
-/// The random plies after the state probed over which those states are spread.
-const CHECK_PLIES: u32 = 16;
+/// The longest random game whose plies those states are spread over.
+const MAX_CHECK_PLIES: u32 = 1000;
 
 /// Games a probe must play to decide anything.
 pub(super) const MIN_GAMES: usize = 20;
@@ -151,8 +151,10 @@ impl MovesProbe {
     /// Whether playouts should be greedy ([`Game::greedy_playout`]): in a duel whose greedy playouts
     /// are cheap enough for the tree to grow. In games of more roles handing over a win may pay (in
     /// 3pConnectFour the role before the winner scores 50, and greedy playouts lost 1–0–23 to random
-    /// ones), and with simultaneous moves there is no next role to hand it to
-    /// (connectFourSimultaneous: 4–4–8).
+    /// ones). With simultaneous moves greedy playouts once played at random there
+    /// (connectFourSimultaneous 4–4–8 against `mcts`); the network's now try every role's moves
+    /// there too, and `mcts` with them still lost 5–0–11 and 6–1–9 to `uct` (11,000 simulations a
+    /// second against 133,000).
     pub(super) fn greedy(&self) -> bool {
         self.duel && self.greedy_rate.is_some_and(|rate| rate >= MIN_GREEDY_RATE)
     }
@@ -350,10 +352,12 @@ fn greedy_rate<G: Game>(
     (ended > 0 && !time.is_zero()).then(|| f64::from(ended) / time.as_secs_f64())
 }
 
-/// The mean time in seconds of one [`Game::decisive_move`] at [`CHECKS`] states from 0 to
-/// [`CHECK_PLIES`] − 1 random plies after `from` where one role moves alone (the tree's new nodes lie
-/// about as deep, and the check's cost changes with the game: a network answers at once while a
-/// role has more than 64 moves); `None` where there is no such state or no time. With it, whether
+/// The mean time in seconds of one [`Game::decisive_move`] at [`CHECKS`] states spread evenly over
+/// the plies of a random game from `from`, where one role moves alone: over a match the tree's new
+/// nodes lie at every depth of the game, and the check's cost changes with it (a network answers at
+/// once while a role has more than 64 moves: hex's check cost 2% of a game at states up to 16
+/// plies on, where `uct+lookahead` kept 0.97 of `uct`'s simulations, but 0.72 after 30 moves, and
+/// lost 4–12 to `uct`); `None` where there is no such state or no time. With it, whether
 /// one role moved alone at every state that was not the end (the game takes turns).
 fn check_time<G: Game>(
     game: &G,
@@ -363,11 +367,12 @@ fn check_time<G: Game>(
     deadline: Instant,
 ) -> (Option<f64>, bool) {
     let (mut total, mut checks, mut together) = (Duration::ZERO, 0u32, 0u32);
+    let (_, length) = game.random_playout(from, rng, buf, MAX_CHECK_PLIES);
     for i in 0..CHECKS {
         if Instant::now() >= deadline {
             break;
         }
-        let (state, _) = game.random_playout(from, rng, buf, i % CHECK_PLIES);
+        let (state, _) = game.random_playout(from, rng, buf, i * length / CHECKS);
         if game.is_terminal(&state) {
             continue;
         }
