@@ -70,11 +70,11 @@ const MIN_PREDICTS_SIGNIFICANCE: f64 = 3.0;
 const PRIOR_CHOICES: f64 = 10.0;
 
 /// The largest share of a random game's time that one check for a move winning at once may cost
-/// for the tree to make it at each new node (`+lookahead`). The probe reads hex 3.7–4.1%, checkers
-/// 6.6–6.9%, pentago 9.1–9.4%; breakthrough and reversi 17–18%, chineseCheckers4 21–22%,
-/// 3pConnectFour 44–46%, connectFour 68–71% (`bench --player` agrees on the order: `uct+lookahead`
-/// keeps 0.94–0.96 of `uct`'s simulations/s on the first three, 0.69–0.86 on the rest). 13% lies
-/// between the groups.
+/// for the tree to make it at each new node (`+lookahead`). Timed over whole random games, the probe
+/// reads checkers 5.2%, pentago 6.6%; reversi 14.2%, breakthrough 17.7%, chineseCheckers4 22.2%, hex
+/// 27.1%, 3pConnectFour 49.1%, connectFour 62.4% (2026-11-29). Timed over the first 16 plies, as
+/// before, hex read 3.7–4.1% (its network answers at once while more than 64 moves are legal) and
+/// the check lost there (`uct+lookahead` 4–12 against `uct`). 13% lies between the groups.
 pub(super) const MAX_LOOKAHEAD_COST: f64 = 0.13;
 
 /// Greedy playouts ([`Game::greedy_playout`]) a second of one thread's CPU time must hold for `mcts`
