@@ -326,22 +326,11 @@ impl NetGame {
     /// returns the lanes that end the game with goal 100 for `role`.
     fn try_role(&self, t: &mut [u64], role: usize, picks: &[usize], count: usize) -> u64 {
         let n = &self.net;
-        for (r, legal) in n.legal.iter().enumerate() {
-            let mut lane = 0;
-            for o in legal {
-                if lit_val(t, o.lit) & 1 == 0 {
-                    continue;
-                }
-                if o.does != u32::MAX {
-                    if r == role {
-                        t[o.does as usize] |= 1 << lane;
-                    } else if lane == picks[r] {
-                        t[o.does as usize] = !0;
-                    }
-                }
-                lane += 1;
-            }
-        }
+        self.set_inputs(t, |r, i| match (r == role, i == picks[r]) {
+            (true, _) => 1 << i,
+            (false, true) => !0,
+            (false, false) => 0,
+        });
         self.play_inputs(t);
         self.run_pass(Part::State, t);
         let all = if count == 64 { !0 } else { (1u64 << count) - 1 };

@@ -595,18 +595,10 @@ impl NetGame {
             None => (self.forced_mover(vals), 1),
         };
         let all = if count == 64 { !0 } else { (1u64 << count) - 1 };
-        for (r, legal) in n.legal.iter().enumerate() {
-            let mut lane = 0;
-            for o in legal {
-                if lit_val(vals, o.lit) & 1 == 0 {
-                    continue;
-                }
-                if o.does != u32::MAX {
-                    vals[o.does as usize] |= if Some(r) == mover { 1 << lane } else { !0 };
-                }
-                lane += 1;
-            }
-        }
+        self.set_inputs(
+            vals,
+            |r, lane| if Some(r) == mover { 1 << lane } else { !0 },
+        );
         self.play_inputs(vals);
         self.run_pass(Part::State, vals);
         let ended = lit_val(vals, n.terminal) & all;
@@ -620,6 +612,23 @@ impl NetGame {
             }
         }
         Ok((mover, count, wins))
+    }
+
+    /// Sets the `does` input of each role's `i`-th legal move in `vals` (a state, lanes alike) to
+    /// `lanes(role, i)`: the lanes that play it.
+    pub(super) fn set_inputs(&self, vals: &mut [u64], lanes: impl Fn(usize, usize) -> u64) {
+        for (r, legal) in self.net.legal.iter().enumerate() {
+            let mut i = 0;
+            for o in legal {
+                if lit_val(vals, o.lit) & 1 == 0 {
+                    continue;
+                }
+                if o.does != u32::MAX {
+                    vals[o.does as usize] |= lanes(r, i);
+                }
+                i += 1;
+            }
+        }
     }
 
     /// The one role whose one legal move in `vals` is not the no-op, if exactly one is.

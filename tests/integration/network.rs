@@ -722,14 +722,7 @@ fn a_greedy_playout_with_simultaneous_moves_takes_wins_and_seldom_hands_them_ove
 /// counted as a win; it must win against a second draw too, and so `a` wins about half the time.
 #[test]
 fn a_greedy_playout_with_simultaneous_moves_does_not_see_the_other_roles_move() {
-    let kif = "(role a) (role b) (side 1) (side 2)
-        (<= (legal ?r (pick ?x)) (role ?r) (side ?x))
-        (<= (next (chose ?r ?x)) (does ?r (pick ?x)))
-        (<= terminal (true (chose a ?x)))
-        (<= (goal a 100) (true (chose a ?x)) (true (chose b ?x)))
-        (<= (goal a 0) (true (chose a ?x)) (true (chose b ?y)) (distinct ?x ?y))
-        (<= (goal b 0) (true (chose a ?x)) (true (chose b ?x)))
-        (<= (goal b 100) (true (chose a ?x)) (true (chose b ?y)) (distinct ?x ?y))";
+    let kif = include_str!("../data/matching_pennies.kif");
     let net = NetGame::from_program(&parse_kif(kif).expect("parses"), "pennies").expect("grounds");
     let (start, mut rng, mut buf) = (net.initial_state(), SmallRng::seed_from_u64(3), Vec::new());
     let mut won = 0;

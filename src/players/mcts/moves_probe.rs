@@ -629,14 +629,7 @@ mod tests {
     fn a_game_of_simultaneous_moves_is_no_duel_of_turns() {
         use rand::SeedableRng;
         // Matching pennies: both roles pick at once, `a` wins when the picks match.
-        let kif = "(role a) (role b) (side 1) (side 2)
-            (<= (legal ?r (pick ?x)) (role ?r) (side ?x))
-            (<= (next (chose ?r ?x)) (does ?r (pick ?x)))
-            (<= terminal (true (chose a ?x)))
-            (<= (goal a 100) (true (chose a ?x)) (true (chose b ?x)))
-            (<= (goal a 0) (true (chose a ?x)) (true (chose b ?y)) (distinct ?x ?y))
-            (<= (goal b 0) (true (chose a ?x)) (true (chose b ?x)))
-            (<= (goal b 100) (true (chose a ?x)) (true (chose b ?y)) (distinct ?x ?y))";
+        let kif = include_str!("../../../tests/data/matching_pennies.kif");
         let program = crate::syntax::parse_kif(kif).unwrap();
         let game = crate::network::NetGame::from_program(&program, "pennies").unwrap();
         let far = Instant::now() + std::time::Duration::from_secs(60);
