@@ -274,12 +274,8 @@ impl NetGame {
             wins,
         } = trials;
         counts.clear();
-        for legal in &n.legal {
-            let count = legal
-                .iter()
-                .filter(|o| lit_val(vals, o.lit) & 1 != 0)
-                .count();
-            match count {
+        for r in 0..n.legal.len() {
+            match self.legal_count(vals, r) {
                 0 => return Err(Lanes::Stuck),
                 c if c > 64 => return Err(Lanes::NoChoice),
                 c => counts.push(c),

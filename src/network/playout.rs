@@ -576,11 +576,8 @@ impl NetGame {
     pub(super) fn try_moves(&self, vals: &mut [u64]) -> Result<(Option<usize>, usize, u64), Lanes> {
         let n = &self.net;
         let mut chooser = None;
-        for (r, legal) in n.legal.iter().enumerate() {
-            let count = legal
-                .iter()
-                .filter(|o| lit_val(vals, o.lit) & 1 != 0)
-                .count();
+        for r in 0..n.legal.len() {
+            let count = self.legal_count(vals, r);
             match count {
                 0 => return Err(Lanes::Stuck),
                 1 => {}
@@ -612,6 +609,14 @@ impl NetGame {
             }
         }
         Ok((mover, count, wins))
+    }
+
+    /// The number of `role`'s legal moves in lane 0 of `vals`.
+    pub(super) fn legal_count(&self, vals: &[u64], role: usize) -> usize {
+        self.net.legal[role]
+            .iter()
+            .filter(|o| lit_val(vals, o.lit) & 1 != 0)
+            .count()
     }
 
     /// Sets the `does` input of each role's `i`-th legal move in `vals` (a state, lanes alike) to
