@@ -95,6 +95,7 @@ mod policy;
 mod prior;
 mod probes;
 mod puzzles;
+mod saddle;
 mod settings;
 mod stats;
 mod switches;
@@ -162,6 +163,8 @@ pub struct MctsPlayer<G: Game> {
     detour: bool,
     /// Short greedy playouts are checked for proofs ([`MctsPlayer::with_endings`]).
     endings: bool,
+    /// Simultaneous nodes are solved at pure saddle points ([`MctsPlayer::with_saddles`]).
+    saddles: bool,
     /// Probes the game for goals that predict the end and, where they do, cuts playouts short
     /// ([`cutoff`]).
     cutoff: bool,
@@ -216,6 +219,7 @@ impl<G: Game> MctsPlayer<G> {
             normalize: false,
             detour: false,
             endings: false,
+            saddles: false,
             cutoff: true,
             probe: None,
             per_game: true,
@@ -344,6 +348,7 @@ impl<G: Game> MctsPlayer<G> {
             tree.normalize = self.normalize && game.info().zero_sum;
             tree.detour = self.detour;
             tree.endings = self.endings;
+            tree.saddles = self.saddles && roles == 2 && game.info().zero_sum;
             tree.captures = self.capture_table.clone().map(|t| (t, CAPTURE_RATE));
             tree.prior = self
                 .material
@@ -635,6 +640,14 @@ impl<G: Game> Player<G> for MctsPlayer<G> {
             }
         }
         let mut best = final_choice(&moves);
+        let root = &self.trees[0].nodes[0];
+        if self.trees[0].saddles && root.mover == tree::SIMULTANEOUS && root.exact != NONE {
+            // Solved at a saddle point: the move that guarantees the node's value, whatever the
+            // averages of moves not yet solved say (the search stopped when the node was solved).
+            if let Some((_, i, _)) = self.trees[0].best_guarantee(root, role) {
+                best = i as usize;
+            }
+        }
         if let Some(line) = self.best_line(game, role, &moves) {
             best = line;
         }
@@ -824,11 +837,16 @@ fn root_moves<S: Clone + PartialEq, M: Clone>(tree: &Tree<S, M>, role: RoleIndex
     (0..count)
         .map(|i| {
             let st = tree.stats[tree.stat_index(root, role, i)];
-            let exact = (root.mover as usize == role)
-                .then(|| tree.child(root, i))
-                .filter(|&c| c != NONE)
-                .and_then(|c| tree.exact_of(&tree.nodes[c as usize]))
-                .map(|v| v[role]);
+            let exact = if tree.saddles && root.mover == tree::SIMULTANEOUS {
+                // What the move guarantees whatever the other role plays, once that is solved.
+                tree.guarantee(root, role, i).map(|(v, _)| v)
+            } else {
+                (root.mover as usize == role)
+                    .then(|| tree.child(root, i))
+                    .filter(|&c| c != NONE)
+                    .and_then(|c| tree.exact_of(&tree.nodes[c as usize]))
+                    .map(|v| v[role])
+            };
             RootMove {
                 visits: u64::from(st.visits),
                 total: st.total,

@@ -131,6 +131,15 @@ impl<G: Game> MctsPlayer<G> {
         self
     }
 
+    /// Solves a node where two roles move at once when its solved children show a pure saddle
+    /// point (`+saddle`, see [`Switch::Saddle`]): a move whose every joint move is solved
+    /// guarantees its least value, and guarantees of both roles that add up to the whole reward
+    /// are the node's value. Only in two-role games whose goals always sum to 100.
+    pub fn with_saddles(mut self, on: bool) -> Self {
+        self.saddles = on;
+        self
+    }
+
     /// Cuts playouts short where the goals predict the end: a probe of random games (in the start
     /// clock, or a fifth of the first move's clock) finds the depth at which the goals correlate with
     /// the final goals, and playouts stop there and score the goals of the state they reached (see
@@ -193,6 +202,7 @@ impl<G: Game> MctsPlayer<G> {
                 Switch::Norm => self.normalize,
                 Switch::Detour => self.detour,
                 Switch::Endings => self.endings,
+                Switch::Saddle => self.saddles,
                 Switch::Wins => self.winning && !self.blocking,
                 Switch::Block => self.blocking,
                 Switch::Cutoff => self.cutoff,

@@ -44,11 +44,15 @@ pub enum Switch {
     /// the node's mover wins at once, or every move of it lets the other role win at once (Sancho's
     /// greedy rollouts mark such nodes complete).
     Endings,
+    /// A node where two roles move at once is solved when its solved children show a pure saddle
+    /// point: a move of each role whose every joint move is solved, their guaranteed values adding
+    /// up to the whole reward (a win whatever the other role plays, most often).
+    Saddle,
 }
 
 impl Switch {
     /// Every switch.
-    pub const ALL: [Switch; 18] = [
+    pub const ALL: [Switch; 19] = [
         Switch::Mast,
         Switch::Nst,
         Switch::Rave,
@@ -67,6 +71,7 @@ impl Switch {
         Switch::Norm,
         Switch::Detour,
         Switch::Endings,
+        Switch::Saddle,
     ];
 
     /// The switch's name after a `+`.
@@ -90,6 +95,7 @@ impl Switch {
             Switch::Norm => "norm",
             Switch::Detour => "detour",
             Switch::Endings => "endings",
+            Switch::Saddle => "saddle",
         }
     }
 }

@@ -122,6 +122,9 @@ pub(super) struct Tree<S, M> {
     /// Whether a greedy playout from a new node that ends at once is checked for a proof
     /// (`+endings`, see [`super::endings`]).
     pub(super) endings: bool,
+    /// Whether simultaneous nodes of a two-role constant-sum game are solved at a pure saddle
+    /// point of their solved children (`+saddle`, see [`super::saddle`]).
+    pub(super) saddles: bool,
     /// One-player games (with `policy`): the best reward a simulation has reached from the root, and
     /// the moves (by number) that reached it, which a deterministic game lets the player repeat.
     pub(super) best_line: Vec<u32>,
@@ -173,6 +176,7 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
             normalize: false,
             detour: false,
             endings: false,
+            saddles: false,
             best_line: Vec::new(),
             best_reward: 0.0,
             simulations: 0,
@@ -791,6 +795,15 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
     pub(super) fn try_solve(&mut self, node: u32) -> bool {
         let n = &self.nodes[node as usize];
         if n.exact != NONE {
+            return true;
+        }
+        if n.mover == SIMULTANEOUS && self.saddles {
+            let Some(meet) = self.saddle_point(node) else {
+                return false;
+            };
+            let at = self.nodes[meet as usize].exact as usize * self.roles;
+            let values: Vec<f64> = self.exact[at..at + self.roles].to_vec();
+            self.set_exact(node, values);
             return true;
         }
         let mut best: Option<u32> = None;
