@@ -608,6 +608,84 @@ mod tests {
         assert_eq!((probe.greedy_rate, probe.greedy()), (None, false));
     }
 
+    /// Connect Four whose check for a win in one move records how many stones each state it is
+    /// asked about holds.
+    struct Recorded {
+        game: crate::games::connect4::Connect4,
+        asked: std::sync::Mutex<Vec<u8>>,
+    }
+
+    impl Game for Recorded {
+        type State = crate::games::connect4::Connect4State;
+        type Move = crate::games::connect4::Connect4Move;
+        fn info(&self) -> &crate::game::GameInfo {
+            self.game.info()
+        }
+        fn initial_state(&self) -> Self::State {
+            self.game.initial_state()
+        }
+        fn is_terminal(&self, state: &Self::State) -> bool {
+            self.game.is_terminal(state)
+        }
+        fn legal_moves(&self, state: &Self::State, role: RoleIndex, out: &mut Vec<Self::Move>) {
+            self.game.legal_moves(state, role, out);
+        }
+        fn next_state(&self, state: &Self::State, joint: &[Self::Move]) -> Self::State {
+            self.game.next_state(state, joint)
+        }
+        fn goal(&self, state: &Self::State, role: RoleIndex) -> crate::game::Goal {
+            self.game.goal(state, role)
+        }
+        fn mover(&self, state: &Self::State) -> Option<RoleIndex> {
+            self.game.mover(state)
+        }
+        fn show_move(&self, mv: &Self::Move) -> String {
+            self.game.show_move(mv)
+        }
+        fn show_state(&self, state: &Self::State) -> String {
+            self.game.show_state(state)
+        }
+        fn decisive_move(
+            &self,
+            state: &Self::State,
+            role: RoleIndex,
+            buf: &mut Vec<Self::Move>,
+        ) -> Option<usize> {
+            self.asked.lock().unwrap().push(state.plies);
+            self.game.decisive_move(state, role, buf)
+        }
+    }
+
+    #[test]
+    fn the_check_is_timed_at_states_spread_over_a_whole_game() {
+        use rand::SeedableRng;
+        let game = Recorded {
+            game: crate::games::connect4::Connect4::new(6, 7).unwrap(),
+            asked: std::sync::Mutex::new(Vec::new()),
+        };
+        let far = Instant::now() + std::time::Duration::from_secs(60);
+        let mut deepest = 0;
+        for seed in 1..=5 {
+            game.asked.lock().unwrap().clear();
+            let mut rng = SmallRng::seed_from_u64(seed);
+            let (time, turns) =
+                check_time(&game, &game.initial_state(), &mut rng, &mut Vec::new(), far);
+            assert!(time.is_some() && turns, "seed {seed}");
+            let asked = game.asked.lock().unwrap().clone();
+            // States at evenly spaced plies of one random game's length, from the start (a state
+            // whose own random game ended sooner is passed over).
+            assert!(asked.len() >= CHECKS as usize / 2, "seed {seed}: {asked:?}");
+            assert_eq!(asked[0], 0, "seed {seed}: {asked:?}");
+            assert!(
+                asked.windows(2).all(|w| w[0] <= w[1] && w[1] - w[0] <= 4),
+                "seed {seed}: {asked:?}"
+            );
+            deepest = deepest.max(*asked.last().unwrap());
+        }
+        // Past the 16 plies the probe once stopped at (hex's check is cheap there and dear later).
+        assert!(deepest >= 20, "{deepest}");
+    }
+
     #[test]
     fn greedy_playouts_are_for_duels_of_turns_where_they_are_cheap() {
         let probe = |greedy_rate, duel| MovesProbe {
