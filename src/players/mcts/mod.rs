@@ -838,8 +838,11 @@ fn root_moves<S: Clone + PartialEq, M: Clone>(tree: &Tree<S, M>, role: RoleIndex
         .map(|i| {
             let st = tree.stats[tree.stat_index(root, role, i)];
             let exact = if tree.saddles && root.mover == tree::SIMULTANEOUS {
-                // What the move guarantees whatever the other role plays, once that is solved.
-                tree.guarantee(root, role, i).map(|(v, _)| v)
+                // A move that wins whatever the other role plays is a proven win; a lesser
+                // guarantee is only a bound, and the move's average stays its judge.
+                tree.guarantee(root, role, i)
+                    .map(|(v, _)| v)
+                    .filter(|&v| v >= 1.0)
             } else {
                 (root.mover as usize == role)
                     .then(|| tree.child(root, i))

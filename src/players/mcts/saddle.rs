@@ -9,8 +9,11 @@
 //! the least of their values to that role; when the best guarantee of the first role and the best
 //! guarantee of the second add up to 1, neither can do better against the other's guaranteeing
 //! move, and the node's value is that of the child where the two meet. A guaranteed win (every
-//! joint move with it wins) is the common case; a guaranteed draw met by the other role's
-//! guaranteed draw is another.
+//! joint move with it wins) is the common case, and solves the node alone; a guaranteed draw met by
+//! the other role's guaranteed draw is another. Every child such a proof reads must itself sum to 1
+//! (the game's `zero_sum` pairs each role's goals with 100 less them, which an odd ending could
+//! break): then neither guaranteeing move gains the other role anything by a change of move, and
+//! the two make a pure equilibrium.
 
 use super::tree::{Node, Tree, SIMULTANEOUS};
 
@@ -33,9 +36,14 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
                 k + i * first
             };
             let child = self.child(n, joint);
-            let value = self.exact_of(self.nodes.get(child as usize)?)?[role];
-            if least.is_none_or(|(v, _)| value < v) {
-                least = Some((value, child));
+            let values = self.exact_of(self.nodes.get(child as usize)?)?;
+            // The game's analysis calls it constant-sum when each role's goals pair with 100 less
+            // them; an ending where they do not is no part of a proof here.
+            if (values[0] + values[1] - 1.0).abs() > SUM_TOLERANCE {
+                return None;
+            }
+            if least.is_none_or(|(v, _)| values[role] < v) {
+                least = Some((values[role], child));
             }
         }
         least
@@ -74,5 +82,97 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
         // Each guarantee bounds the value of the child where the two moves meet from its side:
         // when the bounds meet, that value is the game's.
         (v0 + v1 >= 1.0 - SUM_TOLERANCE).then(|| self.child(n, i + j * self.count(n, 0)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::DEFAULT_EXPLORATION;
+    use super::*;
+    use crate::network::NetGame;
+    use std::time::{Duration, Instant};
+
+    /// Matching pennies' root with its four children grown (joint move `a + 2 b`), each child then
+    /// given the values of `matrix[a][b]` (rewards of roles `a` and `b`).
+    fn pennies_with(
+        matrix: [[[f64; 2]; 2]; 2],
+    ) -> Tree<<NetGame as crate::game::Game>::State, <NetGame as crate::game::Game>::Move> {
+        use crate::game::Game;
+        let kif = include_str!("../../../tests/data/matching_pennies.kif");
+        let program = crate::syntax::parse_kif(kif).unwrap();
+        let game = NetGame::from_program(&program, "pennies").unwrap();
+        let mut tree = Tree::new(2, 1);
+        tree.add(&game, game.initial_state());
+        let deadline = Instant::now() + Duration::from_secs(60);
+        for _ in 0..1_000 {
+            if tree.nodes.len() == 5 {
+                break;
+            }
+            tree.simulate(&game, None, DEFAULT_EXPLORATION, false, deadline);
+        }
+        let root = tree.nodes[0].clone();
+        assert_eq!(root.mover, SIMULTANEOUS);
+        for (a, row) in matrix.iter().enumerate() {
+            for (b, values) in row.iter().enumerate() {
+                let child = tree.child(&root, (a + 2 * b) as u32);
+                assert!(
+                    child != super::super::tree::NONE,
+                    "joint ({a}, {b}) not grown"
+                );
+                tree.set_exact(child, *values);
+            }
+        }
+        tree
+    }
+
+    /// The values `saddle_point` gives matching pennies' root with these children.
+    fn solved(matrix: [[[f64; 2]; 2]; 2]) -> Option<Vec<f64>> {
+        let tree = pennies_with(matrix);
+        let meet = tree.saddle_point(0)?;
+        Some(tree.exact_of(&tree.nodes[meet as usize])?.to_vec())
+    }
+
+    #[test]
+    fn a_pure_saddle_point_solves_a_simultaneous_node_and_a_mixed_game_does_not() {
+        let (win, loss, draw) = ([1.0, 0.0], [0.0, 1.0], [0.5, 0.5]);
+        for (matrix, expected, why) in [
+            (
+                [[win, loss], [loss, win]],
+                None,
+                "matching pennies: no pure saddle",
+            ),
+            (
+                [[win, win], [loss, draw]],
+                Some(win),
+                "a's first move wins whatever b plays",
+            ),
+            (
+                [[loss, draw], [loss, loss]],
+                Some(loss),
+                "b's first move wins whatever a plays",
+            ),
+            (
+                [[draw, win], [loss, draw]],
+                Some(draw),
+                "a's first move guarantees a draw, b's first too",
+            ),
+            (
+                [[draw, win], [loss, loss]],
+                Some(draw),
+                "a's first move guarantees a draw, and so does b's first against anything",
+            ),
+            (
+                [[draw, win], [win, loss]],
+                None,
+                "a guarantees a draw, b nothing: the value (2/3 to a) needs mixed play",
+            ),
+            (
+                [[win, [1.0, 1.0]], [loss, draw]],
+                None,
+                "an ending whose goals do not sum to 100 proves nothing",
+            ),
+        ] {
+            assert_eq!(solved(matrix), expected.map(|v| v.to_vec()), "{why}");
+        }
     }
 }

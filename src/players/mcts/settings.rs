@@ -133,8 +133,9 @@ impl<G: Game> MctsPlayer<G> {
 
     /// Solves a node where two roles move at once when its solved children show a pure saddle
     /// point (`+saddle`, see [`Switch::Saddle`]): a move whose every joint move is solved
-    /// guarantees its least value, and guarantees of both roles that add up to the whole reward
-    /// are the node's value. Only in two-role games whose goals always sum to 100.
+    /// guarantees its least value; a guaranteed win, or guarantees of both roles that add up to
+    /// the whole reward, are the node's value. Only in two-role games the analysis finds
+    /// constant-sum, and only from children whose goals sum to 100.
     pub fn with_saddles(mut self, on: bool) -> Self {
         self.saddles = on;
         self

@@ -45,8 +45,8 @@ pub enum Switch {
     /// greedy rollouts mark such nodes complete).
     Endings,
     /// A node where two roles move at once is solved when its solved children show a pure saddle
-    /// point: a move of each role whose every joint move is solved, their guaranteed values adding
-    /// up to the whole reward (a win whatever the other role plays, most often).
+    /// point: a move that wins whatever the other role plays, or a move of each role whose every
+    /// joint move is solved, the least values they guarantee adding up to the whole reward.
     Saddle,
 }
 

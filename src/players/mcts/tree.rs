@@ -260,6 +260,14 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
         self.nodes[node as usize].exact = index;
     }
 
+    /// Solves `node` with the exact values of the solved node `from`.
+    pub(super) fn solve_as(&mut self, node: u32, from: u32) {
+        let at = self.nodes[from as usize].exact as usize * self.roles;
+        let index = (self.exact.len() / self.roles) as u32;
+        self.exact.extend_from_within(at..at + self.roles);
+        self.nodes[node as usize].exact = index;
+    }
+
     /// Adds a node for `state`; its index.
     pub(super) fn add<G: Game<State = S, Move = M>>(&mut self, game: &G, state: S) -> u32 {
         let index = self.nodes.len() as u32;
@@ -801,9 +809,7 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
             let Some(meet) = self.saddle_point(node) else {
                 return false;
             };
-            let at = self.nodes[meet as usize].exact as usize * self.roles;
-            let values: Vec<f64> = self.exact[at..at + self.roles].to_vec();
-            self.set_exact(node, values);
+            self.solve_as(node, meet);
             return true;
         }
         let mut best: Option<u32> = None;
@@ -849,9 +855,7 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
         }
         match best {
             Some(b) if all => {
-                let at = self.nodes[b as usize].exact as usize * self.roles;
-                let values: Vec<f64> = self.exact[at..at + self.roles].to_vec();
-                self.set_exact(node, values);
+                self.solve_as(node, b);
                 true
             }
             _ => false,
