@@ -334,61 +334,65 @@ fn play_steps<G: Game>(g: &G, steps: &[(&str, &str)]) -> G::State {
 }
 
 #[test]
-fn a_simultaneous_node_is_solved_where_one_role_wins_whatever_the_other_plays() {
+fn simultaneous_nodes_are_solved_at_saddle_points_and_the_guaranteeing_move_played() {
     let g = simultaneous_tictactoe();
-    // Red holds (1,1) and (1,2) of board 1, whose cell (1,3) it marks at this step; black's two
-    // marks on board 2 make no line with a third, whatever it plays there now.
-    let s = play_steps(
-        &g,
-        &[
-            ("(mark 1 1 1)", "(mark 1 1 2)"),
-            ("(mark 3 3 2)", "(mark 3 1 1)"),
-            ("(mark 1 2 1)", "(mark 2 2 2)"),
-            ("(mark 1 3 2)", "(mark 2 1 1)"),
-        ],
-    );
-    for saddles in [true, false] {
-        let mut p = MctsPlayer::new(1)
-            .with_saddles(saddles)
-            .with_simulation_limit(5_000);
-        let c = p.choose(&Ask::new(&g, &s, 0, far())).unwrap();
-        assert_eq!(g.show_move(&c.mv), "(mark 1 3 1)", "saddles {saddles}");
-        let root = p.trees[0]
-            .exact_of(&p.trees[0].nodes[0])
-            .map(<[f64]>::to_vec);
-        if saddles {
-            assert_eq!(root, Some(vec![1.0, 0.0]));
-            check_proofs(&g, &p.trees[0]).unwrap();
-        } else {
-            // Red's other moves leave the game open: every joint move is not solved alike.
-            assert_eq!(root, None);
-        }
-    }
-}
-
-#[test]
-fn a_guaranteed_draw_met_by_the_other_roles_guaranteed_draw_is_the_nodes_value() {
-    let g = simultaneous_tictactoe();
-    // Red completes column 1 of board 1 at (1,3) while black completes the diagonal of board 2 at
-    // (3,3): each guarantees half (both lines at one step draw), so the node is a draw, and each
-    // takes its line (without it, the other wins).
-    let s = play_steps(
-        &g,
-        &[
-            ("(mark 1 1 1)", "(mark 1 1 2)"),
-            ("(mark 3 1 2)", "(mark 3 1 1)"),
-            ("(mark 1 2 1)", "(mark 2 2 2)"),
-            ("(mark 1 3 2)", "(mark 2 1 1)"),
-        ],
-    );
-    for (role, line) in [(0, "(mark 1 3 1)"), (1, "(mark 3 3 2)")] {
+    // Red holds (1,1) and (1,2) of board 1, whose cell (1,3) it marks at this step; black holds
+    // (1,1) and (2,2) of board 2, where red holds (3,3): black makes no line now.
+    let red_wins = [
+        ("(mark 1 1 1)", "(mark 1 1 2)"),
+        ("(mark 3 3 2)", "(mark 3 1 1)"),
+        ("(mark 1 2 1)", "(mark 2 2 2)"),
+        ("(mark 1 3 2)", "(mark 2 1 1)"),
+    ];
+    // The same, but (3,3) of board 2 is free: black completes its diagonal as red completes its
+    // column, both lines at one step draw, and a role that does not take its line loses.
+    let both_win = [
+        ("(mark 1 1 1)", "(mark 1 1 2)"),
+        ("(mark 3 1 2)", "(mark 3 1 1)"),
+        ("(mark 1 2 1)", "(mark 2 2 2)"),
+        ("(mark 1 3 2)", "(mark 2 1 1)"),
+    ];
+    let (win, draw) = (Some(vec![1.0, 0.0]), Some(vec![0.5, 0.5]));
+    for (why, steps, role, saddles, line, root) in [
+        (
+            "red wins whatever black plays",
+            &red_wins,
+            0,
+            true,
+            "(mark 1 3 1)",
+            win,
+        ),
+        // Red's other moves leave the game open: not every joint move is solved alike.
+        (
+            "the same unsolved without +saddle",
+            &red_wins,
+            0,
+            false,
+            "(mark 1 3 1)",
+            None,
+        ),
+        (
+            "red's line guarantees a draw",
+            &both_win,
+            0,
+            true,
+            "(mark 1 3 1)",
+            draw.clone(),
+        ),
+        ("black's line too", &both_win, 1, true, "(mark 3 3 2)", draw),
+    ] {
+        let s = play_steps(&g, steps);
         let mut p = MctsPlayer::new(2)
-            .with_saddles(true)
+            .with_saddles(saddles)
             .with_simulation_limit(20_000);
         let c = p.choose(&Ask::new(&g, &s, role, far())).unwrap();
-        assert_eq!(g.show_move(&c.mv), line, "role {role}");
+        assert_eq!(g.show_move(&c.mv), line, "{why}");
         let tree = &p.trees[0];
-        assert_eq!(tree.exact_of(&tree.nodes[0]), Some(&[0.5, 0.5][..]));
+        assert_eq!(
+            tree.exact_of(&tree.nodes[0]).map(<[f64]>::to_vec),
+            root,
+            "{why}"
+        );
         check_proofs(&g, tree).unwrap();
     }
 }
