@@ -640,13 +640,17 @@ impl<G: Game> Player<G> for MctsPlayer<G> {
             }
         }
         let mut best = final_choice(&moves);
-        let root = &self.trees[0].nodes[0];
-        if self.trees[0].saddles && root.mover == tree::SIMULTANEOUS && root.exact != NONE {
-            // Solved at a saddle point: the move that guarantees the node's value, whatever the
-            // averages of moves not yet solved say (the search stopped when the node was solved).
-            if let Some((_, i, _)) = self.trees[0].best_guarantee(root, role) {
-                best = i as usize;
-            }
+        // A simultaneous root solved at a saddle point (a guaranteed win among them) in any tree:
+        // the move that guarantees its value, whatever the averages of moves not yet solved say
+        // (the search stopped when the root was solved).
+        let guaranteed = self.trees.iter().find_map(|t| {
+            let root = &t.nodes[0];
+            (t.saddles && root.mover == tree::SIMULTANEOUS && root.exact != NONE)
+                .then(|| t.best_guarantee(root, role))
+                .flatten()
+        });
+        if let Some((_, i, _)) = guaranteed {
+            best = i as usize;
         }
         if let Some(line) = self.best_line(game, role, &moves) {
             best = line;
@@ -837,19 +841,11 @@ fn root_moves<S: Clone + PartialEq, M: Clone>(tree: &Tree<S, M>, role: RoleIndex
     (0..count)
         .map(|i| {
             let st = tree.stats[tree.stat_index(root, role, i)];
-            let exact = if tree.saddles && root.mover == tree::SIMULTANEOUS {
-                // A move that wins whatever the other role plays is a proven win; a lesser
-                // guarantee is only a bound, and the move's average stays its judge.
-                tree.guarantee(root, role, i)
-                    .map(|(v, _)| v)
-                    .filter(|&v| v >= 1.0)
-            } else {
-                (root.mover as usize == role)
-                    .then(|| tree.child(root, i))
-                    .filter(|&c| c != NONE)
-                    .and_then(|c| tree.exact_of(&tree.nodes[c as usize]))
-                    .map(|v| v[role])
-            };
+            let exact = (root.mover as usize == role)
+                .then(|| tree.child(root, i))
+                .filter(|&c| c != NONE)
+                .and_then(|c| tree.exact_of(&tree.nodes[c as usize]))
+                .map(|v| v[role]);
             RootMove {
                 visits: u64::from(st.visits),
                 total: st.total,

@@ -24,7 +24,7 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
     /// What role `role`'s move `i` at the simultaneous node `n` of a two-role game guarantees it:
     /// the least of its values over the joint moves that include it, and the child where that
     /// least is reached, when every one of them leads to an exact child.
-    pub(super) fn guarantee(&self, n: &Node<S>, role: usize, i: u32) -> Option<(f64, u32)> {
+    fn guarantee(&self, n: &Node<S>, role: usize, i: u32) -> Option<(f64, u32)> {
         let first = self.count(n, 0);
         let other = self.count(n, 1 - role);
         let mut least: Option<(f64, u32)> = None;
