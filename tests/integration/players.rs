@@ -103,6 +103,7 @@ fn play<G: Game>(
     clock: Clock,
     seed: u64,
     steps: usize,
+    grace: Duration,
 ) -> Result<Played, String> {
     let game = loaded.game.as_ref();
     let config = PlayerConfig {
@@ -123,8 +124,7 @@ fn play<G: Game>(
         .collect::<Result<Vec<_>, ggp::game::GameError>>()
         .map_err(|e| e.to_string())?;
     let settings = MatchSettings {
-        // Far beyond any scheduling delay: lateness is judged by CPU time below.
-        grace: Duration::from_secs(60),
+        grace,
         max_steps: steps,
         ..MatchSettings::new("test", clock, seed)
     };
@@ -254,12 +254,18 @@ fn id_and_full_depth_alphabeta_never_lose_tictactoe_to_any_line_of_play() {
     }
 }
 
+/// The referee's grace in most matches here: far beyond any scheduling delay, as lateness is judged
+/// by CPU time.
+const FAR_BEYOND_SCHEDULING: Duration = Duration::from_secs(60);
+
 /// Plays `kinds` on a loaded game and checks the match, as a visitor.
 struct CheckedMatch {
     kinds: Vec<PlayerKind>,
     clock: Clock,
     seed: u64,
     steps: usize,
+    /// How long past the play clock the referee waits before it replaces an answer.
+    grace: Duration,
 }
 
 impl Visitor for CheckedMatch {
@@ -268,7 +274,9 @@ impl Visitor for CheckedMatch {
         let mut kinds = self.kinds;
         // Every role not given plays random moves.
         kinds.resize(loaded.game.info().num_roles(), PlayerKind::Random);
-        let played = play(&loaded, &kinds, self.clock, self.seed, self.steps)?;
+        let played = play(
+            &loaded, &kinds, self.clock, self.seed, self.steps, self.grace,
+        )?;
         check_on_time(&played, self.clock, &loaded.game.info().name)?;
         Ok(played)
     }
@@ -285,6 +293,7 @@ fn random_players_of_different_roles_do_not_mirror_each_other() {
                 clock,
                 seed,
                 steps: 1000,
+                grace: FAR_BEYOND_SCHEDULING,
             })
             .unwrap()
             .goals
@@ -332,6 +341,7 @@ fn every_player_finishes_a_three_player_and_a_simultaneous_game_on_time() {
                     clock,
                     seed: 7,
                     steps: 10_000,
+                    grace: FAR_BEYOND_SCHEDULING,
                 })
                 .unwrap_or_else(|e| panic!("{file} with {kind}: {e}"));
             assert_eq!(played.goals.map(|g| g.len()), Some(roles), "{file} {kind}");
@@ -421,7 +431,7 @@ fn a_player_that_overruns_its_clock_is_caught_by_its_cpu_time() {
         )),
     ];
     let settings = MatchSettings {
-        grace: Duration::from_secs(60),
+        grace: FAR_BEYOND_SCHEDULING,
         max_steps: 1,
         ..MatchSettings::new("overrun", clock, 1)
     };
@@ -484,6 +494,7 @@ fn mcts_plays(name: &str, datalog: bool) -> Option<Result<String, String>> {
         clock,
         seed: 1,
         steps: STEPS,
+        grace: FAR_BEYOND_SCHEDULING,
     });
     Some(match played {
         Ok(p) => Ok(format!(
@@ -632,6 +643,7 @@ fn mcts_plays_a_puzzle_by_the_line_its_search_found_and_uct_does_not_search_one(
                 clock,
                 seed: 3,
                 steps: 100,
+                grace: FAR_BEYOND_SCHEDULING,
             })
             .unwrap()
     };
@@ -660,7 +672,93 @@ fn depth_limited_players_stop_inside_a_leaf_estimate_that_outlasts_the_clock() {
             clock,
             seed: 5,
             steps: 6,
+            grace: FAR_BEYOND_SCHEDULING,
         })
         .unwrap();
     assert_eq!(played.steps, 6);
+}
+
+/// Threads that keep every core of the machine busy until dropped (a failing test drops them too).
+struct BusyCores {
+    stop: Arc<std::sync::atomic::AtomicBool>,
+    spinners: Vec<std::thread::JoinHandle<Duration>>,
+}
+
+impl BusyCores {
+    /// One spinning thread per core.
+    fn start() -> BusyCores {
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let spinners = (0..cores)
+            .map(|_| {
+                let stop = Arc::clone(&stop);
+                std::thread::spawn(move || {
+                    let mut spin = 0u64;
+                    while !stop.load(Ordering::Relaxed) {
+                        for _ in 0..10_000 {
+                            spin = std::hint::black_box(spin.wrapping_mul(31).wrapping_add(1));
+                        }
+                    }
+                    thread_cpu_time()
+                })
+            })
+            .collect();
+        BusyCores { stop, spinners }
+    }
+
+    /// Stops the spinners and returns the CPU time each one used.
+    fn finish(mut self) -> Vec<Duration> {
+        self.stop.store(true, Ordering::Relaxed);
+        self.spinners
+            .drain(..)
+            .map(|s| s.join().expect("a spinner does not panic"))
+            .collect()
+    }
+}
+
+impl Drop for BusyCores {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+#[test]
+fn players_answer_within_their_clock_while_every_core_is_kept_busy() {
+    // Each answer is held to the play clock by its thread's CPU time, and the referee waits 2 s past
+    // the clock, not a minute: a player whose search waited on a helper starved by the spinners, or
+    // that read a clock the load slows down, would be late by far more than scheduling delays a
+    // thread sharing the cores fairly.
+    let busy = BusyCores::start();
+    let clock = Clock::new(Duration::from_secs(2), Duration::from_millis(250));
+    let mut moves = 0;
+    for (file, kinds) in [
+        ("connectFour.kif", [PlayerKind::Mcts, PlayerKind::Id]),
+        ("breakthrough.kif", [PlayerKind::Uct, PlayerKind::Mcs]),
+        ("chess.kif", [PlayerKind::Mcts, PlayerKind::Id]),
+    ] {
+        let g = load_rules(&corpus().join(file), Some(30)).unwrap();
+        assert_eq!(g.report().engine, EngineKind::Network, "{file}");
+        let played = g
+            .visit(CheckedMatch {
+                kinds: kinds.to_vec(),
+                clock,
+                seed: 11,
+                steps: 6,
+                grace: Duration::from_secs(2),
+            })
+            .unwrap_or_else(|e| panic!("{file} with both cores busy: {e}"));
+        println!(
+            "{file}: most CPU time on an answer per role {:?}, {} simulations",
+            played.cpu, played.simulations
+        );
+        assert_eq!(played.steps, 6, "{file}");
+        moves += played.steps;
+    }
+    let spun = busy.finish();
+    println!("the spinners' CPU time: {spun:?}");
+    let half_a_move = clock.play / 2;
+    assert!(
+        spun.iter().all(|&t| t > half_a_move),
+        "every spinner kept a core busy through {moves} joint moves: {spun:?}"
+    );
 }
