@@ -99,6 +99,8 @@ pub struct Effort {
     pub nodes: u64,
     /// Simulations, summed.
     pub simulations: u64,
+    /// The longest the seat took to answer, forced moves included (as the referee timed it).
+    pub slowest: Duration,
 }
 
 /// Adds up each role's effort over a match (see [`Effort`]).
@@ -110,7 +112,11 @@ impl<G: Game> Observer<G> for Tally {
             return;
         };
         for (role, m) in moves.iter().enumerate() {
-            let (Some(stats), Some(e)) = (m.stats, self.0.get_mut(role)) else {
+            let Some(e) = self.0.get_mut(role) else {
+                continue;
+            };
+            e.slowest = e.slowest.max(m.took);
+            let Some(stats) = m.stats else {
                 continue;
             };
             if mover.is_some_and(|who| who != role) {
@@ -456,6 +462,91 @@ pub fn standings(names: &[String], records: &[GameRecord]) -> Vec<Standing> {
     table
 }
 
+/// One entrant's results in one role's seat (see [`by_seat`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SeatLine {
+    /// Games won in the seat.
+    pub wins: u32,
+    /// Games drawn.
+    pub draws: u32,
+    /// Games lost.
+    pub losses: u32,
+}
+
+impl SeatLine {
+    /// Games played in the seat.
+    pub fn games(&self) -> u32 {
+        self.wins + self.draws + self.losses
+    }
+
+    /// The mean score in the seat (win 1, draw ½), `None` when it played none there.
+    pub fn score(&self) -> Option<f64> {
+        let n = self.games();
+        (n > 0).then(|| (f64::from(self.wins) + f64::from(self.draws) / 2.0) / f64::from(n))
+    }
+}
+
+/// Per entrant, per role of a game of `roles` roles: its results in that role's seat, so that an
+/// advantage of the first mover (or of any seat) shows apart from the players' strength.
+pub fn by_seat(entrants: usize, roles: usize, records: &[GameRecord]) -> Vec<Vec<SeatLine>> {
+    let mut table = vec![vec![SeatLine::default(); roles]; entrants];
+    for rec in records {
+        for (seat, result) in seat_results(&rec.goals).into_iter().enumerate() {
+            let Some(line) = rec
+                .seats
+                .get(seat)
+                .and_then(|&e| table.get_mut(e))
+                .and_then(|row| row.get_mut(seat))
+            else {
+                continue;
+            };
+            match result {
+                SeatResult::Win => line.wins += 1,
+                SeatResult::Draw => line.draws += 1,
+                SeatResult::Loss => line.losses += 1,
+            }
+        }
+    }
+    table
+}
+
+/// Every seat of every game as CSV, with a header line: the game's number (from 1, in the order
+/// of the schedule), the role, the entrant in its seat, its goal and result, the moves replaced for
+/// it, the moves it chose and the simulations and nodes its searches reported, and its slowest
+/// answer in milliseconds.
+pub fn games_csv(names: &[String], roles: &[String], records: &[GameRecord]) -> String {
+    let quoted = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
+    let mut out =
+        String::from(
+        "game,role,player,goal,result,substituted_moves,moves,simulations,nodes,slowest_answer_ms\n",
+    );
+    for (i, rec) in records.iter().enumerate() {
+        for (seat, result) in seat_results(&rec.goals).into_iter().enumerate() {
+            let name = rec.seats.get(seat).and_then(|&e| names.get(e));
+            let role = roles.get(seat).map_or("", String::as_str);
+            let effort = rec.effort.get(seat).copied().unwrap_or_default();
+            out.push_str(&format!(
+                "{},{},{},{},{},{},{},{},{},{}\n",
+                i + 1,
+                quoted(role),
+                quoted(name.map_or("", String::as_str)),
+                rec.goals[seat],
+                match result {
+                    SeatResult::Win => "win",
+                    SeatResult::Draw => "draw",
+                    SeatResult::Loss => "loss",
+                },
+                rec.substituted.get(seat).copied().unwrap_or(0),
+                effort.moves,
+                effort.simulations,
+                effort.nodes,
+                effort.slowest.as_millis(),
+            ));
+        }
+    }
+    out
+}
+
 /// The 95% Wilson score interval of a mean score `p` over `n` games: unlike the normal approximation
 /// it never collapses to a point at 0 or 1, so eight wins in eight games reads 0.68..1, not 1..1.
 pub fn wilson(p: f64, n: f64) -> (f64, f64) {
@@ -565,5 +656,52 @@ mod tests {
         assert!((t[0].score - 0.75).abs() < 1e-12);
         assert!((t[1].average_goal - 25.0).abs() < 1e-12);
         assert_eq!((t[0].substituted, t[1].substituted), (0, 2));
+    }
+
+    #[test]
+    fn results_by_seat_and_every_game_as_csv() {
+        let names = vec!["a".to_string(), "b, \"2\"".to_string()];
+        let roles = vec!["red".to_string(), "black".to_string()];
+        let game = |seats: [usize; 2], goals: [Goal; 2]| GameRecord {
+            seats: seats.to_vec(),
+            goals: goals.to_vec(),
+            substituted: vec![0, 1],
+            effort: vec![
+                Effort {
+                    moves: 3,
+                    simulations: 70,
+                    nodes: 9,
+                    slowest: Duration::from_micros(250_900),
+                    ..Effort::default()
+                },
+                Effort::default(),
+            ],
+        };
+        // `a` wins twice as red and draws once as black; `b` loses twice as black.
+        let recs = vec![
+            game([0, 1], [100, 0]),
+            game([1, 0], [50, 50]),
+            game([0, 1], [100, 0]),
+        ];
+        let seats = by_seat(2, 2, &recs);
+        let line = |w, d, l| SeatLine {
+            wins: w,
+            draws: d,
+            losses: l,
+        };
+        assert_eq!(seats[0], vec![line(2, 0, 0), line(0, 1, 0)]);
+        assert_eq!(seats[1], vec![line(0, 1, 0), line(0, 0, 2)]);
+        assert_eq!(seats[0][1].score(), Some(0.5));
+        assert_eq!(SeatLine::default().score(), None);
+        let csv = games_csv(&names, &roles, &recs);
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(lines.len(), 1 + 3 * 2, "{csv}");
+        assert_eq!(
+            lines[0],
+            "game,role,player,goal,result,substituted_moves,moves,simulations,nodes,slowest_answer_ms"
+        );
+        assert_eq!(lines[1], "1,\"red\",\"a\",100,win,0,3,70,9,250");
+        assert_eq!(lines[4], "2,\"black\",\"a\",50,draw,1,0,0,0,0");
+        assert_eq!(lines[3], "2,\"red\",\"b, \"\"2\"\"\",50,draw,0,3,70,9,250");
     }
 }

@@ -13,7 +13,8 @@ use ggp::load::{Loaded, Visitor};
 use ggp::players::{thousands, Clock, PlayerConfig};
 use ggp::referee::{SeatSpec, GRACE};
 use ggp::tournament::{
-    entrant_names, run, schedule, standings, to_csv, GameRecord, TournamentOptions,
+    by_seat, entrant_names, games_csv, run, schedule, standings, to_csv, GameRecord,
+    TournamentOptions,
 };
 
 use super::CliError;
@@ -74,6 +75,7 @@ pub struct Tournament {
     pub config: PlayerConfig,
     pub workers: usize,
     pub csv: Option<PathBuf>,
+    pub games_csv: Option<PathBuf>,
 }
 
 impl Tournament {
@@ -100,9 +102,16 @@ impl Tournament {
         }
     }
 
-    /// Prints the table (and writes the CSV) after `records`.
-    fn report(&self, game: &str, how: &str, records: &[GameRecord]) -> Result<(), CliError> {
-        let table = standings(&entrant_names(&self.players), records);
+    /// Prints the table and the results by seat (and writes the CSVs) after `records`.
+    fn report(
+        &self,
+        game: &str,
+        roles: &[String],
+        how: &str,
+        records: &[GameRecord],
+    ) -> Result<(), CliError> {
+        let names = entrant_names(&self.players);
+        let table = standings(&names, records);
         // The column appears when it has something to say: remote entrants, or a local move was late.
         let remote = self
             .players
@@ -142,11 +151,52 @@ impl Tournament {
             }
             writeln!(out)?;
         }
-        if let Some(path) = &self.csv {
-            std::fs::write(path, to_csv(&table)).map_err(|e| CliError::File {
+        if roles.len() > 1 {
+            Self::print_by_seat(&mut out, &names, roles, records, width)?;
+        }
+        let write = |path: &PathBuf, text: String| {
+            std::fs::write(path, text).map_err(|e| CliError::File {
                 path: path.clone(),
                 message: e.to_string(),
-            })?;
+            })
+        };
+        if let Some(path) = &self.csv {
+            write(path, to_csv(&table))?;
+        }
+        if let Some(path) = &self.games_csv {
+            write(path, games_csv(&names, roles, records))?;
+        }
+        Ok(())
+    }
+
+    /// Each entrant's wins, draws and losses and its score in each role's seat: a seat that wins
+    /// whoever holds it shows here, apart from the players' strength.
+    fn print_by_seat(
+        out: &mut impl Write,
+        names: &[String],
+        roles: &[String],
+        records: &[GameRecord],
+        width: usize,
+    ) -> Result<(), CliError> {
+        let seats = by_seat(names.len(), roles.len(), records);
+        let (width, cell) = (width.max(15), 16);
+        write!(out, "\n{:width$}", "by seat (w-d-l)")?;
+        for role in roles {
+            write!(out, "  {role:>cell$}")?;
+        }
+        writeln!(out)?;
+        for (name, lines) in names.iter().zip(&seats) {
+            write!(out, "{name:width$}")?;
+            for line in lines {
+                let text = match line.score() {
+                    Some(score) => {
+                        format!("{}-{}-{} {score:.2}", line.wins, line.draws, line.losses)
+                    }
+                    None => "-".to_string(),
+                };
+                write!(out, "  {text:>cell$}")?;
+            }
+            writeln!(out)?;
         }
         Ok(())
     }
@@ -170,6 +220,6 @@ impl Visitor for Tournament {
             loaded.report.engine,
             loaded.evaluator.name()
         );
-        self.report(&info.name, &how, &records)
+        self.report(&info.name, &info.roles, &how, &records)
     }
 }

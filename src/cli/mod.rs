@@ -110,6 +110,10 @@ struct TournamentArgs {
     /// Write the table here as CSV too.
     #[arg(long, value_name = "FILE")]
     csv: Option<PathBuf>,
+    /// Write every game here as CSV: one line per seat (game, role, player, goal, result, moves
+    /// replaced, moves chosen, simulations, nodes, slowest answer in ms).
+    #[arg(long, value_name = "FILE")]
+    games_csv: Option<PathBuf>,
     #[command(flatten)]
     search: PlayerArgs,
     #[command(flatten)]
@@ -551,6 +555,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
                 config,
                 workers,
                 csv: a.csv,
+                games_csv: a.games_csv,
             })
         }
         (Some(Command::Replay(a)), _) => {

@@ -118,9 +118,11 @@ fn a_tiny_tournament_adds_up_and_writes_csv() {
     assert_eq!(fields[2], table[0].wins.to_string());
 }
 
-/// Runs a tournament on the command line and returns its CSV table's rows (name, games, w, d, l).
+/// Runs a tournament on the command line and returns its CSV table's rows (name, games, w, d, l),
+/// having checked that its CSV of every game and its table by seat add up to the same.
 fn cli_tournament(game: &str, players: &str, games: &str, csv_name: &str) -> Vec<Vec<String>> {
     let csv = temp(csv_name);
+    let games_csv = temp(&format!("games-{csv_name}"));
     let o = ggp_run(&[
         "tournament",
         game,
@@ -134,15 +136,65 @@ fn cli_tournament(game: &str, players: &str, games: &str, csv_name: &str) -> Vec
         "1",
         "--csv",
         csv.to_str().unwrap(),
+        "--games-csv",
+        games_csv.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("avg goal"), "{out}");
     let text = std::fs::read_to_string(&csv).unwrap();
-    text.lines()
+    let rows: Vec<Vec<String>> = text
+        .lines()
         .skip(1)
         .map(|l| l.split(',').map(str::to_string).collect())
-        .collect()
+        .collect();
+    // Every seat of every game is a line of the games' CSV, and each entrant's results there are
+    // its line of the table, and the sums of its line by seat.
+    let seats = std::fs::read_to_string(&games_csv).unwrap();
+    let seats: Vec<Vec<&str>> = seats
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    let by_seat = out
+        .split("by seat (w-d-l)")
+        .nth(1)
+        .unwrap_or_else(|| panic!("a table by seat: {out}"));
+    for r in &rows {
+        let mine = |result: &str| {
+            seats
+                .iter()
+                .filter(|s| s[2] == r[0] && s[4] == result)
+                .count()
+                .to_string()
+        };
+        assert_eq!(
+            [mine("win"), mine("draw"), mine("loss")],
+            [r[2].clone(), r[3].clone(), r[4].clone()],
+            "{r:?}"
+        );
+        let name = r[0].trim_matches('"');
+        let line = by_seat
+            .lines()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("{name} by seat: {by_seat}"));
+        let (mut w, mut d, mut l) = (0, 0, 0);
+        for cell in line[name.len()..]
+            .split_whitespace()
+            .filter(|c| c.contains('-'))
+        {
+            let n: Vec<u32> = cell.split('-').map(|x| x.parse().unwrap()).collect();
+            (w, d, l) = (w + n[0], d + n[1], l + n[2]);
+        }
+        assert_eq!(
+            [w, d, l].map(|x| x.to_string()),
+            [r[2].clone(), r[3].clone(), r[4].clone()],
+            "{line}"
+        );
+    }
+    let total: u32 = rows.iter().map(|r| r[1].parse::<u32>().unwrap()).sum();
+    assert_eq!(seats.len() as u32, total);
+    rows
 }
 
 fn check_rows(rows: &[Vec<String>], players: usize) {
