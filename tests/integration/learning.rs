@@ -176,12 +176,13 @@ fn cli_tournament(game: &str, players: &str, games: &str, csv_name: &str) -> Vec
         let name = r[0].trim_matches('"');
         let line = by_seat
             .lines()
-            .find(|l| l.starts_with(name))
+            .find(|l| l.split_whitespace().next() == Some(name))
             .unwrap_or_else(|| panic!("{name} by seat: {by_seat}"));
         let (mut w, mut d, mut l) = (0, 0, 0);
+        // A seat the player never held reads `-`.
         for cell in line[name.len()..]
             .split_whitespace()
-            .filter(|c| c.contains('-'))
+            .filter(|c| c.len() > 1 && c.contains('-'))
         {
             let n: Vec<u32> = cell.split('-').map(|x| x.parse().unwrap()).collect();
             (w, d, l) = (w + n[0], d + n[1], l + n[2]);
