@@ -204,10 +204,7 @@ impl Visitor for Play {
         }
         let result = played.map_err(referee_error)?;
         if let Some(path) = &self.out {
-            std::fs::write(path, recorder.record().to_json()).map_err(|e| CliError::File {
-                path: path.clone(),
-                message: e.to_string(),
-            })?;
+            super::write_file(path, recorder.record().to_json())?;
         }
         let mut out = std::io::stdout().lock();
         match (&result.goals, result.aborted.as_deref()) {

@@ -154,17 +154,11 @@ impl Tournament {
         if roles.len() > 1 {
             Self::print_by_seat(&mut out, &names, roles, records, width)?;
         }
-        let write = |path: &PathBuf, text: String| {
-            std::fs::write(path, text).map_err(|e| CliError::File {
-                path: path.clone(),
-                message: e.to_string(),
-            })
-        };
         if let Some(path) = &self.csv {
-            write(path, to_csv(&table))?;
+            super::write_file(path, to_csv(&table))?;
         }
         if let Some(path) = &self.games_csv {
-            write(path, games_csv(&names, roles, records))?;
+            super::write_file(path, games_csv(&names, roles, records))?;
         }
         Ok(())
     }

@@ -9,7 +9,7 @@ mod spec;
 mod start;
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
@@ -407,6 +407,14 @@ pub enum CliError {
     Io(#[from] std::io::Error),
 }
 
+/// Writes `text` to the file at `path`; a failure names the file.
+pub(crate) fn write_file(path: &Path, text: impl AsRef<[u8]>) -> Result<(), CliError> {
+    std::fs::write(path, text).map_err(|e| CliError::File {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })
+}
+
 impl CliError {
     /// 2 for a bad command line, 1 for anything else.
     pub fn exit_code(&self) -> u8 {
@@ -488,10 +496,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             if !a.write {
                 std::io::stdout().lock().write_all(text.as_bytes())?;
             } else if changed {
-                std::fs::write(&a.file, text).map_err(|e| CliError::File {
-                    path: a.file.clone(),
-                    message: e.to_string(),
-                })?;
+                write_file(&a.file, text)?;
                 eprintln!("formatted {}", a.file.display());
             } else {
                 eprintln!("{} is already formatted", a.file.display());
@@ -505,10 +510,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             };
             let text = rules::convert_file(&a.file, to)?;
             match &a.output {
-                Some(path) => std::fs::write(path, text).map_err(|e| CliError::File {
-                    path: path.clone(),
-                    message: e.to_string(),
-                }),
+                Some(path) => write_file(path, text),
                 None => Ok(std::io::stdout().lock().write_all(text.as_bytes())?),
             }
         }

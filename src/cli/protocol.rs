@@ -310,10 +310,7 @@ impl Visitor for Match {
         }
         writeln!(out, "Errors: {}", error_summary(&record, roles))?;
         if let Some(path) = &a.out {
-            std::fs::write(path, record.to_json()).map_err(|e| CliError::File {
-                path: path.clone(),
-                message: e.to_string(),
-            })?;
+            super::write_file(path, record.to_json())?;
             if !a.quiet {
                 writeln!(out, "Record written to {}", path.display())?;
             }
