@@ -12,6 +12,7 @@
 
 use std::fmt::Debug;
 use std::hash::Hash;
+use std::time::Instant;
 
 use rand::rngs::SmallRng;
 use rand::RngCore;
@@ -480,6 +481,37 @@ pub trait Game: Send + Sync + 'static {
             }
         }
         count
+    }
+
+    /// Plays one random playout from each of `count` states (`state_of(k)` is the `k`-th; at most
+    /// 64) and writes every role's goal at the end of playout `k` to `goals[k * roles + r]`;
+    /// returns the joint moves played over all of them, or `None` when `deadline` passed before
+    /// they ended (the goals then mean nothing). The default plays them one after the other; the
+    /// network plays them at once, one per bit of a word.
+    fn playout_goals_each<'s>(
+        &self,
+        count: usize,
+        state_of: &dyn Fn(usize) -> &'s Self::State,
+        rng: &mut SmallRng,
+        buf: &mut Vec<Self::Move>,
+        goals: &mut [i64],
+        deadline: Instant,
+    ) -> Option<u64> {
+        let roles = self.info().num_roles();
+        let mut steps = 0;
+        for k in 0..count.min(64) {
+            if Instant::now() >= deadline {
+                return None;
+            }
+            let (end, n) = self.random_playout(state_of(k), rng, buf, 10_000);
+            steps += u64::from(n);
+            for r in 0..roles {
+                if let Some(slot) = goals.get_mut(k * roles + r) {
+                    *slot = i64::from(self.goal(&end, r));
+                }
+            }
+        }
+        Some(steps)
     }
 
     /// Reads a move of `role` as a person or a protocol message writes it; the error lists the legal moves.

@@ -743,6 +743,18 @@ impl Game for NetGame {
         lanes
     }
 
+    fn playout_goals_each<'s>(
+        &self,
+        count: usize,
+        state_of: &dyn Fn(usize) -> &'s BitState,
+        rng: &mut SmallRng,
+        _buf: &mut Vec<NetMove>,
+        goals: &mut [i64],
+        deadline: Instant,
+    ) -> Option<u64> {
+        self.batch_playouts_each(count, state_of, rng, 10_000, goals, deadline)
+    }
+
     fn mover(&self, state: &BitState) -> Option<RoleIndex> {
         if self.playout_method() == PlayoutMethod::Propagate {
             return self.with_prop(state, |s| self.prop_mover(s));

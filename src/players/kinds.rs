@@ -455,6 +455,7 @@ fn tree_search<G: Game>(spec: &PlayerSpec, seed: u64, config: &PlayerConfig) -> 
         .with_detour(spec.has(Switch::Detour))
         .with_endings(spec.has(Switch::Endings))
         .with_saddles(spec.has(Switch::Saddle))
+        .with_leaves(spec.has(Switch::Leaves))
         .with_winning_playouts(spec.has(Switch::Wins))
         .with_blocking_playouts(defaults || spec.has(Switch::Block))
         .with_cutoff(defaults || spec.has(Switch::Cutoff))
@@ -507,7 +508,7 @@ mod tests {
                     let e = e.to_string();
                     assert!(e.starts_with(want), "{text}: {e}");
                     assert!(
-                        e.contains("+mast, +nst, +rave, +grave, +batch, +trans, +decisive, +greedy, +lookahead, +wins, +block, +cutoff, +pieces, +captures, +tuned, +norm, +detour, +endings, +saddle (e.g. `mcts+mast`)"),
+                        e.contains("+mast, +nst, +rave, +grave, +batch, +trans, +decisive, +greedy, +lookahead, +wins, +block, +cutoff, +pieces, +captures, +tuned, +norm, +detour, +endings, +saddle, +leaves (e.g. `mcts+mast`)"),
                         "{e}"
                     );
                 }

@@ -151,6 +151,68 @@ fn batch_playouts_score_as_one_playout_at_a_time_does() {
     }
 }
 
+/// Playouts from different states in the lanes of one batch (`playout_goals_each`, what `+leaves`
+/// plays) score each lane as its own state: a lane that starts terminal keeps its state's goals,
+/// and lanes from two other states score, over many batches, what 64-lane playouts from each of
+/// them alone score.
+#[test]
+fn batch_playouts_from_different_states_score_each_lane_as_its_own_state() {
+    for (name, depth_a, depth_b) in [
+        ("connectFour", 8, 13),
+        ("ticTacToe", 2, 5),
+        ("connectFourSimultaneous", 6, 11),
+        ("3pConnectFour", 6, 12),
+    ] {
+        let (program, _) = load(name);
+        let net = NetGame::from_program(&program, name).unwrap();
+        let roles = net.info().num_roles();
+        let mut rng = SmallRng::seed_from_u64(7);
+        let mut buf = Vec::new();
+        let initial = net.initial_state();
+        let a = net.random_playout(&initial, &mut rng, &mut buf, depth_a).0;
+        let b = net.random_playout(&initial, &mut rng, &mut buf, depth_b).0;
+        let ended = net.random_playout(&initial, &mut rng, &mut buf, 1000).0;
+        assert!(net.is_terminal(&ended) && !net.is_terminal(&a) && !net.is_terminal(&b));
+        // Lane 0 starts terminal; then a and b alternate.
+        let state_of = |k: usize| match k {
+            0 => &ended,
+            k if k % 2 == 1 => &a,
+            _ => &b,
+        };
+        let rounds = 100;
+        let mut goals = vec![0i64; 64 * roles];
+        let (mut sum_a, mut sum_b) = (vec![0i64; roles], vec![0i64; roles]);
+        for _ in 0..rounds {
+            let later = std::time::Instant::now() + std::time::Duration::from_secs(3600);
+            net.playout_goals_each(64, &state_of, &mut rng, &mut buf, &mut goals, later)
+                .expect("no deadline within the hour");
+            for (r, &goal) in goals[..roles].iter().enumerate() {
+                assert_eq!(goal, i64::from(net.goal(&ended, r)), "{name}: lane 0");
+            }
+            for (k, lane) in goals.chunks(roles).enumerate().skip(1) {
+                let sum = if k % 2 == 1 { &mut sum_a } else { &mut sum_b };
+                for (total, &goal) in sum.iter_mut().zip(lane) {
+                    *total += goal;
+                }
+            }
+        }
+        for (state, sum, lanes) in [(&a, &sum_a, 32), (&b, &sum_b, 31)] {
+            let mut alone = vec![0i64; roles];
+            for _ in 0..rounds {
+                net.batch_playouts_from(state, &mut rng, lanes, 1000, &mut alone);
+            }
+            let n = f64::from(rounds * lanes);
+            for r in 0..roles {
+                let (each, one) = (sum[r] as f64 / n, alone[r] as f64 / n);
+                assert!(
+                    (each - one).abs() < 5.0,
+                    "{name}: role {r}: lanes of different states {each:.1}, one state {one:.1}"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn random_playout_reaches_a_terminal_state() {
     let (program, _) = load("connectFour");

@@ -88,6 +88,7 @@ mod compact;
 mod cutoff;
 mod endings;
 mod grave;
+mod leaves;
 mod moves_probe;
 mod normalize;
 mod pieces;
@@ -100,6 +101,7 @@ mod settings;
 mod stats;
 mod switches;
 mod tree;
+mod walk;
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -165,6 +167,8 @@ pub struct MctsPlayer<G: Game> {
     endings: bool,
     /// Simultaneous nodes are solved at pure saddle points ([`MctsPlayer::with_saddles`]).
     saddles: bool,
+    /// Simulations run in batches of leaves ([`MctsPlayer::with_leaves`]).
+    leaves: bool,
     /// Probes the game for goals that predict the end and, where they do, cuts playouts short
     /// ([`cutoff`]).
     cutoff: bool,
@@ -220,6 +224,7 @@ impl<G: Game> MctsPlayer<G> {
             detour: false,
             endings: false,
             saddles: false,
+            leaves: false,
             cutoff: true,
             probe: None,
             per_game: true,
@@ -367,6 +372,12 @@ impl<G: Game> MctsPlayer<G> {
                 .probe
                 .and_then(|p| p.cutoff)
                 .map_or(crate::players::mcs::MAX_PLAYOUT_STEPS, |(depth, _)| depth);
+            tree.leaves = (self.leaves || self.moves_probe.is_some_and(|c| c.leaves))
+                && self.evaluator.is_none()
+                && tree.batches_leaves()
+                && !tree.playouts.greedy
+                && !tree.playouts.decisive
+                && tree.playouts.max_steps == crate::players::mcs::MAX_PLAYOUT_STEPS;
         }
     }
 
@@ -748,9 +759,12 @@ fn search<G: Game>(
     let mut ticker = Ticker::new(deadline);
     let started = Instant::now();
     let mut next_reserve = 256;
+    // The walks at the last check of the other seats and the last report (a batch of leaves adds
+    // up to 64 walks at once).
+    let (mut checked, mut reported): (Option<u64>, u64) = (None, 0);
     while tree.walks() < limit && !ticker.tick() && tree.nodes[0].exact == NONE {
         let walks = tree.walks();
-        if walks == next_reserve {
+        if walks >= next_reserve {
             // Growing an arena of a million nodes copies it, which takes longer than the clock's
             // margin near the end of a move: make room now for the nodes the rest of the search will add.
             next_reserve *= 4;
@@ -759,16 +773,23 @@ fn search<G: Game>(
             let total = (tree.nodes.len() as f64 + more).min(node_cap as f64) as usize;
             tree.reserve_nodes(total);
         }
-        if walks.is_multiple_of(64)
-            && (unanswered.is_some_and(|n| n.load(Ordering::Relaxed) <= 1)
-                || settled.is_some_and(|s| s.load(Ordering::Relaxed)))
-        {
-            break;
+        if checked.is_none_or(|c| walks >= c + 64) {
+            checked = Some(walks);
+            if unanswered.is_some_and(|n| n.load(Ordering::Relaxed) <= 1)
+                || settled.is_some_and(|s| s.load(Ordering::Relaxed))
+            {
+                break;
+            }
         }
         let full = tree.nodes.len() >= node_cap;
-        tree.simulate(game, evaluator, exploration, full, deadline.instant());
+        if tree.leaves {
+            tree.simulate_leaves(game, exploration, full, deadline.instant());
+        } else {
+            tree.simulate(game, evaluator, exploration, full, deadline.instant());
+        }
         if let Some(r) = report.as_mut() {
-            if tree.walks().is_multiple_of(256) {
+            if tree.walks() >= reported + 256 {
+                reported = tree.walks();
                 r(tree);
             }
         }

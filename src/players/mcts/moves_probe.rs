@@ -86,8 +86,17 @@ pub(super) const MAX_LOOKAHEAD_COST: f64 = 0.13;
 /// three times or more from each side.
 pub(super) const MIN_GREEDY_RATE: f64 = 3_000.0;
 
-/// The share of the probe's time spent timing greedy playouts.
+/// The share of the probe's time spent timing greedy playouts, or batches of playouts.
 const GREEDY_SHARE: u32 = 5;
+
+/// How many times the rate of random playouts one at a time a batch of 64 from different leaves
+/// ([`Game::playout_goals_each`]) must reach for `mcts` to play its simulations in batches
+/// ([`super::leaves`]) where several roles move at once. On connectFourSimultaneous the probe
+/// reads 3.7–3.8× (`ggp-run bench --lanes 64`, one batch after another from the start, 8.4×), and
+/// `uct+leaves` runs 286k simulations a second against `uct`'s 120k: the tree's own work, not the
+/// playouts, then bounds it, so a batch that is not some times faster buys the virtual losses
+/// nothing (hex's network runs 64 lanes 1.2× one).
+pub(super) const MIN_LANES_SPEEDUP: f64 = 2.0;
 
 /// States at which the probe times a check for a win in one move.
 const CHECKS: u32 = 32;
@@ -107,6 +116,8 @@ pub(super) struct Chosen {
     pub(super) lookahead: bool,
     /// Greedy playouts (where NST is not on: a guided playout is not greedy).
     pub(super) greedy: bool,
+    /// Simulations in batches of leaves (where playouts are uniformly random).
+    pub(super) leaves: bool,
 }
 
 /// What the probe found.
@@ -126,6 +137,10 @@ pub(super) struct MovesProbe {
     pub(super) lookahead_cost: Option<f64>,
     /// Greedy playouts from the state probed finished per second, when any was timed.
     pub(super) greedy_rate: Option<f64>,
+    /// How many times faster random playouts from the state probed run 64 at a time (from
+    /// different states, [`Game::playout_goals_each`]) than one at a time, where several roles
+    /// move at once and both were timed.
+    pub(super) lanes_speedup: Option<f64>,
     /// Whether the game is one of two roles taking turns whose rewards always sum the same (in the
     /// random games, and at the states where the check was timed): greedy playouts assume that a
     /// win handed to the next role is a loss for the role that moved.
@@ -159,12 +174,22 @@ impl MovesProbe {
         self.duel && self.greedy_rate.is_some_and(|rate| rate >= MIN_GREEDY_RATE)
     }
 
+    /// Whether simulations should run in batches of leaves ([`super::leaves`]): where several
+    /// roles move at once and a batch of playouts runs [`MIN_LANES_SPEEDUP`] times or more the
+    /// rate of one at a time. Measured on connectFourSimultaneous only; in games of turns
+    /// `mcts`'s playouts are greedy or guided where it matters, and a batch is random.
+    pub(super) fn leaves(&self) -> bool {
+        self.lanes_speedup
+            .is_some_and(|speedup| speedup >= MIN_LANES_SPEEDUP)
+    }
+
     /// One line for the progress report.
     pub(super) fn describe(&self, chosen: Chosen) -> String {
         let Chosen {
             nst,
             lookahead,
             greedy,
+            leaves,
         } = chosen;
         let cost = match self.lookahead_cost {
             Some(cost) => format!("{:.1}% of a game", 100.0 * cost),
@@ -174,9 +199,18 @@ impl MovesProbe {
             Some(rate) => format!("{rate:.0} greedy playouts a second"),
             None => "no greedy playout timed".to_string(),
         };
+        let lanes = match (self.lanes_speedup, leaves) {
+            (Some(s), true) => {
+                format!("; 64 playouts at once run {s:.1}× one at a time: leaves in batches")
+            }
+            (Some(s), false) => {
+                format!("; 64 playouts at once run {s:.1}× one at a time: one leaf at a time")
+            }
+            (None, _) => String::new(),
+        };
         format!(
             "the moves played explain {:.1}% of who wins and predict it at r = {:.2} ({} random \
-             games): playouts {}; a check for a win in one move costs {cost}: {}; {rate}{}: {}",
+             games): playouts {}; a check for a win in one move costs {cost}: {}; {rate}{}: {}{lanes}",
             100.0 * self.explained,
             self.predicts,
             self.games,
@@ -273,6 +307,14 @@ pub(super) fn probe<G: Game>(
     } else {
         None
     };
+    // Batches of leaves are timed only where several roles move at once.
+    let lanes_speedup = if !turns {
+        let now = Instant::now();
+        let slice = deadline.saturating_duration_since(now) / GREEDY_SHARE;
+        lanes_speedup(game, from, rng, &mut buf, now + slice)
+    } else {
+        None
+    };
     let mut game_time = Duration::ZERO;
     while moves > 0 && tried < MAX_GAMES {
         tried += 1;
@@ -309,7 +351,77 @@ pub(super) fn probe<G: Game>(
             .filter(|_| games > 0 && !game_time.is_zero())
             .map(|check| check / (game_time.as_secs_f64() / games as f64)),
         greedy_rate,
+        lanes_speedup,
         duel: roles == 2 && turns && games > 0 && constant_sum(&outcomes, roles),
+    }
+}
+
+/// How many times the rate of random playouts from `from` one at a time a batch of 64
+/// ([`Game::playout_goals_each`]) reaches, each timed in half the time to `deadline` by the
+/// thread's CPU time (at most [`MAX_GAMES`] playouts each); `None` when either finished nothing.
+/// A batch starts only while the playouts one at a time say it ends in time.
+fn lanes_speedup<G: Game>(
+    game: &G,
+    from: &G::State,
+    rng: &mut SmallRng,
+    buf: &mut Vec<G::Move>,
+    deadline: Instant,
+) -> Option<f64> {
+    let now = Instant::now();
+    let half = now + deadline.saturating_duration_since(now) / 2;
+    let timer = CpuTimer::start();
+    let mut singles = 0u32;
+    while singles < MAX_GAMES as u32 && Instant::now() < half {
+        game.random_playout(from, rng, buf, MAX_CHECK_PLIES);
+        singles += 1;
+    }
+    let single_time = timer.spent();
+    if singles == 0 || single_time.is_zero() {
+        return None;
+    }
+    let per_playout = single_time / singles;
+    let mut goals = vec![0i64; 64 * game.info().num_roles()];
+    let timer = CpuTimer::start();
+    let mut batched = 0u32;
+    while batched < MAX_GAMES as u32 && Instant::now() + per_playout * 64 < deadline {
+        let state_of = |_: usize| from;
+        if game
+            .playout_goals_each(64, &state_of, rng, buf, &mut goals, deadline)
+            .is_none()
+        {
+            break;
+        }
+        batched += 64;
+    }
+    let batch_time = timer.spent();
+    (batched > 0 && !batch_time.is_zero()).then(|| {
+        (f64::from(batched) / batch_time.as_secs_f64())
+            / (f64::from(singles) / single_time.as_secs_f64())
+    })
+}
+
+/// Time spent by this thread since it started (its CPU time where the system tells it, else the
+/// wall clock's).
+struct CpuTimer {
+    started: Instant,
+    cpu: Option<Duration>,
+}
+
+impl CpuTimer {
+    fn start() -> Self {
+        CpuTimer {
+            started: Instant::now(),
+            cpu: thread_cpu_time(),
+        }
+    }
+
+    fn spent(&self) -> Duration {
+        match self.cpu {
+            Some(at) => {
+                thread_cpu_time().map_or(self.started.elapsed(), |now| now.saturating_sub(at))
+            }
+            None => self.started.elapsed(),
+        }
     }
 }
 
@@ -333,11 +445,8 @@ fn greedy_rate<G: Game>(
     // Timed by the thread's CPU time where there is one: in a served match the opponent is often
     // busy in the same start clock, and at half a core the wall clock's rate fell below
     // MIN_GREEDY_RATE in some Connect Four matches and not in others.
-    let (started, cpu) = (Instant::now(), thread_cpu_time());
-    let spent = || match cpu {
-        Some(at) => thread_cpu_time().map_or(started.elapsed(), |now| now.saturating_sub(at)),
-        None => started.elapsed(),
-    };
+    let timer = CpuTimer::start();
+    let spent = || timer.spent();
     let (mut ended, mut time) = (0u32, Duration::ZERO);
     for _ in 0..MAX_GAMES {
         if play_on(game, from.clone(), 0, deadline, |s| {
@@ -559,6 +668,7 @@ mod tests {
             predicts,
             lookahead_cost: None,
             greedy_rate: None,
+            lanes_speedup: None,
             duel: true,
         };
         assert!(!probe(20, 0.3).nst(), "chance at 20 games");
@@ -582,6 +692,7 @@ mod tests {
             predicts: 0.0,
             lookahead_cost,
             greedy_rate: None,
+            lanes_speedup: None,
             duel: true,
         };
         // Pentago's 9%, Connect Four's 70%, and a game where no role moves alone.
@@ -694,6 +805,7 @@ mod tests {
             predicts: 0.0,
             lookahead_cost: None,
             greedy_rate,
+            lanes_speedup: None,
             duel,
         };
         // Connect Four's 17,000 a second; checkers' 735; not timed; a game of three roles.

@@ -103,6 +103,7 @@ impl<G: Game> MctsPlayer<G> {
             nst,
             lookahead: self.lookahead || probe.lookahead(),
             greedy: self.greedy || (probe.greedy() && !nst),
+            leaves: self.leaves || (probe.leaves() && !nst),
         };
         if let Some(progress) = &self.progress {
             progress(&format!("{}: {}", self.name(), probe.describe(chosen)));

@@ -141,6 +141,15 @@ impl<G: Game> MctsPlayer<G> {
         self
     }
 
+    /// Runs simulations in batches of new leaves (`+leaves`, see [`Switch::Leaves`]) where the
+    /// playouts are plain random ones judged one per leaf (no playout policy, captures, greedy or
+    /// decisive playouts, cut-off, evaluator, detours or endings); the batch's playouts are uniformly
+    /// random even where winning or blocking playouts are on. Elsewhere it does nothing.
+    pub fn with_leaves(mut self, on: bool) -> Self {
+        self.leaves = on;
+        self
+    }
+
     /// Cuts playouts short where the goals predict the end: a probe of random games (in the start
     /// clock, or a fifth of the first move's clock) finds the depth at which the goals correlate with
     /// the final goals, and playouts stop there and score the goals of the state they reached (see
@@ -204,6 +213,7 @@ impl<G: Game> MctsPlayer<G> {
                 Switch::Detour => self.detour,
                 Switch::Endings => self.endings,
                 Switch::Saddle => self.saddles,
+                Switch::Leaves => self.leaves,
                 Switch::Wins => self.winning && !self.blocking,
                 Switch::Block => self.blocking,
                 Switch::Cutoff => self.cutoff,

@@ -48,11 +48,14 @@ pub enum Switch {
     /// point: a move that wins whatever the other role plays, or a move of each role whose every
     /// joint move is solved, the least values they guarantee adding up to the whole reward.
     Saddle,
+    /// Walks gather a batch of new leaves (64), each holding a virtual loss on its path, and the
+    /// leaves are played out at once, one per bit of a word on the network.
+    Leaves,
 }
 
 impl Switch {
     /// Every switch.
-    pub const ALL: [Switch; 19] = [
+    pub const ALL: [Switch; 20] = [
         Switch::Mast,
         Switch::Nst,
         Switch::Rave,
@@ -72,6 +75,7 @@ impl Switch {
         Switch::Detour,
         Switch::Endings,
         Switch::Saddle,
+        Switch::Leaves,
     ];
 
     /// The switch's name after a `+`.
@@ -96,6 +100,7 @@ impl Switch {
             Switch::Detour => "detour",
             Switch::Endings => "endings",
             Switch::Saddle => "saddle",
+            Switch::Leaves => "leaves",
         }
     }
 }

@@ -243,6 +243,47 @@ fn mast_learns_every_roles_moves_and_still_finds_the_win() {
 }
 
 #[test]
+fn batches_of_leaves_take_back_every_virtual_loss_and_still_find_the_win() {
+    fn check<S: Clone + PartialEq, M: Clone>(tree: &tree::Tree<S, M>, what: &str) {
+        let root = &tree.nodes[0];
+        // Every walk passed the root once, and picked one move of each role there: a virtual
+        // loss left behind would show as a visit more than the walks.
+        assert_eq!(u64::from(root.visits), tree.walks(), "{what}");
+        for role in 0..2 {
+            let picked: u64 = (0..tree.count(root, role))
+                .map(|i| u64::from(tree.stats[tree.stat_index(root, role, i)].visits))
+                .sum();
+            assert_eq!(picked, tree.walks(), "{what}: role {role}");
+        }
+    }
+    let p = searched_from_start_and_finds_the_win(
+        MctsPlayer::baseline(1).with_leaves(true),
+        "uct+leaves",
+    );
+    assert!(p.trees[0].leaves);
+    check(&p.trees[0], "native Connect Four");
+    // On the network the leaves are played out in the lanes of one word.
+    let g = repo_game("connect4.gdl");
+    let mut p = MctsPlayer::baseline(2)
+        .with_leaves(true)
+        .with_simulation_limit(2_000);
+    p.choose(&Ask::new(&g, &g.initial_state(), 0, far()))
+        .unwrap();
+    assert!(p.trees[0].leaves);
+    assert!(p.trees[0].walks() >= 2_000);
+    check(&p.trees[0], "connect4.gdl");
+    // Where playouts are guided the switch does nothing.
+    let mut guided = MctsPlayer::baseline(1)
+        .with_leaves(true)
+        .with_mast(true)
+        .with_simulation_limit(100);
+    guided
+        .choose(&Ask::new(&g, &g.initial_state(), 0, far()))
+        .unwrap();
+    assert!(!guided.trees[0].leaves);
+}
+
+#[test]
 fn rave_gathers_all_moves_as_first_statistics_and_still_finds_the_win() {
     let p =
         searched_from_start_and_finds_the_win(MctsPlayer::baseline(1).with_rave(true), "uct+rave");
@@ -926,6 +967,7 @@ fn the_trees_share_transpositions_where_the_probe_chose_greedy_playouts() {
         nst: false,
         lookahead: false,
         greedy: true,
+        leaves: false,
     });
     p.root_at(&g, &s);
     assert!(p.trees[0].table.is_some() && p.trees[0].playouts.greedy);
@@ -934,6 +976,7 @@ fn the_trees_share_transpositions_where_the_probe_chose_greedy_playouts() {
         nst: true,
         lookahead: false,
         greedy: false,
+        leaves: false,
     });
     p.root_at(&g, &s);
     assert!(p.trees[0].table.is_none() && !p.trees[0].playouts.greedy);

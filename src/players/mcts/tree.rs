@@ -11,8 +11,10 @@ use rand::SeedableRng;
 
 use super::super::mcs::Playouts;
 use super::grave::{self, Reference};
+use super::leaves::Batch;
 use super::pieces::Prior;
 use super::policy::Policy;
+pub(super) use super::walk::Descent;
 use crate::evaluators::Evaluator;
 use crate::game::{random_index, Captures, Game, PlayoutGuide, RoleIndex};
 use crate::players::puzzle::PassThrough;
@@ -147,7 +149,11 @@ pub(super) struct Tree<S, M> {
     /// child, and that child.
     pub(super) detours: Vec<(u32, u32)>,
     /// The solved child the last selection went around, or [`NONE`].
-    detoured: u32,
+    pub(super) detoured: u32,
+    /// Whether simulations run in batches of leaves (`+leaves`, see [`super::leaves`]).
+    pub(super) leaves: bool,
+    /// The scratch of a batch of leaves.
+    pub(super) batch: Batch,
 }
 
 impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
@@ -190,6 +196,8 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
             marks: Vec::new(),
             detours: Vec::new(),
             detoured: NONE,
+            leaves: false,
+            batch: Batch::default(),
         }
     }
 
@@ -531,7 +539,7 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
     }
 
     /// The node of `state` already in the graph (transpositions on), or [`NONE`].
-    fn transposition<G: Game<State = S, Move = M>>(&self, game: &G, state: &S) -> u32 {
+    pub(super) fn transposition<G: Game<State = S, Move = M>>(&self, game: &G, state: &S) -> u32 {
         let Some(table) = &self.table else {
             return NONE;
         };
@@ -542,7 +550,7 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
     }
 
     /// Whether the current walk passed `node` (only a graph can lead back to it).
-    fn on_path(&self, node: u32) -> bool {
+    pub(super) fn on_path(&self, node: u32) -> bool {
         self.table.is_some() && self.path.iter().any(|&(n, _)| n == node)
     }
 
@@ -573,150 +581,108 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
         full: bool,
         deadline: Instant,
     ) {
-        self.path.clear();
-        self.picks.clear();
-        self.marks.clear();
-        self.detours.clear();
-        if let Some(p) = &mut self.policy {
-            p.begin();
-        }
-        let roles = self.roles;
-        let mut node = 0u32;
         let mut solved_before = false;
         // Whether the walk ended at a node solved as it was added (no playout either way).
         let mut proven_leaf = false;
-        loop {
-            if self.load_exact(node) {
-                self.path.push((node, NONE));
-                solved_before = true;
-                break;
-            }
-            let mut joint = 0u32;
-            let mut radix = 1u32;
-            self.refer(game, node);
-            if let Some(p) = &self.policy {
-                self.marks.push(p.played.len() as u32);
-            }
-            for r in 0..roles {
-                let i = self.select(game, node, r, exploration);
-                if self.detoured != NONE {
-                    self.detours.push((self.path.len() as u32, self.detoured));
-                    self.detoured = NONE;
-                }
-                self.picks.push(i);
-                if self.policy.is_some() {
-                    let n = &self.nodes[node as usize];
-                    let at = self.stat_index(n, r, i);
-                    let choice = self.count(n, r) > 1;
-                    let number = game.move_number(&self.moves[at]);
-                    if let Some(p) = &mut self.policy {
-                        p.note(r, number, choice);
-                    }
-                }
-                joint += i * radix;
-                radix = radix.saturating_mul(self.count(&self.nodes[node as usize], r));
-            }
-            self.path.push((node, joint));
-            let child = self.child(&self.nodes[node as usize], joint);
-            // In a graph a walk can come back to a node of its path: it plays out from there.
-            let cycle = child != NONE && self.on_path(child);
-            if child != NONE && !cycle {
-                node = child;
-                continue;
-            }
-            let picks = &self.picks[self.picks.len() - roles..];
-            self.joint.clear();
-            for (r, &i) in picks.iter().enumerate() {
-                let at = self.stat_index(&self.nodes[node as usize], r, i);
-                self.joint.push(self.moves[at].clone());
-            }
-            let next = game.next_state(&self.nodes[node as usize].state, &self.joint);
-            let same = if cycle {
-                NONE
-            } else {
-                self.transposition(game, &next)
-            };
-            // The state of a node on the path: linked, the walk would go round the cycle.
-            let cycle = cycle || (same != NONE && self.on_path(same));
-            if same != NONE && !cycle {
-                self.set_child(node, joint, same);
-                node = same;
-                continue;
-            }
-            if full || cycle {
-                let Tree {
-                    rng,
-                    buf,
-                    numbers,
-                    rewards,
-                    playouts,
-                    policy,
-                    captures,
-                    ..
-                } = self;
-                let (guide, c) = (policy.as_mut(), captures.as_ref());
-                let c = c.map(|(t, rate)| (&**t, *rate));
-                let scratch = (rng, buf, numbers);
-                if !playout(game, &next, scratch, guide, c, rewards, playouts, deadline) {
+        match self.descend(game, exploration, full) {
+            Descent::Solved => solved_before = true,
+            Descent::Beyond(next) => {
+                if !self.play_out(game, &next, deadline) {
                     return;
                 }
-                break;
             }
-            let child = self.add(game, next);
-            self.set_child(node, joint, child);
-            self.seed_prior(game, node, child);
-            self.path.push((child, NONE));
-            if self.lookahead {
-                self.take_decisive_move(game, child);
-            }
-            proven_leaf = self.load_exact(child);
-            if !proven_leaf {
-                // The fields apart, so the new node's state is played out where it lies.
-                let Tree {
-                    nodes,
-                    rng,
-                    buf,
-                    rewards,
-                    playouts,
-                    leaf_playouts,
-                    goal_totals,
-                    numbers,
-                    policy,
-                    captures,
-                    ..
-                } = self;
-                let from = &nodes[child as usize].state;
-                if let Some(evaluator) = evaluator {
-                    if evaluator.values(game, from, rewards).is_err() {
+            Descent::Added(child) => {
+                proven_leaf = self.load_exact(child);
+                if !proven_leaf {
+                    // The fields apart, so the new node's state is played out where it lies.
+                    let Tree {
+                        nodes,
+                        rng,
+                        buf,
+                        rewards,
+                        playouts,
+                        leaf_playouts,
+                        goal_totals,
+                        numbers,
+                        policy,
+                        captures,
+                        ..
+                    } = self;
+                    let from = &nodes[child as usize].state;
+                    if let Some(evaluator) = evaluator {
+                        if evaluator.values(game, from, rewards).is_err() {
+                            return;
+                        }
+                        for reward in rewards.iter_mut() {
+                            *reward = (*reward / 100.0).clamp(0.0, 1.0);
+                        }
+                    } else if *leaf_playouts > 1 {
+                        goal_totals.fill(0);
+                        let n = game.playout_goals(from, rng, buf, *leaf_playouts, goal_totals);
+                        for (reward, total) in rewards.iter_mut().zip(goal_totals.iter()) {
+                            *reward =
+                                (*total as f64 / (100.0 * f64::from(n.max(1)))).clamp(0.0, 1.0);
+                        }
+                    } else if !playout(
+                        game,
+                        from,
+                        (rng, buf, numbers),
+                        policy.as_mut(),
+                        captures.as_ref().map(|(t, rate)| (&**t, *rate)),
+                        rewards,
+                        playouts,
+                        deadline,
+                    ) {
                         return;
+                    } else {
+                        let steps = playouts.steps;
+                        self.prove_ending(game, child, steps);
                     }
-                    for reward in rewards.iter_mut() {
-                        *reward = (*reward / 100.0).clamp(0.0, 1.0);
-                    }
-                } else if *leaf_playouts > 1 {
-                    goal_totals.fill(0);
-                    let n = game.playout_goals(from, rng, buf, *leaf_playouts, goal_totals);
-                    for (reward, total) in rewards.iter_mut().zip(goal_totals.iter()) {
-                        *reward = (*total as f64 / (100.0 * f64::from(n.max(1)))).clamp(0.0, 1.0);
-                    }
-                } else if !playout(
-                    game,
-                    from,
-                    (rng, buf, numbers),
-                    policy.as_mut(),
-                    captures.as_ref().map(|(t, rate)| (&**t, *rate)),
-                    rewards,
-                    playouts,
-                    deadline,
-                ) {
-                    return;
-                } else {
-                    let steps = playouts.steps;
-                    self.prove_ending(game, child, steps);
                 }
             }
-            break;
         }
+        self.finish(game, solved_before, proven_leaf);
+    }
+
+    /// A playout from `from` (a state no node holds) into `rewards`; false when the deadline cut it.
+    pub(super) fn play_out<G: Game<State = S, Move = M>>(
+        &mut self,
+        game: &G,
+        from: &S,
+        deadline: Instant,
+    ) -> bool {
+        let Tree {
+            rng,
+            buf,
+            numbers,
+            rewards,
+            playouts,
+            policy,
+            captures,
+            ..
+        } = self;
+        let (guide, c) = (policy.as_mut(), captures.as_ref());
+        let c = c.map(|(t, rate)| (&**t, *rate));
+        playout(
+            game,
+            from,
+            (rng, buf, numbers),
+            guide,
+            c,
+            rewards,
+            playouts,
+            deadline,
+        )
+    }
+
+    /// Ends a walk whose `rewards` are known: what the walk learnt is backed up along `path`, and
+    /// counted as a simulation, or as a walk into a node solved before it (`solved_before`).
+    pub(super) fn finish<G: Game<State = S, Move = M>>(
+        &mut self,
+        game: &G,
+        solved_before: bool,
+        proven_leaf: bool,
+    ) {
         if self.rave {
             self.update_amaf(game);
         }
@@ -962,5 +928,10 @@ pub(super) fn playout<G: Game>(
 }
 
 pub(super) fn goal_reward<G: Game>(game: &G, state: &G::State, role: RoleIndex) -> f64 {
-    f64::from(game.goal(state, role).clamp(0, 100)) / 100.0
+    goal_reward_of(i64::from(game.goal(state, role)))
+}
+
+/// A goal value (0..=100) as a reward (0..=1).
+pub(super) fn goal_reward_of(goal: i64) -> f64 {
+    goal.clamp(0, 100) as f64 / 100.0
 }
