@@ -13,29 +13,11 @@
 
 use std::time::Instant;
 
-use super::tree::{goal_reward_of, Descent, Tree, NONE};
+use super::tree::{goal_reward_of, Batch, Descent, Tree, Waiting, NONE};
 use crate::game::Game;
 
 /// Leaves a batch gathers at most: one per bit of the network's words.
 pub(super) const LEAVES: usize = 64;
-
-/// A walk of the batch waiting for its playout: its stretch of the batch's paths and picks, and
-/// its leaf.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Waiting {
-    path: (u32, u32),
-    picks: (u32, u32),
-    leaf: u32,
-}
-
-/// The scratch of a batch, kept to allocate nothing.
-#[derive(Debug, Default)]
-pub(super) struct Batch {
-    waiting: Vec<Waiting>,
-    paths: Vec<(u32, u32)>,
-    picks: Vec<u32>,
-    goals: Vec<i64>,
-}
 
 impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
     /// Whether this tree can run its simulations in batches of leaves: with plain random playouts

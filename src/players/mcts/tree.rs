@@ -11,10 +11,8 @@ use rand::SeedableRng;
 
 use super::super::mcs::Playouts;
 use super::grave::{self, Reference};
-use super::leaves::Batch;
 use super::pieces::Prior;
 use super::policy::Policy;
-pub(super) use super::walk::Descent;
 use crate::evaluators::Evaluator;
 use crate::game::{random_index, Captures, Game, PlayoutGuide, RoleIndex};
 use crate::players::puzzle::PassThrough;
@@ -39,6 +37,34 @@ pub(super) const DIRECT_CHILDREN: u32 = 256;
 
 pub(super) const NONE: u32 = u32::MAX;
 pub(super) const SIMULTANEOUS: u8 = u8::MAX;
+
+/// Where a walk down the tree ended ([`Tree::descend`]).
+pub(super) enum Descent<S> {
+    /// In a node solved before the walk: its values are the walk's rewards.
+    Solved,
+    /// In a node it added (the last of the path), still to be judged unless solved as it was added.
+    Added(u32),
+    /// At a state beyond the tree, played out without a node.
+    Beyond(S),
+}
+
+/// A walk of a batch of leaves (`+leaves`, see [`super::leaves`]) waiting for its playout: its
+/// stretch of the batch's paths and picks, and its leaf.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Waiting {
+    pub(super) path: (u32, u32),
+    pub(super) picks: (u32, u32),
+    pub(super) leaf: u32,
+}
+
+/// The scratch of a batch of leaves, kept to allocate nothing.
+#[derive(Debug, Default)]
+pub(super) struct Batch {
+    pub(super) waiting: Vec<Waiting>,
+    pub(super) paths: Vec<(u32, u32)>,
+    pub(super) picks: Vec<u32>,
+    pub(super) goals: Vec<i64>,
+}
 
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Stat {

@@ -1,18 +1,8 @@
 //! A walk down the tree of [`super::MctsPlayer`]: a move selected for every role at each node, to
 //! where the walk is judged.
 
-use super::tree::{Tree, NONE};
+use super::tree::{Descent, Tree, NONE};
 use crate::game::Game;
-
-/// Where a walk down the tree ended ([`Tree::descend`]).
-pub(super) enum Descent<S> {
-    /// In a node solved before the walk: its values are the walk's rewards.
-    Solved,
-    /// In a node it added (the last of the path), still to be judged unless solved as it was added.
-    Added(u32),
-    /// At a state beyond the tree, played out without a node.
-    Beyond(S),
-}
 
 impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
     /// Walks from the root, selecting a move of every role at each node, to a node solved before
