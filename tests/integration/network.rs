@@ -196,6 +196,13 @@ fn batch_playouts_from_different_states_score_each_lane_as_its_own_state() {
                 }
             }
         }
+        // A deadline already passed stops the batch before its first step: no goals to read.
+        let passed = std::time::Instant::now();
+        assert_eq!(
+            net.playout_goals_each(64, &state_of, &mut rng, &mut buf, &mut goals, passed),
+            None,
+            "{name}"
+        );
         for (state, sum, lanes) in [(&a, &sum_a, 32), (&b, &sum_b, 31)] {
             let mut alone = vec![0i64; roles];
             for _ in 0..rounds {

@@ -21,11 +21,15 @@ pub(super) const LEAVES: usize = 64;
 
 impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
     /// Whether this tree can run its simulations in batches of leaves: with plain random playouts
-    /// judged one per leaf, and walks that take no detours.
+    /// (not guided, capturing, greedy, decisive or cut short) judged one per leaf, and walks that
+    /// take no detours.
     pub(super) fn batches_leaves(&self) -> bool {
         self.policy.is_none()
             && self.captures.is_none()
             && self.leaf_playouts == 1
+            && !self.playouts.greedy
+            && !self.playouts.decisive
+            && self.playouts.max_steps == crate::players::mcs::MAX_PLAYOUT_STEPS
             && !self.detour
             && !self.endings
     }

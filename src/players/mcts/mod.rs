@@ -374,10 +374,7 @@ impl<G: Game> MctsPlayer<G> {
                 .map_or(crate::players::mcs::MAX_PLAYOUT_STEPS, |(depth, _)| depth);
             tree.leaves = (self.leaves || self.moves_probe.is_some_and(|c| c.leaves))
                 && self.evaluator.is_none()
-                && tree.batches_leaves()
-                && !tree.playouts.greedy
-                && !tree.playouts.decisive
-                && tree.playouts.max_steps == crate::players::mcs::MAX_PLAYOUT_STEPS;
+                && tree.batches_leaves();
         }
     }
 
