@@ -235,15 +235,10 @@ impl NetGame {
                     fan.flip(w, frames, lbits, d);
                 }
             }
-            let mut out = BitState::with_words(self.words);
-            for p in 0..np {
-                if w[1 + p] >> 31 == 1 {
-                    out.set(p);
-                }
-            }
             at.clear();
-            at.extend_from_slice(out.words());
-            (out, steps)
+            at.extend(pack_values(&w[1..=np]));
+            at.resize(self.words, 0);
+            (BitState::from_words(at.to_vec()), steps)
         })
     }
 
@@ -920,6 +915,18 @@ pub(super) enum Lanes {
     Stuck,
     /// No single role had a choice of at most 64 moves: nothing was played.
     NoChoice,
+}
+
+/// The value bits of `words` (node words), 64 to a word: word `i`'s bit `j` is the value of
+/// `words[64 * i + j]`. A word at a time and without a branch, since it runs once a playout.
+#[inline]
+fn pack_values(words: &[u32]) -> impl Iterator<Item = u64> + '_ {
+    words.chunks(64).map(|chunk| {
+        chunk
+            .iter()
+            .enumerate()
+            .fold(0u64, |acc, (j, &x)| acc | u64::from(x >> 31) << j)
+    })
 }
 
 /// Makes every lane of `vals` a copy of lane `lane`.
