@@ -514,6 +514,14 @@ pub trait Game: Send + Sync + 'static {
         Some(steps)
     }
 
+    /// How many times as many playouts a second [`Game::playout_goals_each`] plays, 64 at once, as
+    /// [`Game::random_playout`] plays one at a time, where the game has measured it: `None` where it
+    /// plays them one after the other (the default) or has not measured it yet (the network measures
+    /// it on the thread that compiles its passes, a moment after it loads).
+    fn batch_speedup(&self) -> Option<f64> {
+        None
+    }
+
     /// Reads a move of `role` as a person or a protocol message writes it; the error lists the legal moves.
     fn parse_move(
         &self,

@@ -6,7 +6,8 @@
 //!
 //! The judgement is repeatable: the playouts' generator is seeded from the state's hash, so a search
 //! visits the same leaves with the same values every time (and Jamboree's parallel leaves agree with a
-//! sequential search's).
+//! sequential search's). On the network a judgement may play 64 playouts at once instead (see
+//! [`Playouts`]'s `play`), once the game has measured that this pays, a moment after it loads.
 
 use std::hash::{Hash, Hasher};
 use std::time::Instant;
@@ -23,6 +24,12 @@ const MAX_STEPS: u32 = 1_000;
 /// The moves a judgement with a deadline plays between two readings of the clock (a few milliseconds
 /// of chess on the network).
 const STRETCH: u32 = 32;
+
+/// The playouts of a judgement played at once, where the game plays them so (one per bit of a word).
+const BATCH: u32 = 64;
+
+/// How far off a judgement without a deadline puts the deadline of a batch.
+const NO_DEADLINE: std::time::Duration = std::time::Duration::from_secs(24 * 3600);
 
 /// The random playouts behind each judgement of a rule game by default: enough to tell a won position
 /// from a lost one, few enough that a depth-4 search plays a whole game of Connect Four in seconds.
@@ -47,22 +54,50 @@ impl Playouts {
         self.playouts
     }
 
-    /// Every role's goal summed over the playouts from `state`, into `totals`; the generator is seeded
-    /// by the state, so the same state gives the same sums. With a `deadline`, the clock is read
-    /// between stretches of [`STRETCH`] moves and the judgement gives up once it has passed.
+    /// Every role's goal summed over the playouts from `state`, into `totals`; returns how many
+    /// playouts were summed. The generator is seeded by the state, so the same state gives the same
+    /// sums. With a `deadline`, the clock is read between stretches of [`STRETCH`] moves (between
+    /// steps of a batch) and the judgement gives up once it has passed.
+    ///
+    /// Where the game plays 64 playouts at once in no more time than it plays this judgement's
+    /// playouts one at a time (its [`Game::batch_speedup`] times their number is 64 or more: Connect
+    /// Four on the network), the judgement plays those 64 instead: a finer mean for no more time.
     fn play<G: Game>(
         &self,
         game: &G,
         state: &G::State,
         totals: &mut [i64],
         deadline: Option<Instant>,
-    ) -> Result<(), GameError> {
+    ) -> Result<u32, GameError> {
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
         state.hash(&mut hasher);
         let mut rng = SmallRng::seed_from_u64(hasher.finish());
         // One buffer per judgement: its allocation is noise next to the playouts it serves, and a buffer
         // shared between Jamboree's threads would need a lock.
         let mut buf = Vec::new();
+        if game
+            .batch_speedup()
+            .is_some_and(|x| x * f64::from(self.playouts) >= f64::from(BATCH))
+        {
+            let roles = game.info().num_roles();
+            let mut goals = vec![0i64; BATCH as usize * roles];
+            let until = deadline.unwrap_or_else(|| Instant::now() + NO_DEADLINE);
+            game.playout_goals_each(
+                BATCH as usize,
+                &|_| state,
+                &mut rng,
+                &mut buf,
+                &mut goals,
+                until,
+            )
+            .ok_or(GameError::OutOfTime)?;
+            for lane in goals.chunks(roles.max(1)) {
+                for (total, goal) in totals.iter_mut().zip(lane) {
+                    *total += goal;
+                }
+            }
+            return Ok(BATCH);
+        }
         for _ in 0..self.playouts {
             // A playout in stretches draws the same moves as one in a single call (each step draws
             // from the generator alike), so a judgement does not depend on whether a clock was read.
@@ -80,7 +115,7 @@ impl Playouts {
                 *total += i64::from(game.goal(&end, r));
             }
         }
-        Ok(())
+        Ok(self.playouts)
     }
 
     /// [`Evaluator::estimate`] and [`Evaluator::estimate_until`].
@@ -97,8 +132,8 @@ impl Playouts {
             return Ok(done);
         }
         let mut totals = [0i64; 2];
-        self.play(game, state, &mut totals, deadline)?;
-        let mean_times_ten = (totals[0] - totals[1]) * 10 / i64::from(self.playouts);
+        let played = self.play(game, state, &mut totals, deadline)?;
+        let mean_times_ten = (totals[0] - totals[1]) * 10 / i64::from(played);
         Ok(Estimate::Guess(mean_times_ten.clamp(-1000, 1000) as i32))
     }
 }
@@ -140,9 +175,9 @@ impl<G: Game> Evaluator<G> for Playouts {
             return goals_into(game, state, out);
         }
         let mut totals = vec![0i64; out.len()];
-        self.play(game, state, &mut totals, None)?;
+        let played = self.play(game, state, &mut totals, None)?;
         for (v, t) in out.iter_mut().zip(totals) {
-            *v = (t as f64 / f64::from(self.playouts)).clamp(0.0, 100.0);
+            *v = (t as f64 / f64::from(played)).clamp(0.0, 100.0);
         }
         Ok(())
     }
@@ -184,6 +219,83 @@ mod tests {
         let mut v = [0.0; 2];
         est.values(&g, &s, &mut v).unwrap();
         assert!(v[0] > 65.0 && (v[0] + v[1] - 100.0).abs() < 1e-9, "{v:?}");
+    }
+
+    /// Tic-tac-toe that says its batches run `speedup` times as fast and counts its playouts.
+    struct Batching {
+        game: TicTacToe,
+        speedup: f64,
+        playouts: std::sync::atomic::AtomicU32,
+    }
+
+    impl Game for Batching {
+        type State = <TicTacToe as Game>::State;
+        type Move = <TicTacToe as Game>::Move;
+        fn info(&self) -> &crate::game::GameInfo {
+            self.game.info()
+        }
+        fn initial_state(&self) -> Self::State {
+            self.game.initial_state()
+        }
+        fn is_terminal(&self, state: &Self::State) -> bool {
+            self.game.is_terminal(state)
+        }
+        fn legal_moves(&self, state: &Self::State, role: usize, out: &mut Vec<Self::Move>) {
+            self.game.legal_moves(state, role, out)
+        }
+        fn next_state(&self, state: &Self::State, joint: &[Self::Move]) -> Self::State {
+            self.game.next_state(state, joint)
+        }
+        fn goal(&self, state: &Self::State, role: usize) -> crate::game::Goal {
+            self.game.goal(state, role)
+        }
+        fn mover(&self, state: &Self::State) -> Option<usize> {
+            self.game.mover(state)
+        }
+        fn random_playout(
+            &self,
+            state: &Self::State,
+            rng: &mut SmallRng,
+            buf: &mut Vec<Self::Move>,
+            max_steps: u32,
+        ) -> (Self::State, u32) {
+            self.playouts
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            self.game.random_playout(state, rng, buf, max_steps)
+        }
+        fn batch_speedup(&self) -> Option<f64> {
+            Some(self.speedup)
+        }
+        fn show_move(&self, mv: &Self::Move) -> String {
+            self.game.show_move(mv)
+        }
+        fn show_state(&self, state: &Self::State) -> String {
+            self.game.show_state(state)
+        }
+    }
+
+    #[test]
+    fn a_judgement_plays_a_batch_where_it_costs_no_more_than_its_playouts() {
+        for (speedup, expected) in [(8.0, 64), (7.9, 8), (100.0, 64)] {
+            let g = Batching {
+                game: TicTacToe::new(3, 3).unwrap(),
+                speedup,
+                playouts: 0.into(),
+            };
+            let s = play(&g.game, &[(0, "mark(2,2)")]);
+            let first = Playouts::new(8).estimate(&g, &s).unwrap();
+            let played = g.playouts.load(std::sync::atomic::Ordering::Relaxed);
+            assert_eq!(played, expected, "speedup {speedup}");
+            assert!(matches!(first, Estimate::Guess(v) if (-1000..=1000).contains(&v)));
+            assert_eq!(
+                Playouts::new(8).estimate(&g, &s).unwrap(),
+                first,
+                "repeatable"
+            );
+            let mut v = [0.0; 2];
+            Playouts::new(8).values(&g, &s, &mut v).unwrap();
+            assert!(v.iter().all(|x| (0.0..=100.0).contains(x)), "{v:?}");
+        }
     }
 
     #[test]
