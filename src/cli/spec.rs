@@ -307,6 +307,9 @@ pub fn report_fields(report: &LoadReport) -> String {
             }
         ));
     }
+    if let Some(x) = report.batch_speedup {
+        s.push_str(&format!(" batch_speedup={x:.1}"));
+    }
     if report.demand {
         s.push_str(" evaluation=demand");
     }

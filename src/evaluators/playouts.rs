@@ -187,6 +187,7 @@ impl<G: Game> Evaluator<G> for Playouts {
 mod tests {
     use super::*;
     use crate::evaluators::GoalsOnly;
+    use crate::games::batching::Batching;
     use crate::games::tictactoe::TicTacToe;
 
     fn play(g: &TicTacToe, moves: &[(usize, &str)]) -> <TicTacToe as Game>::State {
@@ -221,70 +222,13 @@ mod tests {
         assert!(v[0] > 65.0 && (v[0] + v[1] - 100.0).abs() < 1e-9, "{v:?}");
     }
 
-    /// Tic-tac-toe that says its batches run `speedup` times as fast and counts its playouts.
-    struct Batching {
-        game: TicTacToe,
-        speedup: f64,
-        playouts: std::sync::atomic::AtomicU32,
-    }
-
-    impl Game for Batching {
-        type State = <TicTacToe as Game>::State;
-        type Move = <TicTacToe as Game>::Move;
-        fn info(&self) -> &crate::game::GameInfo {
-            self.game.info()
-        }
-        fn initial_state(&self) -> Self::State {
-            self.game.initial_state()
-        }
-        fn is_terminal(&self, state: &Self::State) -> bool {
-            self.game.is_terminal(state)
-        }
-        fn legal_moves(&self, state: &Self::State, role: usize, out: &mut Vec<Self::Move>) {
-            self.game.legal_moves(state, role, out)
-        }
-        fn next_state(&self, state: &Self::State, joint: &[Self::Move]) -> Self::State {
-            self.game.next_state(state, joint)
-        }
-        fn goal(&self, state: &Self::State, role: usize) -> crate::game::Goal {
-            self.game.goal(state, role)
-        }
-        fn mover(&self, state: &Self::State) -> Option<usize> {
-            self.game.mover(state)
-        }
-        fn random_playout(
-            &self,
-            state: &Self::State,
-            rng: &mut SmallRng,
-            buf: &mut Vec<Self::Move>,
-            max_steps: u32,
-        ) -> (Self::State, u32) {
-            self.playouts
-                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            self.game.random_playout(state, rng, buf, max_steps)
-        }
-        fn batch_speedup(&self) -> Option<f64> {
-            Some(self.speedup)
-        }
-        fn show_move(&self, mv: &Self::Move) -> String {
-            self.game.show_move(mv)
-        }
-        fn show_state(&self, state: &Self::State) -> String {
-            self.game.show_state(state)
-        }
-    }
-
     #[test]
     fn a_judgement_plays_a_batch_where_it_costs_no_more_than_its_playouts() {
         for (speedup, expected) in [(8.0, 64), (7.9, 8), (100.0, 64)] {
-            let g = Batching {
-                game: TicTacToe::new(3, 3).unwrap(),
-                speedup,
-                playouts: 0.into(),
-            };
+            let g = Batching::new(speedup);
             let s = play(&g.game, &[(0, "mark(2,2)")]);
             let first = Playouts::new(8).estimate(&g, &s).unwrap();
-            let played = g.playouts.load(std::sync::atomic::Ordering::Relaxed);
+            let played = g.playouts();
             assert_eq!(played, expected, "speedup {speedup}");
             assert!(matches!(first, Estimate::Guess(v) if (-1000..=1000).contains(&v)));
             assert_eq!(

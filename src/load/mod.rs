@@ -219,6 +219,9 @@ pub struct LoadReport {
     pub demand: bool,
     /// Whether the network's full passes run as machine code (see [`NetGame::set_compiled`]).
     pub compiled: bool,
+    /// How many times as fast 64 playouts at once run as one at a time, once measured (see
+    /// [`Game::batch_speedup`]).
+    pub batch_speedup: Option<f64>,
 }
 
 impl LoadReport {
@@ -230,6 +233,7 @@ impl LoadReport {
             fallback: None,
             demand: false,
             compiled: false,
+            batch_speedup: None,
         }
     }
 }
@@ -347,6 +351,7 @@ impl AnyGame {
     pub fn wait_compiled(&mut self) {
         if let AnyGame::Network(l) = self {
             l.report.compiled = l.game.wait_compiled();
+            l.report.batch_speedup = l.game.batch_speedup();
         }
     }
 
@@ -568,6 +573,7 @@ fn build_rules(
                     fallback: None,
                     demand: false,
                     compiled: g.is_compiled(),
+                    batch_speedup: g.batch_speedup(),
                 };
                 return Ok(AnyGame::Network(Loaded {
                     game: Arc::new(g),
@@ -588,6 +594,7 @@ fn build_rules(
         fallback,
         demand: g.uses_demand(),
         compiled: false,
+        batch_speedup: None,
     };
     Ok(AnyGame::Datalog(Loaded {
         game: Arc::new(g),

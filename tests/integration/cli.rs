@@ -331,6 +331,12 @@ fn rule_files_count_search_and_bench() {
             engine == "network",
             "{line}"
         );
+        // The compiling thread also timed 64 playouts at once against one at a time.
+        assert_eq!(
+            line.contains("batch_speedup="),
+            engine == "network",
+            "{line}"
+        );
     }
     let o = run(
         &["bench", "tictactoe", "--seconds", "0.2", "--threads", "2"],
