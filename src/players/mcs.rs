@@ -280,7 +280,7 @@ impl<G: Game> Player<G> for McsPlayer {
                     {
                         break 'search;
                     }
-                    for lane in goals.chunks(roles) {
+                    for lane in goals.chunks(roles.max(1)) {
                         slot.1 += lane[role].clamp(0, 100) as u64;
                     }
                     slot.0 += BATCH as u64;
