@@ -235,10 +235,11 @@ impl NetGame {
                     fan.flip(w, frames, lbits, d);
                 }
             }
+            let mut out = vec![0u64; self.words];
+            pack_values(&w[1..=np], &mut out);
             at.clear();
-            at.extend(pack_values(&w[1..=np]));
-            at.resize(self.words, 0);
-            (BitState::from_words(at.to_vec()), steps)
+            at.extend_from_slice(&out);
+            (BitState::from_words(out), steps)
         })
     }
 
@@ -917,16 +918,18 @@ pub(super) enum Lanes {
     NoChoice,
 }
 
-/// The value bits of `words` (node words), 64 to a word: word `i`'s bit `j` is the value of
-/// `words[64 * i + j]`. A word at a time and without a branch, since it runs once a playout.
+/// Packs the value bits of `words` (node words) into `out`, 64 to a word: word `i`'s bit `j` is
+/// the value of `words[64 * i + j]`. A word at a time and without a branch, since it runs once a
+/// playout (bit by bit through the state's setter, the loop reread the scratch vector each time).
 #[inline]
-fn pack_values(words: &[u32]) -> impl Iterator<Item = u64> + '_ {
-    words.chunks(64).map(|chunk| {
-        chunk
-            .iter()
-            .enumerate()
-            .fold(0u64, |acc, (j, &x)| acc | u64::from(x >> 31) << j)
-    })
+fn pack_values(words: &[u32], out: &mut [u64]) {
+    for (word, chunk) in out.iter_mut().zip(words.chunks(64)) {
+        let mut x = 0u64;
+        for (j, &v) in chunk.iter().enumerate() {
+            x |= u64::from(v >> 31) << j;
+        }
+        *word = x;
+    }
 }
 
 /// Makes every lane of `vals` a copy of lane `lane`.
