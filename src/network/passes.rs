@@ -353,6 +353,23 @@ mod tests {
     const TIC_TAC_TOE: &str = include_str!("../../games/tictactoe.gdl");
 
     #[test]
+    fn a_role_without_any_move_stops_a_batch_instead_of_panicking() {
+        // b has no legal move in any state: its batch timing, on the compiling thread, must end.
+        let program = crate::syntax::parse_kif(
+            "(role a) (role b) (init (step 1)) (<= (legal a go) (true (step 1))) \
+             (<= (next (step 2)) (true (step 1))) (<= terminal (true (step 2))) \
+             (<= (goal a 50) (true (step 2))) (<= (goal b 50) (true (step 2)))",
+        )
+        .expect("parses");
+        let g = NetGame::from_program(&program, "nolegal").expect("grounds");
+        assert!(g.wait_compiled(), "the compiling thread finished");
+        assert!(g.batch_speedup().is_some());
+        let mut rng = SmallRng::seed_from_u64(7);
+        let (lanes, steps) = g.batch_playouts_from(&g.initial_state(), &mut rng, 64, 10, &mut []);
+        assert_eq!((lanes, steps), (64, 0), "every lane stops at once");
+    }
+
+    #[test]
     fn compiled_passes_agree_with_the_interpreter() {
         let g = game(TIC_TAC_TOE);
         assert!(g.wait_compiled(), "the network is compiled");

@@ -784,9 +784,10 @@ impl NetGame {
                     // legal one: uniform over the legal moves either way, and where most outputs
                     // are legal the draws nearly always hit.
                     let mut pick = None;
-                    for _ in 0..DRAWS {
+                    // A role the rules give no move at all has no output to draw.
+                    for _ in 0..if words.is_empty() { 0 } else { DRAWS } {
                         let j = random_index(rng, words.len());
-                        if words[j] & bit != 0 {
+                        if words.get(j).is_some_and(|w| w & bit != 0) {
                             pick = Some(j);
                             break;
                         }
