@@ -11,9 +11,18 @@
 //! words: **equal sets of propositions are equal states** however late their numbers were found, so
 //! that they compare and hash as one.
 
+use smallvec::SmallVec;
+
 /// A state: bit `i` is set when base proposition `i` holds (see the module documentation).
+///
+/// Up to [`INLINE_WORDS`] words are held in the value itself: a search or a playout over a game of at
+/// most 256 base propositions (connect four, tic-tac-toe, breakthrough, every small test game) then
+/// makes its states without touching the allocator; bigger states live on the heap as before.
 #[derive(Debug, PartialEq, Eq, Hash)]
-pub struct BitState(Box<[u64]>);
+pub struct BitState(SmallVec<[u64; INLINE_WORDS]>);
+
+/// How many words a [`BitState`] holds without an allocation.
+pub const INLINE_WORDS: usize = 4;
 
 impl Clone for BitState {
     fn clone(&self) -> BitState {
@@ -29,18 +38,18 @@ impl Clone for BitState {
 impl BitState {
     /// The empty state of `words` words.
     pub(crate) fn with_words(words: usize) -> BitState {
-        BitState(vec![0; words].into_boxed_slice())
+        BitState(SmallVec::from_elem(0, words))
     }
 
     /// The state of exactly these words.
-    pub(crate) fn from_words(words: Vec<u64>) -> BitState {
-        BitState(words.into_boxed_slice())
+    pub(crate) fn from_words(words: &[u64]) -> BitState {
+        BitState(SmallVec::from_slice(words))
     }
 
     /// The state of the propositions `ones`, as few words long as its highest one needs (an
     /// open-mode state; see the module documentation).
     pub(crate) fn from_ones(ones: impl IntoIterator<Item = usize>) -> BitState {
-        let mut words: Vec<u64> = Vec::new();
+        let mut words: SmallVec<[u64; INLINE_WORDS]> = SmallVec::new();
         for i in ones {
             if words.len() <= i / 64 {
                 words.resize(i / 64 + 1, 0);
@@ -50,7 +59,7 @@ impl BitState {
         while words.last() == Some(&0) {
             words.pop();
         }
-        BitState(words.into_boxed_slice())
+        BitState(words)
     }
 
     /// Whether proposition `i` holds; bits beyond the words are false.
@@ -74,6 +83,12 @@ impl BitState {
     #[inline]
     pub(crate) fn words(&self) -> &[u64] {
         &self.0
+    }
+
+    /// The words, to be written in place.
+    #[inline]
+    pub(crate) fn words_mut(&mut self) -> &mut [u64] {
+        &mut self.0
     }
 
     /// The propositions of both `self` and `mask`, as long as the shorter of the two.

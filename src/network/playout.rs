@@ -235,11 +235,11 @@ impl NetGame {
                     fan.flip(w, frames, lbits, d);
                 }
             }
-            let mut out = vec![0u64; self.words];
-            pack_values(&w[1..=np], &mut out);
+            let mut out = BitState::with_words(self.words);
+            pack_values(&w[1..=np], out.words_mut());
             at.clear();
-            at.extend_from_slice(&out);
-            (BitState::from_words(out), steps)
+            at.extend_from_slice(out.words());
+            (out, steps)
         })
     }
 

@@ -188,14 +188,14 @@ impl NetGame {
         }
         // A pending bit says that a proposition's next value differs from its value.
         let pending = lbits.get(self.fan.pending_word()..).unwrap_or(&[]);
-        let mut out = at.clone();
-        for (o, &p) in out.iter_mut().zip(pending) {
+        let mut out = BitState::from_words(at);
+        for (o, &p) in out.words_mut().iter_mut().zip(pending) {
             *o ^= p;
         }
         for &d in chosen.iter().rev() {
             self.fan.flip(words, frames, lbits, d);
         }
-        BitState::from_words(out)
+        out
     }
 
     /// Role `role`'s goal in the state the words hold (the last value that holds, as

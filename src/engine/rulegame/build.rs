@@ -229,7 +229,7 @@ impl RuleGame {
         Shaped {
             flat,
             keep,
-            frame_mask: BitState::from_words(mask),
+            frame_mask: BitState::from_words(&mask),
         }
     }
 
@@ -342,7 +342,7 @@ impl RuleGame {
                 generic_true: true,
             },
             initial,
-            frame_mask: BitState::from_words(Vec::new()),
+            frame_mask: BitState::from_words(&[]),
             open: Some(open),
         };
         Ok(RuleGame::assemble(p, name, kw, c, parts, false))
