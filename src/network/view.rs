@@ -29,7 +29,9 @@ impl NetGame {
     }
 
     /// Brings the words to `state`: nothing when they hold it, the saved words of the last playout's
-    /// start when that is `state`, flips of the propositions that differ when they are few, and a full
+    /// start when that is `state`, flips of the propositions that differ when they are few (from the
+    /// state the words hold or from the saved start, whichever is nearer: a tree search starts each
+    /// playout at a node near the last one's start, far from where that playout ended), and a full
     /// load otherwise.
     pub(super) fn move_prop_to(&self, s: &mut PropScratch, state: &BitState) {
         let n = &self.net;
@@ -39,14 +41,27 @@ impl NetGame {
             return;
         }
         s.goals_fresh = false;
-        if fresh
-            && *s.snap_state == *target
+        let snapped = fresh
+            && s.snap_state.len() == target.len()
             && s.snap.len() == s.words.len()
-            && s.lsnap.len() == s.lbits.len()
-        {
+            && s.lsnap.len() == s.lbits.len();
+        let from_at = if fresh {
+            differ(&s.at, target)
+        } else {
+            u32::MAX
+        };
+        let from_snap = if snapped {
+            differ(&s.snap_state, target)
+        } else {
+            u32::MAX
+        };
+        if from_snap < from_at && self.few(from_snap) {
             s.words.copy_from_slice(&s.snap);
             s.lbits.copy_from_slice(&s.lsnap);
-        } else if fresh && self.few_differ(&s.at, target) {
+            s.at.clear();
+            s.at.extend_from_slice(&s.snap_state);
+        }
+        if fresh && *s.at != *target && self.few(from_at.min(from_snap)) {
             let PropScratch {
                 words,
                 frames,
@@ -62,7 +77,7 @@ impl NetGame {
                     self.fan.flip(words, frames, lbits, 1 + p as u32);
                 }
             }
-        } else {
+        } else if *s.at != *target || !fresh {
             self.fan
                 .load(n, &mut s.words, &mut s.lbits, |p| state.get(p));
             s.frames.clear();
@@ -76,10 +91,9 @@ impl NetGame {
         s.at.extend_from_slice(target);
     }
 
-    /// Whether flipping the propositions where `a` and `b` differ is likely cheaper than a load.
-    fn few_differ(&self, a: &[u64], b: &[u64]) -> bool {
-        let differ: u32 = a.iter().zip(b).map(|(x, y)| (x ^ y).count_ones()).sum();
-        (differ as usize) * FLIPS_PER_LOAD <= self.fan.cone().len().max(64)
+    /// Whether flipping `differ` propositions is likely cheaper than a load.
+    fn few(&self, differ: u32) -> bool {
+        (differ as usize).saturating_mul(FLIPS_PER_LOAD) <= self.fan.cone().len().max(64)
     }
 
     /// Role `r`'s legal bits in the words (bit `j`: its `j`-th legal output), its groups' guards
@@ -258,4 +272,9 @@ pub(super) fn goal_gates(n: &Grounded, cone: &[u32]) -> Vec<u32> {
     (0..n.gates.len() as u32)
         .filter(|&g| goal[g as usize])
         .collect()
+}
+
+/// How many propositions differ between two states' words.
+fn differ(a: &[u64], b: &[u64]) -> u32 {
+    a.iter().zip(b).map(|(x, y)| (x ^ y).count_ones()).sum()
 }

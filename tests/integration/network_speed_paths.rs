@@ -30,18 +30,27 @@ fn midgame(g: &NetGame, rng: &mut SmallRng, moves: u32) -> <NetGame as Game>::St
         .0
 }
 
-/// Playouts from the initial state and from midgame states, alternating between two games on one thread
-/// so that the propagation scratch is reloaded and reused: every method gives the same result.
+/// Playouts from the initial state, from midgame states and, as a tree search starts them, from a
+/// state one move past the last start (near the saved words of that start, far from where its
+/// playout ended), alternating between two games on one thread so that the propagation scratch is
+/// reloaded and reused: every method gives the same result.
 fn methods_agree(name: &str, other: &NetGame, playouts: u64) {
     let (g, _) = load(name);
     let mut pick = SmallRng::seed_from_u64(11);
+    let mut last = g.initial_state();
     for k in 0..playouts {
-        let start = if k % 3 == 0 {
-            g.initial_state()
-        } else {
-            let moves = pick.gen_range(1..8);
-            midgame(&g, &mut pick, moves)
+        let start = match k % 4 {
+            0 => g.initial_state(),
+            1 | 2 => {
+                let moves = pick.gen_range(1..8);
+                midgame(&g, &mut pick, moves)
+            }
+            _ => {
+                g.random_playout_with(PlayoutMethod::FullPass, &last, &mut pick, 1)
+                    .0
+            }
         };
+        last = start.clone();
         let mut results = Vec::new();
         // Propagation twice: the second starts from the saved words of the same start state.
         for method in [
