@@ -473,12 +473,6 @@ fn mcts_plays(name: &str, datalog: bool) -> Option<Result<String, String>> {
     if let Some((_, why)) = NOT_PLAYED.iter().find(|(n, _)| *n == name) {
         return Some(Ok(format!("not played: {why}")));
     }
-    let play = if datalog {
-        DATALOG_CLOCK
-    } else {
-        NETWORK_CLOCK
-    };
-    let clock = Clock::new(Duration::from_secs(10), play);
     let path = corpus().join(format!("{name}.kif"));
     let game = match load_rules(&path, (!datalog).then_some(5)) {
         Ok(g) => g,
@@ -490,6 +484,15 @@ fn mcts_plays(name: &str, datalog: bool) -> Option<Result<String, String>> {
         return None;
     }
     let engine = game.report().engine;
+    // The clock follows the engine the game got: on a slow machine a big network (chess) can run out
+    // of its grounding time and the game falls back to the Datalog evaluator, whose steps need the
+    // longer clock.
+    let play = if engine == EngineKind::Datalog {
+        DATALOG_CLOCK
+    } else {
+        NETWORK_CLOCK
+    };
+    let clock = Clock::new(Duration::from_secs(10), play);
     let played = game.visit(CheckedMatch {
         kinds: vec![PlayerKind::Mcts; roles],
         clock,
