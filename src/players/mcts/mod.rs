@@ -187,8 +187,10 @@ pub struct MctsPlayer<G: Game> {
     /// Playouts take pieces (`+captures`): the piece probe's pieces, as captures of each move.
     captures: bool,
     capture_table: Option<Arc<Captures>>,
-    /// Piece probes run this match: one that finds no time is tried again once, not on every move.
-    piece_probes: u8,
+    /// Probes run this match, by kind: one that finds no time is tried again once, not on every
+    /// move (a chess match at a quarter-second clock spent a fifth of every move on probes that
+    /// never finished), and then decides what its switches alone say.
+    probe_tries: probes::Tries,
     /// A one-player game's breadth-first search (`mcts` only), and the line it settled on.
     puzzle: PuzzlePlay<G>,
 }
@@ -233,7 +235,7 @@ impl<G: Game> MctsPlayer<G> {
             material: None,
             captures: false,
             capture_table: None,
-            piece_probes: 0,
+            probe_tries: probes::Tries::default(),
             puzzle: PuzzlePlay::default(),
         }
     }
@@ -471,7 +473,7 @@ impl<G: Game> MctsPlayer<G> {
         self.moves_probe = None;
         self.material = None;
         self.capture_table = None;
-        self.piece_probes = 0;
+        self.probe_tries = probes::Tries::default();
         let initial = game.initial_state();
         // A quarter of the time to think, at most a second: the probes' games are cheap beside what
         // they decide.

@@ -43,7 +43,7 @@ use std::time::{Duration, Instant};
 
 use rand::rngs::SmallRng;
 
-use super::cutoff::play_on;
+use super::cutoff::{Pace, MAX_GAME_STEPS};
 use super::stats::{Centred, Pairs};
 use crate::game::{random_index, Game, PlayoutGuide, RoleIndex};
 use crate::players::thread_cpu_time;
@@ -316,13 +316,16 @@ pub(super) fn probe<G: Game>(
         None
     };
     let mut game_time = Duration::ZERO;
+    let mut pace = Pace::new();
     while moves > 0 && tried < MAX_GAMES {
         tried += 1;
         recorder.seen.clear();
         let started = Instant::now();
-        let Some((end, _)) = play_on(game, from.clone(), 0, deadline, |s| {
-            game.guided_playout(s, rng, &mut buf, &mut numbers, 64, &mut recorder)
-        }) else {
+        let Some((end, _)) =
+            pace.play_on(game, from.clone(), 0, MAX_GAME_STEPS, deadline, |s, n| {
+                game.guided_playout(s, rng, &mut buf, &mut numbers, n, &mut recorder)
+            })
+        else {
             break;
         };
         // A game longer than the probe plays is left out.
@@ -371,8 +374,15 @@ fn lanes_speedup<G: Game>(
     let half = now + deadline.saturating_duration_since(now) / 2;
     let timer = CpuTimer::start();
     let mut singles = 0u32;
-    while singles < MAX_GAMES as u32 && Instant::now() < half {
-        game.random_playout(from, rng, buf, MAX_CHECK_PLIES);
+    let mut pace = Pace::new();
+    while singles < MAX_GAMES as u32 {
+        let random = |s: &G::State, n| game.random_playout(s, rng, buf, n);
+        if pace
+            .play_on(game, from.clone(), 0, MAX_CHECK_PLIES, half, random)
+            .is_none()
+        {
+            break;
+        }
         singles += 1;
     }
     let single_time = timer.spent();
@@ -448,11 +458,13 @@ fn greedy_rate<G: Game>(
     let timer = CpuTimer::start();
     let spent = || timer.spent();
     let (mut ended, mut time) = (0u32, Duration::ZERO);
+    let mut pace = Pace::new();
     for _ in 0..MAX_GAMES {
-        if play_on(game, from.clone(), 0, deadline, |s| {
-            game.greedy_playout(s, rng, buf, 64)
-        })
-        .is_none()
+        if pace
+            .play_on(game, from.clone(), 0, MAX_GAME_STEPS, deadline, |s, n| {
+                game.greedy_playout(s, rng, buf, n)
+            })
+            .is_none()
         {
             break;
         }
@@ -476,12 +488,33 @@ fn check_time<G: Game>(
     deadline: Instant,
 ) -> (Option<f64>, bool) {
     let (mut total, mut checks, mut together) = (Duration::ZERO, 0u32, 0u32);
-    let (_, length) = game.random_playout(from, rng, buf, MAX_CHECK_PLIES);
+    let mut pace = Pace::new();
+    let mut random = |s: &G::State, n| game.random_playout(s, rng, buf, n);
+    let Some((_, length)) = pace.play_on(
+        game,
+        from.clone(),
+        0,
+        MAX_CHECK_PLIES,
+        deadline,
+        &mut random,
+    ) else {
+        return (None, false);
+    };
+    // The longest check so far: the next starts only when one as long, or one step per move of
+    // the mover (a check plays each of them), ends in time.
+    let mut longest = Duration::ZERO;
+    let mut moves = Vec::new();
     for i in 0..CHECKS {
-        if Instant::now() >= deadline {
+        let Some((state, _)) = pace.play_on(
+            game,
+            from.clone(),
+            0,
+            i * length / CHECKS,
+            deadline,
+            &mut random,
+        ) else {
             break;
-        }
-        let (state, _) = game.random_playout(from, rng, buf, i * length / CHECKS);
+        };
         if game.is_terminal(&state) {
             continue;
         }
@@ -489,9 +522,15 @@ fn check_time<G: Game>(
             together += 1;
             continue;
         };
+        game.legal_moves(&state, mover, &mut moves);
+        let guess = longest.max(pace.step_time() * moves.len() as u32);
         let started = Instant::now();
-        game.decisive_move(&state, mover, buf);
-        total += started.elapsed();
+        if started + guess >= deadline {
+            break;
+        }
+        game.decisive_move(&state, mover, &mut moves);
+        let took = started.elapsed();
+        (total, longest) = (total + took, longest.max(took));
         checks += 1;
     }
     let time = (checks > 0).then(|| total.as_secs_f64() / f64::from(checks));

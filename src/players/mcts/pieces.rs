@@ -25,7 +25,7 @@
 //! short and judge them by the balance, which after 8 moves lost 6–10 as well.
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use rand::rngs::SmallRng;
 
@@ -295,6 +295,8 @@ pub(super) fn probe<G: Game>(
     let mut games = 0usize;
     let mut turns = 0u64;
     let mut buf = Vec::new();
+    // The time of the last step: the next one is started only when one as long ends in time.
+    let mut step = Duration::ZERO;
     let (mut before, mut after) = (vec![0u32; candidates.len()], vec![0u32; candidates.len()]);
     let counts = |state: &G::State, out: &mut [u32]| {
         let words = game.state_words(state);
@@ -307,10 +309,14 @@ pub(super) fn probe<G: Game>(
         counts(&state, &mut before);
         let mut steps = 0u32;
         while !game.is_terminal(&state) && steps < MAX_GAME_STEPS {
-            if steps.is_multiple_of(64) && Instant::now() >= deadline {
+            // The clock is read at every step, which costs little beside the counts: a step of
+            // chess's network can take milliseconds, and the probe's window is tens of them.
+            let now = Instant::now();
+            if now + step >= deadline {
                 break 'games;
             }
             let (next, n) = game.random_playout(&state, rng, &mut buf, 1);
+            step = now.elapsed();
             if n == 0 {
                 break;
             }

@@ -13,6 +13,18 @@ use crate::game::Game;
 use crate::players::clock::role_seed;
 use crate::players::Player;
 
+/// How many times a probe runs at most in a match: in the start clock and on the first move, say,
+/// when the first finds no time.
+const MAX_TRIES: u8 = 2;
+
+/// Probes run this match, by kind.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Tries {
+    cutoff: u8,
+    moves: u8,
+    pieces: u8,
+}
+
 impl<G: Game> MctsPlayer<G> {
     /// Whether the moves probe has still to run this match: it decides NST and the lookahead per
     /// game, so with both switched on it has nothing to decide.
@@ -53,8 +65,11 @@ impl<G: Game> MctsPlayer<G> {
         let candidates = pieces::candidates(&game.base_propositions());
         let mut rng = SmallRng::seed_from_u64(role_seed(self.seed, 0x91ec));
         let probe = pieces::probe(game, state, &candidates, &mut rng, deadline);
-        self.piece_probes += 1;
-        if probe.games < pieces::MIN_GAMES && !candidates.is_empty() && self.piece_probes < 2 {
+        self.probe_tries.pieces += 1;
+        if probe.games < pieces::MIN_GAMES
+            && !candidates.is_empty()
+            && self.probe_tries.pieces < MAX_TRIES
+        {
             // No time for it: the next move probes again, once (a game too slow for the probe
             // goes without piece counts rather than spend part of every move on them).
             return;
@@ -93,7 +108,26 @@ impl<G: Game> MctsPlayer<G> {
     fn probe_moves(&mut self, game: &G, state: &G::State, deadline: Instant) {
         let mut rng = SmallRng::seed_from_u64(role_seed(self.seed, 0x0257));
         let probe = moves_probe::probe(game, state, &mut rng, deadline);
+        self.probe_tries.moves += 1;
         if probe.games < moves_probe::MIN_GAMES {
+            if self.probe_tries.moves < MAX_TRIES {
+                return;
+            }
+            // Out of tries: the switches given decide alone.
+            if let Some(progress) = &self.progress {
+                progress(&format!(
+                    "{}: no time for the moves probe ({} random games in {MAX_TRIES} tries); \
+                     playouts as the switches say",
+                    self.name(),
+                    probe.games
+                ));
+            }
+            self.moves_probe = Some(moves_probe::Chosen {
+                nst: self.nst,
+                lookahead: self.lookahead,
+                greedy: self.greedy,
+                leaves: self.leaves,
+            });
             return;
         }
         // Guided playouts are not greedy: where the probe finds NST pays it goes first, unless
@@ -117,10 +151,14 @@ impl<G: Game> MctsPlayer<G> {
             return;
         }
         let mut rng = SmallRng::seed_from_u64(role_seed(self.seed, 0x0c07));
-        let probe = cutoff::probe(game, state, &mut rng, deadline);
+        let mut probe = cutoff::probe(game, state, &mut rng, deadline);
+        self.probe_tries.cutoff += 1;
         if probe.games < cutoff::MIN_GAMES {
-            // No time for it (a start clock of nothing): the next move probes again.
-            return;
+            // No time for it (a start clock of nothing): the next move probes again, once.
+            if self.probe_tries.cutoff < MAX_TRIES {
+                return;
+            }
+            probe.cutoff = None;
         }
         if let Some(progress) = &self.progress {
             progress(&format!("{}: {}", self.name(), probe.describe()));
