@@ -16,14 +16,18 @@ use rand::rngs::SmallRng;
 use rand::SeedableRng;
 
 use super::{final_estimate, goal_of_difference, goals_into, Estimate, Evaluator};
-use crate::game::{Game, GameError};
+use crate::game::{Game, GameError, Pace};
 
 /// The longest playout a judgement plays before scoring the state it reached.
 const MAX_STEPS: u32 = 1_000;
 
-/// The moves a judgement with a deadline plays between two readings of the clock (a few milliseconds
-/// of chess on the network).
-const STRETCH: u32 = 32;
+thread_local! {
+    /// The pace of the judgements with a deadline on this thread: a search judges leaf after leaf of
+    /// one game, and a pace learnt anew at each would play its first stretch unmeasured (32 moves of
+    /// chess on the network, 20 ms, made `id` answer 10–34 ms past its deadline at a quarter-second
+    /// clock). The pace decides only where the clock is read, never a move.
+    static PACE: std::cell::Cell<Pace> = const { std::cell::Cell::new(Pace::new()) };
+}
 
 /// The playouts of a judgement played at once, where the game plays them so (one per bit of a word).
 const BATCH: u32 = 64;
@@ -56,8 +60,8 @@ impl Playouts {
 
     /// Every role's goal summed over the playouts from `state`, into `totals`; returns how many
     /// playouts were summed. The generator is seeded by the state, so the same state gives the same
-    /// sums. With a `deadline`, the clock is read between stretches of [`STRETCH`] moves (between
-    /// steps of a batch) and the judgement gives up once it has passed.
+    /// sums. With a `deadline`, the clock is read between stretches of moves paced by the game's speed
+    /// (a [`Pace`]; between steps of a batch) and the judgement gives up once it would end past it.
     ///
     /// Where the game plays 64 playouts at once in no more time than it plays this judgement's
     /// playouts one at a time (its [`Game::batch_speedup`] times their number is 64 or more: Connect
@@ -98,19 +102,20 @@ impl Playouts {
             }
             return Ok(BATCH);
         }
+        let mut pace = PACE.get();
         for _ in 0..self.playouts {
             // A playout in stretches draws the same moves as one in a single call (each step draws
             // from the generator alike), so a judgement does not depend on whether a clock was read.
-            let (mut end, mut steps) = game.random_playout(state, &mut rng, &mut buf, STRETCH);
-            let mut last = steps;
-            while last == STRETCH && steps < MAX_STEPS {
-                if deadline.is_some_and(|d| Instant::now() >= d) {
-                    return Err(GameError::OutOfTime);
+            let end = match deadline {
+                None => game.random_playout(state, &mut rng, &mut buf, MAX_STEPS).0,
+                Some(d) => {
+                    let played = pace.play_on(game, state.clone(), 0, MAX_STEPS, d, |s, n| {
+                        game.random_playout(s, &mut rng, &mut buf, n)
+                    });
+                    PACE.set(pace);
+                    played.ok_or(GameError::OutOfTime)?.0
                 }
-                let more = STRETCH.min(MAX_STEPS - steps);
-                (end, last) = game.random_playout(&end, &mut rng, &mut buf, more);
-                steps += last;
-            }
+            };
             for (r, total) in totals.iter_mut().enumerate() {
                 *total += i64::from(game.goal(&end, r));
             }
@@ -278,11 +283,16 @@ mod tests {
             est.estimate_until(&g, &s, far).unwrap(),
             est.estimate(&g, &s).unwrap()
         );
-        // A short game never reads the clock: it is judged in one stretch.
+        // However short the game, no stretch starts past the deadline; before it, the pace that
+        // judged the long game (kept by the thread) judges a short one alike.
         let short = crate::games::nim::Nim::new(5, false);
         let s = short.initial_state();
+        assert!(matches!(
+            est.estimate_until(&short, &s, passed),
+            Err(GameError::OutOfTime)
+        ));
         assert_eq!(
-            est.estimate_until(&short, &s, passed).unwrap(),
+            est.estimate_until(&short, &s, far).unwrap(),
             est.estimate(&short, &s).unwrap()
         );
     }

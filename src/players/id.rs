@@ -394,7 +394,12 @@ impl<G: Game> Search<'_, G> {
         let mut line = Vec::new();
         let mut state = state.clone();
         let mut level: Vec<Vec<G::Move>> = vec![Vec::new(); self.roles];
-        while line.len() < most && !self.game.is_terminal(&state) {
+        // Past the deadline the line stops after the chosen move: each move of it costs a step of
+        // the game (most of a millisecond in chess on the network), and the answer is due.
+        while line.len() < most
+            && !self.game.is_terminal(&state)
+            && (line.is_empty() || Instant::now() < self.deadline)
+        {
             // The root is searched outside the table: its move is the one chosen.
             let best = if line.is_empty() {
                 first

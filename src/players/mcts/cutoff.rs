@@ -15,12 +15,12 @@
 //! over the roles whose goals vary, reaches [`MIN_CORRELATION`], in games long enough that it saves
 //! most of a playout.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use rand::rngs::SmallRng;
 
 use super::stats::Pairs;
-use crate::game::Game;
+use crate::game::{Game, Pace};
 
 /// The depths a cut-off may take, shortest first.
 const DEPTHS: [u32; 7] = [8, 12, 16, 24, 32, 48, 64];
@@ -41,78 +41,6 @@ const MIN_SAMPLES: usize = 40;
 
 /// Joint moves a probe game plays at most.
 pub(super) const MAX_GAME_STEPS: u32 = 1_000;
-
-/// A stretch of a probe game that took less than this plays twice as many steps next time, one that
-/// took more than twice this half as many.
-const QUICK_STRETCH: Duration = Duration::from_millis(1);
-
-/// The most steps a stretch plays.
-const MAX_STRETCH: u32 = 64;
-
-/// How a probe plays its games on: in stretches between two readings of the clock, as long as the
-/// game's speed lets a stretch take about [`QUICK_STRETCH`]. A step of tic-tac-toe takes a fraction
-/// of a microsecond, one of chess a millisecond or more while its network's passes still compile:
-/// stretches of a fixed length either read the clock at every step of the first or overrun a probe's
-/// window of a few tens of milliseconds by a whole stretch of the second (the moves probe overran its
-/// 20 ms by 100 ms and more, every move of a chess match at a quarter-second clock).
-pub(super) struct Pace {
-    stretch: u32,
-    /// The time of a step in the last stretch.
-    step: Duration,
-}
-
-impl Pace {
-    /// A pace that knows nothing of the game yet: its first stretch is one step.
-    pub(super) fn new() -> Pace {
-        Pace {
-            stretch: 1,
-            step: Duration::ZERO,
-        }
-    }
-
-    /// The time of a step in the last stretch played (zero before any).
-    pub(super) fn step_time(&self) -> Duration {
-        self.step
-    }
-
-    /// Plays a probe game on from `state`, `steps` joint moves into it, by `play(state, n)` (a
-    /// playout of at most `n` joint moves): until the game ends, reaches `limit` joint moves, or a
-    /// stretch plays nothing. A stretch starts only while the last one's pace says it ends before
-    /// `deadline`. The last state and the joint moves played in all; `None` when `deadline` came
-    /// first.
-    pub(super) fn play_on<G: Game>(
-        &mut self,
-        game: &G,
-        mut state: G::State,
-        mut steps: u32,
-        limit: u32,
-        deadline: Instant,
-        mut play: impl FnMut(&G::State, u32) -> (G::State, u32),
-    ) -> Option<(G::State, u32)> {
-        while !game.is_terminal(&state) && steps < limit {
-            let n = self.stretch.min(limit - steps);
-            let now = Instant::now();
-            if now + self.step * n >= deadline {
-                return None;
-            }
-            let (next, played) = play(&state, n);
-            let took = now.elapsed();
-            if played > 0 {
-                self.step = took / played;
-            }
-            if took < QUICK_STRETCH {
-                self.stretch = (self.stretch * 2).min(MAX_STRETCH);
-            } else if took > QUICK_STRETCH * 2 {
-                self.stretch = (self.stretch / 2).max(1);
-            }
-            (state, steps) = (next, steps + played);
-            if played == 0 {
-                break;
-            }
-        }
-        Some((state, steps))
-    }
-}
 
 /// What the probe found.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -219,54 +147,4 @@ pub(super) fn probe<G: Game>(
 
 fn goal<G: Game>(game: &G, state: &G::State, role: usize) -> f64 {
     f64::from(game.goal(state, role))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::games::connect4::Connect4;
-    use rand::SeedableRng;
-    use std::cell::Cell;
-
-    #[test]
-    fn a_pace_plays_quick_steps_in_long_stretches_and_starts_none_past_the_deadline() {
-        let game = Connect4::new(6, 7).unwrap();
-        let start = game.initial_state();
-        let mut rng = SmallRng::seed_from_u64(3);
-        let mut buf = Vec::new();
-        let calls = Cell::new(0u32);
-        let mut play = |s: &_, n| {
-            calls.set(calls.get() + 1);
-            game.random_playout(s, &mut rng, &mut buf, n)
-        };
-        let mut pace = Pace::new();
-        // A deadline passed: nothing is played.
-        assert!(pace
-            .play_on(&game, start, 0, 1000, Instant::now(), &mut play)
-            .is_none());
-        assert_eq!(calls.get(), 0);
-        let far = Instant::now() + Duration::from_secs(60);
-        // The limit stops a game short, in the middle of a stretch if need be.
-        let (state, steps) = pace
-            .play_on(&game, start, 0, 5, far, &mut play)
-            .unwrap();
-        assert_eq!(steps, 5);
-        assert!(!game.is_terminal(&state));
-        // Games of Connect Four go on to their end, in stretches longer than one step.
-        let (mut played, mut games) = (0, 0);
-        calls.set(0);
-        while games < 20 {
-            let (end, steps) = pace
-                .play_on(&game, start, 0, 1000, far, &mut play)
-                .unwrap();
-            assert!(game.is_terminal(&end));
-            (played, games) = (played + steps, games + 1);
-        }
-        assert!(
-            calls.get() * 4 < played,
-            "{} stretches for {played} steps",
-            calls.get()
-        );
-        assert!(pace.step_time() > Duration::ZERO);
-    }
 }

@@ -190,9 +190,17 @@ pub struct MctsPlayer<G: Game> {
     /// Probes run this match, by kind: one that finds no time is tried again once, not on every
     /// move (a chess match at a quarter-second clock spent a fifth of every move on probes that
     /// never finished), and then decides what its switches alone say.
-    probe_tries: probes::Tries,
+    probe_tries: Tries,
     /// A one-player game's breadth-first search (`mcts` only), and the line it settled on.
     puzzle: PuzzlePlay<G>,
+}
+
+/// Probes run this match, by kind (`probes.rs` decides how many a probe gets).
+#[derive(Clone, Copy, Debug, Default)]
+struct Tries {
+    cutoff: u8,
+    moves: u8,
+    pieces: u8,
 }
 
 impl<G: Game> MctsPlayer<G> {
@@ -235,7 +243,7 @@ impl<G: Game> MctsPlayer<G> {
             material: None,
             captures: false,
             capture_table: None,
-            probe_tries: probes::Tries::default(),
+            probe_tries: Tries::default(),
             puzzle: PuzzlePlay::default(),
         }
     }
@@ -473,7 +481,7 @@ impl<G: Game> MctsPlayer<G> {
         self.moves_probe = None;
         self.material = None;
         self.capture_table = None;
-        self.probe_tries = probes::Tries::default();
+        self.probe_tries = Tries::default();
         let initial = game.initial_state();
         // A quarter of the time to think, at most a second: the probes' games are cheap beside what
         // they decide.

@@ -43,9 +43,9 @@ use std::time::{Duration, Instant};
 
 use rand::rngs::SmallRng;
 
-use super::cutoff::{Pace, MAX_GAME_STEPS};
+use super::cutoff::MAX_GAME_STEPS;
 use super::stats::{Centred, Pairs};
-use crate::game::{random_index, Game, PlayoutGuide, RoleIndex};
+use crate::game::{random_index, Game, Pace, PlayoutGuide, RoleIndex};
 use crate::players::thread_cpu_time;
 
 /// Games the probe plays at most.

@@ -17,14 +17,6 @@ use crate::players::Player;
 /// when the first finds no time.
 const MAX_TRIES: u8 = 2;
 
-/// Probes run this match, by kind.
-#[derive(Clone, Copy, Debug, Default)]
-pub(super) struct Tries {
-    cutoff: u8,
-    moves: u8,
-    pieces: u8,
-}
-
 impl<G: Game> MctsPlayer<G> {
     /// Whether the moves probe has still to run this match: it decides NST and the lookahead per
     /// game, so with both switched on it has nothing to decide.
@@ -164,5 +156,42 @@ impl<G: Game> MctsPlayer<G> {
             progress(&format!("{}: {}", self.name(), probe.describe()));
         }
         self.probe = Some(probe);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::players::clock::Deadline;
+    use crate::players::Ask;
+    use std::time::Duration;
+
+    #[test]
+    fn a_probe_without_time_is_tried_once_more_and_then_decides_by_the_switches() {
+        // A game too slow for its probes (chess at a quarter-second clock) must not spend a fifth of
+        // every move on probes that never finish. The deadlines here have passed: no probe plays a game.
+        let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("games/connect4.gdl");
+        let (program, _) = crate::syntax::parse_file(&file).expect("parses");
+        let g = crate::network::NetGame::from_program(&program, "connect4").expect("builds");
+        let s = g.initial_state();
+        let mut p = MctsPlayer::new(1).with_simulation_limit(200);
+        let passed = || Deadline::after(Duration::ZERO);
+        p.choose(&Ask::new(&g, &s, 0, passed())).unwrap();
+        assert_eq!((p.probe, p.moves_probe), (None, None), "tried once");
+        p.choose(&Ask::new(&g, &s, 0, passed())).unwrap();
+        let probe = p.probe.expect("the cut-off decided");
+        assert_eq!((probe.games, probe.cutoff), (0, None));
+        assert!(probe.describe().contains("no time"), "{}", probe.describe());
+        let chosen = p.moves_probe.expect("the moves probe decided");
+        assert_eq!(
+            (chosen.nst, chosen.lookahead, chosen.greedy, chosen.leaves),
+            (p.nst, p.lookahead, p.greedy, p.leaves)
+        );
+        // A new match probes afresh.
+        p.prepare(&g, 0, Deadline::after(Duration::from_secs(60)))
+            .unwrap();
+        assert!(p
+            .probe
+            .is_some_and(|probe| probe.games >= cutoff::MIN_GAMES));
     }
 }

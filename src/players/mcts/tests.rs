@@ -625,32 +625,6 @@ fn the_cutoff_probe_cuts_playouts_only_where_goals_before_the_end_predict_the_en
 }
 
 #[test]
-fn a_probe_without_time_is_tried_once_more_and_then_decides_by_the_switches() {
-    // A game too slow for its probes (chess at a quarter-second clock) must not spend a fifth of
-    // every move on probes that never finish. The deadlines here have passed: no probe plays a game.
-    let g = repo_game("connect4.gdl");
-    let s = g.initial_state();
-    let mut p = MctsPlayer::new(1).with_simulation_limit(200);
-    let passed = || Deadline::after(Duration::ZERO);
-    p.choose(&Ask::new(&g, &s, 0, passed())).unwrap();
-    assert_eq!((p.probe, p.moves_probe), (None, None), "tried once");
-    p.choose(&Ask::new(&g, &s, 0, passed())).unwrap();
-    let probe = p.probe.expect("the cut-off decided");
-    assert_eq!((probe.games, probe.cutoff), (0, None));
-    assert!(probe.describe().contains("no time"), "{}", probe.describe());
-    let chosen = p.moves_probe.expect("the moves probe decided");
-    assert_eq!(
-        (chosen.nst, chosen.lookahead, chosen.greedy, chosen.leaves),
-        (p.nst, p.lookahead, p.greedy, p.leaves)
-    );
-    // A new match probes afresh.
-    p.prepare(&g, 0, far()).unwrap();
-    assert!(p
-        .probe
-        .is_some_and(|probe| probe.games >= cutoff::MIN_GAMES));
-}
-
-#[test]
 fn pondering_grows_the_tree_after_the_answer_until_the_next_request() {
     let g = Connect4::new(6, 7).unwrap();
     let s = g.initial_state();

@@ -18,6 +18,9 @@ use rand::rngs::SmallRng;
 use rand::RngCore;
 use smallvec::SmallVec;
 
+mod pace;
+pub use pace::Pace;
+
 /// Index of a role in [`GameInfo::roles`] (and in every joint move).
 pub type RoleIndex = usize;
 
