@@ -109,7 +109,7 @@ impl Playouts {
             let end = match deadline {
                 None => game.random_playout(state, &mut rng, &mut buf, MAX_STEPS).0,
                 Some(d) => {
-                    let played = pace.play_on(game, state.clone(), 0, MAX_STEPS, d, |s, n| {
+                    let played = pace.play_on(state.clone(), 0, MAX_STEPS, d, |s, n| {
                         game.random_playout(s, &mut rng, &mut buf, n)
                     });
                     PACE.set(pace);

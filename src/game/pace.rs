@@ -2,8 +2,6 @@
 
 use std::time::{Duration, Instant};
 
-use super::Game;
-
 /// A stretch of a game that took less than this plays twice as many steps next time, one that
 /// took more than twice this half as many.
 const QUICK_STRETCH: Duration = Duration::from_millis(1);
@@ -30,7 +28,7 @@ const MAX_STRETCH: u32 = 64;
 /// let mut pace = Pace::new();
 /// let deadline = Instant::now() + Duration::from_secs(60);
 /// let (end, steps) = pace
-///     .play_on(&game, game.initial_state(), 0, 100, deadline, |s, n| {
+///     .play_on(game.initial_state(), 0, 100, deadline, |s, n| {
 ///         game.random_playout(s, &mut rng, &mut buf, n)
 ///     })
 ///     .expect("in time");
@@ -58,20 +56,20 @@ impl Pace {
     }
 
     /// Plays a game on from `state`, `steps` joint moves into it, by `play(state, n)` (a
-    /// playout of at most `n` joint moves): until the game ends, reaches `limit` joint moves, or a
-    /// stretch plays nothing. A stretch starts only while the last one's pace says it ends before
+    /// playout of at most `n` joint moves, fewer only where the game ends): until the game ends
+    /// (a stretch plays fewer joint moves than it may; the game's own playout tells, so the pace
+    /// asks nothing of the game itself) or reaches `limit` joint moves. A stretch starts only while the last one's pace says it ends before
     /// `deadline`. The last state and the joint moves played in all; `None` when `deadline` came
     /// first.
-    pub fn play_on<G: Game>(
+    pub fn play_on<S>(
         &mut self,
-        game: &G,
-        mut state: G::State,
+        mut state: S,
         mut steps: u32,
         limit: u32,
         deadline: Instant,
-        mut play: impl FnMut(&G::State, u32) -> (G::State, u32),
-    ) -> Option<(G::State, u32)> {
-        while !game.is_terminal(&state) && steps < limit {
+        mut play: impl FnMut(&S, u32) -> (S, u32),
+    ) -> Option<(S, u32)> {
+        while steps < limit {
             let n = self.stretch.min(limit - steps);
             let now = Instant::now();
             if now + self.step * n >= deadline {
@@ -88,7 +86,8 @@ impl Pace {
                 self.stretch = (self.stretch / 2).max(1);
             }
             (state, steps) = (next, steps + played);
-            if played == 0 {
+            // A stretch cut short ended the game (or found a role without a move).
+            if played < n {
                 break;
             }
         }
@@ -105,6 +104,7 @@ impl Default for Pace {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::Game;
     use rand::rngs::SmallRng;
 
     #[test]
@@ -124,19 +124,19 @@ mod tests {
         let mut pace = Pace::new();
         // A deadline passed: nothing is played.
         assert!(pace
-            .play_on(&game, start, 0, 1000, Instant::now(), &mut play)
+            .play_on(start, 0, 1000, Instant::now(), &mut play)
             .is_none());
         assert_eq!(calls.get(), 0);
         let far = Instant::now() + Duration::from_secs(60);
         // The limit stops a game short, in the middle of a stretch if need be.
-        let (state, steps) = pace.play_on(&game, start, 0, 5, far, &mut play).unwrap();
+        let (state, steps) = pace.play_on(start, 0, 5, far, &mut play).unwrap();
         assert_eq!(steps, 5);
         assert!(!game.is_terminal(&state));
         // Games of Connect Four go on to their end, in stretches longer than one step.
         let (mut played, mut games) = (0, 0);
         calls.set(0);
         while games < 20 {
-            let (end, steps) = pace.play_on(&game, start, 0, 1000, far, &mut play).unwrap();
+            let (end, steps) = pace.play_on(start, 0, 1000, far, &mut play).unwrap();
             assert!(game.is_terminal(&end));
             (played, games) = (played + steps, games + 1);
         }

@@ -1,5 +1,5 @@
 //! A test double: tic-tac-toe that says it plays batches of playouts `speedup` times as fast as
-//! one at a time, and counts the playouts it plays, so that tests see whether a player or an
+//! one at a time, and counts the playouts it plays to the end, so that tests see whether a player or an
 //! evaluator took its batches (the trait's default plays a batch one playout after another).
 
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -27,7 +27,7 @@ impl Batching {
         }
     }
 
-    /// The playouts played so far, one at a time or in batches.
+    /// The playouts played to the end so far, one at a time or in batches.
     pub(crate) fn playouts(&self) -> u32 {
         self.playouts.load(Ordering::Relaxed)
     }
@@ -64,8 +64,13 @@ impl Game for Batching {
         buf: &mut Vec<Self::Move>,
         max_steps: u32,
     ) -> (Self::State, u32) {
-        self.playouts.fetch_add(1, Ordering::Relaxed);
-        self.game.random_playout(state, rng, buf, max_steps)
+        // A playout played in stretches (a player's first, whose cost it does not know yet) counts
+        // once, where it ends.
+        let (end, steps) = self.game.random_playout(state, rng, buf, max_steps);
+        if self.game.is_terminal(&end) {
+            self.playouts.fetch_add(1, Ordering::Relaxed);
+        }
+        (end, steps)
     }
     fn batch_speedup(&self) -> Option<f64> {
         Some(self.speedup)

@@ -640,4 +640,58 @@ mod tests {
         assert_eq!(g.show_move(&c.mv), "1", "21 - 1 = 20 is a multiple of four");
         assert_eq!(c.stats.expected.map(f64::round), Some(100.0));
     }
+
+    /// The search `player` would run on `game` by `deadline`, its table as the last move left it.
+    fn search_of<'a>(
+        player: &'a mut IdPlayer<Nim>,
+        game: &'a Nim,
+        deadline: Deadline,
+    ) -> Search<'a, Nim> {
+        Search {
+            game,
+            evaluator: player.evaluator.as_ref(),
+            me: 0,
+            roles: 2,
+            mask: player.table.len() - 1,
+            table: &mut player.table,
+            ticker: Ticker::new(deadline),
+            deadline: deadline.instant(),
+            nodes: 0,
+            leaves: 0,
+            horizon_hits: 0,
+            use_estimate: false,
+            root_ties: None,
+            root_values: Vec::new(),
+            levels: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn past_its_deadline_the_line_stops_at_the_chosen_move() {
+        let g = Nim::new(21, false);
+        let mut p = IdPlayer::new(1, Arc::new(crate::games::nim::Heuristic));
+        let s = g.initial_state();
+        let c = p
+            .choose(&Ask::new(
+                &g,
+                &s,
+                0,
+                Deadline::after(Duration::from_secs(10)),
+            ))
+            .unwrap();
+        let line = c.explanation.expect("id explains its move").line;
+        assert!(line.len() > 1, "{line:?}");
+        let mut moves = Vec::new();
+        g.legal_moves(&s, 0, &mut moves);
+        let first = moves.iter().position(|m| *m == c.mv).unwrap() as u32;
+        let in_time = Deadline::after(Duration::from_secs(60));
+        let again = search_of(&mut p, &g, in_time).principal_line(&s, first, 16);
+        assert_eq!(
+            again, line,
+            "the table gives the same line while there is time"
+        );
+        let passed = Deadline::at(std::time::Instant::now());
+        let late = search_of(&mut p, &g, passed).principal_line(&s, first, 16);
+        assert_eq!(late, line[..1], "past the deadline only the chosen move");
+    }
 }

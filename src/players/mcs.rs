@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 
-use crate::game::{random_index, Captures, Game, PlayoutGuide};
+use crate::game::{random_index, Captures, Game, Pace, PlayoutGuide};
 use crate::players::clock::{Progress, ProgressTimer, Ticker};
 use crate::players::{all_legal_moves, Ask, Choice, Player, PlayerError, SearchStats};
 
@@ -22,26 +22,21 @@ const BATCH: usize = 64;
 /// play its playouts in batches: they are the same random playouts, so any gain is a gain.
 const MIN_BATCH_SPEEDUP: f64 = 1.5;
 
-/// Steps a cautious playout plays between two readings of the clock while steps are quick.
-const STRETCH: u32 = 4;
-
 /// A playout that took longer than this is slow: the next ones read the clock as they go.
 const SLOW_PLAYOUT: Duration = Duration::from_millis(2);
-
-/// A step slower than this is read one at a time.
-const SLOW_STEP: Duration = Duration::from_micros(500);
 
 /// Random playouts that never make a move late.
 ///
 /// A fast game's playout is one call of [`Game::random_playout`]. A slow one (chess on the Datalog
 /// evaluator: a quarter of a second a playout) could overrun the deadline by itself, so while playouts are
-/// slow, or before the first one has shown their cost, a playout goes in stretches of a few steps (one
-/// where a step is slow) and gives up as soon as the slowest stretch seen would not fit before the
-/// deadline. The stretches cost a state copy each, which is noise next to a slow step.
+/// slow, or before the first one has shown their cost, a playout goes in stretches read by a [`Pace`]
+/// (the one way every player plays a game on against a deadline) and gives up as soon as the pace
+/// says the next stretch would end past the deadline. The stretches cost a state copy each, which
+/// is noise next to a slow step.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Playouts {
     cautious: bool,
-    slowest_step: Duration,
+    pace: Pace,
     /// Plays decisive playouts ([`Game::decisive_playout`]) instead of uniformly random ones.
     pub(crate) decisive: bool,
     /// Plays greedy playouts ([`Game::greedy_playout`]) instead of uniformly random ones.
@@ -61,7 +56,7 @@ impl Playouts {
     pub(crate) fn new() -> Self {
         Playouts {
             cautious: true,
-            slowest_step: Duration::ZERO,
+            pace: Pace::new(),
             decisive: false,
             greedy: false,
             winning: false,
@@ -144,37 +139,15 @@ impl Playouts {
     ) -> Option<S> {
         let started = Instant::now();
         let max_steps = self.max_steps.clamp(1, MAX_PLAYOUT_STEPS);
-        if !self.cautious {
-            let (end, steps) = play(from, max_steps);
-            self.cautious = started.elapsed() > SLOW_PLAYOUT;
-            self.steps = steps;
-            return Some(end);
-        }
-        let mut state = from.clone();
-        let mut steps = 0;
-        loop {
-            let stretch = if self.slowest_step > SLOW_STEP {
-                1
-            } else {
-                STRETCH
-            }
-            .min(max_steps - steps);
-            let now = Instant::now();
-            if now + self.slowest_step * stretch >= deadline {
-                return None;
-            }
-            let (next, n) = play(&state, stretch);
-            if n > 0 {
-                self.slowest_step = self.slowest_step.max(now.elapsed() / n);
-            }
-            state = next;
-            steps += n;
-            if n < stretch || steps >= max_steps {
-                self.cautious = started.elapsed() > SLOW_PLAYOUT;
-                self.steps = steps;
-                return Some(state);
-            }
-        }
+        let (end, steps) = if self.cautious {
+            self.pace
+                .play_on(from.clone(), 0, max_steps, deadline, play)?
+        } else {
+            play(from, max_steps)
+        };
+        self.cautious = started.elapsed() > SLOW_PLAYOUT;
+        self.steps = steps;
+        Some(end)
     }
 }
 

@@ -97,7 +97,7 @@ pub(super) fn probe<G: Game>(
         let mut steps = 0u32;
         let mut reached: Vec<(usize, Vec<f64>)> = Vec::new();
         for (d, &depth) in DEPTHS.iter().enumerate() {
-            let Some((next, n)) = pace.play_on(game, state, steps, depth, deadline, |s, n| {
+            let Some((next, n)) = pace.play_on(state, steps, depth, deadline, |s, n| {
                 game.random_playout(s, rng, &mut buf, n)
             }) else {
                 break 'games;
@@ -108,11 +108,9 @@ pub(super) fn probe<G: Game>(
             }
             reached.push((d, (0..roles).map(|r| goal(game, &state, r)).collect()));
         }
-        let Some((state, steps)) =
-            pace.play_on(game, state, steps, MAX_GAME_STEPS, deadline, |s, n| {
-                game.random_playout(s, rng, &mut buf, n)
-            })
-        else {
+        let Some((state, steps)) = pace.play_on(state, steps, MAX_GAME_STEPS, deadline, |s, n| {
+            game.random_playout(s, rng, &mut buf, n)
+        }) else {
             break;
         };
         lengths.push(f64::from(steps));

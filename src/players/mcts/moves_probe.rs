@@ -321,11 +321,9 @@ pub(super) fn probe<G: Game>(
         tried += 1;
         recorder.seen.clear();
         let started = Instant::now();
-        let Some((end, _)) =
-            pace.play_on(game, from.clone(), 0, MAX_GAME_STEPS, deadline, |s, n| {
-                game.guided_playout(s, rng, &mut buf, &mut numbers, n, &mut recorder)
-            })
-        else {
+        let Some((end, _)) = pace.play_on(from.clone(), 0, MAX_GAME_STEPS, deadline, |s, n| {
+            game.guided_playout(s, rng, &mut buf, &mut numbers, n, &mut recorder)
+        }) else {
             break;
         };
         // A game longer than the probe plays is left out.
@@ -378,7 +376,7 @@ fn lanes_speedup<G: Game>(
     while singles < MAX_GAMES as u32 {
         let random = |s: &G::State, n| game.random_playout(s, rng, buf, n);
         if pace
-            .play_on(game, from.clone(), 0, MAX_CHECK_PLIES, half, random)
+            .play_on(from.clone(), 0, MAX_CHECK_PLIES, half, random)
             .is_none()
         {
             break;
@@ -461,7 +459,7 @@ fn greedy_rate<G: Game>(
     let mut pace = Pace::new();
     for _ in 0..MAX_GAMES {
         if pace
-            .play_on(game, from.clone(), 0, MAX_GAME_STEPS, deadline, |s, n| {
+            .play_on(from.clone(), 0, MAX_GAME_STEPS, deadline, |s, n| {
                 game.greedy_playout(s, rng, buf, n)
             })
             .is_none()
@@ -490,14 +488,8 @@ fn check_time<G: Game>(
     let (mut total, mut checks, mut together) = (Duration::ZERO, 0u32, 0u32);
     let mut pace = Pace::new();
     let mut random = |s: &G::State, n| game.random_playout(s, rng, buf, n);
-    let Some((_, length)) = pace.play_on(
-        game,
-        from.clone(),
-        0,
-        MAX_CHECK_PLIES,
-        deadline,
-        &mut random,
-    ) else {
+    let Some((_, length)) = pace.play_on(from.clone(), 0, MAX_CHECK_PLIES, deadline, &mut random)
+    else {
         return (None, false);
     };
     // The longest check so far: the next starts only when one as long, or one step per move of
@@ -505,14 +497,9 @@ fn check_time<G: Game>(
     let mut longest = Duration::ZERO;
     let mut moves = Vec::new();
     for i in 0..CHECKS {
-        let Some((state, _)) = pace.play_on(
-            game,
-            from.clone(),
-            0,
-            i * length / CHECKS,
-            deadline,
-            &mut random,
-        ) else {
+        let Some((state, _)) =
+            pace.play_on(from.clone(), 0, i * length / CHECKS, deadline, &mut random)
+        else {
             break;
         };
         if game.is_terminal(&state) {
