@@ -9,7 +9,7 @@ use ggp::load::{
     load, AnyGame, EngineChoice, EngineKind, GameSource, LoadError, LoadOptions, LoadReport,
     NativeGame,
 };
-use ggp::network::NetworkError;
+use ggp::network::{NetworkError, PlayoutMethod};
 
 use super::CliError;
 
@@ -306,6 +306,12 @@ pub fn report_fields(report: &LoadReport) -> String {
                 "interpreted"
             }
         ));
+    }
+    if let Some(method) = report.playout_method {
+        s.push_str(match method {
+            PlayoutMethod::Propagate => " playouts=propagate",
+            PlayoutMethod::FullPass => " playouts=passes",
+        });
     }
     if let Some(x) = report.batch_speedup {
         s.push_str(&format!(" batch_speedup={x:.1}"));

@@ -25,7 +25,7 @@ use crate::games::connect4::{self, Connect4};
 use crate::games::nim::{self, Nim};
 use crate::games::tictactoe::{self, TicTacToe};
 use crate::games::tree::{TreeError, TreeGame, TreeValues};
-use crate::network::{Budget, NetGame, NetworkError};
+use crate::network::{Budget, NetGame, NetworkError, PlayoutMethod};
 use crate::print::ConvertError;
 use crate::syntax::ast::{Program, Syntax};
 
@@ -222,6 +222,9 @@ pub struct LoadReport {
     /// How many times as fast 64 playouts at once run as one at a time, once measured (see
     /// [`Game::batch_speedup`]).
     pub batch_speedup: Option<f64>,
+    /// How the network's random playouts run (chosen at load by timing both, and again once the
+    /// passes are compiled; see [`NetGame::playout_method`]).
+    pub playout_method: Option<PlayoutMethod>,
 }
 
 impl LoadReport {
@@ -234,6 +237,7 @@ impl LoadReport {
             demand: false,
             compiled: false,
             batch_speedup: None,
+            playout_method: None,
         }
     }
 }
@@ -352,6 +356,7 @@ impl AnyGame {
         if let AnyGame::Network(l) = self {
             l.report.compiled = l.game.wait_compiled();
             l.report.batch_speedup = l.game.batch_speedup();
+            l.report.playout_method = Some(l.game.playout_method());
         }
     }
 
@@ -574,6 +579,7 @@ fn build_rules(
                     demand: false,
                     compiled: g.is_compiled(),
                     batch_speedup: g.batch_speedup(),
+                    playout_method: Some(g.playout_method()),
                 };
                 return Ok(AnyGame::Network(Loaded {
                     game: Arc::new(g),
@@ -595,6 +601,7 @@ fn build_rules(
         demand: g.uses_demand(),
         compiled: false,
         batch_speedup: None,
+        playout_method: None,
     };
     Ok(AnyGame::Datalog(Loaded {
         game: Arc::new(g),

@@ -22,6 +22,7 @@ mod blocks;
 mod captures;
 mod greedy;
 pub mod ground;
+mod lanes;
 mod legal_sets;
 mod native;
 mod passes;

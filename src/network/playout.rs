@@ -478,19 +478,27 @@ impl NetGame {
         let n = &self.net;
         let np = n.props.len();
         for legal in &n.legal {
-            moves.clear();
-            for o in legal {
-                if lit_val(vals, o.lit) & 1 != 0 {
-                    moves.push(o.does);
-                }
+            // Each output goes into the next free slot, kept only when legal: no branch on a coin
+            // toss (a test and push per output took a third of a tic-tac-toe playout; bits and a
+            // drawn set bit took 7% more than this).
+            if moves.len() < legal.len() {
+                moves.resize(legal.len(), 0);
             }
-            if moves.is_empty() {
+            let slots = &mut moves[..legal.len()];
+            let mut count = 0;
+            for o in legal {
+                if let Some(slot) = slots.get_mut(count) {
+                    *slot = o.does;
+                }
+                count += (lit_val(vals, o.lit) & 1) as usize;
+            }
+            if count == 0 {
                 for v in &mut vals[1 + np..n.first_gate] {
                     *v = 0;
                 }
                 return false;
             }
-            let d = moves[rng.gen_range(0..moves.len())];
+            let d = slots[rng.gen_range(0..count)];
             if d != u32::MAX {
                 vals[d as usize] = !0;
             }
@@ -502,9 +510,10 @@ impl NetGame {
     /// The state in lane `lane` of `vals`.
     pub(super) fn lane_state(&self, vals: &[u64], lane: u32) -> BitState {
         let mut out = BitState::with_words(self.words);
-        for p in 0..self.net.props.len() {
-            if vals[1 + p] >> lane & 1 != 0 {
-                out.set(p);
+        let props = vals.get(1..=self.net.props.len()).unwrap_or(&[]);
+        for (word, chunk) in out.words_mut().iter_mut().zip(props.chunks(64)) {
+            for (i, &v) in chunk.iter().enumerate() {
+                *word |= (v >> lane & 1) << i;
             }
         }
         out
@@ -648,195 +657,7 @@ impl NetGame {
         }
         found
     }
-
-    /// Plays up to 64 random playouts at once from the initial state, one per bit of every node; returns
-    /// the number of playouts and the total number of joint moves played. Allocates only its scratch.
-    pub fn batch_playouts(&self, rng: &mut SmallRng, lanes: u32, max_steps: u32) -> (u32, u64) {
-        let (lanes, steps) =
-            self.batch_playouts_from(&self.initial, rng, lanes, max_steps, &mut []);
-        (lanes, steps)
-    }
-
-    /// Plays up to 64 random playouts at once from `state`, one per bit of every node, and adds each
-    /// role's goal at the lanes' ends, summed over the lanes, to `goal_totals` (as many roles as it has
-    /// room for); returns the number of playouts and the total number of joint moves played.
-    pub fn batch_playouts_from(
-        &self,
-        state: &BitState,
-        rng: &mut SmallRng,
-        lanes: u32,
-        max_steps: u32,
-        goal_totals: &mut [i64],
-    ) -> (u32, u64) {
-        let n = &self.net;
-        let lanes = lanes.clamp(1, 64);
-        let all = if lanes == 64 { !0 } else { (1u64 << lanes) - 1 };
-        let mut vals = vec![0u64; n.num_nodes];
-        for p in state.ones() {
-            vals[1 + p] = !0;
-        }
-        let steps = self
-            .play_lanes(&mut vals, rng, all, max_steps, None)
-            .unwrap_or(0);
-        if !goal_totals.is_empty() {
-            self.run_pass(Part::AllState, &mut vals);
-            for (total, goals) in goal_totals.iter_mut().zip(&n.goals) {
-                for &(value, lit) in goals {
-                    *total +=
-                        i64::from(value) * i64::from((lit_val(&vals, lit) & all).count_ones());
-                }
-            }
-        }
-        (lanes, steps)
-    }
-
-    /// Plays one random playout from each of `count` states (at most 64; `state_of(k)` is the
-    /// `k`-th), one per bit of every node, and writes every role's goal at the end of playout `k`
-    /// to `goals[k * roles + r]`; returns the total number of joint moves played, or `None` when
-    /// `deadline` passed first (the clock is read once a step).
-    pub fn batch_playouts_each<'s>(
-        &self,
-        count: usize,
-        state_of: &dyn Fn(usize) -> &'s BitState,
-        rng: &mut SmallRng,
-        max_steps: u32,
-        goals: &mut [i64],
-        deadline: Instant,
-    ) -> Option<u64> {
-        let n = &self.net;
-        let count = count.min(64);
-        if count == 0 {
-            return Some(0);
-        }
-        let all = if count == 64 { !0 } else { (1u64 << count) - 1 };
-        let mut vals = vec![0u64; n.num_nodes];
-        for k in 0..count {
-            for p in state_of(k).ones() {
-                vals[1 + p] |= 1 << k;
-            }
-        }
-        let steps = self.play_lanes(&mut vals, rng, all, max_steps, Some(deadline))?;
-        self.run_pass(Part::AllState, &mut vals);
-        let roles = n.goals.len();
-        for k in 0..count {
-            for (r, role_goals) in n.goals.iter().enumerate() {
-                // The highest goal that holds, as `goal` reads a state.
-                let value = role_goals
-                    .iter()
-                    .rev()
-                    .find(|(_, lit)| lit_val(&vals, *lit) >> k & 1 != 0)
-                    .map_or(0, |g| g.0);
-                if let Some(slot) = goals.get_mut(k * roles + r) {
-                    *slot = i64::from(value);
-                }
-            }
-        }
-        Some(steps)
-    }
-
-    /// Plays random joint moves in the lanes `all` of `vals` (each lane a state, its state part not
-    /// yet evaluated) until every lane is terminal or stuck, or `max_steps` joint moves; returns the
-    /// joint moves played over all lanes, or `None` when `deadline` passed first.
-    fn play_lanes(
-        &self,
-        vals: &mut [u64],
-        rng: &mut SmallRng,
-        all: u64,
-        max_steps: u32,
-        deadline: Option<Instant>,
-    ) -> Option<u64> {
-        let n = &self.net;
-        let mut next = vec![0u64; n.props.len()];
-        let mut alive = all;
-        let mut steps = 0u64;
-        let mut words: Vec<u64> = Vec::with_capacity(n.moves.len());
-        let mut touched: Vec<u32> = Vec::new();
-        for _ in 0..max_steps {
-            if deadline.is_some_and(|d| Instant::now() >= d) {
-                return None;
-            }
-            self.run_pass(Part::State, vals);
-            alive &= !lit_val(vals, n.terminal);
-            if alive == 0 {
-                break;
-            }
-            for legal in &n.legal {
-                // The role's legal outputs as words over the lanes, each read once a step.
-                words.clear();
-                words.extend(legal.iter().map(|o| lit_val(vals, o.lit) & alive));
-                let mut held = words.iter().enumerate().filter(|(_, w)| **w != 0);
-                if let (Some((j, &w)), None) = (held.next(), held.next()) {
-                    // One move is the only one legal wherever the role has one (a waiting role's
-                    // no-op): every such lane plays it, and a lane without one stops.
-                    alive &= w;
-                    let d = legal[j].does;
-                    if d != u32::MAX {
-                        vals[d as usize] |= w;
-                        touched.push(d);
-                    }
-                    continue;
-                }
-                let mut lanes_left = alive;
-                while lanes_left != 0 {
-                    let bit = lanes_left & lanes_left.wrapping_neg();
-                    lanes_left &= lanes_left - 1;
-                    // A few uniform draws over all the outputs, kept when legal, then the k-th
-                    // legal one: uniform over the legal moves either way, and where most outputs
-                    // are legal the draws nearly always hit.
-                    let mut pick = None;
-                    // A role the rules give no move at all has no output to draw.
-                    for _ in 0..if words.is_empty() { 0 } else { DRAWS } {
-                        let j = random_index(rng, words.len());
-                        if words.get(j).is_some_and(|w| w & bit != 0) {
-                            pick = Some(j);
-                            break;
-                        }
-                    }
-                    if pick.is_none() {
-                        let count = words.iter().filter(|w| **w & bit != 0).count();
-                        if count > 0 {
-                            let k = random_index(rng, count);
-                            pick = words
-                                .iter()
-                                .enumerate()
-                                .filter(|(_, w)| **w & bit != 0)
-                                .nth(k)
-                                .map(|(j, _)| j);
-                        }
-                    }
-                    match pick {
-                        None => alive &= !bit,
-                        Some(j) => {
-                            let d = legal[j].does;
-                            if d != u32::MAX {
-                                vals[d as usize] |= bit;
-                                touched.push(d);
-                            }
-                        }
-                    }
-                }
-            }
-            steps += u64::from(alive.count_ones());
-            self.run_pass(Part::Moves, vals);
-            for (p, l) in n.next.iter().enumerate() {
-                next[p] = lit_val(vals, *l);
-            }
-            for (p, v) in next.iter().enumerate() {
-                // Finished lanes keep their state.
-                let old = vals[1 + p];
-                vals[1 + p] = (v & alive) | (old & !alive);
-            }
-            for &d in &touched {
-                vals[d as usize] = 0;
-            }
-            touched.clear();
-        }
-        Some(steps)
-    }
 }
-
-/// Uniform draws over a role's legal outputs a batch lane tries before counting its legal moves.
-const DRAWS: u32 = 4;
 
 /// Makes `d` the role's input in place of `*played` (`u32::MAX`: none), flipping what changes.
 #[inline]

@@ -331,6 +331,12 @@ fn rule_files_count_search_and_bench() {
             engine == "network",
             "{line}"
         );
+        // And it says how the playouts run, as the compiling thread chose.
+        assert_eq!(
+            line.contains(" playouts=propagate") || line.contains(" playouts=passes"),
+            engine == "network",
+            "{line}"
+        );
         // The compiling thread also timed 64 playouts at once against one at a time.
         assert_eq!(
             line.contains("batch_speedup="),
