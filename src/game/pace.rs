@@ -58,9 +58,9 @@ impl Pace {
     /// Plays a game on from `state`, `steps` joint moves into it, by `play(state, n)` (a
     /// playout of at most `n` joint moves, fewer only where the game ends): until the game ends
     /// (a stretch plays fewer joint moves than it may; the game's own playout tells, so the pace
-    /// asks nothing of the game itself) or reaches `limit` joint moves. A stretch starts only while the last one's pace says it ends before
-    /// `deadline`. The last state and the joint moves played in all; `None` when `deadline` came
-    /// first.
+    /// asks nothing of the game itself) or reaches `limit` joint moves. A stretch starts only
+    /// while the last one's pace says it ends before `deadline`. The last state and the joint
+    /// moves played in all; `None` when `deadline` came first.
     pub fn play_on<S>(
         &mut self,
         mut state: S,

@@ -623,20 +623,23 @@ mod tests {
         assert_eq!(ordered(2, None).collect::<Vec<_>>(), vec![0, 1]);
     }
 
+    /// `player`'s answer in `state` of `game`, as the first role, with ten seconds to think.
+    fn answer(
+        player: &mut IdPlayer<Nim>,
+        game: &Nim,
+        state: &<Nim as Game>::State,
+    ) -> Choice<<Nim as Game>::Move> {
+        let ask = Ask::new(game, state, 0, Deadline::after(Duration::from_secs(10)));
+        player.choose(&ask).unwrap()
+    }
+
     #[test]
     fn id_solves_nim_and_takes_the_winning_move() {
         // Nim with 21 pieces, taking 1..=3: the first player wins by leaving a multiple of four.
         let g = Nim::new(21, false);
         let mut p = IdPlayer::new(1, Arc::new(crate::games::nim::Heuristic));
         let s = g.initial_state();
-        let c = p
-            .choose(&Ask::new(
-                &g,
-                &s,
-                0,
-                Deadline::after(Duration::from_secs(10)),
-            ))
-            .unwrap();
+        let c = answer(&mut p, &g, &s);
         assert_eq!(g.show_move(&c.mv), "1", "21 - 1 = 20 is a multiple of four");
         assert_eq!(c.stats.expected.map(f64::round), Some(100.0));
     }
@@ -671,14 +674,7 @@ mod tests {
         let g = Nim::new(21, false);
         let mut p = IdPlayer::new(1, Arc::new(crate::games::nim::Heuristic));
         let s = g.initial_state();
-        let c = p
-            .choose(&Ask::new(
-                &g,
-                &s,
-                0,
-                Deadline::after(Duration::from_secs(10)),
-            ))
-            .unwrap();
+        let c = answer(&mut p, &g, &s);
         let line = c.explanation.expect("id explains its move").line;
         assert!(line.len() > 1, "{line:?}");
         let mut moves = Vec::new();
