@@ -175,7 +175,36 @@ struct Search<'a, G: Game> {
     levels: Vec<Vec<Vec<G::Move>>>,
 }
 
-impl<G: Game> Search<'_, G> {
+impl<'a, G: Game> Search<'a, G> {
+    /// A search for role `me` by `deadline`, remembering positions in `table` (a power of two
+    /// long), judging its horizon by `evaluator` when `use_estimate`.
+    fn new(
+        game: &'a G,
+        evaluator: &'a dyn Evaluator<G>,
+        table: &'a mut [Entry],
+        me: RoleIndex,
+        deadline: Deadline,
+        use_estimate: bool,
+    ) -> Self {
+        Search {
+            game,
+            evaluator,
+            me,
+            roles: game.info().num_roles(),
+            mask: table.len() - 1,
+            table,
+            ticker: Ticker::new(deadline),
+            deadline: deadline.instant(),
+            nodes: 0,
+            leaves: 0,
+            horizon_hits: 0,
+            use_estimate,
+            root_ties: None,
+            root_values: Vec::new(),
+            levels: Vec::new(),
+        }
+    }
+
     fn horizon(&mut self, state: &G::State) -> Result<i32, GameError> {
         self.leaves += 1;
         if self.use_estimate {
@@ -496,23 +525,16 @@ impl<G: Game> Player<G> for IdPlayer<G> {
         }
         let info = game.info();
         let random_ties = self.random_ties;
-        let mut search = Search {
+        let use_estimate = !self.goals_only && info.num_roles() == 2 && info.zero_sum;
+        let evaluator = self.evaluator.as_ref();
+        let mut search = Search::new(
             game,
-            evaluator: self.evaluator.as_ref(),
-            me: role,
-            roles: info.num_roles(),
-            mask: self.table.len() - 1,
-            table: &mut self.table,
-            ticker: Ticker::new(deadline),
-            deadline: deadline.instant(),
-            nodes: 0,
-            leaves: 0,
-            horizon_hits: 0,
-            use_estimate: !self.goals_only && info.num_roles() == 2 && info.zero_sum,
-            root_ties: None,
-            root_values: Vec::new(),
-            levels: Vec::new(),
-        };
+            evaluator,
+            &mut self.table,
+            role,
+            deadline,
+            use_estimate,
+        );
         let mut progress = ProgressTimer::new(self.progress.clone());
         let mut moves = Vec::new();
         game.legal_moves(state, role, &mut moves);
@@ -650,23 +672,8 @@ mod tests {
         game: &'a Nim,
         deadline: Deadline,
     ) -> Search<'a, Nim> {
-        Search {
-            game,
-            evaluator: player.evaluator.as_ref(),
-            me: 0,
-            roles: 2,
-            mask: player.table.len() - 1,
-            table: &mut player.table,
-            ticker: Ticker::new(deadline),
-            deadline: deadline.instant(),
-            nodes: 0,
-            leaves: 0,
-            horizon_hits: 0,
-            use_estimate: false,
-            root_ties: None,
-            root_values: Vec::new(),
-            levels: Vec::new(),
-        }
+        let evaluator = player.evaluator.as_ref();
+        Search::new(game, evaluator, &mut player.table, 0, deadline, false)
     }
 
     #[test]
