@@ -32,11 +32,12 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-/// A temporary file holding `text`, named after the test so parallel tests do not collide.
-fn temp_file(name: &str, text: &str) -> String {
-    let path = std::env::temp_dir().join(format!("ggp-cli-{}-{name}", std::process::id()));
+/// A temporary file holding `text`, named after the test so parallel tests do not collide, removed
+/// when the value is dropped.
+fn temp_file(name: &str, text: &str) -> common::TempPath {
+    let path = common::TempPath::new(&format!("cli-{name}"));
     std::fs::write(&path, text).expect("temp file");
-    path.to_string_lossy().into_owned()
+    path
 }
 
 #[test]

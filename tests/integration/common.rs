@@ -53,3 +53,48 @@ pub fn file_stems(dir: &std::path::Path, extension: &str) -> Vec<String> {
     names.sort();
     names
 }
+
+/// A path in the system's temporary folder, `ggp-PID-NAME` (so that runs at once do not collide),
+/// whose file or folder is removed when the value is dropped: at the end of the test that made it,
+/// failing or not, so that no run leaves files behind.
+#[allow(dead_code)] // the benches write no files
+pub struct TempPath(String);
+
+#[allow(dead_code)]
+impl TempPath {
+    /// The path for `name` (which keeps its ending: a rule file's says its syntax); nothing is created.
+    pub fn new(name: &str) -> TempPath {
+        let path = std::env::temp_dir().join(format!("ggp-{}-{name}", std::process::id()));
+        TempPath(path.to_string_lossy().into_owned())
+    }
+
+    /// The path, as a command's argument.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for TempPath {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for TempPath {
+    fn as_ref(&self) -> &Path {
+        Path::new(&self.0)
+    }
+}
+
+impl Drop for TempPath {
+    fn drop(&mut self) {
+        let path = Path::new(&self.0);
+        if path.is_dir() {
+            let _ = std::fs::remove_dir_all(path);
+        } else {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}

@@ -623,8 +623,7 @@ fn a_person_at_the_prompt() {
          2 | . . . . .\n1 | B . . R .\n",
     );
     // A person the rules give no move is not left at a prompt.
-    let path =
-        std::env::temp_dir().join(format!("ggp-newcomer-{}-nolegal.kif", std::process::id()));
+    let path = common::TempPath::new("newcomer-nolegal.kif");
     std::fs::write(
         &path,
         "(role a) (role b) (init (step 1)) (<= (legal a go) (true (step 1)))\n\
@@ -633,7 +632,7 @@ fn a_person_at_the_prompt() {
     )
     .expect("temp file");
     check(
-        &format!("{} --player b=human --player a=legal", path.display()),
+        &format!("{} --player b=human --player a=legal", path.as_str()),
         "",
         "error: the rules misbehave: b has no legal move in a state that is not terminal",
     );
@@ -709,8 +708,7 @@ fn search_speaks_the_games_language() {
 /// A game that never ends: `bench` says its playouts were cut at the step limit.
 #[test]
 fn bench_says_when_playouts_were_cut() {
-    let path =
-        std::env::temp_dir().join(format!("ggp-newcomer-{}-forever.gdl", std::process::id()));
+    let path = common::TempPath::new("newcomer-forever.gdl");
     std::fs::write(
         &path,
         "role(a)\nrole(b)\ninit(control(a))\nlegal(pass) :- control(R)\n\
@@ -719,7 +717,7 @@ fn bench_says_when_playouts_were_cut() {
          goal(a,50)\ngoal(b,50)\nterminal :- control(c)\n",
     )
     .expect("temp file");
-    let o = run(&["bench", &path.to_string_lossy(), "--seconds", "0.1"], "");
+    let o = run(&["bench", path.as_str(), "--seconds", "0.1"], "");
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{err}");
     assert!(
@@ -727,7 +725,7 @@ fn bench_says_when_playouts_were_cut() {
         "{err}"
     );
     check(
-        &format!("check {}", path.display()),
+        &format!("check {}", path.as_str()),
         "",
         "  statements: 2 rules, 5 facts, 2 operations; 1 stratum\n",
     );

@@ -95,7 +95,7 @@ struct Browser {
     base: String,
     _server: Process,
     _driver: Process,
-    _profile: PathBuf,
+    _profile: common::TempPath,
 }
 
 async fn browser(server_args: &[&str]) -> Browser {
@@ -124,15 +124,16 @@ async fn browser(server_args: &[&str]) -> Browser {
 }
 
 /// A headless Chromium session through a chromedriver of its own.
-async fn session() -> Result<(Client, Process, PathBuf), String> {
+async fn session() -> Result<(Client, Process, common::TempPath), String> {
     let (driver, port) = chromedriver()?;
-    let profile = std::env::temp_dir().join(format!("ggp-chromium-{}-{port}", std::process::id()));
+    // Removed with the browser (the field is dropped after the driver's).
+    let profile = common::TempPath::new(&format!("chromium-{port}"));
     let mut options = json!({
         "args": [
             "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
             "--disable-background-networking", "--disable-component-update", "--disable-sync",
             "--no-first-run", "--window-size=1280,900",
-            format!("--user-data-dir={}", profile.display()),
+            format!("--user-data-dir={}", profile.as_str()),
         ],
     });
     if let Ok(binary) = std::env::var("GGP_CHROMIUM") {
@@ -480,7 +481,7 @@ fn a_replay_steps_back_and_forth_by_buttons_and_keys() {
             .body_mut()
             .read_to_string()
             .unwrap();
-        let file = std::env::temp_dir().join(format!("ggp-web-record-{}.json", std::process::id()));
+        let file = common::TempPath::new("web-record.json");
         std::fs::write(&file, record).unwrap();
         b.open("#replay").await;
         b.until("document.querySelector('#record-file')", "the upload field")
@@ -489,7 +490,7 @@ fn a_replay_steps_back_and_forth_by_buttons_and_keys() {
             .find(Locator::Css("#record-file"))
             .await
             .unwrap()
-            .send_keys(&file.display().to_string())
+            .send_keys(file.as_str())
             .await
             .unwrap();
         b.click("#replay-open").await;
@@ -499,7 +500,6 @@ fn a_replay_steps_back_and_forth_by_buttons_and_keys() {
             "the uploaded record's replay",
         )
         .await;
-        let _ = std::fs::remove_file(file);
         b.close().await;
     });
 }
