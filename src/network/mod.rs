@@ -30,6 +30,7 @@ mod playout;
 mod print;
 mod prop;
 mod replay;
+mod steps;
 mod view;
 mod wins;
 
@@ -173,6 +174,8 @@ pub struct NetGame {
     does_of: Vec<Vec<u32>>,
     initial: BitState,
     noop: Option<u32>,
+    /// Per role, the index of its no-op among its legal outputs, or `u32::MAX`.
+    noop_out: Vec<u32>,
     fan: prop::Fanout,
     /// How change propagation keeps each role's legal moves (see [`LegalSets`]).
     sets: LegalSets,
@@ -214,6 +217,9 @@ struct Compiled {
     /// 64 playouts at once against one at a time by `method`, in playouts a second, measured with the
     /// compiled passes (`None` without them).
     batch_speedup: Option<f64>,
+    /// Per role and legal output (as `net.legal`), the compiled part of the step specialised to that
+    /// move (`steps::NO_STEP`: the general one); empty without compiled passes.
+    steps: Vec<Vec<u32>>,
 }
 
 /// A part of the network that a full pass evaluates.
@@ -225,6 +231,10 @@ enum Part {
     Moves = 1,
     /// Every state gate, goal-only gates included.
     AllState = 2,
+    /// The step after the move gates: each proposition set to its `next` (all read before any is
+    /// written, through the values past the network's nodes, `vals[num_nodes + p]`, which must be
+    /// there) and the inputs cleared.
+    Next = 3,
 }
 
 /// One pass over `gates`; [`NetGame::from_grounded`] checked each gate's node and inputs against the
@@ -400,6 +410,15 @@ impl NetGame {
         let noop = facade::noop(terms)
             .and_then(|t| net.moves.iter().position(|m| *m == t))
             .map(|i| i as u32);
+        let noop_out = net
+            .legal
+            .iter()
+            .map(|l| {
+                l.iter()
+                    .position(|o| Some(o.mv) == noop)
+                    .map_or(u32::MAX, |j| j as u32)
+            })
+            .collect();
         let roles: Vec<String> = net.roles.iter().map(|t| terms.kif(*t)).collect();
         let goal_values: Vec<Vec<i64>> = net
             .goals
@@ -461,6 +480,7 @@ impl NetGame {
             does_of,
             initial,
             noop,
+            noop_out,
             fan,
             sets: legal_sets,
             method: PlayoutMethod::Propagate,

@@ -59,8 +59,10 @@ type PassFn = unsafe extern "C" fn(vals: *mut u64);
 /// Compiled passes over parts of one network, each as a list of functions run in order.
 pub(crate) struct NativePasses {
     parts: Vec<Vec<PassFn>>,
-    /// The fewest node values the code may touch (one more than the highest node it reads or writes).
-    min_len: usize,
+    /// For each part, the fewest node values its code may touch (one more than the highest node it
+    /// reads or writes): a part that writes past the network's nodes (the `next` values) does not
+    /// keep the others from running on values without that room.
+    min_len: Vec<usize>,
     /// Held for the code's memory, freed when the passes are dropped.
     #[allow(dead_code)]
     code: Code,
@@ -135,9 +137,10 @@ impl NativePasses {
         let mut ctx: Context = module.make_context();
         let mut fctx = FunctionBuilderContext::new();
         let mut ids = Vec::new();
-        let mut min_len = 0usize;
+        let mut min_lens = Vec::new();
         for (p, part) in parts.iter().enumerate() {
             let mut part_ids = Vec::new();
+            let mut min_len = 0usize;
             for (c, chunk) in part.chunks(GATES_PER_FUNCTION).enumerate() {
                 let name = format!("pass_{p}_{c}");
                 let id = module.declare_function(&name, Linkage::Local, &sig).ok()?;
@@ -182,6 +185,7 @@ impl NativePasses {
                 part_ids.push(id);
             }
             ids.push(part_ids);
+            min_lens.push(min_len);
         }
         module.finalize_definitions().ok()?;
         let parts = ids
@@ -199,7 +203,7 @@ impl NativePasses {
             .collect();
         Some(NativePasses {
             parts,
-            min_len,
+            min_len: min_lens,
             code: Code::new(module),
         })
     }
@@ -208,15 +212,16 @@ impl NativePasses {
     /// needs or there is no such part.
     #[inline]
     pub(crate) fn run(&self, part: usize, vals: &mut [u64]) -> bool {
-        let Some(fns) = self.parts.get(part) else {
+        let (Some(fns), Some(&min_len)) = (self.parts.get(part), self.min_len.get(part)) else {
             return false;
         };
-        if vals.len() < self.min_len {
+        if vals.len() < min_len {
             return false;
         }
         for f in fns {
-            // SAFETY: every load and store of the code is at a node below `min_len <= vals.len()`,
-            // 8-byte aligned from `vals`'s start; `vals` is borrowed mutably for the call.
+            // SAFETY: every load and store of the part's code is at a node below its
+            // `min_len <= vals.len()`, 8-byte aligned from `vals`'s start; `vals` is borrowed
+            // mutably for the call.
             unsafe { f(vals.as_mut_ptr()) };
         }
         true

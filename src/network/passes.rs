@@ -15,7 +15,8 @@ use std::time::{Duration, Instant};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 
-use super::native::{NativePasses, MAX_INPUTS};
+use super::native::{NativePasses, PassGate, MAX_INPUTS};
+use super::steps::NO_STEP;
 use super::*;
 use crate::game::{nth_set_bit, random_index};
 
@@ -30,6 +31,7 @@ impl NetGame {
                 passes: None,
                 method: self.method,
                 batch_speedup: None,
+                steps: Vec::new(),
             }));
             return;
         }
@@ -63,6 +65,7 @@ impl NetGame {
                         passes: None,
                         method: interpreted,
                         batch_speedup: None,
+                        steps: Vec::new(),
                     }));
                 }
             });
@@ -71,6 +74,7 @@ impl NetGame {
                 passes: None,
                 method: self.method,
                 batch_speedup: None,
+                steps: Vec::new(),
             });
         }
     }
@@ -78,22 +82,44 @@ impl NetGame {
     /// Compiles the passes here and chooses the playout method with them.
     fn compile_now(&mut self) {
         let (state, moves) = self.pass.split_at(self.pass_state);
-        let passes =
-            NativePasses::compile(&[state, moves, &self.all_state_gates()], &self.net.inputs);
+        let mut inputs = self.net.inputs.clone();
+        let next = self.next_gates(&self.net.next, None, &mut inputs);
+        let budget = MAX_INPUTS.saturating_sub(self.pass_inputs());
+        let (move_steps, steps) = self.move_steps(&mut inputs, budget);
+        let all_state = self.all_state_gates();
+        let mut parts: Vec<&[PassGate]> = vec![state, moves, &all_state, &next];
+        // The specialised steps are the parts after `Part`'s.
+        let steps = steps
+            .into_iter()
+            .map(|role| {
+                role.into_iter()
+                    .map(|k| match k {
+                        NO_STEP => NO_STEP,
+                        k => k + parts.len() as u32,
+                    })
+                    .collect()
+            })
+            .collect();
+        parts.extend(move_steps.iter().map(Vec::as_slice));
+        let passes = NativePasses::compile(&parts, &inputs);
+        let steps = if passes.is_some() { steps } else { Vec::new() };
         self.native = Arc::new(OnceLock::from(Compiled {
             passes,
             method: PlayoutMethod::Propagate,
             batch_speedup: None,
+            steps,
         }));
         self.method = self.fastest_method();
         let batch_speedup = self.is_compiled().then(|| self.batch_speedup_now());
+        let compiled = Arc::try_unwrap(std::mem::take(&mut self.native))
+            .ok()
+            .and_then(OnceLock::into_inner);
+        let (passes, steps) = compiled.map_or((None, Vec::new()), |c| (c.passes, c.steps));
         self.native = Arc::new(OnceLock::from(Compiled {
-            passes: Arc::try_unwrap(std::mem::take(&mut self.native))
-                .ok()
-                .and_then(OnceLock::into_inner)
-                .and_then(|c| c.passes),
+            passes,
             method: self.method,
             batch_speedup,
+            steps,
         }));
     }
 
@@ -126,7 +152,7 @@ impl NetGame {
         best[0] / best[1].max(f64::MIN_POSITIVE)
     }
 
-    /// The inputs of every gate the passes evaluate.
+    /// The inputs of every gate the passes evaluate (each proposition's `next` one).
     fn pass_inputs(&self) -> usize {
         let n = &self.net;
         self.pass
@@ -137,7 +163,8 @@ impl NetGame {
                     .iter()
                     .map(|g| (g.end - g.start) as usize),
             )
-            .sum()
+            .sum::<usize>()
+            + n.next.len()
     }
 
     /// Every state gate, in evaluation order, as a pass ([`Part::AllState`]).
@@ -186,6 +213,7 @@ impl NetGame {
                 passes: None,
                 method: self.method,
                 batch_speedup: None,
+                steps: Vec::new(),
             }));
         }
         self.is_compiled()
@@ -216,15 +244,49 @@ impl NetGame {
             Part::State => eval_pass(&self.pass[..self.pass_state], &n.inputs, vals, n.num_nodes),
             Part::Moves => eval_pass(&self.pass[self.pass_state..], &n.inputs, vals, n.num_nodes),
             Part::AllState => eval(&n.gates[..n.state_gates], &n.inputs, vals, n.first_gate),
+            Part::Next => self.eval_next(vals),
+        }
+    }
+
+    /// [`Part::Next`] interpreted: every `next` read before any proposition is written.
+    fn eval_next(&self, vals: &mut [u64]) {
+        let n = &self.net;
+        let np = n.props.len();
+        for (p, l) in n.next.iter().enumerate() {
+            let v = lit_val(vals, *l);
+            vals[n.num_nodes + p] = v;
+        }
+        vals.copy_within(n.num_nodes..n.num_nodes + np, 1);
+        for v in &mut vals[1 + np..n.first_gate] {
+            *v = 0;
+        }
+    }
+
+    /// The compiled step specialised to output `output` of `role`'s legal outputs, run on `vals`;
+    /// false, with nothing done, when there is none (the caller plays the general step).
+    #[inline]
+    pub(super) fn run_move_step(&self, vals: &mut [u64], role: usize, output: usize) -> bool {
+        let Some(Compiled {
+            passes: Some(native),
+            steps,
+            ..
+        }) = self.native.get()
+        else {
+            return false;
+        };
+        match steps.get(role).and_then(|s| s.get(output)) {
+            Some(&k) if k != NO_STEP => native.run(k as usize, vals),
+            _ => false,
         }
     }
 
     /// Checks the compiled passes against the interpreter along `batches` batches of 64 random
     /// playouts of at most `max_steps` moves: at every step each part of the network (the playout's
-    /// state part, every state gate, the move gates) is evaluated both ways on the same values, and
-    /// every node must agree in every lane, so the legal moves, terminal flag, goals and next states
-    /// agree. Returns the number of passes compared (0 when the passes are interpreted), or the first
-    /// difference.
+    /// state part, every state gate, the move gates, the step to the next state) is evaluated both
+    /// ways on the same values, and every node must agree in every lane, so the legal moves,
+    /// terminal flag, goals and next states agree; and the step specialised to each move drawn in
+    /// the first live lane must leave that lane's next state as the general step does. Returns the
+    /// number of passes compared (0 when the passes are interpreted), or the first difference.
     pub fn check_compiled(
         &self,
         rng: &mut SmallRng,
@@ -244,9 +306,12 @@ impl NetGame {
             (Part::State, "the playout's state part"),
             (Part::AllState, "every state gate"),
             (Part::Moves, "the move gates"),
+            (Part::Next, "each proposition's next"),
         ];
+        let np = n.props.len();
         for batch in 0..batches {
-            let mut vals = vec![0u64; n.num_nodes];
+            // Room past the nodes for the `next` values.
+            let mut vals = vec![0u64; n.num_nodes + np];
             for &p in &n.initial {
                 vals[1 + p as usize] = !0;
             }
@@ -258,7 +323,10 @@ impl NetGame {
                     compared += 1;
                 }
                 alive &= !lit_val(&vals, n.terminal);
-                for legal in &n.legal {
+                // The moves drawn in the first live lane, whose specialised steps are checked.
+                let watch = alive.trailing_zeros();
+                let mut chosen = Vec::new();
+                for (r, legal) in n.legal.iter().enumerate() {
                     let mut lanes = alive;
                     while lanes != 0 {
                         let lane = lanes.trailing_zeros();
@@ -272,28 +340,72 @@ impl NetGame {
                             continue;
                         }
                         let k = random_index(rng, count);
-                        let o = legal
+                        let drawn = legal
                             .iter()
-                            .filter(|o| lit_val(&vals, o.lit) >> lane & 1 != 0)
+                            .enumerate()
+                            .filter(|(_, o)| lit_val(&vals, o.lit) >> lane & 1 != 0)
                             .nth(k);
-                        if let Some(o) = o.filter(|o| o.does != u32::MAX) {
-                            vals[o.does as usize] |= 1 << lane;
+                        if let Some((j, o)) = drawn {
+                            if lane == watch {
+                                chosen.push((r, j));
+                            }
+                            if o.does != u32::MAX {
+                                vals[o.does as usize] |= 1 << lane;
+                            }
                         }
                     }
                 }
                 if alive == 0 {
                     break;
                 }
-                let (part, what) = parts[2];
-                self.compare(native, part, &mut vals)
-                    .map_err(|e| format!("batch {batch}, step {step}, {what}: {e}"))?;
-                compared += 1;
-                let next: Vec<u64> = n.next.iter().map(|&l| lit_val(&vals, l)).collect();
-                for (p, v) in next.into_iter().enumerate() {
-                    vals[1 + p] = (v & alive) | (vals[1 + p] & !alive);
+                // The step of the joint move drawn there, when at most one role's is not its no-op.
+                let turns: Vec<(usize, usize)> = chosen
+                    .iter()
+                    .copied()
+                    .filter(|&(r, j)| j as u32 != self.noop_out[r])
+                    .collect();
+                let played = match turns.as_slice() {
+                    [] => chosen.first().copied(),
+                    [one] => Some(*one),
+                    _ => None,
+                };
+                if alive >> watch & 1 != 0 {
+                    if let Some((r, j)) = played {
+                        let mut one = vals.clone();
+                        super::playout::broadcast(&mut one[..n.num_nodes], watch);
+                        let mut reference = one.clone();
+                        eval_pass(
+                            &self.pass[self.pass_state..],
+                            &n.inputs,
+                            &mut reference,
+                            n.num_nodes,
+                        );
+                        self.eval_next(&mut reference);
+                        if self.run_move_step(&mut one, r, j) {
+                            compared += 1;
+                            // The state and the inputs; move gates a step folded away are not
+                            // written.
+                            let differs = (1..n.first_gate).find(|&i| one[i] != reference[i]);
+                            if let Some(node) = differs {
+                                return Err(format!(
+                                    "batch {batch}, step {step}, the step specialised to role \
+                                     {r}'s legal output {j}: node {node} is {:#018x} compiled and \
+                                     {:#018x} by the general step interpreted",
+                                    one[node], reference[node]
+                                ));
+                            }
+                        }
+                    }
                 }
-                for v in &mut vals[1 + n.props.len()..n.first_gate] {
-                    *v = 0;
+                let before = vals[1..=np].to_vec();
+                for &(part, what) in &parts[2..] {
+                    self.compare(native, part, &mut vals)
+                        .map_err(|e| format!("batch {batch}, step {step}, {what}: {e}"))?;
+                    compared += 1;
+                }
+                // Finished lanes keep their state.
+                for (v, old) in vals[1..=np].iter_mut().zip(before) {
+                    *v = (*v & alive) | (old & !alive);
                 }
             }
         }
@@ -327,8 +439,11 @@ impl NetGame {
                 reference,
                 n.first_gate,
             ),
+            Part::Next => self.eval_next(reference),
         }
-        match (0..reference.len()).find(|&i| compiled[i] != reference[i]) {
+        // Past the nodes is scratch (the compiled step parks there only what it must).
+        let nodes = reference.len().min(n.num_nodes);
+        match (0..nodes).find(|&i| compiled[i] != reference[i]) {
             None => Ok(()),
             Some(node) => Err(format!(
                 "node {node} is {:#018x} compiled and {:#018x} interpreted (lane {})",
@@ -408,6 +523,7 @@ mod tests {
             passes: Some(wrong),
             method: g.method,
             batch_speedup: None,
+            steps: Vec::new(),
         }));
         let mut rng = SmallRng::seed_from_u64(7);
         let err = g.check_compiled(&mut rng, 1, 20).expect_err("caught");

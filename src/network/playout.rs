@@ -477,7 +477,11 @@ impl NetGame {
     ) -> bool {
         let n = &self.net;
         let np = n.props.len();
-        for legal in &n.legal {
+        // The joint move's specialised step, when at most one role's move is not its no-op: that
+        // role's move (or the first role's no-op).
+        let mut step = None;
+        let mut turns = 0;
+        for (r, legal) in n.legal.iter().enumerate() {
             // Each output goes into the next free slot, kept only when legal: no branch on a coin
             // toss (a test and push per output took a third of a tic-tac-toe playout; bits and a
             // drawn set bit took 7% more than this).
@@ -486,9 +490,9 @@ impl NetGame {
             }
             let slots = &mut moves[..legal.len()];
             let mut count = 0;
-            for o in legal {
+            for (j, o) in legal.iter().enumerate() {
                 if let Some(slot) = slots.get_mut(count) {
-                    *slot = o.does;
+                    *slot = j as u32;
                 }
                 count += (lit_val(vals, o.lit) & 1) as usize;
             }
@@ -498,12 +502,22 @@ impl NetGame {
                 }
                 return false;
             }
-            let d = slots[rng.gen_range(0..count)];
+            let j = slots[rng.gen_range(0..count)] as usize;
+            let d = legal[j].does;
             if d != u32::MAX {
                 vals[d as usize] = !0;
             }
+            if j as u32 != self.noop_out[r] {
+                turns += 1;
+                step = Some((r, j));
+            } else if r == 0 && step.is_none() {
+                step = Some((r, j));
+            }
         }
-        self.play_inputs(vals);
+        match step {
+            Some((r, j)) if turns <= 1 && self.run_move_step(vals, r, j) => {}
+            _ => self.play_inputs(vals),
+        }
         true
     }
 
@@ -523,19 +537,8 @@ impl NetGame {
     /// move gates) evaluated, each proposition set to its `next`, and the inputs cleared. The state
     /// part is left for the caller to evaluate.
     pub(super) fn play_inputs(&self, vals: &mut [u64]) {
-        let n = &self.net;
-        let np = n.props.len();
         self.run_pass(Part::Moves, vals);
-        // `next` may read base nodes (a frame copy of another proposition): read them all before
-        // writing any.
-        for (p, l) in n.next.iter().enumerate() {
-            let v = lit_val(vals, *l);
-            vals[n.num_nodes + p] = v;
-        }
-        vals.copy_within(n.num_nodes..n.num_nodes + np, 1);
-        for v in &mut vals[1 + np..n.first_gate] {
-            *v = 0;
-        }
+        self.run_pass(Part::Next, vals);
     }
 
     /// One step of a decisive playout on `vals` (a state, its state part evaluated, every lane alike):
