@@ -71,7 +71,6 @@ impl NetGame {
                                         if !self.random_step(vals, moves, rng) {
                                             break;
                                         }
-                                        self.run_pass(Part::State, vals);
                                     }
                                     Err(_) => break,
                                 }

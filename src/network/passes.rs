@@ -16,7 +16,7 @@ use rand::rngs::SmallRng;
 use rand::SeedableRng;
 
 use super::native::{NativePasses, PassGate, MAX_INPUTS};
-use super::steps::NO_STEP;
+use super::steps::{MoveStep, TurnStep, NO_STEP};
 use super::*;
 use crate::game::{nth_set_bit, random_index};
 
@@ -93,9 +93,12 @@ impl NetGame {
             .into_iter()
             .map(|role| {
                 role.into_iter()
-                    .map(|k| match k {
-                        NO_STEP => NO_STEP,
-                        k => k + parts.len() as u32,
+                    .map(|k| match k.part {
+                        NO_STEP => k,
+                        part => MoveStep {
+                            part: part + parts.len() as u32,
+                            ..k
+                        },
                     })
                     .collect()
             })
@@ -262,21 +265,27 @@ impl NetGame {
         }
     }
 
-    /// The compiled step specialised to output `output` of `role`'s legal outputs, run on `vals`;
-    /// false, with nothing done, when there is none (the caller plays the general step).
+    /// The compiled step specialised to output `output` of `role`'s legal outputs, run on `vals`:
+    /// whether it evaluated the playout's state part too (the move's cone), or `None`, with nothing
+    /// done, when there is no such step (the caller plays the general step).
     #[inline]
-    pub(super) fn run_move_step(&self, vals: &mut [u64], role: usize, output: usize) -> bool {
+    pub(super) fn run_move_step(
+        &self,
+        vals: &mut [u64],
+        role: usize,
+        output: usize,
+    ) -> Option<bool> {
         let Some(Compiled {
             passes: Some(native),
             steps,
             ..
         }) = self.native.get()
         else {
-            return false;
+            return None;
         };
         match steps.get(role).and_then(|s| s.get(output)) {
-            Some(&k) if k != NO_STEP => native.run(k as usize, vals),
-            _ => false,
+            Some(k) if k.part != NO_STEP && native.run(k.part as usize, vals) => Some(k.state),
+            _ => None,
         }
     }
 
@@ -325,7 +334,7 @@ impl NetGame {
                 alive &= !lit_val(&vals, n.terminal);
                 // The moves drawn in the first live lane, whose specialised steps are checked.
                 let watch = alive.trailing_zeros();
-                let mut chosen = Vec::new();
+                let mut turn = TurnStep::default();
                 for (r, legal) in n.legal.iter().enumerate() {
                     let mut lanes = alive;
                     while lanes != 0 {
@@ -347,7 +356,7 @@ impl NetGame {
                             .nth(k);
                         if let Some((j, o)) = drawn {
                             if lane == watch {
-                                chosen.push((r, j));
+                                turn.add(r, j, self.noop_out[r]);
                             }
                             if o.does != u32::MAX {
                                 vals[o.does as usize] |= 1 << lane;
@@ -358,19 +367,9 @@ impl NetGame {
                 if alive == 0 {
                     break;
                 }
-                // The step of the joint move drawn there, when at most one role's is not its no-op.
-                let turns: Vec<(usize, usize)> = chosen
-                    .iter()
-                    .copied()
-                    .filter(|&(r, j)| j as u32 != self.noop_out[r])
-                    .collect();
-                let played = match turns.as_slice() {
-                    [] => chosen.first().copied(),
-                    [one] => Some(*one),
-                    _ => None,
-                };
+                // The step of the joint move drawn there, when it has one.
                 if alive >> watch & 1 != 0 {
-                    if let Some((r, j)) = played {
+                    if let Some((r, j)) = turn.step() {
                         let mut one = vals.clone();
                         super::playout::broadcast(&mut one[..n.num_nodes], watch);
                         let mut reference = one.clone();
@@ -381,11 +380,17 @@ impl NetGame {
                             n.num_nodes,
                         );
                         self.eval_next(&mut reference);
-                        if self.run_move_step(&mut one, r, j) {
+                        if let Some(state_too) = self.run_move_step(&mut one, r, j) {
                             compared += 1;
-                            // The state and the inputs; move gates a step folded away are not
-                            // written.
-                            let differs = (1..n.first_gate).find(|&i| one[i] != reference[i]);
+                            // The state and the inputs, and the state part when the step evaluates
+                            // its cone; move gates a step folded away are not written.
+                            let mut nodes: Vec<usize> = (1..n.first_gate).collect();
+                            if state_too {
+                                let state = &self.pass[..self.pass_state];
+                                eval_pass(state, &n.inputs, &mut reference, n.num_nodes);
+                                nodes.extend(state.iter().map(|g| g.node as usize));
+                            }
+                            let differs = nodes.into_iter().find(|&i| one[i] != reference[i]);
                             if let Some(node) = differs {
                                 return Err(format!(
                                     "batch {batch}, step {step}, the step specialised to role \

@@ -7,6 +7,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, RngCore};
 
 use super::ground::LegalOut;
+use super::steps::TurnStep;
 
 use super::*;
 
@@ -409,19 +410,13 @@ impl NetGame {
             self.start_pass(&mut s, state);
             let Scratch { vals, moves, .. } = &mut *s;
             let mut steps = 0;
-            let mut first = true;
             while steps < max_steps {
-                if !first {
-                    self.run_pass(Part::State, vals);
-                }
-                first = false;
                 if lit_val(vals, n.terminal) & 1 != 0 {
                     break;
                 }
                 if decisive {
                     match self.decisive_step(vals, rng) {
                         Lanes::Played => {
-                            first = true;
                             steps += 1;
                             continue;
                         }
@@ -466,9 +461,11 @@ impl NetGame {
         s.valid = false;
     }
 
-    /// One uniformly random joint move on `vals` (a state, its state part evaluated, lane 0 read):
-    /// every role draws from its legal moves, the move part is evaluated and the state advanced (its
-    /// state part left for the caller). False, with nothing played, when a role has no legal move.
+    /// One uniformly random joint move on `vals` (a state, its state part evaluated, every lane
+    /// alike, lane 0 read): every role draws from its legal moves, and the state is advanced and its
+    /// state part evaluated (by the joint move's specialised step and its cone where it has them:
+    /// every lane must hold the same state for the gates outside the cone to stay right). False,
+    /// with nothing played, when a role has no legal move.
     pub(super) fn random_step(
         &self,
         vals: &mut [u64],
@@ -477,10 +474,7 @@ impl NetGame {
     ) -> bool {
         let n = &self.net;
         let np = n.props.len();
-        // The joint move's specialised step, when at most one role's move is not its no-op: that
-        // role's move (or the first role's no-op).
-        let mut step = None;
-        let mut turns = 0;
+        let mut turn = TurnStep::default();
         for (r, legal) in n.legal.iter().enumerate() {
             // Each output goes into the next free slot, kept only when legal: no branch on a coin
             // toss (a test and push per output took a third of a tic-tac-toe playout; bits and a
@@ -507,16 +501,18 @@ impl NetGame {
             if d != u32::MAX {
                 vals[d as usize] = !0;
             }
-            if j as u32 != self.noop_out[r] {
-                turns += 1;
-                step = Some((r, j));
-            } else if r == 0 && step.is_none() {
-                step = Some((r, j));
-            }
+            turn.add(r, j, self.noop_out[r]);
         }
-        match step {
-            Some((r, j)) if turns <= 1 && self.run_move_step(vals, r, j) => {}
-            _ => self.play_inputs(vals),
+        let stepped = turn
+            .step()
+            .and_then(|(r, j)| self.run_move_step(vals, r, j));
+        match stepped {
+            Some(true) => {}
+            Some(false) => self.run_pass(Part::State, vals),
+            None => {
+                self.play_inputs(vals);
+                self.run_pass(Part::State, vals);
+            }
         }
         true
     }

@@ -7,9 +7,14 @@
 //! reads every mark. Folding the constants through the move gates (a gate with a false input is
 //! false, a true input drops out, a gate left with one input is that input) leaves each move a step
 //! of a few gates where the move pass evaluates them all; the one-at-a-time playout by full passes
-//! runs the step of the joint move it drew when at most one role's move is not its no-op, and
-//! every other caller the general step.
-
+//! runs the step of the joint move it drew when at most one role's move is not its no-op (see
+//! [`TurnStep`]), and every other caller the general step.
+//!
+//! A move's step also knows which propositions it may write (those whose `next` did not fold to
+//! themselves), so it goes on to evaluate only the gates of the playout's state part downstream of
+//! them (the move's cone), in the state part's order: every other gate keeps its value from the
+//! state before, which was evaluated. In Connect Four a disc changes one column's cells and the
+//! control, and the cone is the lines through those cells and the legal moves.
 use super::ground::{FALSE, TRUE};
 use super::native::PassGate;
 use super::*;
@@ -17,17 +22,70 @@ use super::*;
 /// No specialised step: the general one is played.
 pub(super) const NO_STEP: u32 = u32::MAX;
 
-/// The most inputs all specialised steps of a game compile to together (Cranelift takes about 2 µs
-/// an input, on the compiling thread), within the compiler's own limit; moves past it play the
-/// general step.
-const STEP_INPUTS: usize = 150_000;
+/// The most inputs all specialised steps of a game compile to together, their cones included
+/// (Cranelift takes about 2 µs an input, on the compiling thread), within the compiler's own limit;
+/// moves past it play the general step, or leave the state part to the caller. Breakthrough's 310
+/// steps and cones take about 250,000.
+const STEP_INPUTS: usize = 300_000;
 
 /// The most gate readings the folding may take over all moves (each move reads the move gates once):
 /// a game with thousands of moves and a large move part plays the general step.
 const FOLD_WORK: usize = 20_000_000;
 
+/// The most gate readings finding the cones may take over all moves (each move reads the state
+/// part once): past it, every move's step leaves the whole state part to the caller.
+const CONE_WORK: usize = 20_000_000;
+
 /// A literal's node, read through `sub` (a replacement literal per node, or `NONE`).
 const NONE: NetLit = u32::MAX;
+
+/// Where the step specialised to one move is compiled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct MoveStep {
+    /// Its index among the steps (or the compiled parts); [`NO_STEP`]: none, the general step is
+    /// played.
+    pub(super) part: u32,
+    /// Whether the step goes on to evaluate the playout's state part downstream of what the move
+    /// can change (see the module's documentation); otherwise the caller runs the whole state part.
+    pub(super) state: bool,
+}
+
+impl MoveStep {
+    /// No specialised step.
+    pub(super) const NONE: MoveStep = MoveStep {
+        part: NO_STEP,
+        state: false,
+    };
+}
+
+/// Which specialised step a joint move plays, given each role's drawn output in role order: the
+/// move of the one role not playing its no-op, or the first role's no-op when every role plays its
+/// own; none when two or more roles move (the general step is played).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct TurnStep {
+    step: Option<(usize, usize)>,
+    movers: u32,
+}
+
+impl TurnStep {
+    /// Adds `role`'s drawn legal output `output`; `noop` is the index of its no-op among its legal
+    /// outputs (`u32::MAX`: none).
+    #[inline]
+    pub(super) fn add(&mut self, role: usize, output: usize, noop: u32) {
+        if output as u32 != noop {
+            self.movers += 1;
+            self.step = Some((role, output));
+        } else if self.step.is_none() {
+            self.step = Some((role, output));
+        }
+    }
+
+    /// The role and output whose specialised step plays the joint move, if one does.
+    #[inline]
+    pub(super) fn step(&self) -> Option<(usize, usize)> {
+        self.step.filter(|_| self.movers <= 1)
+    }
+}
 
 impl NetGame {
     /// The step to the next state as gates over `inputs` (appended to it): each proposition takes
@@ -87,21 +145,25 @@ impl NetGame {
 
     /// The specialised steps: for each role and each of its legal outputs, the gates of the step
     /// after that move while every other role plays its no-op (the move gates left once every
-    /// `does` input is a constant, then the step to the next state) over `inputs` (appended to
-    /// it), and per role and output the index of its step among the returned ones (or [`NO_STEP`]:
-    /// another role has no no-op, or past the budgets: `budget` inputs in all, and this file's).
-    /// `noop[r]` is the index of role `r`'s no-op among its legal outputs (or `u32::MAX`).
+    /// `does` input is a constant, then the step to the next state, then, where the budget allows,
+    /// the move's cone of the state part) over `inputs` (appended to it), and per role and output
+    /// where its step is among the returned ones (or [`MoveStep::NONE`]: another role has no no-op,
+    /// or past the budgets: `budget` inputs in all, and this file's).
     pub(super) fn move_steps(
         &self,
         inputs: &mut Vec<NetLit>,
         budget: usize,
-    ) -> (Vec<Vec<PassGate>>, Vec<Vec<u32>>) {
+    ) -> (Vec<Vec<PassGate>>, Vec<Vec<MoveStep>>) {
         let budget = budget.min(STEP_INPUTS);
         let n = &self.net;
         let moves = &self.pass[self.pass_state..];
         let move_inputs: usize = moves.iter().map(|g| (g.end - g.start) as usize).sum();
         let outputs: usize = n.legal.iter().map(Vec::len).sum();
-        let mut index: Vec<Vec<u32>> = n.legal.iter().map(|l| vec![NO_STEP; l.len()]).collect();
+        let mut index: Vec<Vec<MoveStep>> = n
+            .legal
+            .iter()
+            .map(|l| vec![MoveStep::NONE; l.len()])
+            .collect();
         let mut steps = Vec::new();
         if outputs.saturating_mul(move_inputs.max(1)) > FOLD_WORK {
             return (steps, index);
@@ -109,27 +171,81 @@ impl NetGame {
         let mut sub = vec![NONE; n.num_nodes];
         let mut kept = Vec::new();
         let first = inputs.len();
-        for (r, legal) in n.legal.iter().enumerate() {
+        // Per step: its role and output, and the propositions it may write.
+        let mut made: Vec<(usize, usize, Vec<u32>)> = Vec::new();
+        'roles: for (r, role_index) in index.iter_mut().enumerate() {
             let others_pass = (0..n.legal.len()).all(|q| q == r || self.noop_out[q] != u32::MAX);
             if !others_pass {
                 continue;
             }
-            for j in 0..legal.len() {
+            for (j, slot) in role_index.iter_mut().enumerate() {
                 let mark = inputs.len();
-                let gates = self.fold_step(r, j, &mut sub, &mut kept, inputs);
+                let (gates, written) = self.fold_step(r, j, &mut sub, &mut kept, inputs);
                 if inputs.len() - first > budget {
                     inputs.truncate(mark);
-                    return (steps, index);
+                    break 'roles;
                 }
-                index[r][j] = steps.len() as u32;
+                *slot = MoveStep {
+                    part: steps.len() as u32,
+                    state: false,
+                };
                 steps.push(gates);
+                made.push((r, j, written));
+            }
+        }
+        // The cones, while the budget lasts (each reuses the state part's inputs, but compiles them
+        // again).
+        let state = &self.pass[..self.pass_state];
+        let state_inputs: usize = state.iter().map(|g| (g.end - g.start) as usize).sum();
+        if made.len().saturating_mul(state_inputs) > CONE_WORK {
+            return (steps, index);
+        }
+        let mut used = inputs.len() - first;
+        let mut changed = vec![false; n.num_nodes];
+        for (k, (r, j, written)) in made.iter().enumerate() {
+            let cone = self.cone(written, &mut changed);
+            let cone_inputs: usize = cone.iter().map(|g| (g.end - g.start) as usize).sum();
+            // A cone as big as the state part saves nothing over running it.
+            if cone_inputs < state_inputs && used + cone_inputs <= budget {
+                used += cone_inputs;
+                steps[k].extend(cone);
+                index[*r][*j].state = true;
             }
         }
         (steps, index)
     }
 
+    /// The gates of the playout's state part downstream of the propositions `written`, in the state
+    /// part's order (which evaluates a gate's inputs before it); `changed` is all false before and
+    /// after.
+    fn cone(&self, written: &[u32], changed: &mut [bool]) -> Vec<PassGate> {
+        let n = &self.net;
+        for &p in written {
+            changed[1 + p as usize] = true;
+        }
+        let cone: Vec<PassGate> = self.pass[..self.pass_state]
+            .iter()
+            .filter(|g| {
+                let hit = n.inputs[g.start as usize..g.end as usize]
+                    .iter()
+                    .any(|&l| changed[(l >> 1) as usize]);
+                changed[g.node as usize] |= hit;
+                hit
+            })
+            .copied()
+            .collect();
+        for &p in written {
+            changed[1 + p as usize] = false;
+        }
+        for g in &cone {
+            changed[g.node as usize] = false;
+        }
+        cone
+    }
+
     /// The step after `role` plays its legal output `output` and every other role its no-op (see
-    /// [`NetGame::move_steps`]); `sub` is all `NONE` before and after, `kept` scratch.
+    /// [`NetGame::move_steps`]), and the propositions it may write; `sub` is all `NONE` before and
+    /// after, `kept` scratch.
     fn fold_step(
         &self,
         role: usize,
@@ -137,7 +253,7 @@ impl NetGame {
         sub: &mut [NetLit],
         kept: &mut Vec<NetLit>,
         inputs: &mut Vec<NetLit>,
-    ) -> Vec<PassGate> {
+    ) -> (Vec<PassGate>, Vec<u32>) {
         let n = &self.net;
         let resolve = |sub: &[NetLit], l: NetLit| match sub[(l >> 1) as usize] {
             NONE => l,
@@ -205,7 +321,10 @@ impl NetGame {
         for t in touched {
             sub[t as usize] = NONE;
         }
-        gates
+        let written = (0..next.len() as u32)
+            .filter(|&p| next[p as usize] != (1 + p) << 1)
+            .collect();
+        (gates, written)
     }
 }
 
@@ -214,28 +333,90 @@ mod tests {
     use super::*;
     use rand::SeedableRng;
 
-    #[test]
-    fn a_turn_folds_the_move_gates_to_the_few_its_move_changes() {
+    fn tic_tac_toe() -> NetGame {
         let program =
             crate::syntax::parse_infix(include_str!("../../games/tictactoe.gdl")).expect("parses");
-        let mut g = NetGame::from_program(&program, "test").expect("grounds");
+        NetGame::from_program(&program, "test").expect("grounds")
+    }
+
+    #[test]
+    fn a_turn_folds_the_move_gates_to_the_few_its_move_changes() {
+        let mut g = tic_tac_toe();
         let mut inputs = g.net.inputs.clone();
         let general =
             g.next_gates(&g.net.next, None, &mut inputs).len() + g.pass.len() - g.pass_state;
         let (steps, index) = g.move_steps(&mut inputs, usize::MAX);
-        // The roles take turns, each with a no-op: every move of either has its step.
-        assert!(index.iter().flatten().all(|&k| k != NO_STEP), "{index:?}");
+        // The roles take turns, each with a no-op: every move of either has its step, and its cone.
+        assert!(
+            index.iter().flatten().all(|k| k.part != NO_STEP && k.state),
+            "{index:?}"
+        );
         assert_eq!(steps.len(), index.iter().map(Vec::len).sum::<usize>());
         for step in &steps {
+            // Each step holds its cone: a mark's legal moves, lines and terminal test, less than the
+            // whole state part (the step of both roles' no-ops, which never happens, changes
+            // nothing and is empty).
+            let cone = step
+                .iter()
+                .filter(|s| g.pass[..g.pass_state].iter().any(|p| p.node == s.node))
+                .count();
+            assert!(cone < g.pass_state, "{cone} of {}", g.pass_state);
+            assert!(cone > 0 || step.is_empty(), "{step:?}");
             assert!(
-                step.len() * 4 < general,
+                (step.len() - cone) * 4 < general,
                 "{} gates of {general}",
-                step.len()
+                step.len() - cone
             );
         }
-        // Compiled, each step drawn leaves the general step's next state.
+        // Compiled, each step drawn leaves the general step's next state and state part.
         assert!(g.set_compiled(true));
         let mut rng = SmallRng::seed_from_u64(3);
         assert!(g.check_compiled(&mut rng, 2, 20).expect("as interpreted") > 0);
+    }
+
+    #[test]
+    fn a_negated_gate_left_with_one_input_is_that_input_negated() {
+        // The grounder stores no gate negated (an OR is an AND read negated); stored negated and
+        // read negated, every move gate computes what it did, so the steps must not change.
+        let mut g = tic_tac_toe();
+        let moves: Vec<bool> = (0..g.net.num_nodes)
+            .map(|i| i >= g.net.first_gate + g.net.state_gates)
+            .collect();
+        let flip = |l: &mut NetLit| *l ^= NetLit::from(moves[(*l >> 1) as usize]);
+        let mut folded_to_one = 0;
+        let net = std::sync::Arc::make_mut(&mut g.net);
+        for p in &mut g.pass[g.pass_state..] {
+            p.negate = !p.negate;
+            net.gates[p.node as usize - net.first_gate].negate = p.negate;
+            let ins = &mut net.inputs[p.start as usize..p.end as usize];
+            ins.iter_mut().for_each(flip);
+            // An OR of a `does` input and another literal: the case folded to one input.
+            folded_to_one += usize::from(ins.len() == 2);
+        }
+        net.next.iter_mut().for_each(flip);
+        assert!(folded_to_one > 0);
+        // Compiled again from the network as changed (the passes compiled at load are the old one's).
+        assert!(!g.set_compiled(false));
+        assert!(g.set_compiled(true));
+        let mut rng = SmallRng::seed_from_u64(5);
+        assert!(g.check_compiled(&mut rng, 2, 20).expect("as interpreted") > 0);
+    }
+
+    #[test]
+    fn a_turn_step_is_the_one_move_off_its_no_op() {
+        let step = |drawn: &[(usize, u32)]| {
+            let mut t = TurnStep::default();
+            for (r, &(j, noop)) in drawn.iter().enumerate() {
+                t.add(r, j, noop);
+            }
+            t.step()
+        };
+        assert_eq!(step(&[(0, 0), (3, 0)]), Some((1, 3)));
+        assert_eq!(step(&[(2, 0), (0, 0)]), Some((0, 2)));
+        assert_eq!(step(&[(0, 0), (0, 0)]), Some((0, 0)));
+        assert_eq!(step(&[(1, 0), (1, 0)]), None);
+        // A role without a no-op always moves.
+        assert_eq!(step(&[(0, u32::MAX), (0, 0)]), Some((0, 0)));
+        assert_eq!(step(&[(0, u32::MAX), (0, u32::MAX)]), None);
     }
 }
