@@ -3,11 +3,45 @@
 //! (`Game::playout_goals_each`: `mcs`, `mcts`'s batched simulations, the playout judgement). Each
 //! step is one full pass for all the lanes, so a batch costs about what one playout by passes does.
 
+use std::cell::RefCell;
+
 use rand::rngs::SmallRng;
 
 use crate::game::random_index;
 
 use super::*;
+
+/// A batch's node values and lists, kept on each thread from one batch to the next: a network of
+/// half a million nodes (chess) would otherwise have 4 MB mapped afresh, and faulted in page by
+/// page, for every batch of a search's leaves.
+struct BatchScratch {
+    vals: Vec<u64>,
+    /// Each proposition's next value, read before any is written.
+    next: Vec<u64>,
+    /// A role's legal outputs as words over the lanes.
+    words: Vec<u64>,
+    /// The `does` inputs set this step.
+    touched: Vec<u32>,
+}
+
+thread_local! {
+    static BATCH: RefCell<BatchScratch> = const { RefCell::new(BatchScratch {
+        vals: Vec::new(),
+        next: Vec::new(),
+        words: Vec::new(),
+        touched: Vec::new(),
+    }) };
+}
+
+impl BatchScratch {
+    /// The scratch for a batch on `net`: every node value zero.
+    fn reset(&mut self, net: &Grounded) {
+        self.vals.clear();
+        self.vals.resize(net.num_nodes, 0);
+        self.next.resize(net.props.len(), 0);
+        self.touched.clear();
+    }
+}
 
 impl NetGame {
     /// Plays up to 64 random playouts at once from the initial state, one per bit of every node; returns
@@ -32,23 +66,25 @@ impl NetGame {
         let n = &self.net;
         let lanes = lanes.clamp(1, 64);
         let all = if lanes == 64 { !0 } else { (1u64 << lanes) - 1 };
-        let mut vals = vec![0u64; n.num_nodes];
-        for p in state.ones() {
-            vals[1 + p] = !0;
-        }
-        let steps = self
-            .play_lanes(&mut vals, rng, all, max_steps, None)
-            .unwrap_or(0);
-        if !goal_totals.is_empty() {
-            self.run_pass(Part::AllState, &mut vals);
-            for (total, goals) in goal_totals.iter_mut().zip(&n.goals) {
-                for &(value, lit) in goals {
-                    *total +=
-                        i64::from(value) * i64::from((lit_val(&vals, lit) & all).count_ones());
+        BATCH.with(|s| {
+            let s = &mut *s.borrow_mut();
+            s.reset(n);
+            for p in state.ones() {
+                s.vals[1 + p] = !0;
+            }
+            let steps = self.play_lanes(s, rng, all, max_steps, None).unwrap_or(0);
+            if !goal_totals.is_empty() {
+                let vals = &mut s.vals;
+                self.run_pass(Part::AllState, vals);
+                for (total, goals) in goal_totals.iter_mut().zip(&n.goals) {
+                    for &(value, lit) in goals {
+                        *total +=
+                            i64::from(value) * i64::from((lit_val(vals, lit) & all).count_ones());
+                    }
                 }
             }
-        }
-        (lanes, steps)
+            (lanes, steps)
+        })
     }
 
     /// Plays one random playout from each of `count` states (at most 64; `state_of(k)` is the
@@ -70,48 +106,55 @@ impl NetGame {
             return Some(0);
         }
         let all = if count == 64 { !0 } else { (1u64 << count) - 1 };
-        let mut vals = vec![0u64; n.num_nodes];
-        for k in 0..count {
-            for p in state_of(k).ones() {
-                vals[1 + p] |= 1 << k;
-            }
-        }
-        let steps = self.play_lanes(&mut vals, rng, all, max_steps, Some(deadline))?;
-        self.run_pass(Part::AllState, &mut vals);
-        let roles = n.goals.len();
-        for k in 0..count {
-            for (r, role_goals) in n.goals.iter().enumerate() {
-                // The highest goal that holds, as `goal` reads a state.
-                let value = role_goals
-                    .iter()
-                    .rev()
-                    .find(|(_, lit)| lit_val(&vals, *lit) >> k & 1 != 0)
-                    .map_or(0, |g| g.0);
-                if let Some(slot) = goals.get_mut(k * roles + r) {
-                    *slot = i64::from(value);
+        BATCH.with(|s| {
+            let s = &mut *s.borrow_mut();
+            s.reset(n);
+            for k in 0..count {
+                for p in state_of(k).ones() {
+                    s.vals[1 + p] |= 1 << k;
                 }
             }
-        }
-        Some(steps)
+            let steps = self.play_lanes(s, rng, all, max_steps, Some(deadline))?;
+            let vals = &mut s.vals;
+            self.run_pass(Part::AllState, vals);
+            let roles = n.goals.len();
+            for k in 0..count {
+                for (r, role_goals) in n.goals.iter().enumerate() {
+                    // The highest goal that holds, as `goal` reads a state.
+                    let value = role_goals
+                        .iter()
+                        .rev()
+                        .find(|(_, lit)| lit_val(vals, *lit) >> k & 1 != 0)
+                        .map_or(0, |g| g.0);
+                    if let Some(slot) = goals.get_mut(k * roles + r) {
+                        *slot = i64::from(value);
+                    }
+                }
+            }
+            Some(steps)
+        })
     }
 
-    /// Plays random joint moves in the lanes `all` of `vals` (each lane a state, its state part not
-    /// yet evaluated) until every lane is terminal or stuck, or `max_steps` joint moves; returns the
-    /// joint moves played over all lanes, or `None` when `deadline` passed first.
+    /// Plays random joint moves in the lanes `all` of the scratch's values (each lane a state, its
+    /// state part not yet evaluated) until every lane is terminal or stuck, or `max_steps` joint
+    /// moves; returns the joint moves played over all lanes, or `None` when `deadline` passed first.
     fn play_lanes(
         &self,
-        vals: &mut [u64],
+        s: &mut BatchScratch,
         rng: &mut SmallRng,
         all: u64,
         max_steps: u32,
         deadline: Option<Instant>,
     ) -> Option<u64> {
         let n = &self.net;
-        let mut next = vec![0u64; n.props.len()];
+        let BatchScratch {
+            vals,
+            next,
+            words,
+            touched,
+        } = s;
         let mut alive = all;
         let mut steps = 0u64;
-        let mut words: Vec<u64> = Vec::with_capacity(n.moves.len());
-        let mut touched: Vec<u32> = Vec::new();
         for _ in 0..max_steps {
             if deadline.is_some_and(|d| Instant::now() >= d) {
                 return None;
@@ -187,7 +230,7 @@ impl NetGame {
                 let old = vals[1 + p];
                 vals[1 + p] = (v & alive) | (old & !alive);
             }
-            for &d in &touched {
+            for &d in touched.iter() {
                 vals[d as usize] = 0;
             }
             touched.clear();
