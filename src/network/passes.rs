@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 
-use super::native::{NativePasses, PassGate, MAX_INPUTS};
+use super::native::{self, NativePasses, Op, PassGate, MAX_INPUTS};
 use super::steps::{MoveStep, TurnStep, NO_STEP};
 use super::*;
 use crate::game::{nth_set_bit, random_index};
@@ -86,8 +86,8 @@ impl NetGame {
         let next = self.next_gates(&self.net.next, None, &mut inputs);
         let budget = MAX_INPUTS.saturating_sub(self.pass_inputs());
         let (move_steps, steps) = self.move_steps(&mut inputs, budget);
-        let all_state = self.all_state_gates();
-        let mut parts: Vec<&[PassGate]> = vec![state, moves, &all_state, &next];
+        let passes = [state, moves, &self.all_state_gates(), &next].map(native::ops);
+        let mut parts: Vec<&[Op]> = passes.iter().map(Vec::as_slice).collect();
         // The specialised steps are the parts after `Part`'s.
         let steps = steps
             .into_iter()
@@ -522,7 +522,8 @@ mod tests {
         let mut g = game(TIC_TAC_TOE);
         let n = &g.net;
         let (state, _) = g.pass.split_at(g.pass_state);
-        let wrong = NativePasses::compile(&[state, state, &g.all_state_gates()], &n.inputs)
+        let wrong = [state, state, &g.all_state_gates()].map(native::ops);
+        let wrong = NativePasses::compile(&wrong.each_ref().map(Vec::as_slice), &n.inputs)
             .expect("compiles");
         g.native = Arc::new(OnceLock::from(Compiled {
             passes: Some(wrong),

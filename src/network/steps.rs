@@ -14,10 +14,15 @@
 //! themselves), so it goes on to evaluate only the gates of the playout's state part downstream of
 //! them (the move's cone), in the state part's order: every other gate keeps its value from the
 //! state before, which was evaluated. In Connect Four a disc changes one column's cells and the
-//! control, and the cone is the lines through those cells and the legal moves.
+//! control, and the cone is the lines through those cells and the legal moves. Within the cone, gates
+//! downstream of few of the written propositions run only when one of those changed (see
+//! [`guarded`]): a disc may write any of its column's cells, but changes one.
 
 use super::ground::{FALSE, TRUE};
-use super::native::PassGate;
+use hashbrown::HashMap;
+use smallvec::SmallVec;
+
+use super::native::{Op, PassGate};
 use super::*;
 
 /// No specialised step: the general one is played.
@@ -36,6 +41,14 @@ const FOLD_WORK: usize = 20_000_000;
 /// The most gate readings finding the cones may take over all moves (each move reads the state
 /// part once): past it, every move's step leaves the whole state part to the caller.
 const CONE_WORK: usize = 20_000_000;
+
+/// The most propositions a guard in a cone tests: gates downstream of more of the propositions a
+/// move writes run unguarded.
+const GUARD_PROPS: usize = 4;
+
+/// The fewest inputs the gates under one guard read: fewer cost less than the guard's test and
+/// branch.
+const GUARD_INPUTS: usize = 8;
 
 /// A literal's node, read through `sub` (a replacement literal per node, or `NONE`).
 const NONE: NetLit = u32::MAX;
@@ -160,7 +173,7 @@ impl NetGame {
         &self,
         inputs: &mut Vec<NetLit>,
         budget: usize,
-    ) -> (Vec<Vec<PassGate>>, Vec<Vec<MoveStep>>) {
+    ) -> (Vec<Vec<Op>>, Vec<Vec<MoveStep>>) {
         let budget = budget.min(STEP_INPUTS);
         let n = &self.net;
         let moves = &self.pass[self.pass_state..];
@@ -178,8 +191,9 @@ impl NetGame {
         let mut sub = vec![NONE; n.num_nodes];
         let mut kept = Vec::new();
         let first = inputs.len();
-        // Per step: its role and output, and the propositions it may write.
-        let mut made: Vec<(usize, usize, Vec<u32>)> = Vec::new();
+        // Per step: its role and output, the propositions it may write, and those it sets to a
+        // constant or another proposition.
+        let mut made: Vec<(usize, usize, Vec<u32>, Vec<u32>)> = Vec::new();
         'roles: for (r, role_index) in index.iter_mut().enumerate() {
             let others_pass = (0..n.legal.len()).all(|q| q == r || self.noop_out[q] != u32::MAX);
             if !others_pass {
@@ -187,7 +201,7 @@ impl NetGame {
             }
             for (j, slot) in role_index.iter_mut().enumerate() {
                 let mark = inputs.len();
-                let (gates, written) = self.fold_step(r, j, &mut sub, &mut kept, inputs);
+                let (gates, written, fixed) = self.fold_step(r, j, &mut sub, &mut kept, inputs);
                 if inputs.len() - first > budget {
                     inputs.truncate(mark);
                     break 'roles;
@@ -196,8 +210,8 @@ impl NetGame {
                     part: steps.len() as u32,
                     state: false,
                 };
-                steps.push(gates);
-                made.push((r, j, written));
+                steps.push(super::native::ops(&gates));
+                made.push((r, j, written, fixed));
             }
         }
         // The cones, while the budget lasts (each reuses the state part's inputs, but compiles them
@@ -209,12 +223,27 @@ impl NetGame {
         }
         let mut used = inputs.len() - first;
         let mut changed = vec![false; n.num_nodes];
-        for (k, (r, j, written)) in made.iter().enumerate() {
+        for (k, (r, j, written, fixed)) in made.iter().enumerate() {
             let cone = self.cone(written, &mut changed);
             let cone_inputs: usize = cone.iter().map(|g| (g.end - g.start) as usize).sum();
             // A cone as big as the state part saves nothing over running it.
             if cone_inputs < state_inputs && used + cone_inputs <= budget {
-                used += cone_inputs;
+                let mark = inputs.len();
+                let (cone, tracked) =
+                    guarded(&cone, written, fixed, &n.inputs, n.num_nodes, inputs);
+                used += cone_inputs + inputs.len() - mark;
+                // The step's writes of the propositions the guards test record what they changed.
+                for op in &mut steps[k] {
+                    if let Op::Gate(g) = *op {
+                        let p = (g.node as usize).wrapping_sub(1);
+                        if p < n.props.len() && tracked.binary_search(&(p as u32)).is_ok() {
+                            *op = Op::Tracked {
+                                gate: g,
+                                changed: (n.num_nodes + p) as u32,
+                            };
+                        }
+                    }
+                }
                 steps[k].extend(cone);
                 index[*r][*j].state = true;
             }
@@ -251,7 +280,8 @@ impl NetGame {
     }
 
     /// The step after `role` plays its legal output `output` and every other role its no-op (see
-    /// [`NetGame::move_steps`]), and the propositions it may write; `sub` is all `NONE` before and
+    /// [`NetGame::move_steps`]), the propositions it may write, and those of them it sets to a
+    /// constant or to another proposition; `sub` is all `NONE` before and
     /// after, `kept` scratch.
     fn fold_step(
         &self,
@@ -260,7 +290,7 @@ impl NetGame {
         sub: &mut [NetLit],
         kept: &mut Vec<NetLit>,
         inputs: &mut Vec<NetLit>,
-    ) -> (Vec<PassGate>, Vec<u32>) {
+    ) -> (Vec<PassGate>, Vec<u32>, Vec<u32>) {
         let n = &self.net;
         let resolve = |sub: &[NetLit], l: NetLit| match sub[(l >> 1) as usize] {
             NONE => l,
@@ -332,8 +362,108 @@ impl NetGame {
             .filter(|&p| writes(p, next[p]))
             .map(|p| p as u32)
             .collect();
-        (gates, written)
+        let fixed = (0..next.len())
+            .filter(|&p| writes(p, next[p]) && (next[p] >> 1) as usize <= next.len())
+            .map(|p| p as u32)
+            .collect();
+        (gates, written, fixed)
     }
+}
+
+/// Which of the propositions a move may write a gate of its cone is downstream of: a few of them,
+/// sorted, or more than [`GUARD_PROPS`].
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Sources {
+    Few(SmallVec<[u32; GUARD_PROPS]>),
+    Many,
+}
+
+impl Sources {
+    /// Both sets together.
+    fn union(&self, other: &Sources) -> Sources {
+        let (Sources::Few(a), Sources::Few(b)) = (self, other) else {
+            return Sources::Many;
+        };
+        let mut both: SmallVec<[u32; 8]> = a.iter().chain(b).copied().collect();
+        both.sort_unstable();
+        both.dedup();
+        if both.len() > GUARD_PROPS {
+            Sources::Many
+        } else {
+            Sources::Few(both.into_iter().collect())
+        }
+    }
+}
+
+/// A move's cone (in the state part's order) with guards: its gates grouped by which of the
+/// propositions the move writes they are downstream of, each group that reads enough inputs run only
+/// when one of those propositions changed (in Connect Four a drop may write any cell of its column
+/// but changes one, and the lines through the others keep their values). A gate's group is a subset
+/// of the groups it reads, so groups go smallest first, and gates downstream of many propositions last,
+/// unguarded. `written` are the propositions the move may write, `fixed` those it sets to a
+/// constant or another proposition. The guards test `vals[num_nodes + p]`, which the step's write of `p` must set to the
+/// lanes it changed; returns the instructions, their guards' nodes appended to `inputs`, and those
+/// propositions, sorted.
+fn guarded(
+    cone: &[PassGate],
+    written: &[u32],
+    fixed: &[u32],
+    gate_inputs: &[NetLit],
+    num_nodes: usize,
+    inputs: &mut Vec<NetLit>,
+) -> (Vec<Op>, Vec<u32>) {
+    // A proposition set to a constant or to another proposition is taken to change (the piece
+    // placed, the control of a turn-taking game): what reads it runs unguarded.
+    let mut sources: HashMap<u32, Sources> = written
+        .iter()
+        .map(|&p| {
+            let from = if fixed.contains(&p) {
+                Sources::Many
+            } else {
+                Sources::Few(smallvec::smallvec![p])
+            };
+            (1 + p, from)
+        })
+        .collect();
+    let mut keyed: Vec<(Sources, PassGate)> = Vec::with_capacity(cone.len());
+    for g in cone {
+        let mut from = Sources::Few(SmallVec::new());
+        for &l in &gate_inputs[g.start as usize..g.end as usize] {
+            let node = l >> 1;
+            if let Some(s) = sources.get(&node) {
+                from = from.union(s);
+            }
+        }
+        sources.insert(g.node, from.clone());
+        keyed.push((from, *g));
+    }
+    keyed.sort_by(|(a, _), (b, _)| match (a, b) {
+        (Sources::Few(a), Sources::Few(b)) => a.len().cmp(&b.len()).then_with(|| a.cmp(b)),
+        _ => a.cmp(b),
+    });
+    let mut ops = Vec::with_capacity(keyed.len());
+    let mut tracked = Vec::new();
+    for run in keyed.chunk_by(|(a, _), (b, _)| a == b) {
+        let reads: usize = run.iter().map(|(_, g)| (g.end - g.start) as usize).sum();
+        if let (Sources::Few(props), true) = (&run[0].0, reads >= GUARD_INPUTS) {
+            let start = inputs.len() as u32;
+            inputs.extend(
+                props
+                    .iter()
+                    .map(|&p| ((num_nodes + p as usize) as NetLit) << 1),
+            );
+            ops.push(Op::Guard {
+                start,
+                end: inputs.len() as u32,
+                len: run.len() as u32,
+            });
+            tracked.extend_from_slice(props);
+        }
+        ops.extend(run.iter().map(|&(_, g)| Op::Gate(g)));
+    }
+    tracked.sort_unstable();
+    tracked.dedup();
+    (ops, tracked)
 }
 
 #[cfg(test)]
@@ -366,6 +496,7 @@ mod tests {
             // nothing and is empty).
             let cone = step
                 .iter()
+                .filter_map(Op::gate)
                 .filter(|s| g.pass[..g.pass_state].iter().any(|p| p.node == s.node))
                 .count();
             assert!(cone < g.pass_state, "{cone} of {}", g.pass_state);
@@ -408,6 +539,100 @@ mod tests {
         assert!(g.set_compiled(true));
         let mut rng = SmallRng::seed_from_u64(5);
         assert!(g.check_compiled(&mut rng, 2, 20).expect("as interpreted") > 0);
+    }
+
+    #[test]
+    fn guards_group_a_cone_by_the_written_propositions_it_reads_smallest_group_first() {
+        // Propositions 0, 1 and 2 are nodes 1 to 3; node 4 is a state input. Gates 10 and 11 read
+        // one proposition each, gate 12 both of theirs, gate 13 proposition 2 (set to a constant,
+        // so taken to change), and gate 14 a single input of proposition 1 (too few to guard).
+        let wide = |node: u32| [node << 1; GUARD_INPUTS].to_vec();
+        let mut gate_inputs = Vec::new();
+        let mut gate = |node: u32, reads: Vec<NetLit>| {
+            let start = gate_inputs.len() as u32;
+            gate_inputs.extend(reads);
+            PassGate {
+                node,
+                start,
+                end: gate_inputs.len() as u32,
+                negate: 0,
+            }
+        };
+        // In the state part's order, which is not the groups'.
+        let cone = [
+            gate(12, [wide(10), wide(11)].concat()),
+            gate(13, wide(3)),
+            gate(10, [wide(1), vec![4 << 1]].concat()),
+            gate(11, wide(2)),
+            gate(14, vec![2 << 1]),
+        ];
+        let cone = [cone[2], cone[3], cone[4], cone[0], cone[1]];
+        let num_nodes = 20;
+        let mut inputs = vec![0; 3];
+        let (ops, tracked) = guarded(
+            &cone,
+            &[0, 1, 2],
+            &[2],
+            &gate_inputs,
+            num_nodes,
+            &mut inputs,
+        );
+        let tests = |start: u32, end: u32| -> Vec<usize> {
+            inputs[start as usize..end as usize]
+                .iter()
+                .map(|&l| (l >> 1) as usize - num_nodes)
+                .collect()
+        };
+        let shape: Vec<String> = ops
+            .iter()
+            .map(|op| match *op {
+                Op::Guard { start, end, len } => format!("guard {:?} {len}", tests(start, end)),
+                Op::Gate(g) => format!("{}", g.node),
+                Op::Tracked { .. } => "tracked".into(),
+            })
+            .collect();
+        assert_eq!(
+            shape,
+            [
+                "guard [0] 1",
+                "10",
+                "guard [1] 2",
+                "11",
+                "14",
+                "guard [0, 1] 1",
+                "12",
+                "13"
+            ]
+        );
+        assert_eq!(tracked, [0, 1]);
+    }
+
+    #[test]
+    fn connect_fours_cones_are_guarded_and_leave_what_the_general_step_does() {
+        let program =
+            crate::syntax::parse_infix(include_str!("../../games/connect4.gdl")).expect("parses");
+        let mut g = NetGame::from_program(&program, "test").expect("grounds");
+        let mut inputs = g.net.inputs.clone();
+        let (steps, _) = g.move_steps(&mut inputs, usize::MAX);
+        let guards = steps
+            .iter()
+            .flatten()
+            .filter(|op| matches!(op, Op::Guard { .. }))
+            .count();
+        let tracked = steps
+            .iter()
+            .flatten()
+            .filter(|op| matches!(op, Op::Tracked { .. }))
+            .count();
+        assert!(
+            guards >= steps.len() / 2,
+            "{guards} guards in {} steps",
+            steps.len()
+        );
+        assert!(tracked > 0);
+        assert!(g.set_compiled(true));
+        let mut rng = SmallRng::seed_from_u64(11);
+        assert!(g.check_compiled(&mut rng, 4, 50).expect("as interpreted") > 0);
     }
 
     #[test]
