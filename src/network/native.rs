@@ -231,6 +231,11 @@ impl NativePasses {
                             b.ins().brif(any, body, &[], after, &[]);
                             b.switch_to_block(body);
                             guarded = Some((after, len));
+                            if len == 0 {
+                                b.ins().jump(after, &[]);
+                                b.switch_to_block(after);
+                                guarded = None;
+                            }
                         }
                         Op::Gate(g) | Op::Tracked { gate: g, .. } => {
                             let mut acc = None;
@@ -410,6 +415,19 @@ mod tests {
         );
         // Nothing changed: node 4 keeps its value, right or not.
         check([0, 0b1010, 0b1010, 9, 7], [0, 0b1010, 0b1010, 0, 7]);
+        // A guard of nothing leaves what follows it unguarded.
+        let empty = [
+            Op::Guard {
+                start: 1,
+                end: 2,
+                len: 0,
+            },
+            Op::Gate(gate(4, 2, 3, !0)),
+        ];
+        let native = NativePasses::compile(&[&empty], &inputs).expect("compiles");
+        let mut vals = vec![0, 0b1010, 0, 0, 7];
+        assert!(native.run(0, &mut vals));
+        assert_eq!(vals, [0, 0b1010, 0, 0, !0b1010]);
     }
 
     #[test]
