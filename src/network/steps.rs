@@ -399,11 +399,11 @@ impl Sources {
 /// propositions the move writes they are downstream of, each group that reads enough inputs run only
 /// when one of those propositions changed (in Connect Four a drop may write any cell of its column
 /// but changes one, and the lines through the others keep their values). A gate's group is a subset
-/// of the groups it reads, so groups go smallest first, and gates downstream of many propositions last,
-/// unguarded. `written` are the propositions the move may write, `fixed` those it sets to a
-/// constant or another proposition. The guards test `vals[num_nodes + p]`, which the step's write of `p` must set to the
-/// lanes it changed; returns the instructions, their guards' nodes appended to `inputs`, and those
-/// propositions, sorted.
+/// of the groups it reads, so groups go smallest first, and gates downstream of many propositions
+/// last, unguarded. `written` are the propositions the move may write, `fixed` those it sets to a
+/// constant or another proposition. The guards test `vals[num_nodes + p]`, which the step's write
+/// of `p` must set to the lanes it changed; returns the instructions, their guards' nodes appended
+/// to `inputs`, and those propositions, sorted.
 fn guarded(
     cone: &[PassGate],
     written: &[u32],
@@ -543,9 +543,10 @@ mod tests {
 
     #[test]
     fn guards_group_a_cone_by_the_written_propositions_it_reads_smallest_group_first() {
-        // Propositions 0, 1 and 2 are nodes 1 to 3; node 4 is a state input. Gates 10 and 11 read
-        // one proposition each, gate 12 both of theirs, gate 13 proposition 2 (set to a constant,
-        // so taken to change), and gate 14 a single input of proposition 1 (too few to guard).
+        // Propositions 0 to 3 are nodes 1 to 4; node 5 is a state input. Gates 10 and 11 read one
+        // proposition each, gate 12 both of theirs, gate 13 proposition 2 (set to a constant, so
+        // taken to change), gate 14 one more input of proposition 1 (in gate 11's group), and gate
+        // 15 one input of proposition 3 (a group too small to guard).
         let wide = |node: u32| [node << 1; GUARD_INPUTS].to_vec();
         let mut gate_inputs = Vec::new();
         let mut gate = |node: u32, reads: Vec<NetLit>| {
@@ -562,16 +563,17 @@ mod tests {
         let cone = [
             gate(12, [wide(10), wide(11)].concat()),
             gate(13, wide(3)),
-            gate(10, [wide(1), vec![4 << 1]].concat()),
+            gate(10, [wide(1), vec![5 << 1]].concat()),
             gate(11, wide(2)),
             gate(14, vec![2 << 1]),
+            gate(15, vec![4 << 1]),
         ];
-        let cone = [cone[2], cone[3], cone[4], cone[0], cone[1]];
+        let cone = [cone[2], cone[3], cone[4], cone[5], cone[0], cone[1]];
         let num_nodes = 20;
         let mut inputs = vec![0; 3];
         let (ops, tracked) = guarded(
             &cone,
-            &[0, 1, 2],
+            &[0, 1, 2, 3],
             &[2],
             &gate_inputs,
             num_nodes,
@@ -599,6 +601,7 @@ mod tests {
                 "guard [1] 2",
                 "11",
                 "14",
+                "15",
                 "guard [0, 1] 1",
                 "12",
                 "13"
