@@ -496,7 +496,12 @@ impl NetGame {
                 }
                 return false;
             }
-            let j = slots[rng.gen_range(0..count)] as usize;
+            // A role with one legal move (the waiting side of a turn-taking game) draws nothing.
+            let j = if count == 1 {
+                slots[0]
+            } else {
+                slots[random_index(rng, count)]
+            } as usize;
             let d = legal[j].does;
             if d != u32::MAX {
                 vals[d as usize] = !0;
@@ -802,7 +807,13 @@ fn pick_random(words: &[u64], rng: &mut SmallRng) -> Option<u32> {
     if count == 0 {
         return None;
     }
-    kth_bit(words, rng.gen_range(0..count as usize) as u32)
+    // One legal move (the waiting side of a turn-taking game) draws nothing.
+    let k = if count == 1 {
+        0
+    } else {
+        random_index(rng, count as usize) as u32
+    };
+    kth_bit(words, k)
 }
 
 /// The `k`-th set bit of `words` (from 0): its offset from the first word's bit 0.
