@@ -502,19 +502,23 @@ impl NetGame {
     /// of the network, a full pass when a move changes much of it.
     ///
     /// The timing is made robust against a busy machine: the methods alternate in short rounds on the
-    /// same playouts, each method keeps its best round (another process can only slow a round down), and
+    /// same playouts, the first round only warms the code up, each method keeps its best round after
+    /// it (another process can only slow a round down), and
     /// the full pass must win by 10% (a wrong choice then costs at most that): with a step and cone
     /// compiled for each move, Connect Four's passes are about 1.3 times as fast as propagation, and
-    /// the 20% asked before left the choice to the machine's noise. About 10-20 ms in all.
+    /// the 20% asked before left the choice to the machine's noise. About 10-40 ms in all.
     fn fastest_method(&self) -> PlayoutMethod {
-        const ROUNDS: usize = 4;
+        // The first round warms the code up and is not counted: reversi's compiled steps (130 of
+        // them) ran their first playouts 1.5 to 2 times as slowly as their fourth, which left the
+        // full pass within the 10% margin in 1 load of 3 though it plays 1.6 times as fast.
+        const ROUNDS: usize = 10;
         let start = self.initial_state();
         let mut best = [f64::INFINITY; 2];
         let methods = [PlayoutMethod::FullPass, PlayoutMethod::Propagate];
         let began = Instant::now();
         let probe_steps = self.probe_steps();
         let mut seed = 0u64;
-        for _ in 0..ROUNDS {
+        for round in 0..ROUNDS {
             // One round: the same playouts by each method, for about 1.5 ms of propagation.
             let mut count = 0u32;
             let mut spent = [Duration::ZERO; 2];
@@ -527,6 +531,10 @@ impl NetGame {
                 }
                 seed += 1;
                 count += 1;
+            }
+            // (A network whose one round takes the whole time counts it.)
+            if round == 0 && began.elapsed() < Duration::from_millis(40) {
+                continue;
             }
             for k in 0..2 {
                 best[k] = best[k].min(spent[k].as_secs_f64() / f64::from(count));
