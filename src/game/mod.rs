@@ -764,6 +764,19 @@ pub fn random_index(rng: &mut SmallRng, n: usize) -> usize {
     ((u64::from(rng.next_u32()) * n as u64) >> 32) as usize
 }
 
+/// The index of a random playout's move among a role's `n` legal moves: [`random_index`], except
+/// that a role with one legal move (the waiting side of a turn-taking game) draws nothing. The
+/// network's playouts draw so, role by role; a playout that must match one of them move for move
+/// draws the same way.
+#[inline]
+pub fn draw_move(rng: &mut SmallRng, n: usize) -> usize {
+    if n > 1 {
+        random_index(rng, n)
+    } else {
+        0
+    }
+}
+
 /// The defaults of [`Game::decisive_playout`] and, `anti` (anti-decisive), of
 /// [`Game::greedy_playout`]: each move of the role in control tried through the trait's methods.
 fn playout_by_trial<G: Game + ?Sized>(

@@ -2,7 +2,7 @@
 //! of the two is chosen at load), and 64 at once, one per bit of a word.
 
 use crate::engine::ones;
-use crate::game::{nth_set_bit, random_index, Captures};
+use crate::game::{draw_move, nth_set_bit, random_index, Captures};
 use rand::rngs::SmallRng;
 use rand::{Rng, RngCore};
 
@@ -13,8 +13,9 @@ use super::*;
 
 impl NetGame {
     /// A random playout from `state` by `method`: uniformly random legal moves for every role (in role
-    /// order, each from its legal moves in move order) until a terminal state, a role without moves, or
-    /// `max_steps` joint moves. Returns the last state and the number of joint moves played.
+    /// order, each drawn by [`draw_move`] from its legal moves in move order) until a terminal state,
+    /// a role without moves, or `max_steps` joint moves. Returns the last state and the number of
+    /// joint moves played.
     pub fn random_playout_with(
         &self,
         method: PlayoutMethod,
@@ -496,12 +497,7 @@ impl NetGame {
                 }
                 return false;
             }
-            // A role with one legal move (the waiting side of a turn-taking game) draws nothing.
-            let j = if count == 1 {
-                slots[0]
-            } else {
-                slots[random_index(rng, count)]
-            } as usize;
+            let j = slots[draw_move(rng, count)] as usize;
             let d = legal[j].does;
             if d != u32::MAX {
                 vals[d as usize] = !0;
@@ -807,13 +803,7 @@ fn pick_random(words: &[u64], rng: &mut SmallRng) -> Option<u32> {
     if count == 0 {
         return None;
     }
-    // One legal move (the waiting side of a turn-taking game) draws nothing.
-    let k = if count == 1 {
-        0
-    } else {
-        random_index(rng, count as usize) as u32
-    };
-    kth_bit(words, k)
+    kth_bit(words, draw_move(rng, count as usize) as u32)
 }
 
 /// The `k`-th set bit of `words` (from 0): its offset from the first word's bit 0.

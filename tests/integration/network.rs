@@ -3,7 +3,7 @@
 //! compares legal sets, states, terminal flags and goals at every step.
 
 use ggp::engine::{BitState, RuleGame};
-use ggp::game::Game;
+use ggp::game::{draw_move, Game};
 use ggp::network::{NetGame, NetMove};
 use ggp::syntax::parse_kif;
 use rand::rngs::SmallRng;
@@ -169,10 +169,17 @@ fn batch_playouts_from_different_states_score_each_lane_as_its_own_state() {
         let mut rng = SmallRng::seed_from_u64(7);
         let mut buf = Vec::new();
         let initial = net.initial_state();
-        let a = net.random_playout(&initial, &mut rng, &mut buf, depth_a).0;
-        let b = net.random_playout(&initial, &mut rng, &mut buf, depth_b).0;
-        let ended = net.random_playout(&initial, &mut rng, &mut buf, 1000).0;
-        assert!(net.is_terminal(&ended) && !net.is_terminal(&a) && !net.is_terminal(&b));
+        // The first playouts of each depth that end where the test needs them (not on the draws
+        // of one seed).
+        let mut play_until = |depth: u32, terminal: bool| {
+            (0..100)
+                .map(|_| net.random_playout(&initial, &mut rng, &mut buf, depth).0)
+                .find(|s| net.is_terminal(s) == terminal)
+                .unwrap_or_else(|| panic!("{name}: no playout of {depth} moves ends so"))
+        };
+        let a = play_until(depth_a, false);
+        let b = play_until(depth_b, false);
+        let ended = play_until(1000, true);
         // Lane 0 starts terminal; then a and b alternate.
         let state_of = |k: usize| match k {
             0 => &ended,
@@ -445,7 +452,7 @@ fn winning_playout_by_moves(
             if buf.is_empty() {
                 break 'play;
             }
-            joint.push(buf[rng.gen_range(0..buf.len())]);
+            joint.push(buf[draw_move(rng, buf.len())]);
             legal.push(buf.clone());
         }
         'roles: for r in 0..roles {
@@ -718,9 +725,10 @@ fn capture_tables_tell_exactly_which_moves_take_a_piece() {
     }
 }
 
-/// connectFourSimultaneous: the roles that can win in one move at `s`, each role trying its moves
-/// with the other playing its first (the two drop on different boards, so the other's move does
-/// not matter).
+/// connectFourSimultaneous: the roles that can end the game with a line of theirs in one move at
+/// `s`, each role trying its moves with the other playing its first (the two drop on different
+/// boards, so the other's move cannot block; goal 50 counts, as the other's first move may be a
+/// win of its own).
 fn simultaneous_winners(net: &NetGame, s: &BitState) -> Vec<usize> {
     let (mut mine, mut theirs) = (Vec::new(), Vec::new());
     (0..2)
@@ -733,16 +741,21 @@ fn simultaneous_winners(net: &NetGame, s: &BitState) -> Vec<usize> {
                     joint.swap(0, 1);
                 }
                 let after = net.next_state(s, &joint);
-                net.is_terminal(&after) && net.goal(&after, r) == 100
+                net.is_terminal(&after) && net.goal(&after, r) >= 50
             })
         })
         .collect()
 }
 
-/// With simultaneous moves the network's greedy playout tries every role's moves: a role that can
-/// win at once does, and a joint move after which a role could win at once is drawn again while
-/// the other role has moves left, so greedy steps hand over far fewer wins than random ones (a
-/// third at most: 10 against 38 when written; a double threat cannot be answered).
+/// With simultaneous moves the network's greedy playout tries every role's moves: a role that
+/// alone can win at once does, and a joint move after which a role could win at once is drawn
+/// again while the other role has moves left, so greedy steps hand over far fewer wins than random
+/// ones (at most half; about 0.3 over eight seeds of 2,000 positions when written).
+///
+/// Where both roles can win at once, a win is checked against a second draw of the other's move
+/// (see the matching-pennies test below), and that draw may be the other's own win, which makes the
+/// game a draw at 50: the move then does not count as a win, and both wins can be missed in the same
+/// step. Such positions end the game in most steps (96% when written), not in all.
 #[test]
 fn a_greedy_playout_with_simultaneous_moves_takes_wins_and_seldom_hands_them_over() {
     let name = "connectFourSimultaneous";
@@ -751,7 +764,8 @@ fn a_greedy_playout_with_simultaneous_moves_takes_wins_and_seldom_hands_them_ove
     let mut rng = SmallRng::seed_from_u64(13);
     let mut buf = Vec::new();
     let (mut wins, mut quiet, mut greedy_gave, mut random_gave) = (0, 0, 0, 0);
-    for _ in 0..600 {
+    let (mut both, mut both_ended) = (0, 0);
+    for _ in 0..2000 {
         let moves = rng.gen_range(0..40);
         let (s, _) = net.random_playout(&net.initial_state(), &mut rng, &mut buf, moves);
         if net.is_terminal(&s) {
@@ -760,16 +774,23 @@ fn a_greedy_playout_with_simultaneous_moves_takes_wins_and_seldom_hands_them_ove
         let winners = simultaneous_winners(&net, &s);
         let (after, steps) = net.greedy_playout(&s, &mut rng, &mut buf, 1);
         assert_eq!(steps, 1, "{:?}", net.state_facts(&s));
-        if !winners.is_empty() {
-            wins += 1;
-            assert!(
-                net.is_terminal(&after) && winners.iter().any(|&r| net.goal(&after, r) >= 50),
-                "a win in one was not taken from {:?}",
-                net.state_facts(&s)
-            );
-            continue;
+        match winners.len() {
+            2 => {
+                both += 1;
+                both_ended += usize::from(net.is_terminal(&after));
+                continue;
+            }
+            1 => {
+                wins += 1;
+                assert!(
+                    net.is_terminal(&after) && net.goal(&after, winners[0]) >= 50,
+                    "a win in one was not taken from {:?}",
+                    net.state_facts(&s)
+                );
+                continue;
+            }
+            _ => quiet += 1,
         }
-        quiet += 1;
         if !net.is_terminal(&after) && !simultaneous_winners(&net, &after).is_empty() {
             greedy_gave += 1;
         }
@@ -778,9 +799,16 @@ fn a_greedy_playout_with_simultaneous_moves_takes_wins_and_seldom_hands_them_ove
             random_gave += 1;
         }
     }
-    assert!(wins >= 10, "only {wins} positions with a win in one");
     assert!(
-        random_gave >= 20 && greedy_gave * 3 <= random_gave,
+        wins >= 50,
+        "only {wins} positions with one role's win in one"
+    );
+    assert!(
+        both >= 20 && both_ended * 5 >= both * 4,
+        "of {both} positions where both roles win in one, {both_ended} ended"
+    );
+    assert!(
+        random_gave >= 50 && greedy_gave * 2 <= random_gave,
         "of {quiet} positions, greedy steps handed over a win {greedy_gave} times, random ones \
          {random_gave}"
     );

@@ -6,7 +6,7 @@
 //! legal moves in move order) must end there too.
 
 use ggp::engine::RuleGame;
-use ggp::game::Game;
+use ggp::game::{draw_move, Game};
 use ggp::network::{NetGame, PlayoutMethod};
 use ggp::syntax::parse_kif;
 use rand::rngs::SmallRng;
@@ -104,7 +104,7 @@ fn datalog_playout(g: &RuleGame, rng: &mut SmallRng, max_steps: u32) -> (Vec<Str
             if buf.is_empty() {
                 break 'play;
             }
-            joint.push(buf[rng.gen_range(0..buf.len())]);
+            joint.push(buf[draw_move(rng, buf.len())]);
         }
         s = g.next_state(&s, &joint);
         steps += 1;
