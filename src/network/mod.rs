@@ -498,15 +498,16 @@ impl NetGame {
     }
 
     /// Times both playout methods on the same random playouts from the initial state (at most 1000
-    /// moves a playout, fewer in a large network: see `probe_steps`) and returns the faster: change propagation wins when a move changes a small part
-    /// of the network, a full pass when a move changes much of it.
+    /// moves a playout, fewer in a large network: see `probe_steps`) and returns the faster: change
+    /// propagation wins when a move changes a small part of the network, a full pass when a move
+    /// changes much of it.
     ///
     /// The timing is made robust against a busy machine: the methods alternate in short rounds on the
     /// same playouts, the first round only warms the code up, each method keeps its best round after
-    /// it (another process can only slow a round down), and
-    /// the full pass must win by 10% (a wrong choice then costs at most that): with a step and cone
-    /// compiled for each move, Connect Four's passes are about 1.3 times as fast as propagation, and
-    /// the 20% asked before left the choice to the machine's noise. About 10-40 ms in all.
+    /// it (another process can only slow a round down), and the full pass must win by 10% (a wrong
+    /// choice then costs at most that): with a step and cone compiled for each move, Connect Four's
+    /// passes are about 1.3 times as fast as propagation, and the 20% asked before left the choice to
+    /// the machine's noise. About 10-40 ms in all.
     fn fastest_method(&self) -> PlayoutMethod {
         // The first round warms the code up and is not counted: reversi's compiled steps (130 of
         // them) ran their first playouts 1.5 to 2 times as slowly as their fourth, which left the
