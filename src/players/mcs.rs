@@ -326,7 +326,15 @@ mod tests {
             assert_eq!(g.show_move(&c.mv), "mark(1,3)", "speedup {speedup}");
             let sims = c.stats.simulations;
             assert!(sims > 0);
-            assert_eq!(u64::from(g.playouts()), sims, "each simulation one playout");
+            // The game counts a playout where it ends, the player where it gets the result: the
+            // deadline may cut a batch after some of its playouts, or come just after a playout
+            // played in stretches reached the end, and those the player rightly leaves uncounted.
+            let played = u64::from(g.playouts());
+            let cut = if batched { BATCH as u64 - 1 } else { 1 };
+            assert!(
+                (sims..=sims + cut).contains(&played),
+                "each simulation one playout: {sims} simulations, {played} playouts"
+            );
             if batched {
                 assert_eq!(sims % BATCH as u64, 0, "whole batches: {sims}");
             }
