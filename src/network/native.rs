@@ -158,6 +158,8 @@ fn host_module(branches: bool) -> Option<JITModule> {
     };
     flags.set("regalloc_algorithm", regalloc).ok()?;
     flags.set("is_pic", "false").ok()?;
+    // The verifier checks Cranelift's own work, on every function: a tenth of a load's compiling.
+    flags.set("enable_verifier", "false").ok()?;
     let isa = cranelift_native::builder()
         .ok()?
         .finish(settings::Flags::new(flags))

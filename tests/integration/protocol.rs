@@ -244,12 +244,14 @@ fn tic_tac_toe_between_two_servers() {
 
 #[test]
 fn connect_four_between_two_servers() {
-    let a = serve(&["--player", "mcs", "--margin", "0.2"]);
+    // Half the clock is margin: a busy machine may delay an answer on its way by a few hundred
+    // milliseconds, and the test is that the server aims inside its clock, not at the machine's speed.
+    let a = serve(&["--player", "mcs", "--margin", "0.5"]);
     let b = serve(&["--player", "random"]);
     let (out, record) = referee(
         "connectFour.kif",
         &[format!("red={}", a.url), format!("black={}", b.url)],
-        ("10", "0.5"),
+        ("10", "1"),
         &[],
     );
     check_record("connectFour.kif", &record);
@@ -258,14 +260,14 @@ fn connect_four_between_two_servers() {
         "{out}"
     );
     // The searching server answers within the play clock itself, not just within the grace second:
-    // `Step N: red plays (drop 4) in 0.312s of 0.50s`.
+    // `Step N: red plays (drop 4) in 0.412s of 1.00s`.
     let times: Vec<f64> = out
         .lines()
         .filter(|l| l.contains(": red plays"))
         .filter_map(|l| l.split(" in ").nth(1)?.split('s').next()?.parse().ok())
         .collect();
     assert!(times.len() >= 4, "{out}");
-    assert!(times.iter().all(|&t| t < 0.5), "{times:?}");
+    assert!(times.iter().all(|&t| t < 1.0), "{times:?}");
     assert!(
         times.iter().any(|&t| t > 0.1),
         "it used its clock: {times:?}"

@@ -87,16 +87,10 @@ fn mcts_takes_an_immediate_win_and_blocks_an_immediate_loss() {
 #[test]
 fn the_tree_is_kept_for_the_state_actually_reached() {
     let g = Connect4::new(6, 7).unwrap();
-    let mut p = MctsPlayer::new(1);
+    // A simulation limit, not a clock: a busy machine may leave a short clock no walk at all.
+    let mut p = MctsPlayer::new(1).with_simulation_limit(2_000);
     let s = g.initial_state();
-    let c = p
-        .choose(&Ask::new(
-            &g,
-            &s,
-            0,
-            Deadline::after(Duration::from_millis(100)),
-        ))
-        .unwrap();
+    let c = p.choose(&Ask::new(&g, &s, 0, far())).unwrap();
     let after = g.play(&s, 0, &c.mv);
     let known = p.trees[0]
         .children_of(0)
