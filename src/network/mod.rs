@@ -122,6 +122,8 @@ struct PropScratch {
     back_flips: Vec<u64>,
     cands: Vec<u32>,
     threats: Vec<u64>,
+    /// The propositions a turn's writes flip (see [`steps::TurnWrites`]).
+    turn_flips: Vec<u32>,
 }
 
 thread_local! {
@@ -144,6 +146,7 @@ thread_local! {
         back_flips: Vec::new(),
         cands: Vec::new(),
         threats: Vec::new(),
+        turn_flips: Vec::new(),
     }) };
 }
 
@@ -190,6 +193,8 @@ pub struct NetGame {
     wins: std::sync::OnceLock<wins::Wins>,
     /// Which moves may block a win, found when a blocking playout first asks (`None`: too large).
     blocks: std::sync::OnceLock<Option<blocks::Blocks>>,
+    /// The turns propagation plays by their writes alone, found when a playout first asks.
+    turn_writes: std::sync::OnceLock<steps::TurnWrites>,
     /// The full passes as machine code and the playout method chosen with them, once compiled (see
     /// `passes`); shared with the thread that compiles them.
     native: std::sync::Arc<std::sync::OnceLock<Compiled>>,
@@ -489,6 +494,7 @@ impl NetGame {
             goal_gates,
             wins: std::sync::OnceLock::new(),
             blocks: std::sync::OnceLock::new(),
+            turn_writes: std::sync::OnceLock::new(),
             native: Default::default(),
             method_fixed: false,
             net,
@@ -513,6 +519,8 @@ impl NetGame {
         // them) ran their first playouts 1.5 to 2 times as slowly as their fourth, which left the
         // full pass within the 10% margin in 1 load of 3 though it plays 1.6 times as fast.
         const ROUNDS: usize = 10;
+        // Propagation finds its turns' writes at its first playout: not inside a timed round.
+        self.turn_writes.get_or_init(|| self.turn_writes());
         let start = self.initial_state();
         let mut best = [f64::INFINITY; 2];
         let methods = [PlayoutMethod::FullPass, PlayoutMethod::Propagate];

@@ -140,8 +140,11 @@ impl NetGame {
                 back_flips,
                 cands,
                 threats,
+                turn_flips,
                 ..
             } = &mut *s;
+            // The winning playouts try each step's inputs, so they take every step the long way.
+            let turns = (!WINS).then(|| self.turn_writes.get_or_init(|| self.turn_writes()));
             if **snap_state != *state.words() {
                 snap.clear();
                 snap.extend_from_slice(w);
@@ -173,6 +176,22 @@ impl NetGame {
                 }
                 if chosen.len() < roles {
                     break;
+                }
+                // A turn that only writes constants and literals propagation keeps: its flips
+                // straight away, every literal read before any flips.
+                if let Some(writes) = turns.and_then(|t| t.of(chosen)) {
+                    turn_flips.clear();
+                    for pair in writes.chunks_exact(2) {
+                        let (p, l) = (pair[0] + 1, pair[1]);
+                        if prop::lit(w, l) != prop::lit(w, p << 1) {
+                            turn_flips.push(p);
+                        }
+                    }
+                    for &node in turn_flips.iter() {
+                        fan.flip(w, frames, lbits, node);
+                    }
+                    steps += 1;
+                    continue;
                 }
                 // The last joint move stays set until now (legal, goal and terminal do not read it), so
                 // a role that plays the same input again (a `noop`, often) changes nothing. Every new

@@ -296,6 +296,12 @@ impl Fanout {
         }
     }
 
+    /// Whether gate `g` (by gate index) leaves an input out of its count, so that its word does not
+    /// hold the gate's value.
+    pub(crate) fn skips(&self, g: u32) -> bool {
+        self.skip.get(g as usize).is_some_and(|&l| l != NO_GUARD)
+    }
+
     /// The stack size [`Fanout::flip`] needs.
     pub(crate) fn frames_needed(&self) -> usize {
         self.start.len() + 1

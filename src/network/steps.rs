@@ -291,6 +291,98 @@ impl NetGame {
         kept: &mut Vec<NetLit>,
         inputs: &mut Vec<NetLit>,
     ) -> (Vec<PassGate>, Vec<u32>, Vec<u32>) {
+        let (mut gates, next, set) = self.fold_moves(role, output, sub, kept, inputs);
+        gates.extend(self.next_gates(&next, Some(&set), inputs));
+        let written = (0..next.len())
+            .filter(|&p| writes(p, next[p]))
+            .map(|p| p as u32)
+            .collect();
+        let fixed = (0..next.len())
+            .filter(|&p| writes(p, next[p]) && (next[p] >> 1) as usize <= next.len())
+            .map(|p| p as u32)
+            .collect();
+        (gates, written, fixed)
+    }
+
+    /// The writes of each turn that are all constants or literals of the state part, by the `does`
+    /// input of the turn's move (see [`TurnWrites`]).
+    pub(super) fn turn_writes(&self) -> TurnWrites {
+        let n = &self.net;
+        let np = n.props.len();
+        let inputs_of_moves: usize = self.pass[self.pass_state..]
+            .iter()
+            .map(|g| (g.end - g.start) as usize)
+            .sum();
+        let outputs: usize = n.legal.iter().map(Vec::len).sum();
+        let mut out = TurnWrites {
+            first: 1 + np as u32,
+            start: vec![NO_WRITES; n.first_gate - 1 - np],
+            writes: Vec::new(),
+            noop: n
+                .legal
+                .iter()
+                .zip(&self.noop_out)
+                .map(|(legal, &j)| legal.get(j as usize).map_or(NO_NOOP, |o| o.does))
+                .collect(),
+        };
+        if outputs.saturating_mul(inputs_of_moves.max(1)) > FOLD_WORK
+            || out.noop.iter().filter(|&&d| d == NO_NOOP).count() > 1
+        {
+            return out;
+        }
+        // A literal the propagation keeps the value of: a constant, a proposition, or a gate of the
+        // state part in its cone that counts all its inputs (a legal move's gate may leave its guard
+        // out).
+        let state_end = n.first_gate + n.state_gates;
+        let kept_by_propagation = |l: NetLit| {
+            let node = (l >> 1) as usize;
+            node <= np
+                || (n.first_gate..state_end).contains(&node) && {
+                    let g = (node - n.first_gate) as u32;
+                    self.fan.cone().binary_search(&g).is_ok() && !self.fan.skips(g)
+                }
+        };
+        let mut sub = vec![NONE; n.num_nodes];
+        let (mut kept, mut scratch) = (Vec::new(), Vec::new());
+        for (r, legal) in n.legal.iter().enumerate() {
+            let others_pass = (0..n.legal.len()).all(|q| q == r || out.noop[q] != NO_NOOP);
+            if !others_pass {
+                continue;
+            }
+            for (j, o) in legal.iter().enumerate() {
+                let Some(slot) = (o.does as usize)
+                    .checked_sub(out.first as usize)
+                    .and_then(|k| out.start.get_mut(k))
+                else {
+                    continue;
+                };
+                scratch.clear();
+                let (_, next, _) = self.fold_moves(r, j, &mut sub, &mut kept, &mut scratch);
+                let writes: Vec<(u32, NetLit)> = (0..np)
+                    .filter(|&p| writes(p, next[p]))
+                    .map(|p| (p as u32, next[p]))
+                    .collect();
+                if writes.iter().all(|&(_, l)| kept_by_propagation(l)) {
+                    *slot = out.writes.len() as u32;
+                    out.writes.push(writes.len() as u32);
+                    out.writes.extend(writes.iter().flat_map(|&(p, l)| [p, l]));
+                }
+            }
+        }
+        out
+    }
+
+    /// The move gates left when `role` plays its legal output `output` and every other role its
+    /// no-op (every `does` input a constant), each proposition's `next` through them, and the
+    /// `does` inputs set; `sub` is all `NONE` before and after, `kept` scratch.
+    fn fold_moves(
+        &self,
+        role: usize,
+        output: usize,
+        sub: &mut [NetLit],
+        kept: &mut Vec<NetLit>,
+        inputs: &mut Vec<NetLit>,
+    ) -> (Vec<PassGate>, Vec<NetLit>, Vec<u32>) {
         let n = &self.net;
         let resolve = |sub: &[NetLit], l: NetLit| match sub[(l >> 1) as usize] {
             NONE => l,
@@ -354,19 +446,62 @@ impl NetGame {
             }
         }
         let next: Vec<NetLit> = n.next.iter().map(|&l| resolve(sub, l)).collect();
-        gates.extend(self.next_gates(&next, Some(&set), inputs));
         for t in touched {
             sub[t as usize] = NONE;
         }
-        let written = (0..next.len())
-            .filter(|&p| writes(p, next[p]))
-            .map(|p| p as u32)
-            .collect();
-        let fixed = (0..next.len())
-            .filter(|&p| writes(p, next[p]) && (next[p] >> 1) as usize <= next.len())
-            .map(|p| p as u32)
-            .collect();
-        (gates, written, fixed)
+        (gates, next, set)
+    }
+}
+
+/// No turn's writes for a `does` input.
+const NO_WRITES: u32 = u32::MAX;
+
+/// A role without a no-op.
+const NO_NOOP: u32 = u32::MAX - 1;
+
+/// The turns whose step is only writes of constants and of literals that propagation keeps up to
+/// date: a turn-taking game's move sets the squares it empties and fills to constants, and many
+/// games' moves are nothing else. Such a step is played without its `does` input: each written
+/// proposition whose literal differs from its value flips, and the input's way through the move
+/// gates (on, and off again at the next step) is not taken. In breakthrough that way is as long as
+/// the flips' own.
+#[derive(Clone, Debug, Default)]
+pub(super) struct TurnWrites {
+    /// The node of the first `does` input.
+    first: u32,
+    /// Per `does` input (from `first`), where its writes start in `writes`, or [`NO_WRITES`].
+    start: Vec<u32>,
+    /// At each start, the number of writes, then each write as `proposition, literal`.
+    writes: Vec<u32>,
+    /// Per role, the `does` input of its no-op (`u32::MAX` where nothing reads it), or [`NO_NOOP`].
+    noop: Vec<u32>,
+}
+
+impl TurnWrites {
+    /// The writes of the joint move of `does` inputs `chosen` (one per role, `u32::MAX` for a move
+    /// nothing reads), as `proposition, literal` pairs: where every role but one plays its no-op
+    /// and that one's move has such writes.
+    #[inline]
+    pub(super) fn of(&self, chosen: &[u32]) -> Option<&[u32]> {
+        let mut mover = None;
+        for (&d, &noop) in chosen.iter().zip(&self.noop) {
+            if d != noop {
+                if mover.is_some() {
+                    return None;
+                }
+                mover = Some(d);
+            }
+        }
+        let k = mover?.checked_sub(self.first)? as usize;
+        let at = *self.start.get(k)? as usize;
+        let count = *self.writes.get(at)? as usize;
+        self.writes.get(at + 1..at + 1 + 2 * count)
+    }
+
+    /// How many `does` inputs have writes.
+    #[cfg(test)]
+    pub(super) fn len(&self) -> usize {
+        self.start.iter().filter(|&&s| s != NO_WRITES).count()
     }
 }
 
@@ -511,6 +646,19 @@ mod tests {
         assert!(g.set_compiled(true));
         let mut rng = SmallRng::seed_from_u64(3);
         assert!(g.check_compiled(&mut rng, 2, 20).expect("as interpreted") > 0);
+    }
+
+    #[test]
+    fn turns_are_played_by_their_writes_where_the_others_pass() {
+        // Tic-tac-toe: each mark fills its cell (a constant) and hands over control (a
+        // proposition), so all nine marks of each role are writes alone.
+        let g = tic_tac_toe();
+        assert_eq!(g.turn_writes().len(), 18);
+        // Rock-paper-scissors: no role has a no-op, so no move is a turn.
+        let program =
+            crate::syntax::parse_infix(include_str!("../../games/roshambo.gdl")).expect("parses");
+        let g = NetGame::from_program(&program, "test").expect("grounds");
+        assert_eq!(g.turn_writes().len(), 0);
     }
 
     #[test]

@@ -87,6 +87,9 @@ fn full_pass_and_propagation_give_the_same_playouts() {
         ("pentago", 10),
         ("chineseCheckers4", 5),
         ("nineBoardTicTacToe", 20),
+        // Played by propagation, most turns by their writes alone.
+        ("speedChess", 2),
+        ("hex", 3),
     ] {
         methods_agree(name, &other, n);
     }
