@@ -362,7 +362,9 @@ impl NetGame {
                     .filter(|&p| writes(p, next[p]))
                     .map(|p| (p as u32, next[p]))
                     .collect();
-                if writes.iter().all(|&(_, l)| kept_by_propagation(l)) {
+                if writes.len() <= TURN_WRITES
+                    && writes.iter().all(|&(_, l)| kept_by_propagation(l))
+                {
                     *slot = out.writes.len() as u32;
                     out.writes.push(writes.len() as u32);
                     out.writes.extend(writes.iter().flat_map(|&(p, l)| [p, l]));
@@ -452,6 +454,11 @@ impl NetGame {
         (gates, next, set)
     }
 }
+
+/// The most propositions a turn played by its writes may write: each is read at every such turn,
+/// where the move gates' way reaches only those that change (a move in breakthrough writes five or
+/// six).
+const TURN_WRITES: usize = 8;
 
 /// No turn's writes for a `does` input.
 const NO_WRITES: u32 = u32::MAX;
