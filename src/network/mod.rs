@@ -124,6 +124,12 @@ struct PropScratch {
     threats: Vec<u64>,
     /// The propositions a turn's writes flip (see [`steps::TurnWrites`]).
     turn_flips: Vec<u32>,
+    /// Whether the move part's words and the pending bits are stale: turns played by their writes
+    /// flip through the state part alone (see [`prop::Fanout::flip_state`]); whatever reads or
+    /// sets the move part syncs it first ([`NetGame::sync_moves`]).
+    moves_stale: bool,
+    /// Whether they were stale in the saved words (`snap`).
+    snap_stale: bool,
 }
 
 thread_local! {
@@ -147,6 +153,8 @@ thread_local! {
         cands: Vec::new(),
         threats: Vec::new(),
         turn_flips: Vec::new(),
+        moves_stale: false,
+        snap_stale: false,
     }) };
 }
 

@@ -141,6 +141,8 @@ impl NetGame {
                 cands,
                 threats,
                 turn_flips,
+                moves_stale,
+                snap_stale,
                 ..
             } = &mut *s;
             // The winning playouts try each step's inputs, so they take every step the long way.
@@ -152,6 +154,7 @@ impl NetGame {
                 lsnap.extend_from_slice(lbits);
                 snap_state.clear();
                 snap_state.extend_from_slice(state.words());
+                *snap_stale = *moves_stale;
             }
             *goals_fresh = false;
             played.clear();
@@ -178,7 +181,8 @@ impl NetGame {
                     break;
                 }
                 // A turn that only writes constants and literals propagation keeps: its flips
-                // straight away, every literal read before any flips.
+                // straight away, every literal read before any flips, through the state part
+                // alone (the move part is not read until a turn is played the long way).
                 if let Some(writes) = turns.and_then(|t| t.of(chosen)) {
                     turn_flips.clear();
                     for pair in writes.chunks_exact(2) {
@@ -188,10 +192,15 @@ impl NetGame {
                         }
                     }
                     for &node in turn_flips.iter() {
-                        fan.flip(w, frames, lbits, node);
+                        fan.flip_state(w, frames, lbits, node);
                     }
+                    *moves_stale = true;
                     steps += 1;
                     continue;
+                }
+                if *moves_stale {
+                    fan.sync_moves(n, w, lbits);
+                    *moves_stale = false;
                 }
                 // The last joint move stays set until now (legal, goal and terminal do not read it), so
                 // a role that plays the same input again (a `noop`, often) changes nothing. Every new
@@ -251,6 +260,10 @@ impl NetGame {
                 steps += 1;
             }
             // Between playouts no input is played.
+            if *moves_stale && played.iter().any(|&d| d != u32::MAX) {
+                fan.sync_moves(n, w, lbits);
+                *moves_stale = false;
+            }
             for &d in played.iter() {
                 if d != u32::MAX {
                     fan.flip(w, frames, lbits, d);

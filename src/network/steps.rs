@@ -669,6 +669,45 @@ mod tests {
     }
 
     #[test]
+    fn turns_played_by_their_writes_leave_the_move_part_stale_until_synced() {
+        let g = tic_tac_toe();
+        let start = g.initial_state();
+        let mut rng = SmallRng::seed_from_u64(5);
+        let (state, steps) = g.random_playout_with(PlayoutMethod::Propagate, &start, &mut rng, 3);
+        assert_eq!(steps, 3);
+        let (mut words, mut lbits) = (Vec::new(), Vec::new());
+        g.fan.load(&g.net, &mut words, &mut lbits, |p| state.get(p));
+        PROP.with(|s| {
+            let mut s = s.borrow_mut();
+            assert_eq!(*s.at, *state.words());
+            // Three marks by their writes: the frame gates and pending bits still show the start.
+            assert!(s.moves_stale);
+            assert!(s.words != words || s.lbits != lbits);
+            g.sync_moves(&mut s);
+            assert!(!s.moves_stale);
+            assert_eq!(s.words, words);
+            assert_eq!(s.lbits, lbits);
+        });
+        // And the next state read off the writes is the one the long way gives.
+        let mut by_pass = tic_tac_toe();
+        by_pass.set_playout_method(PlayoutMethod::FullPass);
+        let mut legal = Vec::new();
+        let joint: Vec<NetMove> = (0..g.net.legal.len())
+            .map(|r| {
+                g.legal_moves(&state, r, &mut legal);
+                legal[legal.len() - 1]
+            })
+            .collect();
+        let before = g.with_prop(&state, |s| s.words.clone());
+        assert_eq!(
+            g.with_prop(&state, |s| g.prop_next(s, &joint)),
+            by_pass.next_state(&state, &joint)
+        );
+        // Read off the words, which stay as they were.
+        assert_eq!(g.with_prop(&state, |s| s.words.clone()), before);
+    }
+
+    #[test]
     fn a_negated_gate_left_with_one_input_is_that_input_negated() {
         // The grounder stores no gate negated (an OR is an AND read negated); stored negated and
         // read negated, every move gate computes what it did, so the steps must not change.

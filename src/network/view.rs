@@ -58,6 +58,7 @@ impl NetGame {
         if from_snap < from_at && self.few(from_snap) {
             s.words.copy_from_slice(&s.snap);
             s.lbits.copy_from_slice(&s.lsnap);
+            s.moves_stale = s.snap_stale;
             s.at.clear();
             s.at.extend_from_slice(&s.snap_state);
         }
@@ -67,14 +68,20 @@ impl NetGame {
                 frames,
                 lbits,
                 at,
+                moves_stale,
                 ..
             } = s;
+            // With the move part stale, the state part alone is moved: cheaper, and it stays stale.
             for (i, (&a, &b)) in at.iter().zip(target).enumerate() {
                 let mut x = a ^ b;
                 while x != 0 {
                     let p = i * 64 + x.trailing_zeros() as usize;
                     x &= x - 1;
-                    self.fan.flip(words, frames, lbits, 1 + p as u32);
+                    if *moves_stale {
+                        self.fan.flip_state(words, frames, lbits, 1 + p as u32);
+                    } else {
+                        self.fan.flip(words, frames, lbits, 1 + p as u32);
+                    }
                 }
             }
         } else if *s.at != *target || !fresh {
@@ -84,11 +91,22 @@ impl NetGame {
             s.frames
                 .resize(self.fan.frames_needed(), prop::Frame::default());
             s.game = self.id;
+            s.moves_stale = false;
             // The saved words belong to whatever game was here before.
             s.snap_state.clear();
         }
         s.at.clear();
         s.at.extend_from_slice(target);
+    }
+
+    /// Brings the move part's words and the pending bits up to date when turns played by their
+    /// writes left them stale.
+    #[inline]
+    pub(super) fn sync_moves(&self, s: &mut PropScratch) {
+        if s.moves_stale {
+            self.fan.sync_moves(&self.net, &mut s.words, &mut s.lbits);
+            s.moves_stale = false;
+        }
     }
 
     /// Whether flipping `differ` propositions is likely cheaper than a load.
@@ -178,6 +196,28 @@ impl NetGame {
 
     /// The state after `joint` from the state the words hold; the words hold that state again after.
     pub(super) fn prop_next(&self, s: &mut PropScratch, joint: &[NetMove]) -> BitState {
+        // A turn played by its writes reads them off the words as they are: no input goes on, and
+        // the move part may stay stale.
+        let turns = self.turn_writes.get_or_init(|| self.turn_writes());
+        s.chosen.clear();
+        s.chosen.extend(joint.iter().enumerate().map(|(r, m)| {
+            let does = self.does_of.get(r).and_then(|v| v.get(m.0 as usize));
+            does.copied().unwrap_or(u32::MAX)
+        }));
+        if joint.len() == self.net.legal.len() {
+            if let Some(writes) = turns.of(&s.chosen) {
+                let mut out = BitState::from_words(&s.at);
+                let words = out.words_mut();
+                for pair in writes.chunks_exact(2) {
+                    let (p, value) = (pair[0] as usize, u64::from(prop::lit(&s.words, pair[1])));
+                    if let Some(x) = words.get_mut(p / 64) {
+                        *x = *x & !(1 << (p % 64)) | value << (p % 64);
+                    }
+                }
+                return out;
+            }
+        }
+        self.sync_moves(s);
         let PropScratch {
             words,
             frames,
