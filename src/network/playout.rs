@@ -181,8 +181,8 @@ impl NetGame {
                     break;
                 }
                 // A turn that only writes constants and literals propagation keeps: its flips
-                // straight away, every literal read before any flips, through the state part
-                // alone (the move part is not read until a turn is played the long way).
+                // straight away, every literal read before any flips; through the state part alone
+                // where every turn is so played (the move part is then read by no step).
                 if let Some(writes) = turns.and_then(|t| t.of(chosen)) {
                     turn_flips.clear();
                     for pair in writes.chunks_exact(2) {
@@ -191,10 +191,14 @@ impl NetGame {
                             turn_flips.push(p);
                         }
                     }
-                    for &node in turn_flips.iter() {
-                        fan.flip_state(w, frames, lbits, node);
+                    if turns.is_some_and(|t| t.every_turn) {
+                        flip_state_part(fan, w, frames, lbits, turn_flips);
+                        *moves_stale = true;
+                    } else {
+                        for &node in turn_flips.iter() {
+                            fan.flip(w, frames, lbits, node);
+                        }
                     }
-                    *moves_stale = true;
                     steps += 1;
                     continue;
                 }
@@ -726,6 +730,22 @@ type Words<'a> = (
 struct WinPlay<'a> {
     wins: &'a wins::Wins,
     blocks: Option<Option<&'a blocks::Blocks>>,
+}
+
+/// Flips the proposition nodes `nodes` through the state part alone ([`prop::Fanout::flip_state`]).
+/// Out of line, so that the playout loop holds one inlined copy of the propagation, as it did
+/// before this way existed (the games that never take it keep their loop); a step pays one call.
+#[inline(never)]
+fn flip_state_part(
+    fan: &prop::Fanout,
+    w: &mut [u32],
+    frames: &mut [prop::Frame],
+    lbits: &mut [u64],
+    nodes: &[u32],
+) {
+    for &node in nodes {
+        fan.flip_state(w, frames, lbits, node);
+    }
 }
 
 /// Flips the propositions set in `words` (proposition `p` at bit `p`).
