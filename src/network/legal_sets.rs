@@ -53,8 +53,15 @@ impl LegalSets {
                 uses[(l >> 1) as usize] += 1;
             }
         }
+        // Goals count too: a goal whose body is a legal move's reads that move's gate, and a guard
+        // left out of the gate's count would make the goal hold on another role's turn.
         let outs = net.legal.iter().flatten().map(|o| o.lit);
-        for l in outs.chain(net.next.iter().copied()).chain([net.terminal]) {
+        let goals = net.goals.iter().flatten().map(|&(_, l)| l);
+        for l in outs
+            .chain(goals)
+            .chain(net.next.iter().copied())
+            .chain([net.terminal])
+        {
             uses[(l >> 1) as usize] += 1;
         }
         let mut sets = LegalSets {
@@ -133,6 +140,32 @@ impl LegalSets {
 mod tests {
     use super::*;
     use crate::network::ground::testing::TURNS;
+
+    #[test]
+    fn a_goal_that_reads_a_legal_moves_gate_sees_its_guard() {
+        use crate::game::Game;
+        use crate::network::{NetGame, PlayoutMethod};
+        // White's goal 100 has the body of its `(mark 1)`: one gate for both.
+        let text = TURNS.replace(
+            "(<= (goal ?r 50) (role ?r))",
+            "(<= (goal white 100) (true (control white)) (not (true (marked 1))))
+             (<= (goal white 0) (not (true (control white))))
+             (<= (goal white 0) (true (marked 1)))
+             (<= (goal black 50) (role black))",
+        );
+        let p = crate::syntax::parse_kif(&text).expect("parses");
+        let mut g = NetGame::from_program(&p, "test").expect("grounds");
+        g.set_playout_method(PlayoutMethod::Propagate);
+        let start = g.initial_state();
+        assert_eq!(g.goal(&start, 0), 100);
+        // White marks 2: black's turn, cell 1 still empty, so white's goal is 0.
+        let mut legal = Vec::new();
+        g.legal_moves(&start, 0, &mut legal);
+        let mark2 = legal.iter().find(|&&m| g.move_kif(m) == "(mark 2)");
+        let after = g.play(&start, 0, mark2.expect("white may mark 2"));
+        assert_eq!(g.goal(&after, 0), 0);
+        assert_eq!(g.goal(&after, 1), 50);
+    }
 
     #[test]
     fn the_turn_guards_the_moves_it_enables() {
