@@ -30,7 +30,7 @@ fn the_readme_starts_with_a_play_command_and_the_test_command() {
         commands[0].starts_with("cargo run --release -- "),
         "{commands:?}"
     );
-    assert_eq!(commands[1], "cargo test --release", "{commands:?}");
+    assert_eq!(commands[1], "cargo test --profile ci", "{commands:?}");
 }
 
 #[test]
