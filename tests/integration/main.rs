@@ -1,8 +1,9 @@
 //! Every integration test of the crate, one module per subject, in one test binary.
 //!
-//! One binary rather than one per file because each test binary is linked (with thin LTO) against
-//! the whole library and its dependencies: 33 of them took 20 minutes of a cold CI run's 32 on the
-//! 2-core development machine. Run one subject with `cargo test --profile ci --test integration cli::`.
+//! One binary rather than one per file because each test binary is linked against the whole library
+//! and its dependencies: 33 of them (then built with thin LTO) took 20 minutes of a cold CI run's 32
+//! on the 2-core development machine. Run one subject with
+//! `cargo test --profile ci --test integration cli::`.
 
 mod common;
 
