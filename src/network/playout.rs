@@ -202,10 +202,7 @@ impl NetGame {
                     steps += 1;
                     continue;
                 }
-                if *moves_stale {
-                    fan.sync_moves(n, w, lbits);
-                    *moves_stale = false;
-                }
+                fan.sync_moves(n, w, lbits, moves_stale);
                 // The last joint move stays set until now (legal, goal and terminal do not read it), so
                 // a role that plays the same input again (a `noop`, often) changes nothing. Every new
                 // input goes on before any old one goes off: an OR over several roles' inputs (some
@@ -264,9 +261,8 @@ impl NetGame {
                 steps += 1;
             }
             // Between playouts no input is played.
-            if *moves_stale && played.iter().any(|&d| d != u32::MAX) {
-                fan.sync_moves(n, w, lbits);
-                *moves_stale = false;
+            if played.iter().any(|&d| d != u32::MAX) {
+                fan.sync_moves(n, w, lbits, moves_stale);
             }
             for &d in played.iter() {
                 if d != u32::MAX {

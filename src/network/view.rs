@@ -103,10 +103,8 @@ impl NetGame {
     /// writes left them stale.
     #[inline]
     pub(super) fn sync_moves(&self, s: &mut PropScratch) {
-        if s.moves_stale {
-            self.fan.sync_moves(&self.net, &mut s.words, &mut s.lbits);
-            s.moves_stale = false;
-        }
+        self.fan
+            .sync_moves(&self.net, &mut s.words, &mut s.lbits, &mut s.moves_stale);
     }
 
     /// Whether flipping `differ` propositions is likely cheaper than a load.
