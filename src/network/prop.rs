@@ -107,16 +107,16 @@ impl Fanout {
         // A gate is in the move part when it reads a `does` input or a gate of the move part (the
         // cone is in evaluation order, so its inputs are marked before it).
         let does = 1 + n.props.len()..first;
+        let reads_moves = |l: NetLit, moving: &[bool]| {
+            let node = (l >> 1) as usize;
+            does.contains(&node) || (node >= first && moving[node - first])
+        };
         let mut moving = vec![false; n.gates.len()];
         for &g in &cone {
             let gate = n.gates[g as usize];
-            moving[g as usize] =
-                n.inputs[gate.start as usize..gate.end as usize]
-                    .iter()
-                    .any(|&l| {
-                        let node = (l >> 1) as usize;
-                        does.contains(&node) || (node >= first && moving[node - first])
-                    });
+            moving[g as usize] = n.inputs[gate.start as usize..gate.end as usize]
+                .iter()
+                .any(|&l| reads_moves(l, &moving));
         }
         let moves: Vec<u32> = cone
             .iter()
@@ -153,11 +153,10 @@ impl Fanout {
         );
         // Legal moves and the terminal test never read a `does` input in a well-formed game; where
         // one does, the state part's rows are the whole cone's.
-        let is_moving = |l: NetLit| {
-            let node = (l >> 1) as usize;
-            does.contains(&node) || (node >= first && moving[node - first])
-        };
-        let split = !bit_lit.iter().chain([&n.terminal]).any(|&l| is_moving(l));
+        let split = !bit_lit
+            .iter()
+            .chain([&n.terminal])
+            .any(|&l| reads_moves(l, &moving));
         let state_gates: Vec<u32> = cone
             .iter()
             .copied()

@@ -224,18 +224,13 @@ impl NetGame {
             at,
             ..
         } = s;
-        chosen.clear();
-        for (r, m) in joint.iter().enumerate() {
-            let d = self
-                .does_of
-                .get(r)
-                .and_then(|v| v.get(m.0 as usize))
-                .copied()
-                .unwrap_or(u32::MAX);
-            // An input already set (the same move given twice) stays set once.
-            if d != u32::MAX && prop::lit(words, d << 1) == 0 {
-                self.fan.flip(words, frames, lbits, d);
-                chosen.push(d);
+        // `chosen` keeps the inputs flipped on here, to flip them off again: an input already set
+        // (the same move given twice) stays set once.
+        for d in chosen.iter_mut() {
+            if *d != u32::MAX && prop::lit(words, *d << 1) == 0 {
+                self.fan.flip(words, frames, lbits, *d);
+            } else {
+                *d = u32::MAX;
             }
         }
         // A pending bit says that a proposition's next value differs from its value.
@@ -244,7 +239,7 @@ impl NetGame {
         for (o, &p) in out.words_mut().iter_mut().zip(pending) {
             *o ^= p;
         }
-        for &d in chosen.iter().rev() {
+        for &d in chosen.iter().rev().filter(|&&d| d != u32::MAX) {
             self.fan.flip(words, frames, lbits, d);
         }
         out
