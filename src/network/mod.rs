@@ -94,7 +94,7 @@ thread_local! {
 struct PropScratch {
     game: u64,
     words: Vec<u32>,
-    frames: Vec<prop::Frame>,
+    queue: Vec<prop::Change>,
     /// Each role's legal moves (see [`LegalSets`]), and room to combine a role's groups.
     lbits: Vec<u64>,
     comb: Vec<u64>,
@@ -136,7 +136,7 @@ thread_local! {
     static PROP: RefCell<PropScratch> = const { RefCell::new(PropScratch {
         game: u64::MAX,
         words: Vec::new(),
-        frames: Vec::new(),
+        queue: Vec::new(),
         lbits: Vec::new(),
         comb: Vec::new(),
         chosen: Vec::new(),

@@ -124,7 +124,7 @@ impl NetGame {
             self.move_prop_to(&mut s, state);
             let PropScratch {
                 words: w,
-                frames,
+                queue,
                 lbits,
                 comb,
                 chosen,
@@ -192,11 +192,11 @@ impl NetGame {
                         }
                     }
                     if turns.is_some_and(|t| t.every_turn) {
-                        flip_state_part(fan, w, frames, lbits, turn_flips);
+                        flip_state_part(fan, w, queue, lbits, turn_flips);
                         *moves_stale = true;
                     } else {
                         for &node in turn_flips.iter() {
-                            fan.flip(w, frames, lbits, node);
+                            fan.flip(w, queue, lbits, node);
                         }
                     }
                     steps += 1;
@@ -209,32 +209,32 @@ impl NetGame {
                 // role moved) then stays true instead of flipping twice.
                 for (&old, &new) in played.iter().zip(chosen.iter()) {
                     if old != new && new != u32::MAX {
-                        fan.flip(w, frames, lbits, new);
+                        fan.flip(w, queue, lbits, new);
                     }
                 }
                 for (old, &new) in played.iter_mut().zip(chosen.iter()) {
                     if *old != new {
                         if *old != u32::MAX {
-                            fan.flip(w, frames, lbits, *old);
+                            fan.flip(w, queue, lbits, *old);
                         }
                         *old = new;
                     }
                 }
                 let mut again = false;
                 if let (true, Some(wp)) = (WINS, &wins) {
-                    let winner = self.play_a_win(wp.wins, played, w, frames, lbits, comb, tries);
+                    let winner = self.play_a_win(wp.wins, played, w, queue, lbits, comb, tries);
                     if let (Some(win), Some(blocks), true) = (winner, block, recorded) {
                         if retreat != Retreat::Exhausted {
                             // Back to the last step's state, with its inputs set.
                             for (input, &d) in played.iter_mut().zip(back_inputs.iter()) {
-                                set_input(fan, w, frames, lbits, input, d);
+                                set_input(fan, w, queue, lbits, input, d);
                             }
-                            flip_props(fan, w, frames, lbits, back_flips);
+                            flip_props(fan, w, queue, lbits, back_flips);
                             retreat = self.draw_again(
                                 win,
                                 blocks,
                                 played,
-                                (w, frames, lbits, comb),
+                                (w, queue, lbits, comb),
                                 (cands, threats),
                                 back_flips,
                                 retreat,
@@ -248,7 +248,7 @@ impl NetGame {
                 // The propositions whose `next` differs from their value, all read before any flips.
                 flips.clear();
                 flips.extend_from_slice(&lbits[pw..]);
-                flip_props(fan, w, frames, lbits, flips);
+                flip_props(fan, w, queue, lbits, flips);
                 if WINS && block.is_some() {
                     back_inputs.clear();
                     back_inputs.extend_from_slice(played);
@@ -266,7 +266,7 @@ impl NetGame {
             }
             for &d in played.iter() {
                 if d != u32::MAX {
-                    fan.flip(w, frames, lbits, d);
+                    fan.flip(w, queue, lbits, d);
                 }
             }
             let mut out = BitState::with_words(self.words);
@@ -288,7 +288,7 @@ impl NetGame {
         wins: &wins::Wins,
         played: &mut [u32],
         w: &mut [u32],
-        frames: &mut [prop::Frame],
+        queue: &mut Vec<prop::Change>,
         lbits: &mut [u64],
         comb: &mut Vec<u64>,
         tries: &mut Vec<u32>,
@@ -316,13 +316,13 @@ impl NetGame {
             let drawn = *input;
             let props = &wins.props[r];
             for &d in tries.iter() {
-                set_input(fan, w, frames, lbits, input, d);
+                set_input(fan, w, queue, lbits, input, d);
                 let pending = lbits.get(pw..).unwrap_or(&[]);
                 if pending.iter().zip(props).any(|(&p, &q)| p & q != 0) {
                     return Some((r, d));
                 }
             }
-            set_input(fan, w, frames, lbits, input, drawn);
+            set_input(fan, w, queue, lbits, input, drawn);
         }
         None
     }
@@ -338,7 +338,7 @@ impl NetGame {
         (q, win): (usize, u32),
         blocks: Option<&blocks::Blocks>,
         played: &mut [u32],
-        (w, frames, lbits, comb): Words<'_>,
+        (w, queue, lbits, comb): Words<'_>,
         (cands, threats): (&mut Vec<u32>, &mut Vec<u64>),
         changed: &[u64],
         retreat: Retreat,
@@ -384,7 +384,7 @@ impl NetGame {
         let pw = self.fan.pending_word();
         while !cands.is_empty() {
             let d = cands.swap_remove(rng.gen_range(0..cands.len()));
-            set_input(&self.fan, w, frames, lbits, &mut played[r], d);
+            set_input(&self.fan, w, queue, lbits, &mut played[r], d);
             let pending = lbits.get(pw..).unwrap_or(&[]);
             let may_block = words == 0
                 || threats.chunks(2 * words).all(|t| {
@@ -696,27 +696,27 @@ impl NetGame {
 fn set_input(
     fan: &prop::Fanout,
     w: &mut [u32],
-    frames: &mut [prop::Frame],
+    queue: &mut Vec<prop::Change>,
     lbits: &mut [u64],
     played: &mut u32,
     d: u32,
 ) {
     if *played != d {
         if d != u32::MAX {
-            fan.flip(w, frames, lbits, d);
+            fan.flip(w, queue, lbits, d);
         }
         if *played != u32::MAX {
-            fan.flip(w, frames, lbits, *played);
+            fan.flip(w, queue, lbits, *played);
         }
         *played = d;
     }
 }
 
-/// The words a propagating playout works on: node values, propagation frames, legal and pending
+/// The words a propagating playout works on: node values, propagation queue, legal and pending
 /// bits, and room to combine a role's legal groups.
 type Words<'a> = (
     &'a mut [u32],
-    &'a mut [prop::Frame],
+    &'a mut Vec<prop::Change>,
     &'a mut [u64],
     &'a mut Vec<u64>,
 );
@@ -735,12 +735,12 @@ struct WinPlay<'a> {
 fn flip_state_part(
     fan: &prop::Fanout,
     w: &mut [u32],
-    frames: &mut [prop::Frame],
+    queue: &mut Vec<prop::Change>,
     lbits: &mut [u64],
     nodes: &[u32],
 ) {
     for &node in nodes {
-        fan.flip_state(w, frames, lbits, node);
+        fan.flip_state(w, queue, lbits, node);
     }
 }
 
@@ -749,7 +749,7 @@ fn flip_state_part(
 fn flip_props(
     fan: &prop::Fanout,
     w: &mut [u32],
-    frames: &mut [prop::Frame],
+    queue: &mut Vec<prop::Change>,
     lbits: &mut [u64],
     words: &[u64],
 ) {
@@ -760,7 +760,7 @@ fn flip_props(
         while x != 0 {
             let p = i * 64 + x.trailing_zeros() as usize;
             x &= x - 1;
-            fan.flip(w, frames, lbits, 1 + p as u32);
+            fan.flip(w, queue, lbits, 1 + p as u32);
         }
     }
 }

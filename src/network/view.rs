@@ -65,7 +65,7 @@ impl NetGame {
         if fresh && *s.at != *target && self.few(from_at.min(from_snap)) {
             let PropScratch {
                 words,
-                frames,
+                queue,
                 lbits,
                 at,
                 moves_stale,
@@ -78,18 +78,18 @@ impl NetGame {
                     let p = i * 64 + x.trailing_zeros() as usize;
                     x &= x - 1;
                     if *moves_stale {
-                        self.fan.flip_state(words, frames, lbits, 1 + p as u32);
+                        self.fan.flip_state(words, queue, lbits, 1 + p as u32);
                     } else {
-                        self.fan.flip(words, frames, lbits, 1 + p as u32);
+                        self.fan.flip(words, queue, lbits, 1 + p as u32);
                     }
                 }
             }
         } else if *s.at != *target || !fresh {
             self.fan
                 .load(n, &mut s.words, &mut s.lbits, |p| state.get(p));
-            s.frames.clear();
-            s.frames
-                .resize(self.fan.frames_needed(), prop::Frame::default());
+            s.queue.clear();
+            s.queue
+                .resize(self.fan.queue_len(), prop::Change::default());
             s.game = self.id;
             s.moves_stale = false;
             // The saved words belong to whatever game was here before.
@@ -218,7 +218,7 @@ impl NetGame {
         self.sync_moves(s);
         let PropScratch {
             words,
-            frames,
+            queue,
             lbits,
             chosen,
             at,
@@ -228,7 +228,7 @@ impl NetGame {
         // (the same move given twice) stays set once.
         for d in chosen.iter_mut() {
             if *d != u32::MAX && prop::lit(words, *d << 1) == 0 {
-                self.fan.flip(words, frames, lbits, *d);
+                self.fan.flip(words, queue, lbits, *d);
             } else {
                 *d = u32::MAX;
             }
@@ -240,7 +240,7 @@ impl NetGame {
             *o ^= p;
         }
         for &d in chosen.iter().rev().filter(|&&d| d != u32::MAX) {
-            self.fan.flip(words, frames, lbits, d);
+            self.fan.flip(words, queue, lbits, d);
         }
         out
     }
