@@ -195,9 +195,7 @@ impl NetGame {
                         flip_state_part(fan, w, queue, lbits, turn_flips);
                         *moves_stale = true;
                     } else {
-                        for &node in turn_flips.iter() {
-                            fan.flip(w, queue, lbits, node);
-                        }
+                        fan.flip_all(w, queue, lbits, turn_flips);
                     }
                     steps += 1;
                     continue;
@@ -229,7 +227,7 @@ impl NetGame {
                             for (input, &d) in played.iter_mut().zip(back_inputs.iter()) {
                                 set_input(fan, w, queue, lbits, input, d);
                             }
-                            flip_props(fan, w, queue, lbits, back_flips);
+                            flip_props(fan, w, queue, lbits, back_flips, turn_flips);
                             retreat = self.draw_again(
                                 win,
                                 blocks,
@@ -248,7 +246,7 @@ impl NetGame {
                 // The propositions whose `next` differs from their value, all read before any flips.
                 flips.clear();
                 flips.extend_from_slice(&lbits[pw..]);
-                flip_props(fan, w, queue, lbits, flips);
+                flip_props(fan, w, queue, lbits, flips, turn_flips);
                 if WINS && block.is_some() {
                     back_inputs.clear();
                     back_inputs.extend_from_slice(played);
@@ -739,12 +737,10 @@ fn flip_state_part(
     lbits: &mut [u64],
     nodes: &[u32],
 ) {
-    for &node in nodes {
-        fan.flip_state(w, queue, lbits, node);
-    }
+    fan.flip_state_all(w, queue, lbits, nodes);
 }
 
-/// Flips the propositions set in `words` (proposition `p` at bit `p`).
+/// Flips the propositions set in `words` (proposition `p` at bit `p`), listed in `nodes` first.
 #[inline(always)]
 fn flip_props(
     fan: &prop::Fanout,
@@ -752,17 +748,17 @@ fn flip_props(
     queue: &mut Vec<prop::Change>,
     lbits: &mut [u64],
     words: &[u64],
+    nodes: &mut Vec<u32>,
 ) {
-    // A loop over each word's bits rather than `engine::ones`: through that iterator the
-    // propagation was no longer inlined here, and random playouts lost 5 to 17%.
+    nodes.clear();
     for (i, &word) in words.iter().enumerate() {
         let mut x = word;
         while x != 0 {
-            let p = i * 64 + x.trailing_zeros() as usize;
+            nodes.push(1 + (i * 64) as u32 + x.trailing_zeros());
             x &= x - 1;
-            fan.flip(w, queue, lbits, 1 + p as u32);
         }
     }
+    fan.flip_all(w, queue, lbits, nodes);
 }
 
 /// Where a blocking playout stands with its last step, which let another role win (see

@@ -251,8 +251,9 @@ impl Fanout {
     /// and every count stays within its gate's input count), toggling the bits that changed nodes
     /// follow.
     ///
-    /// `queue` must hold at least [`Fanout::queue_len`] entries (it grows when a propagation needs
-    /// more) and `w` one word per node, as [`Fanout::load`] leaves them; otherwise nothing happens.
+    /// `w` must hold one word per node, as [`Fanout::load`] leaves them (otherwise nothing happens);
+    /// `queue` grows when a propagation needs more room than it has (start it at
+    /// [`Fanout::queue_len`]).
     #[inline]
     pub(crate) fn flip(
         &self,
@@ -261,7 +262,20 @@ impl Fanout {
         lbits: &mut [u64],
         node: u32,
     ) {
-        self.flip_in(&self.full, w, queue, lbits, node);
+        self.flip_in(&self.full, w, queue, lbits, &[node]);
+    }
+
+    /// Flips each of `nodes` (input nodes, in that order) and propagates the changes together, as
+    /// [`Fanout::flip`] does one: one queue for all of them.
+    #[inline]
+    pub(crate) fn flip_all(
+        &self,
+        w: &mut [u32],
+        queue: &mut Vec<Change>,
+        lbits: &mut [u64],
+        nodes: &[u32],
+    ) {
+        self.flip_in(&self.full, w, queue, lbits, nodes);
     }
 
     /// Flips proposition node `node` and propagates the change through the state part alone: the
@@ -277,7 +291,19 @@ impl Fanout {
         lbits: &mut [u64],
         node: u32,
     ) {
-        self.flip_in(&self.state, w, queue, lbits, node);
+        self.flip_in(&self.state, w, queue, lbits, &[node]);
+    }
+
+    /// [`Fanout::flip_all`] through the state part alone (see [`Fanout::flip_state`]).
+    #[inline]
+    pub(crate) fn flip_state_all(
+        &self,
+        w: &mut [u32],
+        queue: &mut Vec<Change>,
+        lbits: &mut [u64],
+        nodes: &[u32],
+    ) {
+        self.flip_in(&self.state, w, queue, lbits, nodes);
     }
 
     /// Where `stale` says [`Fanout::flip_state`] left them stale, sets the move part's words and the
@@ -325,7 +351,7 @@ impl Fanout {
         }
     }
 
-    /// [`Fanout::flip`] through `rows`.
+    /// [`Fanout::flip_all`] through `rows`.
     #[inline(always)]
     fn flip_in(
         &self,
@@ -333,38 +359,46 @@ impl Fanout {
         w: &mut [u32],
         queue: &mut Vec<Change>,
         lbits: &mut [u64],
-        node: u32,
+        roots: &[u32],
     ) {
         let nodes = rows.start.len() - 1;
-        if w.len() != nodes
-            || node as usize >= nodes
-            || queue.len() < self.queue_len()
-            || lbits.len() < self.bit_words()
-        {
+        if w.len() != nodes || lbits.len() < self.bit_words() {
             return;
         }
+        if roots.len() > queue.len() {
+            Self::grow(queue, roots.len());
+        }
+        let (mut q, mut room) = (queue.as_mut_ptr(), queue.len());
         // SAFETY: `new` built `start` with one entry per node plus one, non-decreasing, ending at
         // `edges.len()`, and every edge names a node below `nodes`; `w` has `nodes` words (checked
-        // above). A node's readers go on the queue at `tail..tail + readers`, and the queue is grown
-        // to hold them before they do. `lw` holds bits below `pending + props < 64 * lbits.len()`.
+        // above), and a root is flipped only below `nodes`. The queue holds `room` changes: the roots
+        // fit (grown above), and a node's readers go at `tail..tail + readers`, the queue grown to
+        // hold them first. `lw` holds bits below `pending + props < 64 * lbits.len()`.
         unsafe {
-            let x = w.get_unchecked_mut(node as usize);
-            *x ^= VAL;
-            let mut cur = node as usize;
-            let mut val = *x >> 31;
-            if *x & NOTE != 0 {
-                Self::note(rows, cur, lbits);
+            let mut tail = 0usize;
+            for &node in roots {
+                if let Some(x) = w.get_mut(node as usize) {
+                    *x ^= VAL;
+                    q.add(tail).write(Change(node | (*x & VAL)));
+                    tail += 1;
+                }
             }
-            let (mut head, mut tail) = (0usize, 0usize);
-            loop {
+            let mut head = 0usize;
+            while head < tail {
+                let Change(c) = q.add(head).read();
+                head += 1;
+                let (cur, val) = ((c & !VAL) as usize, c >> 31);
+                if *w.get_unchecked(cur) & NOTE != 0 {
+                    Self::note(rows, cur, lbits);
+                }
                 let (s, e) = (
                     *rows.start.get_unchecked(cur) as usize,
                     *rows.start.get_unchecked(cur + 1) as usize,
                 );
-                if tail + (e - s) > queue.len() {
+                if tail + (e - s) > room {
                     Self::grow(queue, tail + (e - s));
+                    (q, room) = (queue.as_mut_ptr(), queue.len());
                 }
-                let q = queue.as_mut_ptr();
                 // Every reader is written at the queue's tail, which moves on only past those that
                 // changed: no branch on whether one did, which the processor cannot guess. Against a
                 // depth-first walk that branched there, random playouts ran 1.12 times as fast on
@@ -373,31 +407,22 @@ impl Fanout {
                     let lit_true = val ^ (edge & 1);
                     let g = edge >> 1;
                     let x = w.get_unchecked_mut(g as usize);
-                    // One false input fewer when the literal became true, one more when it became
-                    // false.
-                    let mut y = x.wrapping_add(1).wrapping_sub(lit_true << 1);
-                    let nv = u32::from(y & CNT == 0) ^ (y >> 30 & 1);
-                    let changed = nv ^ (y >> 31);
-                    y ^= changed << 31;
+                    // One false input fewer when the literal became true: the reader changes when
+                    // none is left. One more when it became false: it changes when that is the first.
+                    let y = x.wrapping_add(1).wrapping_sub(lit_true << 1);
+                    let changed = u32::from(y & CNT == lit_true ^ 1);
+                    let y = y ^ changed << 31;
                     *x = y;
-                    q.add(tail).write(Change(g | nv << 31));
+                    q.add(tail).write(Change(g | (y & VAL)));
                     tail += changed as usize;
-                }
-                if head == tail {
-                    break;
-                }
-                let Change(c) = *queue.get_unchecked(head);
-                head += 1;
-                (cur, val) = ((c & !VAL) as usize, c >> 31);
-                if *w.get_unchecked(cur) & NOTE != 0 {
-                    Self::note(rows, cur, lbits);
                 }
             }
         }
     }
 
     /// Makes room for `needed` changes on the queue: a network where changes pass on through many
-    /// paths can queue more than one change a node (kept out of line: no corpus game needs it).
+    /// paths can queue more than one change a node (kept out of line: no corpus game's playouts
+    /// need it once the queue starts at [`Fanout::queue_len`]).
     #[cold]
     #[inline(never)]
     fn grow(queue: &mut Vec<Change>, needed: usize) {
@@ -462,4 +487,54 @@ fn csr(keys: usize, pairs: impl Iterator<Item = (usize, u32)> + Clone) -> (Vec<u
 #[inline(always)]
 pub(crate) fn lit(w: &[u32], l: NetLit) -> u32 {
     (w.get((l >> 1) as usize).copied().unwrap_or(0) >> 31) ^ (l & 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::network::NetGame;
+    use rand::rngs::SmallRng;
+    use rand::{Rng, SeedableRng};
+
+    #[test]
+    fn propagation_leaves_the_words_a_fresh_load_gives_growing_its_queue_as_it_needs() {
+        let program =
+            crate::syntax::parse_infix(include_str!("../../games/tictactoe.gdl")).expect("parses");
+        let g = NetGame::from_program(&program, "test").expect("grounds");
+        let (fan, net) = (&g.fan, &g.net);
+        let props = net.props.len();
+        let mut on: Vec<bool> = (0..props)
+            .map(|p| net.initial.contains(&(p as u32)))
+            .collect();
+        let (mut w, mut lbits) = (Vec::new(), Vec::new());
+        fan.load(net, &mut w, &mut lbits, |p| on[p]);
+        // No room at first: the first propagation grows the queue.
+        let mut queue = Vec::new();
+        let mut rng = SmallRng::seed_from_u64(7);
+        for round in 0..200 {
+            // One proposition, or three at once (the same one may come twice: it flips back).
+            let count = if round % 2 == 0 { 1 } else { 3 };
+            let nodes: Vec<u32> = (0..count)
+                .map(|_| 1 + rng.gen_range(0..props) as u32)
+                .collect();
+            for &n in &nodes {
+                on[n as usize - 1] ^= true;
+            }
+            if count == 1 {
+                fan.flip(&mut w, &mut queue, &mut lbits, nodes[0]);
+            } else {
+                fan.flip_all(&mut w, &mut queue, &mut lbits, &nodes);
+            }
+            let (mut fresh, mut fresh_bits) = (Vec::new(), Vec::new());
+            fan.load(net, &mut fresh, &mut fresh_bits, |p| on[p]);
+            assert_eq!(
+                w, fresh,
+                "node words after flipping {nodes:?} (round {round})"
+            );
+            assert_eq!(
+                lbits, fresh_bits,
+                "bits after flipping {nodes:?} (round {round})"
+            );
+        }
+        assert!(!queue.is_empty(), "the queue grew");
+    }
 }
