@@ -122,8 +122,9 @@ struct PropScratch {
     back_flips: Vec<u64>,
     cands: Vec<u32>,
     threats: Vec<u64>,
-    /// The propositions a turn's writes flip (see [`steps::TurnWrites`]).
-    turn_flips: Vec<u32>,
+    /// The proposition nodes flipped together: a turn's writes (see [`steps::TurnWrites`]), a
+    /// step's pending propositions, the move to another state.
+    flip_nodes: Vec<u32>,
     /// Whether the move part's words and the pending bits are stale: turns played by their writes
     /// flip through the state part alone (see [`prop::Fanout::flip_state`]); whatever reads or
     /// sets the move part syncs it first ([`NetGame::sync_moves`]).
@@ -152,7 +153,7 @@ thread_local! {
         back_flips: Vec::new(),
         cands: Vec::new(),
         threats: Vec::new(),
-        turn_flips: Vec::new(),
+        flip_nodes: Vec::new(),
         moves_stale: false,
         snap_stale: false,
     }) };

@@ -140,7 +140,7 @@ impl NetGame {
                 back_flips,
                 cands,
                 threats,
-                turn_flips,
+                flip_nodes,
                 moves_stale,
                 snap_stale,
                 ..
@@ -184,18 +184,18 @@ impl NetGame {
                 // straight away, every literal read before any flips; through the state part alone
                 // where every turn is so played (the move part is then read by no step).
                 if let Some(writes) = turns.and_then(|t| t.of(chosen)) {
-                    turn_flips.clear();
+                    flip_nodes.clear();
                     for pair in writes.chunks_exact(2) {
                         let (p, l) = (pair[0] + 1, pair[1]);
                         if prop::lit(w, l) != prop::lit(w, p << 1) {
-                            turn_flips.push(p);
+                            flip_nodes.push(p);
                         }
                     }
                     if turns.is_some_and(|t| t.every_turn) {
-                        flip_state_part(fan, w, queue, lbits, turn_flips);
+                        flip_state_part(fan, w, queue, lbits, flip_nodes);
                         *moves_stale = true;
                     } else {
-                        fan.flip_all(w, queue, lbits, turn_flips);
+                        fan.flip_all(w, queue, lbits, flip_nodes);
                     }
                     steps += 1;
                     continue;
@@ -203,21 +203,23 @@ impl NetGame {
                 fan.sync_moves(n, w, lbits, moves_stale);
                 // The last joint move stays set until now (legal, goal and terminal do not read it), so
                 // a role that plays the same input again (a `noop`, often) changes nothing. Every new
-                // input goes on before any old one goes off: an OR over several roles' inputs (some
-                // role moved) then stays true instead of flipping twice.
+                // input goes on before any old one goes off (on the queue in that order): an OR over
+                // several roles' inputs (some role moved) then stays true instead of flipping twice.
+                flip_nodes.clear();
                 for (&old, &new) in played.iter().zip(chosen.iter()) {
                     if old != new && new != u32::MAX {
-                        fan.flip(w, queue, lbits, new);
+                        flip_nodes.push(new);
                     }
                 }
                 for (old, &new) in played.iter_mut().zip(chosen.iter()) {
                     if *old != new {
                         if *old != u32::MAX {
-                            fan.flip(w, queue, lbits, *old);
+                            flip_nodes.push(*old);
                         }
                         *old = new;
                     }
                 }
+                fan.flip_all(w, queue, lbits, flip_nodes);
                 let mut again = false;
                 if let (true, Some(wp)) = (WINS, &wins) {
                     let winner = self.play_a_win(wp.wins, played, w, queue, lbits, comb, tries);
@@ -227,7 +229,7 @@ impl NetGame {
                             for (input, &d) in played.iter_mut().zip(back_inputs.iter()) {
                                 set_input(fan, w, queue, lbits, input, d);
                             }
-                            flip_props(fan, w, queue, lbits, back_flips, turn_flips);
+                            flip_props(fan, w, queue, lbits, back_flips, flip_nodes);
                             retreat = self.draw_again(
                                 win,
                                 blocks,
@@ -246,7 +248,7 @@ impl NetGame {
                 // The propositions whose `next` differs from their value, all read before any flips.
                 flips.clear();
                 flips.extend_from_slice(&lbits[pw..]);
-                flip_props(fan, w, queue, lbits, flips, turn_flips);
+                flip_props(fan, w, queue, lbits, flips, flip_nodes);
                 if WINS && block.is_some() {
                     back_inputs.clear();
                     back_inputs.extend_from_slice(played);
@@ -737,7 +739,7 @@ fn flip_state_part(
     lbits: &mut [u64],
     nodes: &[u32],
 ) {
-    fan.flip_state_all(w, queue, lbits, nodes);
+    fan.flip_state(w, queue, lbits, nodes);
 }
 
 /// Flips the propositions set in `words` (proposition `p` at bit `p`), listed in `nodes` first.

@@ -278,25 +278,14 @@ impl Fanout {
         self.flip_in(&self.full, w, queue, lbits, nodes);
     }
 
-    /// Flips proposition node `node` and propagates the change through the state part alone: the
-    /// gates no `does` input reaches and the legal-set bits. The move part's words and the pending
-    /// bits are left as they were, stale until [`Fanout::sync_moves`]; a turn played by its writes
-    /// (see `steps::TurnWrites`) needs neither, and leaving out breakthrough's frame gates makes
-    /// its random playouts about 1.1 times as fast. Same requirements as [`Fanout::flip`].
+    /// Flips proposition nodes `nodes` and propagates the changes through the state part alone (as
+    /// [`Fanout::flip_all`] through the whole cone): the gates no `does` input reaches and the
+    /// legal-set bits. The move part's words and the pending bits are left as they were, stale until
+    /// [`Fanout::sync_moves`]; a turn played by its writes (see `steps::TurnWrites`) needs neither,
+    /// and leaving out breakthrough's frame gates makes its random playouts about 1.1 times as fast.
+    /// Same requirements as [`Fanout::flip`].
     #[inline]
     pub(crate) fn flip_state(
-        &self,
-        w: &mut [u32],
-        queue: &mut Vec<Change>,
-        lbits: &mut [u64],
-        node: u32,
-    ) {
-        self.flip_in(&self.state, w, queue, lbits, &[node]);
-    }
-
-    /// [`Fanout::flip_all`] through the state part alone (see [`Fanout::flip_state`]).
-    #[inline]
-    pub(crate) fn flip_state_all(
         &self,
         w: &mut [u32],
         queue: &mut Vec<Change>,

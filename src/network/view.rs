@@ -69,20 +69,22 @@ impl NetGame {
                 lbits,
                 at,
                 moves_stale,
+                flip_nodes: nodes,
                 ..
             } = s;
-            // With the move part stale, the state part alone is moved: cheaper, and it stays stale.
+            nodes.clear();
             for (i, (&a, &b)) in at.iter().zip(target).enumerate() {
                 let mut x = a ^ b;
                 while x != 0 {
-                    let p = i * 64 + x.trailing_zeros() as usize;
+                    nodes.push(1 + (i * 64) as u32 + x.trailing_zeros());
                     x &= x - 1;
-                    if *moves_stale {
-                        self.fan.flip_state(words, queue, lbits, 1 + p as u32);
-                    } else {
-                        self.fan.flip(words, queue, lbits, 1 + p as u32);
-                    }
                 }
+            }
+            // With the move part stale, the state part alone is moved: cheaper, and it stays stale.
+            if *moves_stale {
+                self.fan.flip_state(words, queue, lbits, nodes);
+            } else {
+                self.fan.flip_all(words, queue, lbits, nodes);
             }
         } else if *s.at != *target || !fresh {
             self.fan
