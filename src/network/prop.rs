@@ -354,29 +354,32 @@ impl Fanout {
         if w.len() != nodes || lbits.len() < self.bit_words() {
             return;
         }
-        if roots.len() > queue.len() {
-            Self::grow(queue, roots.len());
-        }
         let (mut q, mut room) = (queue.as_mut_ptr(), queue.len());
         // SAFETY: `new` built `start` with one entry per node plus one, non-decreasing, ending at
         // `edges.len()`, and every edge names a node below `nodes`; `w` has `nodes` words (checked
-        // above), and a root is flipped only below `nodes`. The queue holds `room` changes: the roots
-        // fit (grown above), and a node's readers go at `tail..tail + readers`, the queue grown to
-        // hold them first. `lw` holds bits below `pending + props < 64 * lbits.len()`.
+        // above), and a root is flipped only below `nodes`. The queue holds `room` changes, and a
+        // node's readers go at `tail..tail + readers`, the queue grown to hold them first. `lw` holds
+        // bits below `pending + props < 64 * lbits.len()`.
         unsafe {
-            let mut tail = 0usize;
-            for &node in roots {
-                if let Some(x) = w.get_mut(node as usize) {
+            // The roots' changes first, in order, straight from `roots` (a root is an input, never a
+            // reader, so each node's changes still pass on in the order they happen); then the
+            // queue's.
+            let (mut next_root, mut head, mut tail) = (0usize, 0usize, 0usize);
+            loop {
+                let (cur, val) = if let Some(&node) = roots.get(next_root) {
+                    next_root += 1;
+                    let Some(x) = w.get_mut(node as usize) else {
+                        continue;
+                    };
                     *x ^= VAL;
-                    q.add(tail).write(Change(node | (*x & VAL)));
-                    tail += 1;
-                }
-            }
-            let mut head = 0usize;
-            while head < tail {
-                let Change(c) = q.add(head).read();
-                head += 1;
-                let (cur, val) = ((c & !VAL) as usize, c >> 31);
+                    (node as usize, *x >> 31)
+                } else if head < tail {
+                    let Change(c) = q.add(head).read();
+                    head += 1;
+                    ((c & !VAL) as usize, c >> 31)
+                } else {
+                    break;
+                };
                 if *w.get_unchecked(cur) & NOTE != 0 {
                     Self::note(rows, cur, lbits);
                 }
