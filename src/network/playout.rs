@@ -753,13 +753,7 @@ fn flip_props(
     nodes: &mut Vec<u32>,
 ) {
     nodes.clear();
-    for (i, &word) in words.iter().enumerate() {
-        let mut x = word;
-        while x != 0 {
-            nodes.push(1 + (i * 64) as u32 + x.trailing_zeros());
-            x &= x - 1;
-        }
-    }
+    prop::push_prop_nodes(words.iter().copied(), nodes);
     fan.flip_all(w, queue, lbits, nodes);
 }
 

@@ -475,6 +475,20 @@ fn csr(keys: usize, pairs: impl Iterator<Item = (usize, u32)> + Clone) -> (Vec<u
     (start, items)
 }
 
+/// Appends to `nodes` the proposition node of every set bit of `words` (proposition `p` at bit `p`
+/// of the bitset, node `1 + p`), in order: the list [`Fanout::flip_all`] and
+/// [`Fanout::flip_state`] take.
+#[inline(always)]
+pub(crate) fn push_prop_nodes(words: impl IntoIterator<Item = u64>, nodes: &mut Vec<u32>) {
+    for (i, word) in words.into_iter().enumerate() {
+        let mut x = word;
+        while x != 0 {
+            nodes.push(1 + (i * 64) as u32 + x.trailing_zeros());
+            x &= x - 1;
+        }
+    }
+}
+
 /// The value of a literal in packed node words.
 #[inline(always)]
 pub(crate) fn lit(w: &[u32], l: NetLit) -> u32 {

@@ -73,13 +73,7 @@ impl NetGame {
                 ..
             } = s;
             nodes.clear();
-            for (i, (&a, &b)) in at.iter().zip(target).enumerate() {
-                let mut x = a ^ b;
-                while x != 0 {
-                    nodes.push(1 + (i * 64) as u32 + x.trailing_zeros());
-                    x &= x - 1;
-                }
-            }
+            prop::push_prop_nodes(at.iter().zip(target).map(|(&a, &b)| a ^ b), nodes);
             // With the move part stale, the state part alone is moved: cheaper, and it stays stale.
             if *moves_stale {
                 self.fan.flip_state(words, queue, lbits, nodes);
