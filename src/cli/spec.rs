@@ -308,9 +308,10 @@ pub fn report_fields(report: &LoadReport) -> String {
         ));
     }
     if let Some(method) = report.playout_method {
-        s.push_str(match method {
-            PlayoutMethod::Propagate => " playouts=propagate",
-            PlayoutMethod::FullPass => " playouts=passes",
+        s.push_str(match (method, report.step_undo) {
+            (PlayoutMethod::Propagate, false) => " playouts=propagate",
+            (PlayoutMethod::Propagate, true) => " playouts=propagate step_moves=undone",
+            (PlayoutMethod::FullPass, _) => " playouts=passes",
         });
     }
     if let Some(x) = report.batch_speedup {

@@ -225,6 +225,9 @@ pub struct LoadReport {
     /// How the network's random playouts run (chosen at load by timing both, and again once the
     /// passes are compiled; see [`NetGame::playout_method`]).
     pub playout_method: Option<PlayoutMethod>,
+    /// Whether propagating playouts take each step's joint move back rather than leave it set
+    /// (chosen at load by timing both; see [`NetGame::step_undo`]).
+    pub step_undo: bool,
 }
 
 impl LoadReport {
@@ -238,6 +241,7 @@ impl LoadReport {
             compiled: false,
             batch_speedup: None,
             playout_method: None,
+            step_undo: false,
         }
     }
 }
@@ -357,6 +361,7 @@ impl AnyGame {
             l.report.compiled = l.game.wait_compiled();
             l.report.batch_speedup = l.game.batch_speedup();
             l.report.playout_method = Some(l.game.playout_method());
+            l.report.step_undo = l.game.step_undo();
         }
     }
 
@@ -580,6 +585,7 @@ fn build_rules(
                     compiled: g.is_compiled(),
                     batch_speedup: g.batch_speedup(),
                     playout_method: Some(g.playout_method()),
+                    step_undo: g.step_undo(),
                 };
                 return Ok(AnyGame::Network(Loaded {
                     game: Arc::new(g),
@@ -602,6 +608,7 @@ fn build_rules(
         compiled: false,
         batch_speedup: None,
         playout_method: None,
+        step_undo: false,
     };
     Ok(AnyGame::Datalog(Loaded {
         game: Arc::new(g),

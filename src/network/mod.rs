@@ -131,6 +131,10 @@ struct PropScratch {
     moves_stale: bool,
     /// Whether they were stale in the saved words (`snap`).
     snap_stale: bool,
+    /// The words a step's `does` inputs wrote, to be put back (see
+    /// [`prop::Fanout::flip_all_undoable`]), and the bits they may have toggled, as they were.
+    undo: Vec<u64>,
+    bits_before: Vec<u64>,
 }
 
 thread_local! {
@@ -156,6 +160,8 @@ thread_local! {
         flip_nodes: Vec::new(),
         moves_stale: false,
         snap_stale: false,
+        undo: Vec::new(),
+        bits_before: Vec::new(),
     }) };
 }
 
@@ -210,6 +216,9 @@ pub struct NetGame {
     /// Whether [`NetGame::set_playout_method`] chose the method (the compiled passes' choice is then
     /// not taken).
     method_fixed: bool,
+    /// Whether [`NetGame::set_step_undo`] chose how propagating playouts take their steps' moves
+    /// back (the compiled passes' choice is then not taken).
+    undo_fixed: Option<bool>,
 }
 
 /// When a game's passes are compiled (see `passes`).
@@ -228,6 +237,8 @@ enum Compile {
 struct Compiled {
     passes: Option<NativePasses>,
     method: PlayoutMethod,
+    /// Whether propagating playouts take each step's joint move back (see [`NetGame::step_undo`]).
+    step_undo: bool,
     /// 64 playouts at once against one at a time by `method`, in playouts a second, measured with the
     /// compiled passes (`None` without them).
     batch_speedup: Option<f64>,
@@ -506,6 +517,7 @@ impl NetGame {
             turn_writes: std::sync::OnceLock::new(),
             native: Default::default(),
             method_fixed: false,
+            undo_fixed: None,
             net,
         };
         game.compile(compile);
@@ -515,7 +527,12 @@ impl NetGame {
     /// Times both playout methods on the same random playouts from the initial state (at most 1000
     /// moves a playout, fewer in a large network: see `probe_steps`) and returns the faster: change
     /// propagation wins when a move changes a small part of the network, a full pass when a move
-    /// changes much of it.
+    /// changes much of it. Where some turns are not played by their writes alone, propagation is timed
+    /// both ways of taking a step's joint move back (see [`NetGame::step_undo`]), and the second value
+    /// says whether putting back the words it wrote was the faster by 5% or more: it wins where a
+    /// move's effects fan out widely (hex, whose placements reach a reader for every step of the
+    /// game: 1.6 to 2 times as fast; reversi 1.05 times), and the two are even where a move reaches
+    /// few readers (speedChess), the move then left set as before.
     ///
     /// The timing is made robust against a busy machine: the methods alternate in short rounds on the
     /// same playouts, the first round only warms the code up, each method keeps its best round after
@@ -523,28 +540,68 @@ impl NetGame {
     /// choice then costs at most that): with a step and cone compiled for each move, Connect Four's
     /// passes are about 1.3 times as fast as propagation, and the 20% asked before left the choice to
     /// the machine's noise. About 10-40 ms in all.
-    fn fastest_method(&self) -> PlayoutMethod {
+    fn fastest_method(&self) -> (PlayoutMethod, bool) {
+        // Propagation finds its turns' writes at its first playout: not inside a timed round.
+        let long_steps = !self
+            .turn_writes
+            .get_or_init(|| self.turn_writes())
+            .every_turn;
+        let [passes, kept] = self.time_playouts(
+            [
+                (PlayoutMethod::FullPass, false),
+                (PlayoutMethod::Propagate, false),
+            ],
+            false,
+        );
+        let method = if passes * 1.1 < kept {
+            PlayoutMethod::FullPass
+        } else {
+            PlayoutMethod::Propagate
+        };
+        // Timed on their own: timed beside the full passes, the way that ran after the other
+        // propagation found the caches warm, and reversi's propagation then came within the margin
+        // of its full passes, which run 1.15 times as fast.
+        let undo = long_steps && {
+            let [kept, undone] = self.time_playouts(
+                [
+                    (PlayoutMethod::Propagate, false),
+                    (PlayoutMethod::Propagate, true),
+                ],
+                true,
+            );
+            undone * 1.05 < kept
+        };
+        (method, undo)
+    }
+
+    /// The best time of a random playout from the initial state each way (a method, and whether its
+    /// steps are taken back), the ways alternating on the same playouts, each playout's first way the
+    /// next in turn when `rotate` (else always the first): see [`NetGame::fastest_method`].
+    fn time_playouts<const N: usize>(
+        &self,
+        ways: [(PlayoutMethod, bool); N],
+        rotate: bool,
+    ) -> [f64; N] {
         // The first round warms the code up and is not counted: reversi's compiled steps (130 of
         // them) ran their first playouts 1.5 to 2 times as slowly as their fourth, which left the
         // full pass within the 10% margin in 1 load of 3 though it plays 1.6 times as fast.
         const ROUNDS: usize = 10;
-        // Propagation finds its turns' writes at its first playout: not inside a timed round.
-        self.turn_writes.get_or_init(|| self.turn_writes());
         let start = self.initial_state();
-        let mut best = [f64::INFINITY; 2];
-        let methods = [PlayoutMethod::FullPass, PlayoutMethod::Propagate];
+        let mut best = [f64::INFINITY; N];
         let began = Instant::now();
         let probe_steps = self.probe_steps();
         let mut seed = 0u64;
         for round in 0..ROUNDS {
-            // One round: the same playouts by each method, for about 1.5 ms of propagation.
+            // One round: the same playouts each way, for about 1.5 ms of the last way.
             let mut count = 0u32;
-            let mut spent = [Duration::ZERO; 2];
-            while spent[1] < Duration::from_micros(1500) && count < 1000 {
-                for (k, &m) in methods.iter().enumerate() {
+            let mut spent = [Duration::ZERO; N];
+            while spent[N - 1] < Duration::from_micros(1500) && count < 1000 {
+                for i in 0..N {
+                    let k = if rotate { (i + seed as usize) % N } else { i };
+                    let (method, undo) = ways[k];
                     let mut rng = SmallRng::seed_from_u64(seed);
                     let t = Instant::now();
-                    self.random_playout_with(m, &start, &mut rng, probe_steps);
+                    self.random_playout_by(method, undo, &start, &mut rng, probe_steps);
                     spent[k] += t.elapsed();
                 }
                 seed += 1;
@@ -554,18 +611,29 @@ impl NetGame {
             if round == 0 && began.elapsed() < Duration::from_millis(40) {
                 continue;
             }
-            for k in 0..2 {
+            for k in 0..N {
                 best[k] = best[k].min(spent[k].as_secs_f64() / f64::from(count));
             }
             if began.elapsed() > Duration::from_millis(40) {
                 break;
             }
         }
-        if best[0] * 1.1 < best[1] {
-            PlayoutMethod::FullPass
-        } else {
-            PlayoutMethod::Propagate
-        }
+        best
+    }
+
+    /// Whether propagating playouts take each step's joint move back by putting back the words it
+    /// wrote, instead of leaving it set until the next step's moves replace it: chosen with the
+    /// playout method (see [`NetGame::fastest_method`]; until then, left set), unless
+    /// [`NetGame::set_step_undo`] chose it.
+    pub fn step_undo(&self) -> bool {
+        self.undo_fixed
+            .unwrap_or_else(|| self.native.get().is_some_and(|c| c.step_undo))
+    }
+
+    /// Chooses whether propagating playouts take each step's joint move back (see
+    /// [`NetGame::step_undo`]); the playouts stay the same either way.
+    pub fn set_step_undo(&mut self, took_back: bool) {
+        self.undo_fixed = Some(took_back);
     }
 
     /// The moves of a probe's playout. A playout of a network with half a million gates (chess)

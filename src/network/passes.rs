@@ -26,10 +26,12 @@ impl NetGame {
     /// once they are compiled (the game propagates until then).
     pub(super) fn compile(&mut self, when: Compile) {
         if when == Compile::Never {
-            self.method = self.fastest_method_interpreted();
+            let step_undo;
+            (self.method, step_undo) = self.fastest_method_interpreted();
             self.native = Arc::new(OnceLock::from(Compiled {
                 passes: None,
                 method: self.method,
+                step_undo,
                 batch_speedup: None,
                 steps: Vec::new(),
             }));
@@ -64,6 +66,7 @@ impl NetGame {
                     let _ = cell.set(compiled.unwrap_or(Compiled {
                         passes: None,
                         method: interpreted,
+                        step_undo: false,
                         batch_speedup: None,
                         steps: Vec::new(),
                     }));
@@ -73,6 +76,7 @@ impl NetGame {
             let _ = self.native.set(Compiled {
                 passes: None,
                 method: self.method,
+                step_undo: false,
                 batch_speedup: None,
                 steps: Vec::new(),
             });
@@ -109,10 +113,12 @@ impl NetGame {
         self.native = Arc::new(OnceLock::from(Compiled {
             passes,
             method: PlayoutMethod::Propagate,
+            step_undo: false,
             batch_speedup: None,
             steps,
         }));
-        self.method = self.fastest_method();
+        let step_undo;
+        (self.method, step_undo) = self.fastest_method();
         let batch_speedup = self.is_compiled().then(|| self.batch_speedup_now());
         let compiled = Arc::try_unwrap(std::mem::take(&mut self.native))
             .ok()
@@ -121,6 +127,7 @@ impl NetGame {
         self.native = Arc::new(OnceLock::from(Compiled {
             passes,
             method: self.method,
+            step_undo,
             batch_speedup,
             steps,
         }));
@@ -211,10 +218,12 @@ impl NetGame {
                 self.compile_now();
             }
         } else {
-            self.method = self.fastest_method_interpreted();
+            let step_undo;
+            (self.method, step_undo) = self.fastest_method_interpreted();
             self.native = Arc::new(OnceLock::from(Compiled {
                 passes: None,
                 method: self.method,
+                step_undo,
                 batch_speedup: None,
                 steps: Vec::new(),
             }));
@@ -223,7 +232,7 @@ impl NetGame {
     }
 
     /// [`NetGame::fastest_method`] with the passes interpreted.
-    fn fastest_method_interpreted(&mut self) -> PlayoutMethod {
+    fn fastest_method_interpreted(&mut self) -> (PlayoutMethod, bool) {
         let kept = std::mem::take(&mut self.native);
         let method = self.fastest_method();
         self.native = kept;
@@ -528,6 +537,7 @@ mod tests {
         g.native = Arc::new(OnceLock::from(Compiled {
             passes: Some(wrong),
             method: g.method,
+            step_undo: false,
             batch_speedup: None,
             steps: Vec::new(),
         }));

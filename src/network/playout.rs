@@ -23,6 +23,19 @@ impl NetGame {
         rng: &mut SmallRng,
         max_steps: u32,
     ) -> (BitState, u32) {
+        self.random_playout_by(method, self.step_undo(), state, rng, max_steps)
+    }
+
+    /// [`NetGame::random_playout_with`], propagation taking each step's joint move back as `undo`
+    /// says (see [`NetGame::step_undo`]).
+    pub(super) fn random_playout_by(
+        &self,
+        method: PlayoutMethod,
+        undo: bool,
+        state: &BitState,
+        rng: &mut SmallRng,
+        max_steps: u32,
+    ) -> (BitState, u32) {
         match method {
             PlayoutMethod::FullPass => self.playout_full_pass(state, rng, max_steps, false),
             PlayoutMethod::Propagate => self.playout_propagate::<false>(
@@ -30,6 +43,7 @@ impl NetGame {
                 rng,
                 max_steps,
                 None,
+                undo,
                 &mut |_, words, _, rng| pick_random(words, rng),
             ),
         }
@@ -57,9 +71,14 @@ impl NetGame {
                 .as_ref()
         });
         let wins = Some(WinPlay { wins, blocks });
-        self.playout_propagate::<true>(state, rng, max_steps, wins, &mut |_, words, _, rng| {
-            pick_random(words, rng)
-        })
+        self.playout_propagate::<true>(
+            state,
+            rng,
+            max_steps,
+            wins,
+            false,
+            &mut |_, words, _, rng| pick_random(words, rng),
+        )
     }
 
     /// A propagating playout whose moves `guide` picks (see [`Game::guided_playout`]), except that,
@@ -76,27 +95,36 @@ impl NetGame {
         guide: &mut dyn crate::game::PlayoutGuide,
     ) -> (BitState, u32) {
         let legal = &self.net.legal;
-        self.playout_propagate::<false>(state, rng, max_steps, None, &mut |r, words, w, rng| {
-            if let Some((table, rate)) = captures {
-                if let Some(k) = pick_capture(table, rate, &legal[r], r, words, w, numbers, rng) {
-                    return Some(k);
+        let undo = self.step_undo();
+        self.playout_propagate::<false>(
+            state,
+            rng,
+            max_steps,
+            None,
+            undo,
+            &mut |r, words, w, rng| {
+                if let Some((table, rate)) = captures {
+                    if let Some(k) = pick_capture(table, rate, &legal[r], r, words, w, numbers, rng)
+                    {
+                        return Some(k);
+                    }
                 }
-            }
-            numbers.clear();
-            for (i, &x) in words.iter().enumerate() {
-                let mut x = x;
-                while x != 0 {
-                    let j = i * 64 + x.trailing_zeros() as usize;
-                    x &= x - 1;
-                    numbers.push(legal[r].get(j).map_or(u32::MAX, |o| o.mv));
+                numbers.clear();
+                for (i, &x) in words.iter().enumerate() {
+                    let mut x = x;
+                    while x != 0 {
+                        let j = i * 64 + x.trailing_zeros() as usize;
+                        x &= x - 1;
+                        numbers.push(legal[r].get(j).map_or(u32::MAX, |o| o.mv));
+                    }
                 }
-            }
-            if numbers.is_empty() {
-                return None;
-            }
-            let k = guide.pick(r, numbers, rng).min(numbers.len() - 1);
-            kth_bit(words, k as u32)
-        })
+                if numbers.is_empty() {
+                    return None;
+                }
+                let k = guide.pick(r, numbers, rng).min(numbers.len() - 1);
+                kth_bit(words, k as u32)
+            },
+        )
     }
 
     /// A playout by change propagation; `pick(role, legal words, node words, rng)` chooses a role's
@@ -106,13 +134,16 @@ impl NetGame {
     /// and a blocking playout takes back and replays (see [`Retreat`]) a step that lets another role
     /// win so. `WINS` compiles the winning and blocking steps in: without them the loop stays small
     /// enough for the propagation to be inlined into it (a random playout lost 5 to 17% when one
-    /// function held both).
+    /// function held both). Without `WINS`, `undo` takes each step's joint move back by putting back
+    /// the words it wrote, instead of leaving it set until the next step's moves replace it (see
+    /// [`NetGame::step_undo`]).
     fn playout_propagate<const WINS: bool>(
         &self,
         state: &BitState,
         rng: &mut SmallRng,
         max_steps: u32,
         wins: Option<WinPlay<'_>>,
+        undo: bool,
         pick: &mut impl FnMut(usize, &[u64], &[u32], &mut SmallRng) -> Option<u32>,
     ) -> (BitState, u32) {
         let n = &self.net;
@@ -143,6 +174,8 @@ impl NetGame {
                 flip_nodes,
                 moves_stale,
                 snap_stale,
+                undo: record,
+                bits_before,
                 ..
             } = &mut *s;
             // The winning playouts try each step's inputs, so they take every step the long way.
@@ -201,6 +234,23 @@ impl NetGame {
                     continue;
                 }
                 fan.sync_moves(n, w, lbits, moves_stale);
+                if !WINS && undo {
+                    // The joint move goes on only to read which propositions change, and is taken
+                    // back by putting back the words it wrote: cheaper than propagating it off.
+                    flip_nodes.clear();
+                    flip_nodes.extend(chosen.iter().copied().filter(|&d| d != u32::MAX));
+                    let from = fan.move_bits_from();
+                    bits_before.clear();
+                    bits_before.extend_from_slice(&lbits[from..]);
+                    fan.flip_all_undoable(w, queue, lbits, flip_nodes, record);
+                    flips.clear();
+                    flips.extend_from_slice(&lbits[pw..]);
+                    prop::undo(w, record);
+                    lbits[from..].copy_from_slice(bits_before);
+                    flip_props(fan, w, queue, lbits, flips, flip_nodes);
+                    steps += 1;
+                    continue;
+                }
                 // The last joint move stays set until now (legal, goal and terminal do not read it), so
                 // a role that plays the same input again (a `noop`, often) changes nothing. Every new
                 // input goes on before any old one goes off (on the queue in that order): an OR over

@@ -65,6 +65,9 @@ pub(crate) struct Fanout {
     pending: usize,
     /// The number of propositions.
     props: usize,
+    /// Whether a legal move or the terminal test reads a `does` input (never in a well-formed game):
+    /// the move part then reaches the legal-set bits too.
+    moves_reach_legal: bool,
 }
 
 impl Fanout {
@@ -183,6 +186,7 @@ impl Fanout {
             skip,
             pending,
             props: n.next.len(),
+            moves_reach_legal: !split,
         }
     }
 
@@ -194,6 +198,16 @@ impl Fanout {
     /// The first word of the pending propositions' bits.
     pub(crate) fn pending_word(&self) -> usize {
         self.pending / 64
+    }
+
+    /// The first word of the bitset that setting a `does` input can change: the pending
+    /// propositions' (see [`Fanout::pending_word`]), or the first when legal moves read the inputs.
+    pub(crate) fn move_bits_from(&self) -> usize {
+        if self.moves_reach_legal {
+            0
+        } else {
+            self.pending_word()
+        }
     }
 
     /// The cone's gates (gate indices, ascending).
@@ -262,7 +276,7 @@ impl Fanout {
         lbits: &mut [u64],
         node: u32,
     ) {
-        self.flip_in(&self.full, w, queue, lbits, &[node]);
+        self.flip_in::<false>(&self.full, w, queue, lbits, &[node], &mut Vec::new());
     }
 
     /// Flips each of `nodes` (input nodes, in that order) and propagates the changes together, as
@@ -275,7 +289,24 @@ impl Fanout {
         lbits: &mut [u64],
         nodes: &[u32],
     ) {
-        self.flip_in(&self.full, w, queue, lbits, nodes);
+        self.flip_in::<false>(&self.full, w, queue, lbits, nodes, &mut Vec::new());
+    }
+
+    /// [`Fanout::flip_all`], every node word it writes recorded first in `undo` (as `node << 32 |
+    /// old word`, in the order written), so that [`undo`] puts the words back as they were. A step
+    /// that sets its `does` inputs only to read which propositions change takes them back so, instead
+    /// of a second propagation: hex's move part passes each placement on to 82 readers, once for
+    /// each step of the game, and would do it again to take the move off.
+    #[inline]
+    pub(crate) fn flip_all_undoable(
+        &self,
+        w: &mut [u32],
+        queue: &mut Vec<Change>,
+        lbits: &mut [u64],
+        nodes: &[u32],
+        undo: &mut Vec<u64>,
+    ) {
+        self.flip_in::<true>(&self.full, w, queue, lbits, nodes, undo);
     }
 
     /// Flips proposition nodes `nodes` and propagates the changes through the state part alone (as
@@ -292,7 +323,7 @@ impl Fanout {
         lbits: &mut [u64],
         nodes: &[u32],
     ) {
-        self.flip_in(&self.state, w, queue, lbits, nodes);
+        self.flip_in::<false>(&self.state, w, queue, lbits, nodes, &mut Vec::new());
     }
 
     /// Where `stale` says [`Fanout::flip_state`] left them stale, sets the move part's words and the
@@ -340,26 +371,36 @@ impl Fanout {
         }
     }
 
-    /// [`Fanout::flip_all`] through `rows`.
+    /// [`Fanout::flip_all`] through `rows`; with `LOG`, each word written is recorded in `undo` first
+    /// (see [`Fanout::flip_all_undoable`]).
     #[inline(always)]
-    fn flip_in(
+    fn flip_in<const LOG: bool>(
         &self,
         rows: &Rows,
         w: &mut [u32],
         queue: &mut Vec<Change>,
         lbits: &mut [u64],
         roots: &[u32],
+        undo: &mut Vec<u64>,
     ) {
         let nodes = rows.start.len() - 1;
         if w.len() != nodes || lbits.len() < self.bit_words() {
             return;
         }
         let (mut q, mut room) = (queue.as_mut_ptr(), queue.len());
+        // The record is written through a pointer as the queue is, its length set at the end.
+        let mut logged = undo.len();
+        if LOG {
+            undo.reserve(roots.len());
+        }
         // SAFETY: `new` built `start` with one entry per node plus one, non-decreasing, ending at
         // `edges.len()`, and every edge names a node below `nodes`; `w` has `nodes` words (checked
         // above), and a root is flipped only below `nodes`. The queue holds `room` changes, and a
         // node's readers go at `tail..tail + readers`, the queue grown to hold them first. `lw` holds
-        // bits below `pending + props < 64 * lbits.len()`.
+        // bits below `pending + props < 64 * lbits.len()`. With `LOG`, the record always has room
+        // for every root left (reserved above, and kept when it grows) besides a node's readers at
+        // `logged..logged + readers` (grown first), and its length covers exactly the entries
+        // written.
         unsafe {
             // The roots' changes first, in order, straight from `roots` (a root is an input, never a
             // reader, so each node's changes still pass on in the order they happen); then the
@@ -371,6 +412,12 @@ impl Fanout {
                     let Some(x) = w.get_mut(node as usize) else {
                         continue;
                     };
+                    if LOG {
+                        undo.as_mut_ptr()
+                            .add(logged)
+                            .write(u64::from(node) << 32 | u64::from(*x));
+                        logged += 1;
+                    }
                     *x ^= VAL;
                     (node as usize, *x >> 31)
                 } else if head < tail {
@@ -391,6 +438,10 @@ impl Fanout {
                     Self::grow(queue, tail + (e - s));
                     (q, room) = (queue.as_mut_ptr(), queue.len());
                 }
+                if LOG && logged + (e - s) + roots.len() > undo.capacity() {
+                    Self::grow_record(undo, logged, e - s + roots.len());
+                }
+                let record = undo.as_mut_ptr();
                 // Every reader is written at the queue's tail, which moves on only past those that
                 // changed: no branch on whether one did, which the processor cannot guess. Against a
                 // depth-first walk that branched there, random playouts ran 1.12 times as fast on
@@ -399,6 +450,10 @@ impl Fanout {
                     let lit_true = val ^ (edge & 1);
                     let g = edge >> 1;
                     let x = w.get_unchecked_mut(g as usize);
+                    if LOG {
+                        record.add(logged).write(u64::from(g) << 32 | u64::from(*x));
+                        logged += 1;
+                    }
                     // One false input fewer when the literal became true: the reader changes when
                     // none is left. One more when it became false: it changes when that is the first.
                     let y = x.wrapping_add(1).wrapping_sub(lit_true << 1);
@@ -409,7 +464,20 @@ impl Fanout {
                     tail += changed as usize;
                 }
             }
+            if LOG {
+                undo.set_len(logged);
+            }
         }
+    }
+
+    /// Makes room in the record of written words for `more` beyond its first `logged` (kept out
+    /// of line, as [`Fanout::grow`]).
+    #[cold]
+    #[inline(never)]
+    fn grow_record(undo: &mut Vec<u64>, logged: usize, more: usize) {
+        // SAFETY: the first `logged` entries were written by `flip_in` (within the capacity).
+        unsafe { undo.set_len(logged) };
+        undo.reserve((logged + more).max(2 * undo.capacity()) - logged);
     }
 
     /// Makes room for `needed` changes on the queue: a network where changes pass on through many
@@ -489,6 +557,18 @@ pub(crate) fn push_prop_nodes(words: impl IntoIterator<Item = u64>, nodes: &mut 
     }
 }
 
+/// Puts back the node words that [`Fanout::flip_all_undoable`] recorded in `undo`, the last written
+/// first, and empties the record.
+#[inline]
+pub(crate) fn undo(w: &mut [u32], undo: &mut Vec<u64>) {
+    for &e in undo.iter().rev() {
+        if let Some(x) = w.get_mut((e >> 32) as usize) {
+            *x = e as u32;
+        }
+    }
+    undo.clear();
+}
+
 /// The value of a literal in packed node words.
 #[inline(always)]
 pub(crate) fn lit(w: &[u32], l: NetLit) -> u32 {
@@ -542,5 +622,48 @@ mod tests {
             );
         }
         assert!(!queue.is_empty(), "the queue grew");
+    }
+
+    #[test]
+    fn undoing_a_propagation_puts_back_every_word_its_record_growing_as_it_needs() {
+        let program =
+            crate::syntax::parse_infix(include_str!("../../games/tictactoe.gdl")).expect("parses");
+        let g = NetGame::from_program(&program, "test").expect("grounds");
+        let (fan, net) = (&g.fan, &g.net);
+        let props = net.props.len();
+        let (mut w, mut lbits) = (Vec::new(), Vec::new());
+        fan.load(net, &mut w, &mut lbits, |p| {
+            net.initial.contains(&(p as u32))
+        });
+        let mut queue = Vec::new();
+        let mut rng = SmallRng::seed_from_u64(3);
+        let does: Vec<u32> = net.legal.iter().flatten().map(|o| o.does).collect();
+        let does: Vec<u32> = does.into_iter().filter(|&d| d != u32::MAX).collect();
+        for round in 0..200 {
+            // Propositions and `does` inputs, several at once (a root may come twice).
+            let nodes: Vec<u32> = (0..1 + round % 4)
+                .map(|_| match rng.gen_bool(0.5) {
+                    true => 1 + rng.gen_range(0..props) as u32,
+                    false => does[rng.gen_range(0..does.len())],
+                })
+                .collect();
+            let (before, before_bits) = (w.clone(), lbits.clone());
+            let (mut flipped, mut flipped_bits) = (w.clone(), lbits.clone());
+            fan.flip_all(&mut flipped, &mut queue, &mut flipped_bits, &nodes);
+            // No room at first: the record grows between the roots too.
+            let mut record = Vec::new();
+            fan.flip_all_undoable(&mut w, &mut queue, &mut lbits, &nodes, &mut record);
+            assert_eq!(w, flipped, "words after flipping {nodes:?} (round {round})");
+            assert_eq!(lbits, flipped_bits, "bits after flipping {nodes:?}");
+            assert!(record.len() >= nodes.len(), "every root is recorded");
+            super::undo(&mut w, &mut record);
+            assert_eq!(w, before, "words put back after {nodes:?} (round {round})");
+            assert!(record.is_empty());
+            lbits = before_bits;
+            // Keep some of the flips, so that later rounds start elsewhere.
+            if round % 3 == 0 {
+                (w, lbits) = (flipped, flipped_bits);
+            }
+        }
     }
 }

@@ -35,7 +35,7 @@ fn midgame(g: &NetGame, rng: &mut SmallRng, moves: u32) -> <NetGame as Game>::St
 /// playout ended), alternating between two games on one thread so that the propagation scratch is
 /// reloaded and reused: every method gives the same result.
 fn methods_agree(name: &str, other: &NetGame, playouts: u64) {
-    let (g, _) = load(name);
+    let (mut g, _) = load(name);
     let mut pick = SmallRng::seed_from_u64(11);
     let mut last = g.initial_state();
     for k in 0..playouts {
@@ -61,8 +61,19 @@ fn methods_agree(name: &str, other: &NetGame, playouts: u64) {
             let mut rng = SmallRng::seed_from_u64(k);
             results.push(g.random_playout_with(method, &start, &mut rng, 500));
         }
+        // And with each step's joint move taken back the other way than the load chose.
+        let chosen = g.step_undo();
+        g.set_step_undo(!chosen);
+        let mut rng = SmallRng::seed_from_u64(k);
+        results.push(g.random_playout_with(PlayoutMethod::Propagate, &start, &mut rng, 500));
+        g.set_step_undo(chosen);
         assert_eq!(results[0], results[1], "{name}: playout {k}");
         assert_eq!(results[0], results[2], "{name}: playout {k} again");
+        assert_eq!(
+            results[0], results[3],
+            "{name}: playout {k}, step moves undone: {}",
+            !chosen
+        );
         if k % 5 == 4 {
             let mut rng = SmallRng::seed_from_u64(k);
             other.random_playout_with(
@@ -90,6 +101,8 @@ fn full_pass_and_propagation_give_the_same_playouts() {
         // Played by propagation, most turns by their writes alone.
         ("speedChess", 2),
         ("hex", 3),
+        // A move reaches many readers, one step's moves share much with the next's.
+        ("reversi", 3),
     ] {
         methods_agree(name, &other, n);
     }
