@@ -234,9 +234,9 @@ impl NetGame {
     /// [`NetGame::fastest_method`] with the passes interpreted.
     fn fastest_method_interpreted(&mut self) -> (PlayoutMethod, bool) {
         let kept = std::mem::take(&mut self.native);
-        let method = self.fastest_method();
+        let chosen = self.fastest_method();
         self.native = kept;
-        method
+        chosen
     }
 
     /// Evaluates `part` of the network on `vals` in every lane, compiled where it is.

@@ -390,17 +390,13 @@ impl Fanout {
         let (mut q, mut room) = (queue.as_mut_ptr(), queue.len());
         // The record is written through a pointer as the queue is, its length set at the end.
         let mut logged = undo.len();
-        if LOG {
-            undo.reserve(roots.len());
-        }
         // SAFETY: `new` built `start` with one entry per node plus one, non-decreasing, ending at
         // `edges.len()`, and every edge names a node below `nodes`; `w` has `nodes` words (checked
         // above), and a root is flipped only below `nodes`. The queue holds `room` changes, and a
         // node's readers go at `tail..tail + readers`, the queue grown to hold them first. `lw` holds
-        // bits below `pending + props < 64 * lbits.len()`. With `LOG`, the record always has room
-        // for every root left (reserved above, and kept when it grows) besides a node's readers at
-        // `logged..logged + readers` (grown first), and its length covers exactly the entries
-        // written.
+        // bits below `pending + props < 64 * lbits.len()`. With `LOG`, the record is grown before each
+        // write that would pass its capacity (a root's, or a node's readers at `logged..logged +
+        // readers`), and its length covers exactly the entries written.
         unsafe {
             // The roots' changes first, in order, straight from `roots` (a root is an input, never a
             // reader, so each node's changes still pass on in the order they happen); then the
@@ -413,6 +409,9 @@ impl Fanout {
                         continue;
                     };
                     if LOG {
+                        if logged == undo.capacity() {
+                            Self::grow_record(undo, logged, 1);
+                        }
                         undo.as_mut_ptr()
                             .add(logged)
                             .write(u64::from(node) << 32 | u64::from(*x));
@@ -438,8 +437,8 @@ impl Fanout {
                     Self::grow(queue, tail + (e - s));
                     (q, room) = (queue.as_mut_ptr(), queue.len());
                 }
-                if LOG && logged + (e - s) + roots.len() > undo.capacity() {
-                    Self::grow_record(undo, logged, e - s + roots.len());
+                if LOG && logged + (e - s) > undo.capacity() {
+                    Self::grow_record(undo, logged, e - s);
                 }
                 let record = undo.as_mut_ptr();
                 // Every reader is written at the queue's tail, which moves on only past those that
