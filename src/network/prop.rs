@@ -584,9 +584,31 @@ pub(crate) fn lit(w: &[u32], l: NetLit) -> u32 {
 
 #[cfg(test)]
 mod tests {
+    use super::{gate_word, NOTE};
     use crate::network::NetGame;
     use rand::rngs::SmallRng;
     use rand::{Rng, SeedableRng};
+
+    #[test]
+    fn a_gate_words_sign_is_its_value_and_each_input_moves_it_by_two() {
+        for negated in [false, true] {
+            for c in 0..5u32 {
+                let w = gate_word(c, negated) | NOTE;
+                // An AND of its inputs: true when none is false, negated or not.
+                assert_eq!(
+                    w >> 31 == 1,
+                    (c == 0) != negated,
+                    "c = {c}, negated = {negated}"
+                );
+                assert_eq!(w & NOTE, NOTE);
+                // One more false input moves the word away from a negated gate's zero and towards a
+                // plain one's: by 2, the way the edge's bit says.
+                let more = gate_word(c + 1, negated) | NOTE;
+                let step = if negated { 2u32.wrapping_neg() } else { 2 };
+                assert_eq!(w.wrapping_add(step), more);
+            }
+        }
+    }
 
     #[test]
     fn propagation_leaves_the_words_a_fresh_load_gives_growing_its_queue_as_it_needs() {
