@@ -601,8 +601,7 @@ mod tests {
                     "c = {c}, negated = {negated}"
                 );
                 assert_eq!(w & NOTE, NOTE);
-                // One more false input moves the word away from a negated gate's zero and towards a
-                // plain one's: by 2, the way the edge's bit says.
+                // One more false input moves a plain gate's word up by 2, a negated one's down by 2.
                 let more = gate_word(c + 1, negated) | NOTE;
                 let step = if negated { 2u32.wrapping_neg() } else { 2 };
                 assert_eq!(w.wrapping_add(step), more);
