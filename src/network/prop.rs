@@ -613,7 +613,7 @@ fn gate_word(false_inputs: u32, negated: bool) -> u32 {
     } else {
         false_inputs.wrapping_sub(1).wrapping_mul(4)
     };
-    w | (w >> 31) * TOLD
+    w | ((w >> 31) * TOLD)
 }
 
 /// The value of a literal in packed node words.
