@@ -696,6 +696,54 @@ mod tests {
     }
 
     #[test]
+    fn a_gate_that_flips_back_before_its_turn_leaves_the_words_a_fresh_load_gives() {
+        // `g` is `p and not q`, read by an OR (`h`), a legal move and the terminal test: flipping
+        // `p` and `q` together from a state with neither flips `g` on and off again before its turn
+        // on the queue, so its readers must not be told either change.
+        let program = crate::syntax::parse_kif(
+            "(role a)
+             (init (q))
+             (<= (next (p)) (true (q)))
+             (<= (next (q)) (true (r)))
+             (<= (next (r)) (true (p)))
+             (<= (g) (true (p)) (not (true (q))))
+             (<= (h) (g))
+             (<= (h) (true (r)))
+             (<= (legal a noop))
+             (<= (legal a x) (g))
+             (<= terminal (h) (true (q)))
+             (<= (goal a 100) (g))
+             (<= (goal a 0) (not (g)))",
+        )
+        .expect("parses");
+        let g = NetGame::from_program(&program, "test").expect("grounds");
+        let (fan, net) = (&g.fan, &g.net);
+        let props = net.props.len() as u32;
+        assert_eq!(props, 3, "p, q and r");
+        let mut queue = Vec::new();
+        // Every state, and every two roots in either order (the same one twice flips it back).
+        for state in 0..8u32 {
+            for first in 1..=props {
+                for second in 1..=props {
+                    let on = |p: usize| state >> p & 1 == 1;
+                    let (mut w, mut lbits) = (Vec::new(), Vec::new());
+                    fan.load(net, &mut w, &mut lbits, on);
+                    fan.flip_all(&mut w, &mut queue, &mut lbits, &[first, second]);
+                    let flipped = |p: usize| {
+                        let n = 1 + p as u32;
+                        on(p) ^ (n == first) ^ (n == second)
+                    };
+                    let (mut fresh, mut fresh_bits) = (Vec::new(), Vec::new());
+                    fan.load(net, &mut fresh, &mut fresh_bits, flipped);
+                    let case = format!("state {state:03b}, roots {first} then {second}");
+                    assert_eq!(w, fresh, "node words, {case}");
+                    assert_eq!(lbits, fresh_bits, "bits, {case}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn undoing_a_propagation_puts_back_every_word_its_record_growing_as_it_needs() {
         let program =
             crate::syntax::parse_infix(include_str!("../../games/tictactoe.gdl")).expect("parses");
