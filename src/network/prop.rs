@@ -629,6 +629,21 @@ mod tests {
     use rand::rngs::SmallRng;
     use rand::{Rng, SeedableRng};
 
+    /// Asserts that words `w` and bits `lbits` are what a fresh load of `g` gives for the state
+    /// whose proposition `p` holds when `on(p)`.
+    fn assert_as_loaded(
+        g: &NetGame,
+        w: &[u32],
+        lbits: &[u64],
+        on: impl Fn(usize) -> bool,
+        case: &str,
+    ) {
+        let (mut fresh, mut fresh_bits) = (Vec::new(), Vec::new());
+        g.fan.load(&g.net, &mut fresh, &mut fresh_bits, on);
+        assert_eq!(w, fresh, "node words, {case}");
+        assert_eq!(lbits, fresh_bits, "bits, {case}");
+    }
+
     #[test]
     fn a_gate_words_sign_is_its_value_and_each_input_moves_it_by_four() {
         for negated in [false, true] {
@@ -681,16 +696,8 @@ mod tests {
             } else {
                 fan.flip_all(&mut w, &mut queue, &mut lbits, &nodes);
             }
-            let (mut fresh, mut fresh_bits) = (Vec::new(), Vec::new());
-            fan.load(net, &mut fresh, &mut fresh_bits, |p| on[p]);
-            assert_eq!(
-                w, fresh,
-                "node words after flipping {nodes:?} (round {round})"
-            );
-            assert_eq!(
-                lbits, fresh_bits,
-                "bits after flipping {nodes:?} (round {round})"
-            );
+            let case = format!("after flipping {nodes:?} (round {round})");
+            assert_as_loaded(&g, &w, &lbits, |p| on[p], &case);
         }
         assert!(!queue.is_empty(), "the queue grew");
     }
@@ -733,11 +740,8 @@ mod tests {
                         let n = 1 + p as u32;
                         on(p) ^ (n == first) ^ (n == second)
                     };
-                    let (mut fresh, mut fresh_bits) = (Vec::new(), Vec::new());
-                    fan.load(net, &mut fresh, &mut fresh_bits, flipped);
                     let case = format!("state {state:03b}, roots {first} then {second}");
-                    assert_eq!(w, fresh, "node words, {case}");
-                    assert_eq!(lbits, fresh_bits, "bits, {case}");
+                    assert_as_loaded(&g, &w, &lbits, flipped, &case);
                 }
             }
         }
