@@ -7,11 +7,12 @@
 //! of a state survives a move (a Connect Four move changes about four propositions), so a step costs
 //! a few hundred word updates instead of a pass over every gate.
 //!
-//! The queue is first in, first out, not in level order, although a gate that paths of different
-//! lengths reach is then told to its readers once for each. Level order (one bucket a level, a gate's
-//! level one more than its inputs' highest) tells each gate at most once: it cut reversi's passes on
-//! by 36% and its word updates by 24%, yet its bookkeeping (a level and a bucket's tail for each
-//! update) left reversi no faster and made speedChess 10-20% and hex 8-20% slower, in three variants.
+//! The queue is first in, first out, not in level order, although a gate that a change reaches by
+//! paths of different lengths can then flip, be passed on, and flip back. Level order (one bucket a
+//! level, a gate's level one more than its inputs' highest) passes each gate on at most once: it cut
+//! reversi's passes by 36% and its word updates by 24%, yet its bookkeeping (a level and a bucket's
+//! tail for each update) left reversi no faster and made speedChess 13-26% and hex 8-23% slower, in
+//! three variants (2026-12-04).
 //!
 //! Only the *cone* of the playout outputs (terminal, legal, next) is kept up to date: gates that only
 //! feed goals are never touched during a playout (goals are read once, at the end, by the full pass).
