@@ -5,6 +5,7 @@
 
 use rand::rngs::SmallRng;
 use rand::Rng;
+
 /// KIF tokens: parentheses and atoms (comments dropped).
 pub(super) fn tokens(src: &str) -> Vec<String> {
     let mut out = Vec::new();
