@@ -7,7 +7,8 @@
 //! once, on the compiled passes), so no load waits for the compiler
 //! (Cranelift takes about 2 µs a gate input: Connect Four's 2,193 in 5 ms, reversi's 46,684 in
 //! 110 ms, hex's 152,000 in 350 ms; compiling them while the game loaded made small games load up to
-//! half as slow again).
+//! half as slow again). A network too large to compile (over `MAX_INPUTS` gate inputs) gets the same
+//! thread, which only times the methods on the interpreter.
 
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
@@ -37,13 +38,15 @@ impl NetGame {
             }));
             return;
         }
-        if when == Compile::Now || self.pass_inputs() > MAX_INPUTS {
+        if when == Compile::Now {
             self.compile_now();
             return;
         }
         // Until the compiling thread has timed both methods on the compiled passes, the game
         // propagates: timing them here on the interpreter took up to 40 ms of every load for a
-        // choice that is made again a moment later.
+        // choice that is made again a moment later. A network too large to compile is timed there
+        // too, interpreted: here, the two timings took 90-120 ms of its load (chess, atariGo_7x7,
+        // othelloSuicide), about half of atariGo's.
         self.method = PlayoutMethod::Propagate;
         let interpreted = self.method;
         let cell = Arc::downgrade(&self.native);
@@ -85,6 +88,19 @@ impl NetGame {
 
     /// Compiles the passes here and chooses the playout method with them.
     fn compile_now(&mut self) {
+        if self.pass_inputs() > MAX_INPUTS {
+            // Too large to compile: the passes are not built, only the method chosen.
+            let step_undo;
+            (self.method, step_undo) = self.fastest_method_interpreted();
+            self.native = Arc::new(OnceLock::from(Compiled {
+                passes: None,
+                method: self.method,
+                step_undo,
+                batch_speedup: None,
+                steps: Vec::new(),
+            }));
+            return;
+        }
         let (state, moves) = self.pass.split_at(self.pass_state);
         let mut inputs = self.net.inputs.clone();
         let next = self.next_gates(&self.net.next, None, &mut inputs);
