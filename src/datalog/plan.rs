@@ -496,3 +496,60 @@ impl fmt::Display for OneRule<'_> {
         self.0.fmt_rule(f, self.1)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::lower;
+    use crate::syntax::parse_kif;
+
+    const TABLES: &str = "(role r) (succ 1 2) (succ 2 3) (succ 3 4) (num 1) (num 2) (num 3) (num 4)
+        (<= (lt ?x ?y) (succ ?x ?y)) (<= (lt ?x ?z) (lt ?x ?y) (succ ?y ?z))
+        (<= (before ?y ?x1) (lt ?y ?x) (succ ?x ?x1))
+        (mixed 1) (<= (mixed ?x) (num ?x))";
+
+    fn program() -> Program {
+        lower(&parse_kif(TABLES).expect("parses")).expect("lowers")
+    }
+
+    fn size_of(p: &Program, sizes: &[Option<f64>], name: &str) -> Option<f64> {
+        let r = p
+            .relations
+            .iter()
+            .position(|x| p.terms.name(x.name) == name)
+            .expect("relation");
+        sizes[r]
+    }
+
+    #[test]
+    fn a_listed_table_has_its_number_of_facts_and_a_derived_relation_none() {
+        let p = program();
+        let sizes = fact_table_sizes(&p);
+        assert_eq!(size_of(&p, &sizes, "succ"), Some(3.0));
+        assert_eq!(size_of(&p, &sizes, "num"), Some(4.0));
+        assert_eq!(size_of(&p, &sizes, "lt"), None);
+        assert_eq!(size_of(&p, &sizes, "mixed"), None, "a fact and a rule");
+    }
+
+    #[test]
+    fn the_listed_tables_sizes_put_a_table_before_a_derived_relation() {
+        let p = program();
+        let shown = |pl: &Plan| {
+            PlanDisplay {
+                program: &p,
+                plan: pl,
+            }
+            .to_string()
+        };
+        let by_text = shown(&plan(&p, &[]).expect("plans"));
+        assert!(
+            by_text.contains("before(?y, ?x1) :- lt(?y, ?x), succ(?x, ?x1)@[0]."),
+            "{by_text}"
+        );
+        let sized = shown(&plan_sized(&p, &[], &fact_table_sizes(&p)).expect("plans"));
+        assert!(
+            sized.contains("before(?y, ?x1) :- succ(?x, ?x1), lt(?y, ?x)@[1]."),
+            "{sized}"
+        );
+    }
+}
