@@ -27,15 +27,7 @@ impl NetGame {
     /// once they are compiled (the game propagates until then).
     pub(super) fn compile(&mut self, when: Compile) {
         if when == Compile::Never {
-            let step_undo;
-            (self.method, step_undo) = self.fastest_method_interpreted();
-            self.native = Arc::new(OnceLock::from(Compiled {
-                passes: None,
-                method: self.method,
-                step_undo,
-                batch_speedup: None,
-                steps: Vec::new(),
-            }));
+            self.interpreted_for_good();
             return;
         }
         if when == Compile::Now {
@@ -90,15 +82,7 @@ impl NetGame {
     fn compile_now(&mut self) {
         if self.pass_inputs() > MAX_INPUTS {
             // Too large to compile: the passes are not built, only the method chosen.
-            let step_undo;
-            (self.method, step_undo) = self.fastest_method_interpreted();
-            self.native = Arc::new(OnceLock::from(Compiled {
-                passes: None,
-                method: self.method,
-                step_undo,
-                batch_speedup: None,
-                steps: Vec::new(),
-            }));
+            self.interpreted_for_good();
             return;
         }
         let (state, moves) = self.pass.split_at(self.pass_state);
@@ -234,17 +218,23 @@ impl NetGame {
                 self.compile_now();
             }
         } else {
-            let step_undo;
-            (self.method, step_undo) = self.fastest_method_interpreted();
-            self.native = Arc::new(OnceLock::from(Compiled {
-                passes: None,
-                method: self.method,
-                step_undo,
-                batch_speedup: None,
-                steps: Vec::new(),
-            }));
+            self.interpreted_for_good();
         }
         self.is_compiled()
+    }
+
+    /// Settles the game on interpreted passes: the playout method chosen by timing them, and no
+    /// passes compiled.
+    fn interpreted_for_good(&mut self) {
+        let step_undo;
+        (self.method, step_undo) = self.fastest_method_interpreted();
+        self.native = Arc::new(OnceLock::from(Compiled {
+            passes: None,
+            method: self.method,
+            step_undo,
+            batch_speedup: None,
+            steps: Vec::new(),
+        }));
     }
 
     /// [`NetGame::fastest_method`] with the passes interpreted.
