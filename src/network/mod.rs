@@ -32,7 +32,6 @@ mod print;
 mod prop;
 mod replay;
 mod steps;
-mod turn_writes;
 mod view;
 mod wins;
 
@@ -123,7 +122,7 @@ struct PropScratch {
     back_flips: Vec<u64>,
     cands: Vec<u32>,
     threats: Vec<u64>,
-    /// The proposition nodes flipped together: a turn's writes (see [`turn_writes::TurnWrites`]), a
+    /// The proposition nodes flipped together: a turn's writes (see [`steps::TurnWrites`]), a
     /// step's pending propositions, the move to another state.
     flip_nodes: Vec<u32>,
     /// Whether the move part's words and the pending bits are stale: turns played by their writes
@@ -210,7 +209,7 @@ pub struct NetGame {
     /// Which moves may block a win, found when a blocking playout first asks (`None`: too large).
     blocks: std::sync::OnceLock<Option<blocks::Blocks>>,
     /// The turns propagation plays by their writes alone, found when a playout first asks.
-    turn_writes: std::sync::OnceLock<turn_writes::TurnWrites>,
+    turn_writes: std::sync::OnceLock<steps::TurnWrites>,
     /// The full passes as machine code and the playout method chosen with them, once compiled (see
     /// `passes`); shared with the thread that compiles them.
     native: std::sync::Arc<std::sync::OnceLock<Compiled>>,

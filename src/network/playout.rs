@@ -224,10 +224,6 @@ impl NetGame {
                             flip_nodes.push(p);
                         }
                     }
-                    // And those no move changes, off their pending bits.
-                    let kept = fan.kept_pending().iter();
-                    let pending = lbits[pw..].iter().zip(kept).map(|(&b, &k)| b & k);
-                    prop::push_prop_nodes(pending, flip_nodes);
                     if turns.is_some_and(|t| t.every_turn) {
                         flip_state_part(fan, w, queue, lbits, flip_nodes);
                         *moves_stale = true;

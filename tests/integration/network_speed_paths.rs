@@ -130,13 +130,7 @@ fn datalog_playout(g: &RuleGame, rng: &mut SmallRng, max_steps: u32) -> (Vec<Str
 
 #[test]
 fn propagation_playouts_match_the_datalog_evaluator() {
-    for (name, n) in [
-        ("ticTacToe", 30),
-        ("connectFour", 10),
-        ("blocker", 10),
-        ("breakthrough", 4),
-        ("speedChess", 2),
-    ] {
+    for (name, n) in [("ticTacToe", 30), ("connectFour", 10), ("blocker", 10)] {
         let (net, program) = load(name);
         let rule = RuleGame::from_program(&program, name).expect("loads");
         for k in 0..n {
