@@ -247,6 +247,19 @@ struct Compiled {
     steps: Vec<Vec<steps::MoveStep>>,
 }
 
+impl Compiled {
+    /// The record of a game whose passes run interpreted: no passes, no specialised steps.
+    fn interpreted(method: PlayoutMethod, step_undo: bool) -> Compiled {
+        Compiled {
+            passes: None,
+            method,
+            step_undo,
+            batch_speedup: None,
+            steps: Vec::new(),
+        }
+    }
+}
+
 /// A part of the network that a full pass evaluates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Part {

@@ -58,23 +58,12 @@ impl NetGame {
                     .and_then(OnceLock::into_inner);
                 if let Some(cell) = cell.upgrade() {
                     // Whatever happened, the cell is set, so that `wait_compiled` returns.
-                    let _ = cell.set(compiled.unwrap_or(Compiled {
-                        passes: None,
-                        method: interpreted,
-                        step_undo: false,
-                        batch_speedup: None,
-                        steps: Vec::new(),
-                    }));
+                    let _ = cell
+                        .set(compiled.unwrap_or_else(|| Compiled::interpreted(interpreted, false)));
                 }
             });
         if spawned.is_err() {
-            let _ = self.native.set(Compiled {
-                passes: None,
-                method: self.method,
-                step_undo: false,
-                batch_speedup: None,
-                steps: Vec::new(),
-            });
+            let _ = self.native.set(Compiled::interpreted(self.method, false));
         }
     }
 
@@ -228,13 +217,10 @@ impl NetGame {
     fn interpreted_for_good(&mut self) {
         let step_undo;
         (self.method, step_undo) = self.fastest_method_interpreted();
-        self.native = Arc::new(OnceLock::from(Compiled {
-            passes: None,
-            method: self.method,
+        self.native = Arc::new(OnceLock::from(Compiled::interpreted(
+            self.method,
             step_undo,
-            batch_speedup: None,
-            steps: Vec::new(),
-        }));
+        )));
     }
 
     /// [`NetGame::fastest_method`] with the passes interpreted.
