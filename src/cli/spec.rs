@@ -313,6 +313,9 @@ pub fn report_fields(report: &LoadReport) -> String {
             (PlayoutMethod::Propagate, true) => " playouts=propagate step_moves=undone",
             (PlayoutMethod::FullPass, _) => " playouts=passes",
         });
+        if method == PlayoutMethod::Propagate && report.turns_by_writes {
+            s.push_str(" turns=by_writes");
+        }
     }
     if let Some(x) = report.batch_speedup {
         s.push_str(&format!(" batch_speedup={x:.1}"));

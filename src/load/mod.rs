@@ -228,6 +228,9 @@ pub struct LoadReport {
     /// Whether propagating playouts take each step's joint move back rather than leave it set
     /// (chosen at load by timing both; see [`NetGame::step_undo`]).
     pub step_undo: bool,
+    /// Whether propagating playouts play a turn whose writes are known by them (chosen at load by
+    /// timing both; see [`NetGame::turns_by_writes`]).
+    pub turns_by_writes: bool,
 }
 
 impl LoadReport {
@@ -242,6 +245,7 @@ impl LoadReport {
             batch_speedup: None,
             playout_method: None,
             step_undo: false,
+            turns_by_writes: false,
         }
     }
 }
@@ -362,6 +366,7 @@ impl AnyGame {
             l.report.batch_speedup = l.game.batch_speedup();
             l.report.playout_method = Some(l.game.playout_method());
             l.report.step_undo = l.game.step_undo();
+            l.report.turns_by_writes = l.game.turns_by_writes();
         }
     }
 
@@ -586,6 +591,7 @@ fn build_rules(
                     batch_speedup: g.batch_speedup(),
                     playout_method: Some(g.playout_method()),
                     step_undo: g.step_undo(),
+                    turns_by_writes: g.turns_by_writes(),
                 };
                 return Ok(AnyGame::Network(Loaded {
                     game: Arc::new(g),
@@ -609,6 +615,7 @@ fn build_rules(
         batch_speedup: None,
         playout_method: None,
         step_undo: false,
+        turns_by_writes: false,
     };
     Ok(AnyGame::Datalog(Loaded {
         game: Arc::new(g),

@@ -32,6 +32,7 @@ mod print;
 mod prop;
 mod replay;
 mod steps;
+mod turn_writes;
 mod view;
 mod wins;
 
@@ -122,7 +123,7 @@ struct PropScratch {
     back_flips: Vec<u64>,
     cands: Vec<u32>,
     threats: Vec<u64>,
-    /// The proposition nodes flipped together: a turn's writes (see [`steps::TurnWrites`]), a
+    /// The proposition nodes flipped together: a turn's writes (see [`turn_writes::TurnWrites`]), a
     /// step's pending propositions, the move to another state.
     flip_nodes: Vec<u32>,
     /// Whether the move part's words and the pending bits are stale: turns played by their writes
@@ -163,6 +164,26 @@ thread_local! {
         undo: Vec::new(),
         bits_before: Vec::new(),
     }) };
+}
+
+/// How propagating playouts play a step: chosen at load by timing (see
+/// `NetGame::fastest_method`); the playouts are the same every way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct StepWay {
+    /// A turn whose writes are known is played by them (see `turn_writes`); else every step takes
+    /// the long way, its joint move propagated through the move part.
+    pub writes: bool,
+    /// A step taken the long way puts back the words its joint move wrote, instead of leaving the
+    /// move set until the next step's moves replace it.
+    pub undo: bool,
+}
+
+impl StepWay {
+    /// The way a game plays until its load's timing has chosen (turns by their writes).
+    pub(super) const UNTIMED: StepWay = StepWay {
+        writes: true,
+        undo: false,
+    };
 }
 
 /// How [`Game::random_playout`] evaluates the network (both give the same playouts for the same
@@ -209,7 +230,7 @@ pub struct NetGame {
     /// Which moves may block a win, found when a blocking playout first asks (`None`: too large).
     blocks: std::sync::OnceLock<Option<blocks::Blocks>>,
     /// The turns propagation plays by their writes alone, found when a playout first asks.
-    turn_writes: std::sync::OnceLock<steps::TurnWrites>,
+    turn_writes: std::sync::OnceLock<turn_writes::TurnWrites>,
     /// The full passes as machine code and the playout method chosen with them, once compiled (see
     /// `passes`); shared with the thread that compiles them.
     native: std::sync::Arc<std::sync::OnceLock<Compiled>>,
@@ -219,6 +240,9 @@ pub struct NetGame {
     /// Whether [`NetGame::set_step_undo`] chose how propagating playouts take their steps' moves
     /// back (the compiled passes' choice is then not taken).
     undo_fixed: Option<bool>,
+    /// Whether [`NetGame::set_turns_by_writes`] chose whether propagation plays turns by their
+    /// writes (the compiled passes' choice is then not taken).
+    writes_fixed: Option<bool>,
 }
 
 /// When a game's passes are compiled (see `passes`).
@@ -237,8 +261,8 @@ enum Compile {
 struct Compiled {
     passes: Option<NativePasses>,
     method: PlayoutMethod,
-    /// Whether propagating playouts take each step's joint move back (see [`NetGame::step_undo`]).
-    step_undo: bool,
+    /// How propagating playouts play a step (see [`NetGame::step_way`]).
+    way: StepWay,
     /// 64 playouts at once against one at a time by `method`, in playouts a second, measured with the
     /// compiled passes (`None` without them).
     batch_speedup: Option<f64>,
@@ -249,11 +273,11 @@ struct Compiled {
 
 impl Compiled {
     /// The record of a game whose passes run interpreted: no passes, no specialised steps.
-    fn interpreted(method: PlayoutMethod, step_undo: bool) -> Compiled {
+    fn interpreted(method: PlayoutMethod, way: StepWay) -> Compiled {
         Compiled {
             passes: None,
             method,
-            step_undo,
+            way,
             batch_speedup: None,
             steps: Vec::new(),
         }
@@ -531,6 +555,7 @@ impl NetGame {
             native: Default::default(),
             method_fixed: false,
             undo_fixed: None,
+            writes_fixed: None,
             net,
         };
         game.compile(compile);

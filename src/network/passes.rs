@@ -58,12 +58,16 @@ impl NetGame {
                     .and_then(OnceLock::into_inner);
                 if let Some(cell) = cell.upgrade() {
                     // Whatever happened, the cell is set, so that `wait_compiled` returns.
-                    let _ = cell
-                        .set(compiled.unwrap_or_else(|| Compiled::interpreted(interpreted, false)));
+                    let _ =
+                        cell.set(compiled.unwrap_or_else(|| {
+                            Compiled::interpreted(interpreted, StepWay::UNTIMED)
+                        }));
                 }
             });
         if spawned.is_err() {
-            let _ = self.native.set(Compiled::interpreted(self.method, false));
+            let _ = self
+                .native
+                .set(Compiled::interpreted(self.method, StepWay::UNTIMED));
         }
     }
 
@@ -102,12 +106,12 @@ impl NetGame {
         self.native = Arc::new(OnceLock::from(Compiled {
             passes,
             method: PlayoutMethod::Propagate,
-            step_undo: false,
+            way: StepWay::UNTIMED,
             batch_speedup: None,
             steps,
         }));
-        let step_undo;
-        (self.method, step_undo) = self.fastest_method();
+        let way;
+        (self.method, way) = self.fastest_method();
         let batch_speedup = self.is_compiled().then(|| self.batch_speedup_now());
         let compiled = Arc::try_unwrap(std::mem::take(&mut self.native))
             .ok()
@@ -116,7 +120,7 @@ impl NetGame {
         self.native = Arc::new(OnceLock::from(Compiled {
             passes,
             method: self.method,
-            step_undo,
+            way,
             batch_speedup,
             steps,
         }));
@@ -215,16 +219,13 @@ impl NetGame {
     /// Settles the game on interpreted passes: the playout method chosen by timing them, and no
     /// passes compiled.
     fn interpreted_for_good(&mut self) {
-        let step_undo;
-        (self.method, step_undo) = self.fastest_method_interpreted();
-        self.native = Arc::new(OnceLock::from(Compiled::interpreted(
-            self.method,
-            step_undo,
-        )));
+        let way;
+        (self.method, way) = self.fastest_method_interpreted();
+        self.native = Arc::new(OnceLock::from(Compiled::interpreted(self.method, way)));
     }
 
     /// [`NetGame::fastest_method`] with the passes interpreted.
-    fn fastest_method_interpreted(&mut self) -> (PlayoutMethod, bool) {
+    fn fastest_method_interpreted(&mut self) -> (PlayoutMethod, StepWay) {
         let kept = std::mem::take(&mut self.native);
         let chosen = self.fastest_method();
         self.native = kept;
@@ -529,7 +530,7 @@ mod tests {
         g.native = Arc::new(OnceLock::from(Compiled {
             passes: Some(wrong),
             method: g.method,
-            step_undo: false,
+            way: StepWay::UNTIMED,
             batch_speedup: None,
             steps: Vec::new(),
         }));

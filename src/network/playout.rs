@@ -23,15 +23,15 @@ impl NetGame {
         rng: &mut SmallRng,
         max_steps: u32,
     ) -> (BitState, u32) {
-        self.random_playout_by(method, self.step_undo(), state, rng, max_steps)
+        self.random_playout_by(method, self.step_way(), state, rng, max_steps)
     }
 
-    /// [`NetGame::random_playout_with`], propagation taking each step's joint move back as `undo`
-    /// says (see [`NetGame::step_undo`]).
+    /// [`NetGame::random_playout_with`], propagation playing each step the `way` given (see
+    /// [`StepWay`]).
     pub(super) fn random_playout_by(
         &self,
         method: PlayoutMethod,
-        undo: bool,
+        way: StepWay,
         state: &BitState,
         rng: &mut SmallRng,
         max_steps: u32,
@@ -43,7 +43,7 @@ impl NetGame {
                 rng,
                 max_steps,
                 None,
-                undo,
+                way,
                 &mut |_, words, _, rng| pick_random(words, rng),
             ),
         }
@@ -76,7 +76,10 @@ impl NetGame {
             rng,
             max_steps,
             wins,
-            false,
+            StepWay {
+                writes: false,
+                undo: false,
+            },
             &mut |_, words, _, rng| pick_random(words, rng),
         )
     }
@@ -95,13 +98,13 @@ impl NetGame {
         guide: &mut dyn crate::game::PlayoutGuide,
     ) -> (BitState, u32) {
         let legal = &self.net.legal;
-        let undo = self.step_undo();
+        let way = self.step_way();
         self.playout_propagate::<false>(
             state,
             rng,
             max_steps,
             None,
-            undo,
+            way,
             &mut |r, words, w, rng| {
                 if let Some((table, rate)) = captures {
                     if let Some(k) = pick_capture(table, rate, &legal[r], r, words, w, numbers, rng)
@@ -134,16 +137,16 @@ impl NetGame {
     /// and a blocking playout takes back and replays (see [`Retreat`]) a step that lets another role
     /// win so. `WINS` compiles the winning and blocking steps in: without them the loop stays small
     /// enough for the propagation to be inlined into it (a random playout lost 5 to 17% when one
-    /// function held both). Without `WINS`, `undo` takes each step's joint move back by putting back
-    /// the words it wrote, instead of leaving it set until the next step's moves replace it (see
-    /// [`NetGame::step_undo`]).
+    /// function held both). Without `WINS`, the steps are played the `way` given (see [`StepWay`]):
+    /// the winning playouts try each step's inputs, so they take every step the long way, the joint
+    /// move left set.
     fn playout_propagate<const WINS: bool>(
         &self,
         state: &BitState,
         rng: &mut SmallRng,
         max_steps: u32,
         wins: Option<WinPlay<'_>>,
-        undo: bool,
+        way: StepWay,
         pick: &mut impl FnMut(usize, &[u64], &[u32], &mut SmallRng) -> Option<u32>,
     ) -> (BitState, u32) {
         let n = &self.net;
@@ -178,8 +181,8 @@ impl NetGame {
                 bits_before,
                 ..
             } = &mut *s;
-            // The winning playouts try each step's inputs, so they take every step the long way.
-            let turns = (!WINS).then(|| self.turn_writes.get_or_init(|| self.turn_writes()));
+            let turns =
+                (!WINS && way.writes).then(|| self.turn_writes.get_or_init(|| self.turn_writes()));
             if **snap_state != *state.words() {
                 snap.clear();
                 snap.extend_from_slice(w);
@@ -224,6 +227,10 @@ impl NetGame {
                             flip_nodes.push(p);
                         }
                     }
+                    // And those no move changes, off their pending bits.
+                    let kept = fan.kept_pending().iter();
+                    let pending = lbits[pw..].iter().zip(kept).map(|(&b, &k)| b & k);
+                    prop::push_prop_nodes(pending, flip_nodes);
                     if turns.is_some_and(|t| t.every_turn) {
                         flip_state_part(fan, w, queue, lbits, flip_nodes);
                         *moves_stale = true;
@@ -234,7 +241,7 @@ impl NetGame {
                     continue;
                 }
                 fan.sync_moves(n, w, lbits, moves_stale);
-                if !WINS && undo {
+                if !WINS && way.undo {
                     // The joint move goes on only to read which propositions change, and is taken
                     // back by putting back the words it wrote: cheaper than propagating it off.
                     flip_nodes.clear();

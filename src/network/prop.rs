@@ -72,7 +72,8 @@ struct Rows {
 pub(crate) struct Fanout {
     /// The whole cone's rows.
     full: Rows,
-    /// The rows of the gates no `does` input reaches, without pending bits.
+    /// The rows of the gates no `does` input reaches, with the pending bits only of the propositions
+    /// whose `next` no move changes (see [`Fanout::kept_pending`]).
     state: Rows,
     /// The cone's gates, by gate index (not node), in evaluation order.
     cone: Vec<u32>,
@@ -90,6 +91,10 @@ pub(crate) struct Fanout {
     /// Whether a legal move or the terminal test reads a `does` input (never in a well-formed game):
     /// the move part then reaches the legal-set bits too.
     moves_reach_legal: bool,
+    /// Over the pending bits' words, the propositions whose `next` is a literal of the state part
+    /// (no move changes it: a step counter, whose turn it is) and not the proposition itself: their
+    /// pending bits are kept by the state part's rows too (see [`Fanout::kept_pending`]).
+    kept: Vec<u64>,
 }
 
 impl Fanout {
@@ -185,8 +190,35 @@ impl Fanout {
             .filter(|&g| !(split && moving[g as usize]))
             .collect();
         let (state_start, state_up, state_edges) = edges_of(&state_gates);
+        // A proposition whose `next` no move changes has its pending bit kept by the state part's
+        // rows as by the whole cone's: a literal that is a constant, a proposition, or a state gate
+        // whose word holds its value (no guard left out).
+        let np = n.next.len();
+        let kept_by_state = |l: NetLit| {
+            let node = (l >> 1) as usize;
+            node <= np
+                || node >= first && {
+                    let g = node - first;
+                    needed[g] && !moving[g] && skip_of(g as u32) == NO_GUARD
+                }
+        };
+        let mut kept = vec![0u64; (pending + np).div_ceil(64) - pending / 64];
+        for (p, &l) in n.next.iter().enumerate() {
+            if split && l != ((1 + p) as NetLit) << 1 && kept_by_state(l) {
+                kept[p / 64] |= 1 << (p % 64);
+            }
+        }
         let (state_lw_start, state_lw) = if split {
-            csr(n.num_nodes, legal_bits)
+            csr(
+                n.num_nodes,
+                legal_bits.chain(n.next.iter().enumerate().flat_map(|(p, &l)| {
+                    let bit = (pending + p) as u32;
+                    let on = kept[p / 64] >> (p % 64) & 1 == 1;
+                    on.then_some([((l >> 1) as usize, bit), (1 + p, bit)])
+                        .into_iter()
+                        .flatten()
+                })),
+            )
         } else {
             (lw_start.clone(), lw.clone())
         };
@@ -212,12 +244,22 @@ impl Fanout {
             pending,
             props: n.next.len(),
             moves_reach_legal: !split,
+            kept,
         }
     }
 
     /// The words of the bitset: legal sets, then pending propositions.
     pub(crate) fn bit_words(&self) -> usize {
         (self.pending + self.props).div_ceil(64)
+    }
+
+    /// Over the pending bits' words (from [`Fanout::pending_word`]), the propositions whose `next`
+    /// no move changes and that the state part's rows keep the pending bits of, as
+    /// [`Fanout::flip_all`] keeps every proposition's: a step through [`Fanout::flip_state`] leaves
+    /// theirs right, so a turn played by its writes need not write them (speedChess's step counter,
+    /// 201 propositions, and whose turn it is).
+    pub(crate) fn kept_pending(&self) -> &[u64] {
+        &self.kept
     }
 
     /// The first word of the pending propositions' bits.
@@ -335,7 +377,8 @@ impl Fanout {
     /// Flips proposition nodes `nodes` and propagates the changes through the state part alone (as
     /// [`Fanout::flip_all`] through the whole cone): the gates no `does` input reaches and the
     /// legal-set bits. The move part's words and the pending bits are left as they were, stale until
-    /// [`Fanout::sync_moves`]; a turn played by its writes (see `steps::TurnWrites`) needs neither,
+    /// [`Fanout::sync_moves`], but for the pending bits of [`Fanout::kept_pending`], which stay
+    /// right; a turn played by its writes (see `turn_writes::TurnWrites`) needs no more,
     /// and leaving out breakthrough's frame gates makes its random playouts about 1.1 times as fast.
     /// Same requirements as [`Fanout::flip`].
     #[inline]

@@ -36,7 +36,7 @@ const STEP_INPUTS: usize = 300_000;
 
 /// The most gate readings the folding may take over all moves (each move reads the move gates once):
 /// a game with thousands of moves and a large move part plays the general step.
-const FOLD_WORK: usize = 20_000_000;
+pub(super) const FOLD_WORK: usize = 20_000_000;
 
 /// The most gate readings finding the cones may take over all moves (each move reads the state
 /// part once): past it, every move's step leaves the whole state part to the caller.
@@ -51,11 +51,11 @@ const GUARD_PROPS: usize = 4;
 const GUARD_INPUTS: usize = 8;
 
 /// A literal's node, read through `sub` (a replacement literal per node, or `NONE`).
-const NONE: NetLit = u32::MAX;
+pub(super) const NONE: NetLit = u32::MAX;
 
 /// Whether a step writes proposition `p` whose `next` is the literal `next`: not when that is the
 /// proposition itself. The step leaves such a proposition alone, and its cone starts from the others.
-fn writes(p: usize, next: NetLit) -> bool {
+pub(super) fn writes(p: usize, next: NetLit) -> bool {
     next != ((1 + p) as NetLit) << 1
 }
 
@@ -304,89 +304,10 @@ impl NetGame {
         (gates, written, fixed)
     }
 
-    /// The writes of each turn that are all constants or literals of the state part, by the `does`
-    /// input of the turn's move (see [`TurnWrites`]).
-    pub(super) fn turn_writes(&self) -> TurnWrites {
-        let n = &self.net;
-        let np = n.props.len();
-        let inputs_of_moves: usize = self.pass[self.pass_state..]
-            .iter()
-            .map(|g| (g.end - g.start) as usize)
-            .sum();
-        let outputs: usize = n.legal.iter().map(Vec::len).sum();
-        let mut out = TurnWrites {
-            first: 1 + np as u32,
-            start: vec![NO_WRITES; n.first_gate - 1 - np],
-            writes: Vec::new(),
-            noop: n
-                .legal
-                .iter()
-                .zip(&self.noop_out)
-                .map(|(legal, &j)| legal.get(j as usize).map_or(NO_NOOP, |o| o.does))
-                .collect(),
-            every_turn: false,
-        };
-        if outputs.saturating_mul(inputs_of_moves.max(1)) > FOLD_WORK
-            || out.noop.iter().filter(|&&d| d == NO_NOOP).count() > 1
-        {
-            return out;
-        }
-        // A literal the propagation keeps the value of: a constant, a proposition, or a gate of the
-        // state part in its cone that counts all its inputs (a legal move's gate may leave its guard
-        // out).
-        let state_end = n.first_gate + n.state_gates;
-        let kept_by_propagation = |l: NetLit| {
-            let node = (l >> 1) as usize;
-            node <= np
-                || (n.first_gate..state_end).contains(&node) && {
-                    let g = (node - n.first_gate) as u32;
-                    self.fan.cone().binary_search(&g).is_ok() && !self.fan.skips(g)
-                }
-        };
-        let mut sub = vec![NONE; n.num_nodes];
-        let (mut kept, mut scratch) = (Vec::new(), Vec::new());
-        for (r, legal) in n.legal.iter().enumerate() {
-            let others_pass = (0..n.legal.len()).all(|q| q == r || out.noop[q] != NO_NOOP);
-            if !others_pass {
-                continue;
-            }
-            for (j, o) in legal.iter().enumerate() {
-                let Some(slot) = (o.does as usize)
-                    .checked_sub(out.first as usize)
-                    .and_then(|k| out.start.get_mut(k))
-                else {
-                    continue;
-                };
-                scratch.clear();
-                let (_, next, _) = self.fold_moves(r, j, &mut sub, &mut kept, &mut scratch);
-                let writes: Vec<(u32, NetLit)> = (0..np)
-                    .filter(|&p| writes(p, next[p]))
-                    .map(|p| (p as u32, next[p]))
-                    .collect();
-                if writes.len() <= TURN_WRITES
-                    && writes.iter().all(|&(_, l)| kept_by_propagation(l))
-                {
-                    *slot = out.writes.len() as u32;
-                    out.writes.push(writes.len() as u32);
-                    out.writes.extend(writes.iter().flat_map(|&(p, l)| [p, l]));
-                }
-            }
-        }
-        out.every_turn = n.legal.iter().zip(&out.noop).all(|(legal, &noop)| {
-            legal.iter().all(|o| {
-                let slot = (o.does as usize)
-                    .checked_sub(out.first as usize)
-                    .and_then(|k| out.start.get(k));
-                o.does == noop || slot.is_some_and(|&s| s != NO_WRITES)
-            })
-        });
-        out
-    }
-
     /// The move gates left when `role` plays its legal output `output` and every other role its
     /// no-op (every `does` input a constant), each proposition's `next` through them, and the
     /// `does` inputs set; `sub` is all `NONE` before and after, `kept` scratch.
-    fn fold_moves(
+    pub(super) fn fold_moves(
         &self,
         role: usize,
         output: usize,
@@ -395,10 +316,6 @@ impl NetGame {
         inputs: &mut Vec<NetLit>,
     ) -> (Vec<PassGate>, Vec<NetLit>, Vec<u32>) {
         let n = &self.net;
-        let resolve = |sub: &[NetLit], l: NetLit| match sub[(l >> 1) as usize] {
-            NONE => l,
-            s => s ^ (l & 1),
-        };
         let mut touched = Vec::new();
         let mut set = Vec::new();
         for (q, legal) in n.legal.iter().enumerate() {
@@ -419,27 +336,7 @@ impl NetGame {
         }
         let mut gates = Vec::new();
         for g in &self.pass[self.pass_state..] {
-            kept.clear();
-            let mut zero = false;
-            for &l in &n.inputs[g.start as usize..g.end as usize] {
-                match resolve(sub, l) {
-                    FALSE => {
-                        zero = true;
-                        break;
-                    }
-                    TRUE => {}
-                    l => kept.push(l),
-                }
-            }
-            let negate = NetLit::from(g.negate != 0);
-            // The gate's value as a literal when it is a constant or one of its inputs.
-            let same = match (zero, kept.as_slice()) {
-                (true, _) => Some(FALSE ^ negate),
-                (false, []) => Some(TRUE ^ negate),
-                (false, [l]) => Some(l ^ negate),
-                _ => None,
-            };
-            match same {
+            match fold_gate(sub, n, g, kept) {
                 Some(l) => {
                     sub[g.node as usize] = l;
                     touched.push(g.node);
@@ -464,65 +361,36 @@ impl NetGame {
     }
 }
 
-/// The most propositions a turn played by its writes may write: each is read at every such turn,
-/// where the move gates' way reaches only those that change (a move in breakthrough writes five or
-/// six).
-const TURN_WRITES: usize = 8;
-
-/// No turn's writes for a `does` input.
-const NO_WRITES: u32 = u32::MAX;
-
-/// A role without a no-op.
-const NO_NOOP: u32 = u32::MAX - 1;
-
-/// The turns whose step is only writes of constants and of literals that propagation keeps up to
-/// date: a turn-taking game's move sets the squares it empties and fills to constants, and many
-/// games' moves are nothing else. Such a step is played without its `does` input: each written
-/// proposition whose literal differs from its value flips, and the input's way through the move
-/// gates (on, and off again at the next step) is not taken. In breakthrough that way is as long as
-/// the flips' own.
-#[derive(Clone, Debug, Default)]
-pub(super) struct TurnWrites {
-    /// The node of the first `does` input.
-    first: u32,
-    /// Per `does` input (from `first`), where its writes start in `writes`, or [`NO_WRITES`].
-    start: Vec<u32>,
-    /// At each start, the number of writes, then each write as `proposition, literal`.
-    writes: Vec<u32>,
-    /// Per role, the `does` input of its no-op (`u32::MAX` where nothing reads it), or [`NO_NOOP`].
-    noop: Vec<u32>,
-    /// Whether every move but the no-ops has writes: a turn-taking game's every step is then played
-    /// by its writes, and its playouts may leave the move part stale throughout (see
-    /// [`prop::Fanout::flip_state`]). Where some turns are played the long way, each of them would
-    /// sync the move part first: cephalopodMicro's playouts took 1.5 times as long.
-    pub(super) every_turn: bool,
+/// Literal `l` with the nodes `sub` folds replaced ([`NONE`]: kept).
+#[inline]
+pub(super) fn resolve(sub: &[NetLit], l: NetLit) -> NetLit {
+    match sub[(l >> 1) as usize] {
+        NONE => l,
+        s => s ^ (l & 1),
+    }
 }
 
-impl TurnWrites {
-    /// The writes of the joint move of `does` inputs `chosen` (one per role, `u32::MAX` for a move
-    /// nothing reads), as `proposition, literal` pairs: where every role but one plays its no-op
-    /// and that one's move has such writes.
-    #[inline]
-    pub(super) fn of(&self, chosen: &[u32]) -> Option<&[u32]> {
-        let mut mover = None;
-        for (&d, &noop) in chosen.iter().zip(&self.noop) {
-            if d != noop {
-                if mover.is_some() {
-                    return None;
-                }
-                mover = Some(d);
-            }
+/// Gate `g` with its inputs replaced by what `sub` folds them to: its value as a literal when that
+/// is a constant or one of its inputs, else `None` and the inputs it still reads in `kept`.
+pub(super) fn fold_gate(
+    sub: &[NetLit],
+    n: &Grounded,
+    g: &PassGate,
+    kept: &mut Vec<NetLit>,
+) -> Option<NetLit> {
+    kept.clear();
+    let negate = NetLit::from(g.negate != 0);
+    for &l in &n.inputs[g.start as usize..g.end as usize] {
+        match resolve(sub, l) {
+            FALSE => return Some(FALSE ^ negate),
+            TRUE => {}
+            l => kept.push(l),
         }
-        let k = mover?.checked_sub(self.first)? as usize;
-        let at = *self.start.get(k)? as usize;
-        let count = *self.writes.get(at)? as usize;
-        self.writes.get(at + 1..at + 1 + 2 * count)
     }
-
-    /// How many `does` inputs have writes.
-    #[cfg(test)]
-    pub(super) fn len(&self) -> usize {
-        self.start.iter().filter(|&&s| s != NO_WRITES).count()
+    match kept.as_slice() {
+        [] => Some(TRUE ^ negate),
+        [l] => Some(l ^ negate),
+        _ => None,
     }
 }
 
@@ -667,60 +535,6 @@ mod tests {
         assert!(g.set_compiled(true));
         let mut rng = SmallRng::seed_from_u64(3);
         assert!(g.check_compiled(&mut rng, 2, 20).expect("as interpreted") > 0);
-    }
-
-    #[test]
-    fn turns_are_played_by_their_writes_where_the_others_pass() {
-        // Tic-tac-toe: each mark fills its cell (a constant) and hands over control (a
-        // proposition), so all nine marks of each role are writes alone.
-        let g = tic_tac_toe();
-        assert_eq!(g.turn_writes().len(), 18);
-        assert!(g.turn_writes().every_turn);
-        // Rock-paper-scissors: no role has a no-op, so no move is a turn.
-        let program =
-            crate::syntax::parse_infix(include_str!("../../games/roshambo.gdl")).expect("parses");
-        let g = NetGame::from_program(&program, "test").expect("grounds");
-        assert_eq!(g.turn_writes().len(), 0);
-        assert!(!g.turn_writes().every_turn);
-    }
-
-    #[test]
-    fn turns_played_by_their_writes_leave_the_move_part_stale_until_synced() {
-        let g = tic_tac_toe();
-        let start = g.initial_state();
-        let mut rng = SmallRng::seed_from_u64(5);
-        let (state, steps) = g.random_playout_with(PlayoutMethod::Propagate, &start, &mut rng, 3);
-        assert_eq!(steps, 3);
-        let (mut words, mut lbits) = (Vec::new(), Vec::new());
-        g.fan.load(&g.net, &mut words, &mut lbits, |p| state.get(p));
-        PROP.with(|s| {
-            let mut s = s.borrow_mut();
-            assert_eq!(*s.at, *state.words());
-            // Three marks by their writes: the frame gates and pending bits still show the start.
-            assert!(s.moves_stale);
-            assert!(s.words != words || s.lbits != lbits);
-            g.sync_moves(&mut s);
-            assert!(!s.moves_stale);
-            assert_eq!(s.words, words);
-            assert_eq!(s.lbits, lbits);
-        });
-        // And the next state read off the writes is the one the long way gives.
-        let mut by_pass = tic_tac_toe();
-        by_pass.set_playout_method(PlayoutMethod::FullPass);
-        let mut legal = Vec::new();
-        let joint: Vec<NetMove> = (0..g.net.legal.len())
-            .map(|r| {
-                g.legal_moves(&state, r, &mut legal);
-                legal[legal.len() - 1]
-            })
-            .collect();
-        let before = g.with_prop(&state, |s| s.words.clone());
-        assert_eq!(
-            g.with_prop(&state, |s| g.prop_next(s, &joint)),
-            by_pass.next_state(&state, &joint)
-        );
-        // Read off the words, which stay as they were.
-        assert_eq!(g.with_prop(&state, |s| s.words.clone()), before);
     }
 
     #[test]

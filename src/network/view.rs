@@ -208,6 +208,11 @@ impl NetGame {
                         *x = *x & !(1 << (p % 64)) | value << (p % 64);
                     }
                 }
+                // Those no move changes flip where their pending bits say so.
+                let pending = s.lbits.get(self.fan.pending_word()..).unwrap_or(&[]);
+                for ((x, &b), &k) in words.iter_mut().zip(pending).zip(self.fan.kept_pending()) {
+                    *x ^= b & k;
+                }
                 return out;
             }
         }
