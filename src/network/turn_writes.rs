@@ -333,13 +333,16 @@ mod tests {
         // proposition), so all nine marks of each role are writes alone.
         let g = tic_tac_toe();
         assert_eq!(g.turn_writes().len(), 18);
-        assert!(g.turn_writes().every_turn);
+        assert!(g.turn_writes().every_turn && !g.turn_writes().is_empty());
         // Rock-paper-scissors: no role has a no-op, so no move is a turn.
         let program =
             crate::syntax::parse_infix(include_str!("../../games/roshambo.gdl")).expect("parses");
         let g = NetGame::from_program(&program, "test").expect("grounds");
         assert_eq!(g.turn_writes().len(), 0);
-        assert!(!g.turn_writes().every_turn);
+        assert!(!g.turn_writes().every_turn && g.turn_writes().is_empty());
+        // Without writes, the load's timing has no way by writes to choose.
+        g.wait_compiled();
+        assert!(!g.turns_by_writes());
     }
 
     /// [`NetGame::turn_writes`] the way it was first written: the whole move part folded for each
