@@ -957,3 +957,11 @@ impl Game for NetGame {
         ))
     }
 }
+
+/// Tic-tac-toe from `games/`, the network the unit tests of several stages load.
+#[cfg(test)]
+fn tic_tac_toe() -> NetGame {
+    let program =
+        crate::syntax::parse_infix(include_str!("../../games/tictactoe.gdl")).expect("parses");
+    NetGame::from_program(&program, "test").expect("grounds")
+}

@@ -719,9 +719,7 @@ mod tests {
 
     #[test]
     fn propagation_leaves_the_words_a_fresh_load_gives_growing_its_queue_as_it_needs() {
-        let program =
-            crate::syntax::parse_infix(include_str!("../../games/tictactoe.gdl")).expect("parses");
-        let g = NetGame::from_program(&program, "test").expect("grounds");
+        let g = crate::network::tic_tac_toe();
         let (fan, net) = (&g.fan, &g.net);
         let props = net.props.len();
         let mut on: Vec<bool> = (0..props)
@@ -799,9 +797,7 @@ mod tests {
 
     #[test]
     fn undoing_a_propagation_puts_back_every_word_its_record_growing_as_it_needs() {
-        let program =
-            crate::syntax::parse_infix(include_str!("../../games/tictactoe.gdl")).expect("parses");
-        let g = NetGame::from_program(&program, "test").expect("grounds");
+        let g = crate::network::tic_tac_toe();
         let (fan, net) = (&g.fan, &g.net);
         let props = net.props.len();
         let (mut w, mut lbits) = (Vec::new(), Vec::new());

@@ -495,15 +495,9 @@ mod tests {
     use super::*;
     use rand::SeedableRng;
 
-    fn tic_tac_toe() -> NetGame {
-        let program =
-            crate::syntax::parse_infix(include_str!("../../games/tictactoe.gdl")).expect("parses");
-        NetGame::from_program(&program, "test").expect("grounds")
-    }
-
     #[test]
     fn a_turn_folds_the_move_gates_to_the_few_its_move_changes() {
-        let mut g = tic_tac_toe();
+        let mut g = crate::network::tic_tac_toe();
         let mut inputs = g.net.inputs.clone();
         let general =
             g.next_gates(&g.net.next, None, &mut inputs).len() + g.pass.len() - g.pass_state;
@@ -541,7 +535,7 @@ mod tests {
     fn a_negated_gate_left_with_one_input_is_that_input_negated() {
         // The grounder stores no gate negated (an OR is an AND read negated); stored negated and
         // read negated, every move gate computes what it did, so the steps must not change.
-        let mut g = tic_tac_toe();
+        let mut g = crate::network::tic_tac_toe();
         let moves: Vec<bool> = (0..g.net.num_nodes)
             .map(|i| i >= g.net.first_gate + g.net.state_gates)
             .collect();

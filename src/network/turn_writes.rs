@@ -18,18 +18,7 @@ impl NetGame {
         let np = n.props.len();
         let moves = &self.pass[self.pass_state..];
         let inputs_of_moves: usize = moves.iter().map(|g| (g.end - g.start) as usize).sum();
-        let mut out = TurnWrites {
-            first: 1 + np as u32,
-            start: vec![NO_WRITES; n.first_gate - 1 - np],
-            writes: Vec::new(),
-            noop: n
-                .legal
-                .iter()
-                .zip(&self.noop_out)
-                .map(|(legal, &j)| legal.get(j as usize).map_or(NO_NOOP, |o| o.does))
-                .collect(),
-            every_turn: false,
-        };
+        let mut out = TurnWrites::none(self);
         // Each role's fold of the whole move part alone past the budget: nothing to try.
         if out.noop.iter().filter(|&&d| d == NO_NOOP).count() > 1
             || n.legal.len().saturating_mul(inputs_of_moves) > TURN_FOLD_WORK
@@ -92,9 +81,9 @@ impl NetGame {
                 .filter_map(|p| write_of(&sub, p).map(|l| (p as u32, l)))
                 .collect();
             for o in legal {
-                let Some(slot) = (o.does as usize)
+                let Some(k) = (o.does as usize)
                     .checked_sub(out.first as usize)
-                    .and_then(|k| out.start.get_mut(k))
+                    .filter(|&k| k < out.start.len())
                 else {
                     continue;
                 };
@@ -157,9 +146,7 @@ impl NetGame {
                 if writes.len() <= TURN_WRITES.max(way / WAY_PER_WRITE)
                     && writes.iter().all(|&(_, l)| self.kept_by_propagation(l))
                 {
-                    *slot = out.writes.len() as u32;
-                    out.writes.push(writes.len() as u32);
-                    out.writes.extend(writes.iter().flat_map(|&(p, l)| [p, l]));
+                    out.set(k, &writes);
                 }
                 tried += 1;
                 if tried == FIRST_TRIES && out.writes.is_empty() {
@@ -175,14 +162,7 @@ impl NetGame {
             out.writes.clear();
             return out;
         }
-        out.every_turn = n.legal.iter().zip(&out.noop).all(|(legal, &noop)| {
-            legal.iter().all(|o| {
-                let slot = (o.does as usize)
-                    .checked_sub(out.first as usize)
-                    .and_then(|k| out.start.get(k));
-                o.does == noop || slot.is_some_and(|&s| s != NO_WRITES)
-            })
-        });
+        out.every_turn = out.covers_every_turn(n);
         out
     }
 
@@ -284,6 +264,43 @@ pub(super) struct TurnWrites {
 }
 
 impl TurnWrites {
+    /// Records the writes of the `k`-th `does` input (from `first`).
+    fn set(&mut self, k: usize, writes: &[(u32, NetLit)]) {
+        self.start[k] = self.writes.len() as u32;
+        self.writes.push(writes.len() as u32);
+        self.writes.extend(writes.iter().flat_map(|&(p, l)| [p, l]));
+    }
+
+    /// Whether every move but the no-ops has writes (see [`TurnWrites::every_turn`]).
+    fn covers_every_turn(&self, n: &Grounded) -> bool {
+        n.legal.iter().zip(&self.noop).all(|(legal, &noop)| {
+            legal.iter().all(|o| {
+                let slot = (o.does as usize)
+                    .checked_sub(self.first as usize)
+                    .and_then(|k| self.start.get(k));
+                o.does == noop || slot.is_some_and(|&s| s != NO_WRITES)
+            })
+        })
+    }
+
+    /// No move's writes yet, each role's no-op found.
+    fn none(g: &NetGame) -> TurnWrites {
+        let n = &g.net;
+        let np = n.props.len();
+        TurnWrites {
+            first: 1 + np as u32,
+            start: vec![NO_WRITES; n.first_gate - 1 - np],
+            writes: Vec::new(),
+            noop: n
+                .legal
+                .iter()
+                .zip(&g.noop_out)
+                .map(|(legal, &j)| legal.get(j as usize).map_or(NO_NOOP, |o| o.does))
+                .collect(),
+            every_turn: false,
+        }
+    }
+
     /// The writes of the joint move of `does` inputs `chosen` (one per role, `u32::MAX` for a move
     /// nothing reads), as `proposition, literal` pairs: where every role but one plays its no-op
     /// and that one's move has such writes.
@@ -321,17 +338,11 @@ mod tests {
     use super::*;
     use rand::SeedableRng;
 
-    fn tic_tac_toe() -> NetGame {
-        let program =
-            crate::syntax::parse_infix(include_str!("../../games/tictactoe.gdl")).expect("parses");
-        NetGame::from_program(&program, "test").expect("grounds")
-    }
-
     #[test]
     fn turns_are_played_by_their_writes_where_the_others_pass() {
         // Tic-tac-toe: each mark fills its cell (a constant) and hands over control (a
         // proposition), so all nine marks of each role are writes alone.
-        let g = tic_tac_toe();
+        let g = crate::network::tic_tac_toe();
         assert_eq!(g.turn_writes().len(), 18);
         assert!(g.turn_writes().every_turn && !g.turn_writes().is_empty());
         // Rock-paper-scissors: no role has a no-op, so no move is a turn.
@@ -352,18 +363,7 @@ mod tests {
         let np = n.props.len();
         let moves = &g.pass[g.pass_state..];
         let read_off = |p: usize| g.fan.kept_pending()[p / 64] >> (p % 64) & 1 == 1;
-        let mut out = TurnWrites {
-            first: 1 + np as u32,
-            start: vec![NO_WRITES; n.first_gate - 1 - np],
-            writes: Vec::new(),
-            noop: n
-                .legal
-                .iter()
-                .zip(&g.noop_out)
-                .map(|(legal, &j)| legal.get(j as usize).map_or(NO_NOOP, |o| o.does))
-                .collect(),
-            every_turn: false,
-        };
+        let mut out = TurnWrites::none(g);
         let mut sub = vec![NONE; n.num_nodes];
         let (mut kept, mut scratch) = (Vec::new(), Vec::new());
         let mut tried = 0;
@@ -396,9 +396,7 @@ mod tests {
                 if writes.len() <= TURN_WRITES.max(way / WAY_PER_WRITE)
                     && writes.iter().all(|&(_, l)| g.kept_by_propagation(l))
                 {
-                    out.start[k] = out.writes.len() as u32;
-                    out.writes.push(writes.len() as u32);
-                    out.writes.extend(writes.iter().flat_map(|&(p, l)| [p, l]));
+                    out.set(k, &writes);
                 }
                 tried += 1;
                 if tried == FIRST_TRIES && out.writes.is_empty() {
@@ -406,14 +404,7 @@ mod tests {
                 }
             }
         }
-        out.every_turn = n.legal.iter().zip(&out.noop).all(|(legal, &noop)| {
-            legal.iter().all(|o| {
-                let slot = (o.does as usize)
-                    .checked_sub(out.first as usize)
-                    .and_then(|k| out.start.get(k));
-                o.does == noop || slot.is_some_and(|&s| s != NO_WRITES)
-            })
-        });
+        out.every_turn = out.covers_every_turn(n);
         out
     }
 
@@ -445,7 +436,7 @@ mod tests {
     fn each_move_folds_only_what_its_input_reaches_to_the_writes_of_a_whole_fold() {
         let race = crate::syntax::parse_kif(RACE).expect("parses");
         let games = [
-            ("tictactoe.gdl", tic_tac_toe()),
+            ("tictactoe.gdl", crate::network::tic_tac_toe()),
             (
                 "race",
                 NetGame::from_program(&race, "race").expect("grounds"),
@@ -511,7 +502,7 @@ mod tests {
 
     #[test]
     fn turns_played_by_their_writes_leave_the_move_part_stale_until_synced() {
-        let g = tic_tac_toe();
+        let g = crate::network::tic_tac_toe();
         let start = g.initial_state();
         let mut rng = SmallRng::seed_from_u64(5);
         let (state, steps) = g.random_playout_with(PlayoutMethod::Propagate, &start, &mut rng, 3);
@@ -530,7 +521,7 @@ mod tests {
             assert_eq!(s.lbits, lbits);
         });
         // And the next state read off the writes is the one the long way gives.
-        let mut by_pass = tic_tac_toe();
+        let mut by_pass = crate::network::tic_tac_toe();
         by_pass.set_playout_method(PlayoutMethod::FullPass);
         let mut legal = Vec::new();
         let joint: Vec<NetMove> = (0..g.net.legal.len())
