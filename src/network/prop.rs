@@ -591,7 +591,10 @@ impl Fanout {
 
 /// Compressed sparse rows: `(start, items)` with `items[start[k]..start[k + 1]]` the values given for
 /// key `k < keys` (keys out of range are left out).
-fn csr(keys: usize, pairs: impl Iterator<Item = (usize, u32)> + Clone) -> (Vec<u32>, Vec<u32>) {
+pub(super) fn csr(
+    keys: usize,
+    pairs: impl Iterator<Item = (usize, u32)> + Clone,
+) -> (Vec<u32>, Vec<u32>) {
     let mut count = vec![0u32; keys + 1];
     for (k, _) in pairs.clone() {
         if k < keys {

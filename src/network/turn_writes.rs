@@ -187,20 +187,9 @@ struct Csr {
 }
 
 impl Csr {
+    /// The rows of `pairs` (see [`prop::csr`]).
     fn new(keys: usize, pairs: impl Iterator<Item = (usize, u32)> + Clone) -> Csr {
-        let mut start = vec![0u32; keys + 1];
-        for (k, _) in pairs.clone().filter(|&(k, _)| k < keys) {
-            start[k + 1] += 1;
-        }
-        for k in 0..keys {
-            start[k + 1] += start[k];
-        }
-        let mut fill = start.clone();
-        let mut items = vec![0u32; start[keys] as usize];
-        for (k, v) in pairs.filter(|&(k, _)| k < keys) {
-            items[fill[k] as usize] = v;
-            fill[k] += 1;
-        }
+        let (start, items) = prop::csr(keys, pairs);
         Csr { start, items }
     }
 
