@@ -3,7 +3,9 @@
 //! The entry point is [`LegalSets::new`], called once when a [`NetGame`](super::NetGame) is built; the
 //! propagating playout ([`PlayoutMethod::Propagate`](super::PlayoutMethod)) then finds a role's moves
 //! by counting bits instead of reading every legal output. The sets are laid out once: **bit `j` of a
-//! role's words follows its `j`-th legal output** (the padding follows false), and each group of moves
+//! role's words follows its `j`-th legal output less the output's guard** (the padding follows false;
+//! a guarded gate of two inputs has its bit follow the other input, and is then kept up to date by
+//! nobody, since nothing else reads it), and each group of moves
 //! with the same guard has a mask over those words, so **a role's legal moves are the union of the
 //! masks of the groups whose guard holds, intersected with the bits**. A guard is an input left out
 //! of a legal gate's count of false inputs only when nothing else reads that gate, so leaving it out
@@ -112,7 +114,25 @@ impl LegalSets {
             sets.bit_lit.resize(base + words * 64, FALSE);
             sets.bit_does.resize(base + words * 64, u32::MAX);
             for (j, o) in outs.iter().enumerate() {
-                sets.bit_lit[base + j] = o.lit;
+                sets.bit_lit[base + j] = match gate_of(o.lit) {
+                    // A guarded gate of two inputs: its bit follows the other input itself, and the
+                    // gate need not be kept up to date at all.
+                    Some(g) if sets.skip[g] != prop::NO_GUARD => {
+                        let gate = net.gates[g];
+                        let inputs = &net.inputs[gate.start as usize..gate.end as usize];
+                        match inputs {
+                            &[a, b] => {
+                                if a == sets.skip[g] {
+                                    b
+                                } else {
+                                    a
+                                }
+                            }
+                            _ => o.lit,
+                        }
+                    }
+                    _ => o.lit,
+                };
                 sets.bit_does[base + j] = o.does;
             }
             sets.group.push(sets.guards.len() as u32);
@@ -178,13 +198,16 @@ mod tests {
         };
         for (r, control) in [(0, "(control white)"), (1, "(control black)")] {
             let outs = &net.legal[r];
-            // `(mark 1)`, `(mark 2)`, `noop`: one word, bit `j` following output `j`.
+            // `(mark 1)`, `(mark 2)`, `noop`: one word, bit `j` following output `j`: a mark's
+            // bit the cell's being unmarked, its gate's input besides the turn; `noop`'s its gate.
             assert_eq!(outs.len(), 3);
             let base = 64 * sets.word[r] as usize;
             for (j, o) in outs.iter().enumerate() {
-                assert_eq!(sets.bit_lit[base + j], o.lit);
                 assert_eq!(sets.bit_does[base + j], o.does);
             }
+            assert_eq!(sets.bit_lit[base], prop_of("(marked 1)") ^ 1);
+            assert_eq!(sets.bit_lit[base + 1], prop_of("(marked 2)") ^ 1);
+            assert_eq!(sets.bit_lit[base + 2], outs[2].lit);
             assert_eq!(sets.bit_lit[base + 3], FALSE);
             // Two groups: `noop` unguarded, both marks guarded by the role's turn, which their gates
             // leave out of their counts.

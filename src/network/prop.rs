@@ -79,6 +79,9 @@ pub(crate) struct Fanout {
     cone: Vec<u32>,
     /// The cone's gates that a `does` input reaches (its move part), in evaluation order.
     moves: Vec<u32>,
+    /// The cone's gates that propagation keeps up to date, in evaluation order: all but the legal
+    /// gates whose bits follow another literal (see `LegalSets`).
+    updated: Vec<u32>,
     /// Per legal-set bit, the literal it follows (the legal literal, or its gate less the guard).
     bit_lit: Vec<NetLit>,
     /// Per gate (by gate index), the input left out of its count (a legal move's guard), or
@@ -129,6 +132,25 @@ impl Fanout {
         let cone: Vec<u32> = (0..n.gates.len() as u32)
             .filter(|&g| needed[g as usize])
             .collect();
+        // The gates propagation keeps up to date: those the legal-set bits, their guards, `next`
+        // and terminal read, which leaves out a guarded legal gate whose bit follows its other
+        // input.
+        let mut told = vec![false; n.gates.len()];
+        let guards = skip.iter().filter(|&&l| l != NO_GUARD);
+        for l in bit_lit
+            .iter()
+            .chain(guards)
+            .chain(&n.next)
+            .chain([&n.terminal])
+        {
+            mark(*l, &mut told, &mut todo);
+        }
+        while let Some(g) = todo.pop() {
+            let gate = n.gates[g];
+            for &l in &n.inputs[gate.start as usize..gate.end as usize] {
+                mark(l, &mut told, &mut todo);
+            }
+        }
         let skip_of = |g: u32| skip.get(g as usize).copied().unwrap_or(NO_GUARD);
         // A gate is in the move part when it reads a `does` input or a gate of the move part (the
         // cone is in evaluation order, so its inputs are marked before it).
@@ -168,7 +190,8 @@ impl Fanout {
             .iter()
             .enumerate()
             .map(|(b, &l)| ((l >> 1) as usize, b as u32));
-        let (start, up, edges) = edges_of(&cone);
+        let updated: Vec<u32> = cone.iter().copied().filter(|&g| told[g as usize]).collect();
+        let (start, up, edges) = edges_of(&updated);
         let (lw_start, lw) = csr(
             n.num_nodes,
             legal_bits
@@ -184,7 +207,7 @@ impl Fanout {
             .iter()
             .chain([&n.terminal])
             .any(|&l| reads_moves(l, &moving));
-        let state_gates: Vec<u32> = cone
+        let state_gates: Vec<u32> = updated
             .iter()
             .copied()
             .filter(|&g| !(split && moving[g as usize]))
@@ -199,7 +222,7 @@ impl Fanout {
             node <= np
                 || node >= first && {
                     let g = node - first;
-                    needed[g] && !moving[g] && skip_of(g as u32) == NO_GUARD
+                    told[g] && !moving[g] && skip_of(g as u32) == NO_GUARD
                 }
         };
         let mut kept = vec![0u64; (pending + np).div_ceil(64) - pending / 64];
@@ -239,6 +262,7 @@ impl Fanout {
             },
             cone,
             moves,
+            updated,
             bit_lit,
             skip,
             pending,
@@ -298,7 +322,7 @@ impl Fanout {
                 w[1 + p] = VAL;
             }
         }
-        for &g in &self.cone {
+        for &g in &self.updated {
             let gate = n.gates[g as usize];
             let mut false_inputs = 0;
             let skip = self.skip.get(g as usize).copied().unwrap_or(NO_GUARD);

@@ -117,6 +117,9 @@ fn full_pass_and_propagation_give_the_same_playouts() {
         // Turns by their writes timed slower than the long way, and faster (one a step counter).
         ("chineseCheckers6", 3),
         ("sudokuGrade1", 3),
+        // A guard of the legal gates that is itself a gate (the role's turn and the other side's
+        // pits all empty), read by nothing but legal gates whose bits follow their other input.
+        ("kalaha_2009", 5),
     ] {
         methods_agree(name, &other, n);
     }
