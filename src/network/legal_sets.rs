@@ -74,10 +74,16 @@ impl LegalSets {
         for outs in &net.legal {
             sets.word.push(w);
             let words = outs.len().div_ceil(64);
-            // A guard candidate: a plain AND read only as this legal output.
+            // How many of this role's legal outputs are each node, plainly.
+            let mut outputs: HashMap<usize, u32> = HashMap::new();
+            for o in outs.iter().filter(|o| o.lit & 1 == 0) {
+                *outputs.entry((o.lit >> 1) as usize).or_default() += 1;
+            }
+            // A guard candidate: a plain AND read only as this role's legal outputs (speedChess's
+            // promotions to four pieces share one).
             let gate_of = |l: NetLit| {
                 let node = (l >> 1) as usize;
-                (l & 1 == 0 && node >= first && uses[node] == 1)
+                (l & 1 == 0 && node >= first && outputs.get(&node) == Some(&uses[node]))
                     .then(|| node - first)
                     .filter(|&g| {
                         net.gates[g].negate == 0 && net.gates[g].end - net.gates[g].start >= 2
