@@ -211,6 +211,9 @@ impl NetGame {
                     let Some(d) = self.choose(sets, r, w, lbits, comb, rng, pick) else {
                         break;
                     };
+                    if let Some(t) = turns {
+                        t.prefetch(d);
+                    }
                     chosen.push(d);
                 }
                 if chosen.len() < roles {

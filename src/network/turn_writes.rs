@@ -310,6 +310,29 @@ impl TurnWrites {
         self.writes.get(at + 1..at + 1 + 2 * count)
     }
 
+    /// Asks the processor to fetch the writes of `does` input `d` while the other roles choose: the
+    /// table is too large for the nearest cache, and the chosen move's entry was a tenth of the
+    /// playout loop's time.
+    #[inline(always)]
+    pub(super) fn prefetch(&self, d: u32) {
+        if let Some(&at) = d
+            .checked_sub(self.first)
+            .and_then(|k| self.start.get(k as usize))
+        {
+            if let Some(x) = self.writes.get(at as usize) {
+                #[cfg(target_arch = "x86_64")]
+                // SAFETY: a prefetch reads nothing and faults on no address.
+                unsafe {
+                    std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                        (x as *const u32).cast(),
+                    );
+                }
+                #[cfg(not(target_arch = "x86_64"))]
+                let _ = x;
+            }
+        }
+    }
+
     /// Whether no turn has writes (every step is then played the long way).
     pub(super) fn is_empty(&self) -> bool {
         self.writes.is_empty()
