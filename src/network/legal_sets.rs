@@ -42,6 +42,9 @@ pub(super) struct LegalSets {
     pub(super) masks: Vec<u64>,
     /// Per group, where its mask starts in `masks`.
     pub(super) mask_at: Vec<u32>,
+    /// Per group, the words of its role's bits that its mask covers, from the first to the last
+    /// with a bit set: a role whose turn it is not draws from its no-op's word alone.
+    pub(super) span: Vec<(u32, u32)>,
 }
 
 impl LegalSets {
@@ -153,6 +156,10 @@ impl LegalSets {
                 for (j, _) in guard_of.iter().enumerate().filter(|x| *x.1 == guard) {
                     sets.masks[at + j / 64] |= 1 << (j % 64);
                 }
+                let covered = |i: &usize| sets.masks[at + i] != 0;
+                let first = (0..words).find(covered).unwrap_or(0);
+                let last = (0..words).rev().find(covered).map_or(0, |i| i + 1);
+                sets.span.push((first as u32, last as u32));
             }
             w += words as u32;
         }

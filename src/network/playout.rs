@@ -44,7 +44,7 @@ impl NetGame {
                 max_steps,
                 None,
                 way,
-                &mut |_, words, _, rng| pick_random(words, rng),
+                &mut |_, _, words, _, rng| pick_random(words, rng),
             ),
         }
     }
@@ -80,7 +80,7 @@ impl NetGame {
                 writes: false,
                 undo: false,
             },
-            &mut |_, words, _, rng| pick_random(words, rng),
+            &mut |_, _, words, _, rng| pick_random(words, rng),
         )
     }
 
@@ -105,10 +105,10 @@ impl NetGame {
             max_steps,
             None,
             way,
-            &mut |r, words, w, rng| {
+            &mut |r, first, words, w, rng| {
+                let outs = legal[r].get(first * 64..).unwrap_or(&[]);
                 if let Some((table, rate)) = captures {
-                    if let Some(k) = pick_capture(table, rate, &legal[r], r, words, w, numbers, rng)
-                    {
+                    if let Some(k) = pick_capture(table, rate, outs, r, words, w, numbers, rng) {
                         return Some(k);
                     }
                 }
@@ -118,7 +118,7 @@ impl NetGame {
                     while x != 0 {
                         let j = i * 64 + x.trailing_zeros() as usize;
                         x &= x - 1;
-                        numbers.push(legal[r].get(j).map_or(u32::MAX, |o| o.mv));
+                        numbers.push(outs.get(j).map_or(u32::MAX, |o| o.mv));
                     }
                 }
                 if numbers.is_empty() {
@@ -130,9 +130,9 @@ impl NetGame {
         )
     }
 
-    /// A playout by change propagation; `pick(role, legal words, node words, rng)` chooses a role's
-    /// move among the set bits of its legal words (bit `b` is the role's `b`-th legal output) and
-    /// gives that `b`.
+    /// A playout by change propagation; `pick(role, first, legal words, node words, rng)` chooses a
+    /// role's move among the set bits of its legal words from word `first` on (bit `b` is the role's
+    /// `64 * first + b`-th legal output) and gives that `b`.
     /// With `wins`, a role's move that makes one of its winning propositions true is played instead,
     /// and a blocking playout takes back and replays (see [`Retreat`]) a step that lets another role
     /// win so. `WINS` compiles the winning and blocking steps in: without them the loop stays small
@@ -147,7 +147,7 @@ impl NetGame {
         max_steps: u32,
         wins: Option<WinPlay<'_>>,
         way: StepWay,
-        pick: &mut impl FnMut(usize, &[u64], &[u32], &mut SmallRng) -> Option<u32>,
+        pick: &mut impl FnMut(usize, usize, &[u64], &[u32], &mut SmallRng) -> Option<u32>,
     ) -> (BitState, u32) {
         let n = &self.net;
         let np = n.props.len();
@@ -476,12 +476,16 @@ impl NetGame {
         lbits: &[u64],
         comb: &mut Vec<u64>,
         rng: &mut SmallRng,
-        pick: &mut impl FnMut(usize, &[u64], &[u32], &mut SmallRng) -> Option<u32>,
+        pick: &mut impl FnMut(usize, usize, &[u64], &[u32], &mut SmallRng) -> Option<u32>,
     ) -> Option<u32> {
-        let words = self.role_bits(r, w, lbits, comb)?;
-        let bit = pick(r, words, w, rng)?;
+        let (first, words) = if sets.word.get(r + 1)? - sets.word.get(r)? > SPAN_FROM_WORDS {
+            self.role_span(r, w, lbits, comb)?
+        } else {
+            (0, self.role_bits(r, w, lbits, comb)?)
+        };
+        let bit = pick(r, first, words, w, rng)?;
         sets.bit_does
-            .get(sets.word[r] as usize * 64 + bit as usize)
+            .get((sets.word[r] as usize + first) * 64 + bit as usize)
             .copied()
     }
 
@@ -895,6 +899,10 @@ fn pick_capture(
     }
     bits.get(random_index(rng, bits.len())).copied()
 }
+
+/// A role with more words of legal bits than this draws from the words its groups that hold cover
+/// alone ([`NetGame::role_span`]).
+const SPAN_FROM_WORDS: u32 = 8;
 
 /// A uniformly random set bit of `words`: its offset from the first word's bit 0.
 #[inline]

@@ -139,6 +139,62 @@ impl NetGame {
         Some(comb)
     }
 
+    /// [`NetGame::role_bits`] over the words its groups that hold cover alone: the first of them
+    /// (within the role's words) and their bits. Kept out of line: inlined into the playout loop, it
+    /// made breakthrough's playouts 0.97 times as fast even where it was not called.
+    #[inline(never)]
+    pub(super) fn role_span<'a>(
+        &self,
+        r: usize,
+        w: &[u32],
+        lbits: &'a [u64],
+        comb: &'a mut Vec<u64>,
+    ) -> Option<(usize, &'a [u64])> {
+        let sets = &self.sets;
+        let (w0, w1) = (*sets.word.get(r)? as usize, *sets.word.get(r + 1)? as usize);
+        let (g0, g1) = (sets.group[r] as usize, sets.group[r + 1] as usize);
+        let bits = lbits.get(w0..w1)?;
+        if g1 == g0 + 1 && sets.guards[g0] == ground::TRUE {
+            return Some((0, bits));
+        }
+        if g1 - g0 > 64 {
+            return Some((0, self.role_bits(r, w, lbits, comb)?));
+        }
+        // The groups that hold, one bit each, and the words they cover.
+        let (mut holds, mut lo, mut hi) = (0u64, u32::MAX, 0);
+        for (k, g) in (g0..g1).enumerate() {
+            if prop::lit(w, sets.guards[g]) != 0 {
+                holds |= 1 << k;
+                let (a, b) = sets.span[g];
+                lo = lo.min(a);
+                hi = hi.max(b);
+            }
+        }
+        comb.clear();
+        if lo >= hi {
+            return Some((0, comb));
+        }
+        let (lo, hi) = (lo as usize, hi as usize);
+        comb.resize(hi - lo, 0);
+        while holds != 0 {
+            let g = g0 + holds.trailing_zeros() as usize;
+            holds &= holds - 1;
+            let (a, b) = (sets.span[g].0 as usize, sets.span[g].1 as usize);
+            let at = sets.mask_at[g] as usize;
+            let (Some(mask), Some(out), Some(x)) = (
+                sets.masks.get(at + a..at + b),
+                comb.get_mut(a - lo..b - lo),
+                bits.get(a..b),
+            ) else {
+                return None;
+            };
+            for ((c, &m), &x) in out.iter_mut().zip(mask).zip(x) {
+                *c |= m & x;
+            }
+        }
+        Some((lo, comb))
+    }
+
     /// Role `r`'s legal moves in the state the words hold, in move order.
     pub(super) fn prop_legal(&self, s: &mut PropScratch, r: usize, out: &mut Vec<NetMove>) {
         out.clear();
@@ -311,4 +367,58 @@ pub(super) fn goal_gates(n: &Grounded, cone: &[u32]) -> Vec<u32> {
 /// How many propositions differ between two states' words.
 fn differ(a: &[u64], b: &[u64]) -> u32 {
     a.iter().zip(b).map(|(x, y)| (x ^ y).count_ones()).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::game::Game;
+    use crate::network::NetGame;
+    use rand::rngs::SmallRng;
+    use rand::{Rng, SeedableRng};
+
+    /// A role's span is its legal words from the span's first on, and nothing outside it is legal:
+    /// along random games, in every state, for every role.
+    #[test]
+    fn a_roles_span_holds_all_its_legal_bits_at_their_places() {
+        let mut spans_inside = 0;
+        for (name, text) in [
+            ("breakthrough", include_str!("../../games/breakthrough.gdl")),
+            ("connect4", include_str!("../../games/connect4.gdl")),
+            ("knightstour", include_str!("../../games/knightstour.gdl")),
+        ] {
+            let program = crate::syntax::parse_infix(text).expect("parses");
+            let g = NetGame::from_program(&program, name).expect("grounds");
+            let mut rng = SmallRng::seed_from_u64(7);
+            let mut buf = Vec::new();
+            for _ in 0..5 {
+                let mut s = g.initial_state();
+                while !g.is_terminal(&s) {
+                    g.with_prop(&s, |p| {
+                        for r in 0..g.net.legal.len() {
+                            let mut comb = Vec::new();
+                            let all = g
+                                .role_bits(r, &p.words, &p.lbits, &mut comb)
+                                .expect("bits")
+                                .to_vec();
+                            let (first, words) =
+                                g.role_span(r, &p.words, &p.lbits, &mut comb).expect("span");
+                            let mut placed = vec![0u64; all.len()];
+                            placed[first..first + words.len()].copy_from_slice(words);
+                            assert_eq!(placed, all, "{name}, role {r}");
+                            spans_inside += usize::from(first > 0 && words.iter().any(|&x| x != 0));
+                        }
+                    });
+                    let joint: Vec<_> = (0..g.net.legal.len())
+                        .map(|r| {
+                            g.legal_moves(&s, r, &mut buf);
+                            buf[rng.gen_range(0..buf.len())]
+                        })
+                        .collect();
+                    s = g.next_state(&s, &joint);
+                }
+            }
+        }
+        // Breakthrough's waiting role draws from its no-op's word, past its moves'.
+        assert!(spans_inside > 0, "no span begins past the first word");
+    }
 }

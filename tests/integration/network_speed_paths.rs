@@ -274,6 +274,8 @@ fn guided_playouts_on_the_fast_path_match_the_move_methods() {
         ("3pConnectFour", 5),
         ("blocker", 10),
         ("nineBoardTicTacToe", 5),
+        // Sixty words of legal bits a role: a role draws from the words its groups that hold cover.
+        ("speedChess", 2),
     ] {
         let (g, _) = load(name);
         assert_eq!(g.move_count(), g.network().moves.len());
