@@ -915,8 +915,31 @@ fn pick_random(words: &[u64], rng: &mut SmallRng) -> Option<u32> {
 }
 
 /// The `k`-th set bit of `words` (from 0): its offset from the first word's bit 0.
+///
+/// Over a few words, every word is read and the one holding the bit kept without a branch: which
+/// word a random draw lands in is a branch the processor cannot guess (breakthrough, three words a
+/// role, 1.04x). Over more, the words past the bit are not worth reading; that loop is kept out of
+/// line (inlined, speedChess read 0.96-0.98x).
 #[inline]
-fn kth_bit(words: &[u64], mut k: u32) -> Option<u32> {
+fn kth_bit(words: &[u64], k: u32) -> Option<u32> {
+    if words.len() > 4 {
+        return kth_bit_of_many(words, k);
+    }
+    let (mut before, mut at, mut word, mut base) = (0u32, u32::MAX, 0u64, 0u32);
+    for (i, &x) in words.iter().enumerate() {
+        let c = x.count_ones();
+        let here = k.wrapping_sub(before) < c;
+        at = if here { i as u32 } else { at };
+        word = if here { x } else { word };
+        base = if here { before } else { base };
+        before += c;
+    }
+    (at != u32::MAX).then(|| at * 64 + nth_set_bit(word, (k - base) as usize))
+}
+
+/// [`kth_bit`] over many words: up to the word that holds the bit.
+#[inline(never)]
+fn kth_bit_of_many(words: &[u64], mut k: u32) -> Option<u32> {
     for (i, &x) in words.iter().enumerate() {
         let c = x.count_ones();
         if k < c {
@@ -925,4 +948,29 @@ fn kth_bit(words: &[u64], mut k: u32) -> Option<u32> {
         k -= c;
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    #[test]
+    fn the_kth_set_bit_of_a_few_words_or_many_is_the_kth_counted_one_by_one() {
+        let mut rng = SmallRng::seed_from_u64(3);
+        for len in 0..8 {
+            for _ in 0..20 {
+                let words: Vec<u64> = (0..len)
+                    .map(|_| rng.next_u64() & rng.next_u64() & rng.next_u64())
+                    .collect();
+                let set: Vec<u32> = (0..64 * len as u32)
+                    .filter(|&b| words[b as usize / 64] >> (b % 64) & 1 == 1)
+                    .collect();
+                for k in 0..set.len() as u32 + 2 {
+                    let expected = set.get(k as usize).copied();
+                    assert_eq!(kth_bit(&words, k), expected, "bit {k} of {words:x?}");
+                }
+            }
+        }
+    }
 }
