@@ -193,7 +193,7 @@ impl Db {
                 continue;
             };
             for d in &r.deltas {
-                let (lo, hi) = new.rows(s, d.rel);
+                let (lo, hi) = new.rows(d.slot);
                 if lo < hi {
                     self.fire(r, &d.code, d.exists_from, Some((0, lo, hi)))?;
                 }
@@ -223,7 +223,7 @@ impl Db {
                 continue;
             };
             for (variant, d) in r.deltas.iter().enumerate() {
-                let (lo, hi) = new.rows(s, d.rel);
+                let (lo, hi) = new.rows(d.slot);
                 Task::split(rule, Some(variant), lo, hi, &mut tasks);
             }
         }
@@ -532,11 +532,10 @@ struct Delta<'a> {
 }
 
 impl Delta<'_> {
-    /// The new rows of `rel`, a relation of stratum `s`.
+    /// The new rows of the stratum's relation at `slot` (see [`DeltaPlan::slot`](super::compiled::DeltaPlan::slot)).
     #[inline]
-    fn rows(&self, s: &Stratum, rel: RelId) -> (u32, u32) {
-        let k = s.rels.iter().position(|x| *x == rel).unwrap_or(0);
-        (self.from[k], self.to[k])
+    fn rows(&self, slot: usize) -> (u32, u32) {
+        (self.from[slot], self.to[slot])
     }
 }
 

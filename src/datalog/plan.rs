@@ -236,6 +236,7 @@ pub fn plan_sized(
                             let exists_from = exists_from(&steps, &rule.head, rule.var_names.len());
                             deltas.push(DeltaPlan {
                                 rel: a.rel,
+                                slot: c.iter().position(|&r| r == a.rel.0 as usize).unwrap_or(0),
                                 code: compile(&steps, rule.var_names.len()),
                                 steps,
                                 exists_from,

@@ -191,7 +191,6 @@ impl Fanout {
             .enumerate()
             .map(|(b, &l)| ((l >> 1) as usize, b as u32));
         let updated: Vec<u32> = cone.iter().copied().filter(|&g| told[g as usize]).collect();
-        let (start, up, edges) = edges_of(&updated);
         let (lw_start, lw) = csr(
             n.num_nodes,
             legal_bits
@@ -212,7 +211,9 @@ impl Fanout {
             .copied()
             .filter(|&g| !(split && moving[g as usize]))
             .collect();
-        let (state_start, state_up, state_edges) = edges_of(&state_gates);
+        // The two sets of rows read the same gates and are built side by side.
+        let ((start, up, edges), (state_start, state_up, state_edges)) =
+            rayon::join(|| edges_of(&updated), || edges_of(&state_gates));
         // A proposition whose `next` no move changes has its pending bit kept by the state part's
         // rows as by the whole cone's: a literal that is a constant, a proposition, or a state gate
         // whose word holds its value (no guard left out).

@@ -9,6 +9,8 @@
 
 use std::time::Instant;
 
+use rayon::prelude::*;
+
 use super::analysis::Analysis;
 use super::budget::{Limit, NetworkError};
 use crate::datalog::eval::Db;
@@ -102,45 +104,107 @@ impl<'a> Ground<'a> {
             .map(|r| (row_base[r], r as u32))
             .collect();
         by_base.sort_unstable();
-        let mut first = vec![0u32; atoms + 1];
-        let mut lit_first = vec![0u32; atoms + 1];
-        let mut used = vec![false; atoms];
-        let mut always = vec![false; atoms];
-        let mut instances = 0;
+        // Every buffer holds one rule's instances, so one relation's heads: the relations' atoms are
+        // disjoint stretches, indexed side by side, each from its rules' buffers in rule order.
+        let mut bufs_of: Vec<Vec<&[u32]>> = vec![Vec::new(); by_base.len()];
         for buf in &found {
-            let mut at = 0;
-            while at < buf.len() {
-                let (head, n) = (buf[at] as usize, buf[at + 1] as usize);
-                used[head] = true;
-                for &l in &buf[at + 2..at + 2 + n] {
-                    used[(l >> 1) as usize] = true;
-                }
-                always[head] |= n == 0;
-                first[head + 1] += 1;
-                lit_first[head + 1] += n as u32;
-                instances += 1;
-                at += 2 + n;
+            if let Some(&head) = buf.first() {
+                bufs_of[by_base.partition_point(|&(b, _)| b <= head) - 1].push(buf);
             }
         }
+        let spans: Vec<(usize, usize)> = by_base
+            .iter()
+            .map(|&(b, r)| (b as usize, row_len[r as usize] as usize))
+            .collect();
+        // Per atom, its number of alternatives and of literals (counted at `a + 1`, summed below).
+        let mut first = vec![0u32; atoms + 1];
+        let mut lit_first = vec![0u32; atoms + 1];
+        let mut always = vec![false; atoms];
+        let words = atoms.div_ceil(64);
+        let parts = split_spans(&spans, &mut first[1..])
+            .zip(split_spans(&spans, &mut lit_first[1..]))
+            .zip(split_spans(&spans, &mut always))
+            .zip(&bufs_of)
+            .zip(&spans);
+        // As many groups of stretches as threads, about as many instance words each, each group
+        // with one bitset of the atoms its instances mention.
+        let threads = rayon::current_num_threads().max(1);
+        let total: usize = found.iter().map(Vec::len).sum();
+        let mut groups: Vec<Vec<_>> = (0..threads).map(|_| Vec::new()).collect();
+        let mut done = 0;
+        for part in parts {
+            let words_in: usize = part.0 .1.iter().map(|b| b.len()).sum();
+            groups[(done * threads / total.max(1)).min(threads - 1)].push(part);
+            done += words_in;
+        }
+        let counted: Vec<(Vec<u64>, usize)> = groups
+            .into_par_iter()
+            .map(|group| {
+                let (mut used, mut instances) = (vec![0u64; words], 0usize);
+                for ((((alts_n, lits_n), always), bufs), &(base, _)) in group {
+                    for buf in bufs {
+                        let mut at = 0;
+                        while at < buf.len() {
+                            let (head, n) = (buf[at] as usize, buf[at + 1] as usize);
+                            used[head / 64] |= 1 << (head % 64);
+                            for &l in &buf[at + 2..at + 2 + n] {
+                                let x = (l >> 1) as usize;
+                                used[x / 64] |= 1 << (x % 64);
+                            }
+                            always[head - base] |= n == 0;
+                            alts_n[head - base] += 1;
+                            lits_n[head - base] += n as u32;
+                            instances += 1;
+                            at += 2 + n;
+                        }
+                    }
+                }
+                (used, instances)
+            })
+            .collect();
+        let instances = counted.iter().map(|c| c.1).sum();
+        let used: Vec<bool> = (0..atoms)
+            .map(|a| counted.iter().any(|c| c.0[a / 64] >> (a % 64) & 1 == 1))
+            .collect();
         for a in 0..atoms {
             first[a + 1] += first[a];
             lit_first[a + 1] += lit_first[a];
         }
-        let mut fill: Vec<u32> = first[..atoms].to_vec();
         let mut alts = vec![(0, 0); instances];
         let mut lits = vec![0; lit_first[atoms] as usize];
-        for buf in found {
-            let mut at = 0;
-            while at < buf.len() {
-                let (head, n) = (buf[at] as usize, buf[at + 1] as usize);
-                let start = lit_first[head];
-                lits[start as usize..start as usize + n].copy_from_slice(&buf[at + 2..at + 2 + n]);
-                lit_first[head] += n as u32;
-                alts[fill[head] as usize] = (start, n as u32);
-                fill[head] += 1;
-                at += 2 + n;
-            }
-        }
+        // Each relation's stretch of alternatives and of literals.
+        let stretches = |of: &[u32]| -> Vec<(usize, usize)> {
+            spans
+                .iter()
+                .map(|&(b, n)| (of[b] as usize, (of[b + n] - of[b]) as usize))
+                .collect()
+        };
+        let (alt_parts, lit_parts) = (stretches(&first), stretches(&lit_first));
+        split_spans(&alt_parts, &mut alts)
+            .zip(split_spans(&lit_parts, &mut lits))
+            .zip(&bufs_of)
+            .zip(&spans)
+            .collect::<Vec<_>>()
+            .into_par_iter()
+            .for_each(|(((alts, lits), bufs), &(base, n))| {
+                // Where each atom's next alternative and literal go, from the stretch's start.
+                let (alt0, lit0) = (first[base], lit_first[base]);
+                let mut fill: Vec<u32> = first[base..base + n].iter().map(|f| f - alt0).collect();
+                let mut lit_fill: Vec<u32> =
+                    lit_first[base..base + n].iter().map(|f| f - lit0).collect();
+                for buf in bufs {
+                    let mut at = 0;
+                    while at < buf.len() {
+                        let (head, k) = (buf[at] as usize - base, buf[at + 1] as usize);
+                        let start = lit_fill[head] as usize;
+                        lits[start..start + k].copy_from_slice(&buf[at + 2..at + 2 + k]);
+                        lit_fill[head] += k as u32;
+                        alts[fill[head] as usize] = (lit0 + start as u32, k as u32);
+                        fill[head] += 1;
+                        at += 2 + k;
+                    }
+                }
+            });
         Ground {
             relaxed,
             dynamic,
@@ -229,6 +293,23 @@ impl<'a> Ground<'a> {
         }
         None
     }
+}
+
+/// `all` cut into the stretches `spans` (start, length; increasing, disjoint), one slice each, in
+/// order; what lies between or after them is left out. `_unit` only names the element kind.
+fn split_spans<'s, T>(
+    spans: &'s [(usize, usize)],
+    all: &'s mut [T],
+) -> impl Iterator<Item = &'s mut [T]> + 's {
+    let mut rest: &'s mut [T] = all;
+    let mut at = 0;
+    spans.iter().map(move |&(start, n)| {
+        let (_, tail) = std::mem::take(&mut rest).split_at_mut(start - at);
+        let (part, tail) = tail.split_at_mut(n);
+        rest = tail;
+        at = start + n;
+        part
+    })
 }
 
 /// A ground atom as KIF, for messages.

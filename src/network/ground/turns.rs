@@ -14,6 +14,7 @@
 //! computes in a reachable state.**
 
 use hashbrown::HashMap;
+use rayon::prelude::*;
 use smallvec::SmallVec;
 
 use super::analysis::Analysis;
@@ -230,6 +231,9 @@ fn turns_stay_exclusive(
     true
 }
 
+/// How many alternatives [`drop_implied_turns`] reads at a time on one thread.
+const TURN_PIECE: usize = 1 << 16;
+
 /// Simplifies rule instances that read a role's move together with a turn (see [`one_mover`]): a
 /// role plays only on its turn, and at most one turn holds, so `does(r, m)` implies `true(turn_r)` and
 /// the negation of every other turn. The turn conditions go, and an instance that needs another role's
@@ -241,40 +245,58 @@ pub(super) fn drop_implied_turns(g: &mut Ground, roles: &[TermId], turns: &[Opti
     }
     let mut alts = std::mem::take(&mut g.alts);
     let mut lits = std::mem::take(&mut g.lits);
+    let ground: &Ground = g;
     let mover_of = |x: u32| -> Option<usize> {
-        if !g.is(x, g.does) {
+        if !ground.is(x, ground.does) {
             return None;
         }
-        let r = roles.iter().position(|r| *r == g.args(x)[0])?;
+        let r = roles.iter().position(|r| *r == ground.args(x)[0])?;
         turns[r].map(|_| r)
     };
     let turn_role = |atom: u32| turns.iter().position(|t| *t == Some(atom));
-    for (start, len) in alts.iter_mut().filter(|(_, len)| *len != DROPPED) {
-        let body = &mut lits[*start as usize..(*start + *len) as usize];
-        let movers: SmallVec<[usize; 2]> = body
-            .iter()
-            .filter(|&&x| x & 1 == 0)
-            .filter_map(|&x| mover_of(x >> 1))
-            .collect();
-        let Some(&r) = movers.first() else {
-            continue;
-        };
-        // Two roles moving at once, or a turn that cannot hold: the instance goes.
-        let mut possible = movers.iter().all(|&m| m == r);
-        let mut kept = 0;
-        for i in 0..body.len() {
-            let x = body[i];
-            match turn_role(x >> 1) {
-                None => {
-                    body[kept] = x;
-                    kept += 1;
-                }
-                // Holds exactly when it is `r`'s turn; that is implied.
-                Some(t) => possible &= (t == r) == (x & 1 == 0),
-            }
-        }
-        *len = if possible { kept as u32 } else { DROPPED };
+    // The alternatives in stretches, each with the literals of its bodies (which follow one another
+    // in the alternatives' order), side by side.
+    let mut pieces = Vec::new();
+    let (mut alts_rest, mut lits_rest, mut offset) = (&mut alts[..], &mut lits[..], 0u32);
+    while !alts_rest.is_empty() {
+        let (piece, after) = alts_rest.split_at_mut(TURN_PIECE.min(alts_rest.len()));
+        let end = after
+            .first()
+            .map_or(lits_rest.len(), |&(start, _)| (start - offset) as usize);
+        let (piece_lits, lits_after) = lits_rest.split_at_mut(end);
+        pieces.push((piece, piece_lits, offset));
+        offset += end as u32;
+        (alts_rest, lits_rest) = (after, lits_after);
     }
+    pieces.into_par_iter().for_each(|(alts, lits, offset)| {
+        for (start, len) in alts.iter_mut().filter(|(_, len)| *len != DROPPED) {
+            let from = (*start - offset) as usize;
+            let body = &mut lits[from..from + *len as usize];
+            let movers: SmallVec<[usize; 2]> = body
+                .iter()
+                .filter(|&&x| x & 1 == 0)
+                .filter_map(|&x| mover_of(x >> 1))
+                .collect();
+            let Some(&r) = movers.first() else {
+                continue;
+            };
+            // Two roles moving at once, or a turn that cannot hold: the instance goes.
+            let mut possible = movers.iter().all(|&m| m == r);
+            let mut kept = 0;
+            for i in 0..body.len() {
+                let x = body[i];
+                match turn_role(x >> 1) {
+                    None => {
+                        body[kept] = x;
+                        kept += 1;
+                    }
+                    // Holds exactly when it is `r`'s turn; that is implied.
+                    Some(t) => possible &= (t == r) == (x & 1 == 0),
+                }
+            }
+            *len = if possible { kept as u32 } else { DROPPED };
+        }
+    });
     g.alts = alts;
     g.lits = lits;
 }
