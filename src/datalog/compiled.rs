@@ -192,8 +192,8 @@ pub struct DeltaPlan {
     /// The relation whose new rows step 0 scans.
     pub rel: RelId,
     /// Its place among its stratum's relations ([`Stratum::rels`]): where a round finds its new
-    /// rows without searching the stratum for it (a large stratum's every round once read each
-    /// variant's relation that way, which took 0.1 ms a round of chess's 400).
+    /// rows without searching the stratum's relations for it, which every variant of every round
+    /// once did (chess's load-time fixpoint: some 400 rounds of a stratum of hundreds of relations).
     pub slot: usize,
     /// The body, in evaluation order, starting with the scan of `rel`.
     pub steps: Vec<Step>,

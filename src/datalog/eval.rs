@@ -532,7 +532,8 @@ struct Delta<'a> {
 }
 
 impl Delta<'_> {
-    /// The new rows of the stratum's relation at `slot` (see [`DeltaPlan::slot`](super::compiled::DeltaPlan::slot)).
+    /// The new rows of the stratum's relation at `slot`
+    /// ([`DeltaPlan::slot`](super::compiled::DeltaPlan::slot)).
     #[inline]
     fn rows(&self, slot: usize) -> (u32, u32) {
         (self.from[slot], self.to[slot])

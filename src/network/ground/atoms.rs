@@ -296,7 +296,7 @@ impl<'a> Ground<'a> {
 }
 
 /// `all` cut into the stretches `spans` (start, length; increasing, disjoint), one slice each, in
-/// order; what lies between or after them is left out. `_unit` only names the element kind.
+/// order; what lies between or after them is left out.
 fn split_spans<'s, T>(
     spans: &'s [(usize, usize)],
     all: &'s mut [T],
