@@ -325,6 +325,7 @@ pub(super) fn atom_name(g: &Ground, a: u32) -> String {
 
 /// How the relaxed rows of the state-dependent relations are numbered as atoms: relation `r`'s are
 /// `base[r]..base[r] + len[r]`, relations numbered one after the other (the late ones when complete).
+#[derive(Clone)]
 pub(super) struct Numbering {
     pub(super) base: Vec<u32>,
     pub(super) len: Vec<u32>,
@@ -350,8 +351,57 @@ impl Numbering {
 #[cfg(test)]
 mod tests {
     use super::super::net::Strategy;
-    use super::super::testing::{analysed, instantiated, kif, TURNS};
+    use super::super::testing::{analysed, game, instantiated, kif, TURNS};
     use super::*;
+
+    #[test]
+    fn split_spans_cuts_the_stretches_and_leaves_the_gaps_out() {
+        let mut all: Vec<u32> = (0..10).collect();
+        let spans = [(0, 2), (3, 0), (3, 4), (8, 1)];
+        let parts: Vec<Vec<u32>> = split_spans(&spans, &mut all).map(|p| p.to_vec()).collect();
+        assert_eq!(parts, [vec![0, 1], vec![], vec![3, 4, 5, 6], vec![8]]);
+        for p in split_spans(&spans, &mut all) {
+            p.iter_mut().for_each(|x| *x += 100);
+        }
+        assert_eq!(all, [100, 101, 2, 103, 104, 105, 106, 7, 108, 9]);
+    }
+
+    #[test]
+    fn the_ground_program_indexed_side_by_side_is_the_one_indexed_instance_after_instance() {
+        // Decomposed breakthrough: hundreds of relations, late ones among them.
+        let mut a = analysed(&game("breakthrough.gdl"), Strategy::Decomposed);
+        let inst = instantiated(&mut a);
+        let found = inst.found.clone();
+        let g = Ground::of(&a, inst.found, inst.atoms, Instant::now());
+        let atoms = g.used.len();
+        assert!(
+            g.by_base.len() > 10,
+            "{} relations with atoms",
+            g.by_base.len()
+        );
+        // Every atom's bodies, in order, read from the buffers one instance after the other.
+        let mut bodies: Vec<Vec<Vec<u32>>> = vec![Vec::new(); atoms];
+        let mut used = vec![false; atoms];
+        for buf in &found {
+            let mut at = 0;
+            while at < buf.len() {
+                let (head, n) = (buf[at] as usize, buf[at + 1] as usize);
+                let body = buf[at + 2..at + 2 + n].to_vec();
+                used[head] = true;
+                body.iter().for_each(|&l| used[(l >> 1) as usize] = true);
+                bodies[head].push(body);
+                at += 2 + n;
+            }
+        }
+        for (atom, expected) in bodies.iter().enumerate() {
+            let got: Vec<Vec<u32>> = g.bodies(atom as u32).map(<[u32]>::to_vec).collect();
+            assert_eq!(&got, expected, "atom {atom}");
+            let always = expected.iter().any(Vec::is_empty);
+            assert_eq!(g.always[atom], always, "atom {atom}");
+        }
+        assert_eq!(g.used, used);
+        assert_eq!(g.instances, bodies.iter().map(Vec::len).sum::<usize>());
+    }
 
     #[test]
     fn an_atom_has_its_alternatives_in_rule_order() {

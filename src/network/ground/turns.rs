@@ -240,6 +240,11 @@ const TURN_PIECE: usize = 1 << 16;
 /// turn (or the negation of its own) goes: the turn then no longer feeds the `next` of every cell
 /// (`next(cell(C,R,P)) :- does(P2, drop(C)) & true(control(P)) & ..` keeps only `P2 = P`).
 pub(super) fn drop_implied_turns(g: &mut Ground, roles: &[TermId], turns: &[Option<u32>]) {
+    drop_implied_turns_by(g, roles, turns, TURN_PIECE);
+}
+
+/// [`drop_implied_turns`], `piece` alternatives at a time on one thread.
+fn drop_implied_turns_by(g: &mut Ground, roles: &[TermId], turns: &[Option<u32>], piece: usize) {
     if turns.iter().all(|t| t.is_none()) {
         return;
     }
@@ -259,7 +264,7 @@ pub(super) fn drop_implied_turns(g: &mut Ground, roles: &[TermId], turns: &[Opti
     let mut pieces = Vec::new();
     let (mut alts_rest, mut lits_rest, mut offset) = (&mut alts[..], &mut lits[..], 0u32);
     while !alts_rest.is_empty() {
-        let (piece, after) = alts_rest.split_at_mut(TURN_PIECE.min(alts_rest.len()));
+        let (piece, after) = alts_rest.split_at_mut(piece.min(alts_rest.len()));
         let end = after
             .first()
             .map_or(lits_rest.len(), |&(start, _)| (start - offset) as usize);
@@ -306,6 +311,58 @@ mod tests {
     use super::super::net::Strategy;
     use super::super::testing::{analysed, instantiated, kif, TURNS};
     use super::*;
+
+    #[test]
+    fn turns_dropped_in_small_pieces_are_those_dropped_in_one() {
+        let mut a = analysed(
+            &super::super::testing::game("connect4.gdl"),
+            Strategy::AsWritten,
+        );
+        let inst = instantiated(&mut a);
+        let turns = one_mover(
+            &Ground::of(
+                &a,
+                inst.found.clone(),
+                inst.atoms.clone(),
+                std::time::Instant::now(),
+            ),
+            &a.roles,
+            a.rels.legal,
+            a.rels.next,
+            &a.initial,
+            &a.numbered.prop_of,
+        );
+        assert!(
+            turns.iter().all(Option::is_some),
+            "connect4's turns are proved"
+        );
+        let dropped = |piece: usize| {
+            let mut g = Ground::of(
+                &a,
+                inst.found.clone(),
+                inst.atoms.clone(),
+                std::time::Instant::now(),
+            );
+            drop_implied_turns_by(&mut g, &a.roles, &turns, piece);
+            let n = g.used.len() as u32;
+            let bodies: Vec<Vec<Vec<u32>>> = (0..n)
+                .map(|x| {
+                    g.alts_of(x)
+                        .iter()
+                        .map(|&p| g.body(p).map_or(vec![u32::MAX], <[u32]>::to_vec))
+                        .collect()
+                })
+                .collect();
+            bodies
+        };
+        let whole = dropped(usize::MAX);
+        assert!(
+            whole.iter().flatten().any(|b| b == &[u32::MAX]),
+            "some instance goes"
+        );
+        assert_eq!(dropped(7), whole);
+        assert_eq!(dropped(1), whole);
+    }
 
     /// The turns of `text`, proved on its ground program, as the propositions' text.
     fn turns(text: &str) -> Vec<Option<String>> {
