@@ -914,6 +914,9 @@ fn pick_random(words: &[u64], rng: &mut SmallRng) -> Option<u32> {
     kth_bit(words, draw_move(rng, count as usize) as u32)
 }
 
+/// The most words [`kth_bit`] reads all of, without a branch (breakthrough's roles hold three).
+const FEW_WORDS: usize = 4;
+
 /// The `k`-th set bit of `words` (from 0): its offset from the first word's bit 0.
 ///
 /// Over a few words, every word is read and the one holding the bit kept without a branch: which
@@ -922,7 +925,7 @@ fn pick_random(words: &[u64], rng: &mut SmallRng) -> Option<u32> {
 /// line (inlined, speedChess read 0.96-0.98x).
 #[inline]
 fn kth_bit(words: &[u64], k: u32) -> Option<u32> {
-    if words.len() > 4 {
+    if words.len() > FEW_WORDS {
         return kth_bit_of_many(words, k);
     }
     let (mut before, mut at, mut word, mut base) = (0u32, u32::MAX, 0u64, 0u32);
