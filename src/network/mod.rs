@@ -36,6 +36,7 @@ mod turn_writes;
 mod view;
 mod wins;
 
+use rayon::slice::ParallelSliceMut;
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
@@ -523,9 +524,14 @@ impl NetGame {
         }
         // Within a level, gates with as many inputs come together, so the inner loop's exit is
         // predictable.
+        // The keys are distinct (a gate's node is its own), so an unstable sort side by side gives
+        // the one order.
         let key = |g: &PassGate| (level[g.node as usize], g.end - g.start, g.node);
-        pass[..pass_state].sort_by_key(key);
-        pass[pass_state..].sort_by_key(key);
+        let (state, moves) = pass.split_at_mut(pass_state);
+        rayon::join(
+            || state.par_sort_unstable_by_key(key),
+            || moves.par_sort_unstable_by_key(key),
+        );
         let goal_gates = view::goal_gates(&net, fan.cone());
         let mut game = NetGame {
             layout: crate::print::board::Layout::default(),

@@ -111,46 +111,25 @@ impl Fanout {
         bit_lit: Vec<NetLit>,
     ) -> Fanout {
         let first = n.first_gate;
-        let mut needed = vec![false; n.gates.len()];
-        let mut todo: Vec<usize> = Vec::new();
-        let mark = |l: NetLit, needed: &mut Vec<bool>, todo: &mut Vec<usize>| {
-            let node = (l >> 1) as usize;
-            if node >= first && !needed[node - first] {
-                needed[node - first] = true;
-                todo.push(node - first);
-            }
-        };
-        for l in roots {
-            mark(l, &mut needed, &mut todo);
-        }
-        while let Some(g) = todo.pop() {
-            let gate = n.gates[g];
-            for &l in &n.inputs[gate.start as usize..gate.end as usize] {
-                mark(l, &mut needed, &mut todo);
-            }
-        }
-        let cone: Vec<u32> = (0..n.gates.len() as u32)
-            .filter(|&g| needed[g as usize])
-            .collect();
-        // The gates propagation keeps up to date: those the legal-set bits, their guards, `next`
-        // and terminal read, which leaves out a guarded legal gate whose bit follows its other
-        // input.
-        let mut told = vec![false; n.gates.len()];
+        // The gates propagation keeps up to date (`told`): those the legal-set bits, their guards,
+        // `next` and terminal read, which leaves out a guarded legal gate whose bit follows its
+        // other input. Both sets are found side by side.
         let guards = skip.iter().filter(|&&l| l != NO_GUARD);
-        for l in bit_lit
+        let told_roots: Vec<NetLit> = bit_lit
             .iter()
             .chain(guards)
             .chain(&n.next)
             .chain([&n.terminal])
-        {
-            mark(*l, &mut told, &mut todo);
-        }
-        while let Some(g) = todo.pop() {
-            let gate = n.gates[g];
-            for &l in &n.inputs[gate.start as usize..gate.end as usize] {
-                mark(l, &mut told, &mut todo);
-            }
-        }
+            .copied()
+            .collect();
+        let roots: Vec<NetLit> = roots.collect();
+        let (needed, told) = rayon::join(
+            || read_by(n, roots.iter().copied()),
+            || read_by(n, told_roots.iter().copied()),
+        );
+        let cone: Vec<u32> = (0..n.gates.len() as u32)
+            .filter(|&g| needed[g as usize])
+            .collect();
         let skip_of = |g: u32| skip.get(g as usize).copied().unwrap_or(NO_GUARD);
         // A gate is in the move part when it reads a `does` input or a gate of the move part (the
         // cone is in evaluation order, so its inputs are marked before it).
@@ -612,6 +591,30 @@ impl Fanout {
     pub(crate) fn queue_len(&self) -> usize {
         self.full.start.len() + 1
     }
+}
+
+/// Per gate of `n`, whether a literal of `roots` reads it, directly or through other gates.
+fn read_by(n: &Grounded, roots: impl Iterator<Item = NetLit>) -> Vec<bool> {
+    let first = n.first_gate;
+    let mut read = vec![false; n.gates.len()];
+    let mut todo: Vec<usize> = Vec::new();
+    let mut mark = |l: NetLit, todo: &mut Vec<usize>| {
+        let node = (l >> 1) as usize;
+        if node >= first && !read[node - first] {
+            read[node - first] = true;
+            todo.push(node - first);
+        }
+    };
+    for l in roots {
+        mark(l, &mut todo);
+    }
+    while let Some(g) = todo.pop() {
+        let gate = n.gates[g];
+        for &l in &n.inputs[gate.start as usize..gate.end as usize] {
+            mark(l, &mut todo);
+        }
+    }
+    read
 }
 
 /// Compressed sparse rows: `(start, items)` with `items[start[k]..start[k + 1]]` the values given for

@@ -268,8 +268,12 @@ impl Compiled<'_> {
         };
         let mut gates = Vec::with_capacity(c.table.gates.len());
         let mut inputs = Vec::with_capacity(c.table.inputs.len());
-        let mut order: Vec<usize> = (0..c.table.gates.len()).filter(|&i| live[i]).collect();
-        order.sort_by_key(|&i| remap[i]);
+        // The live gates by their new numbers, which are `first_gate..` without a gap: each goes
+        // straight to its place.
+        let mut order: Vec<usize> = vec![0; live.iter().filter(|&&l| l).count()];
+        for (i, _) in live.iter().enumerate().filter(|(_, &l)| l) {
+            order[remap[i] as usize - first_gate] = i;
+        }
         debug_assert!(order.iter().all(|&i| (remap[i] as usize) < GATE0 as usize));
         let mut state_gates = 0;
         for &i in &order {

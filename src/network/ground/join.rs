@@ -23,28 +23,62 @@ use crate::syntax::ast::Sym;
 pub(super) enum Candidates {
     /// Every row: nothing is bound to look up by.
     All,
-    /// These rows.
-    Rows(Rc<[u32]>),
+    /// Rows `start..end` of these rows.
+    Rows(Rc<[u32]>, u32, u32),
     /// None: no row has the bound values.
     None,
 }
 
-/// `rel`'s rows of `db` by their values at `slots` (rows without a value at a slot left out).
+/// `rel`'s rows of `db` by their values at `slots` (rows without a value at a slot left out): each
+/// key once in the table with its stretch of one array of rows, in row order. Built in two passes
+/// (count, then place) so that a relation of many keys costs no allocation per key.
 pub(super) fn row_index(db: &Db, rel: RelId, slots: &[Slot], terms: &TermStore) -> RowIndex {
     let rel = db.rel(rel);
-    let mut m: HashMap<SmallVec<[TermId; 4]>, Vec<u32>> = HashMap::new();
+    let mut stretch: HashMap<SmallVec<[TermId; 4]>, (u32, u32)> = HashMap::new();
+    // Each row's key number, `u32::MAX` for a row left out; the count of each key's rows.
+    let mut key_of: Vec<u32> = Vec::with_capacity(rel.len());
+    let mut count: Vec<u32> = Vec::new();
     'rows: for i in 0..rel.len() {
         let row = rel.row(i);
         let mut k: SmallVec<[TermId; 4]> = SmallVec::new();
         for s in slots.iter() {
             match s.value(terms, row) {
                 Some(t) => k.push(t),
-                None => continue 'rows,
+                None => {
+                    key_of.push(u32::MAX);
+                    continue 'rows;
+                }
             }
         }
-        m.entry(k).or_default().push(i as u32);
+        let next = count.len() as u32;
+        let (number, _) = *stretch.entry(k).or_insert((next, 0));
+        if number == next {
+            count.push(0);
+        }
+        count[number as usize] += 1;
+        key_of.push(number);
     }
-    m.into_iter().map(|(k, v)| (k, Rc::from(v))).collect()
+    // Where each key's rows start, then the rows placed in order.
+    let mut start: Vec<u32> = Vec::with_capacity(count.len());
+    let mut at = 0;
+    for &c in &count {
+        start.push(at);
+        at += c;
+    }
+    let mut rows = vec![0u32; at as usize];
+    let mut fill = start.clone();
+    for (i, &k) in key_of.iter().enumerate().filter(|(_, &k)| k != u32::MAX) {
+        rows[fill[k as usize] as usize] = i as u32;
+        fill[k as usize] += 1;
+    }
+    for (number, end) in stretch.values_mut() {
+        *end = start[*number as usize] + count[*number as usize];
+        *number = start[*number as usize];
+    }
+    RowIndex {
+        stretch,
+        rows: Rc::from(rows),
+    }
 }
 
 /// Where each relation's facts come from while grounding.
@@ -83,8 +117,13 @@ impl<'a> Sources<'a> {
     }
 }
 
-/// The rows of a relation by the values of some of its columns.
-pub(super) type RowIndex = HashMap<SmallVec<[TermId; 4]>, Rc<[u32]>>;
+/// The rows of a relation by the values of some of its columns (see [`row_index`]).
+pub(super) struct RowIndex {
+    /// Per key, its stretch of `rows` (start and end).
+    stretch: HashMap<SmallVec<[TermId; 4]>, (u32, u32)>,
+    /// Every keyed row, key after key, each key's in row order.
+    rows: Rc<[u32]>,
+}
 
 /// One way of looking a relation's rows up.
 pub(super) struct Lookup {
@@ -325,12 +364,16 @@ impl Grounder<'_> {
         let rows = match self.candidates(k, a, b) {
             Candidates::None => return Ok(()),
             Candidates::All => None,
-            Candidates::Rows(rows) => Some(rows),
+            Candidates::Rows(rows, start, end) => Some((rows, start as usize, end as usize)),
         };
-        let n = rows.as_ref().map_or(db.rel(a.rel).len(), |r| r.len());
+        let n = rows
+            .as_ref()
+            .map_or(db.rel(a.rel).len(), |(_, start, end)| end - start);
         let saved: SmallVec<[Option<TermId>; 16]> = SmallVec::from_slice(b);
         for j in 0..n {
-            let i = rows.as_ref().map_or(j, |r| r[j] as usize);
+            let i = rows
+                .as_ref()
+                .map_or(j, |(r, start, _)| r[start + j] as usize);
             self.visits += 1;
             if self.visits.is_multiple_of(65536) {
                 self.check_budget()?;
@@ -399,8 +442,8 @@ impl Grounder<'_> {
         let terms = &self.terms;
         let Lookup { slots, rows } = &mut self.lookups[lookup as usize];
         let ix = rows.get_or_insert_with(|| row_index(db, a.rel, slots, terms));
-        match ix.get(&key) {
-            Some(r) => Candidates::Rows(r.clone()),
+        match ix.stretch.get(&key) {
+            Some(&(start, end)) => Candidates::Rows(ix.rows.clone(), start, end),
             None => Candidates::None,
         }
     }
@@ -678,4 +721,49 @@ pub(super) fn head_vars(rule: &Rule) -> Vec<u32> {
         });
     }
     vars
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::net::Strategy;
+    use super::super::testing::{analysed, game};
+    use super::*;
+
+    #[test]
+    fn a_row_index_gives_each_key_its_rows_in_order_and_leaves_out_rows_without_the_key() {
+        // `true`'s rows of tic-tac-toe: cell(x, y, mark) and control(role). Keyed by the cell's
+        // mark (its third argument), the control rows have no key.
+        let a = analysed(&game("tictactoe.gdl"), Strategy::AsWritten);
+        let rel = a.rels.true_;
+        let slots = [Slot {
+            col: 0,
+            path: SmallVec::from_slice(&[2]),
+        }];
+        let terms = &a.relaxed.terms;
+        let index = row_index(&a.relaxed, rel, &slots, terms);
+        let store = a.relaxed.rel(rel);
+        let mut expected: HashMap<SmallVec<[TermId; 4]>, Vec<u32>> = HashMap::new();
+        let mut left_out = 0;
+        for i in 0..store.len() {
+            match slots[0].value(terms, store.row(i)) {
+                Some(t) => expected
+                    .entry(SmallVec::from_slice(&[t]))
+                    .or_default()
+                    .push(i as u32),
+                None => left_out += 1,
+            }
+        }
+        assert!(left_out > 0, "the control rows have no third argument");
+        assert_eq!(expected.len(), 3, "x, o and b: {expected:?}");
+        assert_eq!(index.stretch.len(), expected.len());
+        for (key, rows) in &expected {
+            let (start, end) = index.stretch[key];
+            assert_eq!(
+                &index.rows[start as usize..end as usize],
+                &rows[..],
+                "key {key:?}"
+            );
+        }
+        assert_eq!(index.rows.len() + left_out, store.len());
+    }
 }
