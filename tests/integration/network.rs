@@ -631,10 +631,17 @@ impl ggp::game::PlayoutGuide for Uniform {
 /// The state-word mask of the base propositions whose KIF text starts with `prefix` and ends with
 /// `suffix`.
 fn mask_of(net: &NetGame, prefix: &str, suffix: &str) -> Vec<u64> {
+    mask_where(net, |text| {
+        text.starts_with(prefix) && text.ends_with(suffix)
+    })
+}
+
+/// The state-word mask of the base propositions whose KIF text `holds`.
+fn mask_where(net: &NetGame, holds: impl Fn(&str) -> bool) -> Vec<u64> {
     let props = net.base_propositions();
     let mut mask = vec![0u64; props.len().div_ceil(64)];
     for (p, text) in props.iter().enumerate() {
-        if text.starts_with(prefix) && text.ends_with(suffix) {
+        if holds(text) {
             mask[p / 64] |= 1 << (p % 64);
         }
     }
@@ -723,6 +730,71 @@ fn capture_tables_tell_exactly_which_moves_take_a_piece() {
             "{name}: {checked} moves, {captures} captures"
         );
     }
+}
+
+/// speedChess's roles hold about sixty words of legal bits each (breakthrough's and knightThrough's
+/// hold at most eight), so a playout draws a role's move through the stretch of words its groups that
+/// hold cover: a capturing playout at rate 1 still plays a move that takes a piece wherever the table
+/// tells one. (A stretch that starts past the first word is tested on guided playouts, in
+/// `network_speed_paths`: speedChess's mover draws from all its words.)
+#[test]
+fn capturing_playouts_of_a_role_with_many_words_of_legal_bits_take_a_piece() {
+    let (program, _) = load("speedChess");
+    let mut net = NetGame::from_program(&program, "speedChess").expect("grounds");
+    net.set_playout_method(ggp::network::PlayoutMethod::Propagate);
+    let masks = [" white ", " black "]
+        .map(|colour| mask_where(&net, |t| t.starts_with("(cell ") && t.contains(colour)));
+    let table = net.captures(&masks).expect("chess moves take pieces");
+    let words = |r: usize| net.network().legal[r].len().div_ceil(64);
+    assert!(
+        words(0) > 8 && words(1) > 8,
+        "{} and {} words",
+        words(0),
+        words(1)
+    );
+    let mut rng = SmallRng::seed_from_u64(17);
+    let (mut buf, mut numbers) = (Vec::new(), Vec::new());
+    let mut forced = 0;
+    for game in 0..8 {
+        let mut s = net.initial_state();
+        for _ in 0..60 {
+            if net.is_terminal(&s) {
+                break;
+            }
+            let r = net.mover(&s).expect("turns");
+            net.legal_moves(&s, r, &mut buf);
+            let takes = buf.iter().any(|mv| {
+                let number = net.move_number(mv).expect("numbered");
+                table.captures(r, number, net.state_words(&s))
+            });
+            if takes && buf.len() >= 2 {
+                let before = count(&masks[1 - r], net.state_words(&s));
+                let mut seeded = SmallRng::seed_from_u64(forced as u64);
+                let (after, steps) = net.capturing_playout(
+                    &s,
+                    &mut seeded,
+                    &mut Vec::new(),
+                    &mut numbers,
+                    1,
+                    &table,
+                    1.0,
+                    &mut Uniform,
+                );
+                assert_eq!(steps, 1);
+                let left = count(&masks[1 - r], net.state_words(&after));
+                assert_eq!(
+                    left + 1,
+                    before,
+                    "game {game}: no piece taken in {:?}",
+                    net.state_facts(&s)
+                );
+                forced += 1;
+            }
+            let i = rng.gen_range(0..buf.len());
+            s = net.play(&s, r, &buf[i]);
+        }
+    }
+    assert!(forced >= 20, "{forced} forced captures");
 }
 
 /// connectFourSimultaneous: the roles that can end the game with a line of theirs in one move at

@@ -301,6 +301,64 @@ fn guided_playouts_on_the_fast_path_match_the_move_methods() {
     }
 }
 
+/// A game whose one role has 2,000 moves (32 words of legal bits): a thousand `pick`s in its first
+/// phase, then a thousand `take`s, those of a pair already taken left out. Each move's legal gate
+/// reads its phase, so the moves fall in two groups by phase, and in the second the role draws from
+/// the words of its `take`s alone, past its first word.
+const TWO_PHASES: &str = "
+    (role a)
+    (init (phase 1))
+    (d 0) (d 1) (d 2) (d 3) (d 4) (d 5) (d 6) (d 7) (d 8) (d 9)
+    (<= (legal a (pick ?x ?y ?z)) (true (phase 1)) (d ?x) (d ?y) (d ?z) (not (true (picked ?x))))
+    (<= (legal a (take ?x ?y ?z)) (true (phase 2)) (d ?x) (d ?y) (d ?z) (not (true (taken ?x ?y))))
+    (<= (next (phase 2)) (true (phase 1)))
+    (<= (next (phase 2)) (true (phase 2)))
+    (<= (next (taken ?x ?y)) (does a (take ?x ?y ?z)))
+    (<= (next (taken ?x ?y)) (true (taken ?x ?y)))
+    (<= (next (picked ?z)) (does a (pick ?x ?y ?z)))
+    (<= (next (picked ?z)) (true (picked ?z)))
+    (<= (next (picked ?z)) (does a (take ?x ?y ?z)))
+    (<= terminal (true (picked 9)))
+    (<= (goal a 100) (true (taken 1 1)))
+    (<= (goal a 0) (not (true (taken 1 1))))";
+
+/// A guided playout whose role draws from a stretch of its legal words that starts past the first
+/// plays the moves the trait's move methods play for the same guide: the guide is shown the moves of
+/// the stretch, and the bit it picks is read from the stretch's first word on.
+#[test]
+fn guided_playouts_drawing_past_the_first_legal_word_match_the_move_methods() {
+    let program = parse_kif(TWO_PHASES).expect("parses");
+    let mut g = NetGame::from_program(&program, "two phases").expect("grounds");
+    g.set_playout_method(PlayoutMethod::Propagate);
+    assert!(
+        g.network().legal[0].len() > 64 * 8,
+        "the role's moves fill more than eight words"
+    );
+    let (mut buf, mut numbers) = (Vec::new(), Vec::new());
+    let mut lengths = Vec::new();
+    for k in 0..30 {
+        let mut rng = SmallRng::seed_from_u64(k);
+        let start = midgame(&g, &mut rng, (k % 3) as u32);
+        let fast = g.guided_playout(&start, &mut rng, &mut buf, &mut numbers, 500, &mut ByNumber);
+        let slow = ggp::game::guided_playout_by_moves(
+            &g,
+            &start,
+            &mut rng,
+            &mut buf,
+            &mut numbers,
+            500,
+            &mut ByNumber,
+        );
+        assert_eq!(fast, slow, "playout {k}");
+        lengths.push(fast.1);
+    }
+    // Playouts of the second phase, several steps each (the guide keeps away from `picked 9`).
+    assert!(
+        lengths.iter().filter(|&&n| n >= 3).count() >= 10,
+        "lengths {lengths:?}"
+    );
+}
+
 /// Every `Game` query on a game whose queries move the propagation's words (legal moves, mover,
 /// terminal, goals, next state) against the same game answering from full passes, along random walks
 /// that keep jumping: back to a state seen before (the words flip a few propositions or load afresh),
