@@ -655,6 +655,30 @@ fn count(mask: &[u64], words: &[u64]) -> u32 {
         .sum()
 }
 
+/// How many of the pieces `victims` masks are left after one step of a capturing playout at rate 1
+/// from `s` (its generator of seed `seed`).
+fn after_a_forced_capture(
+    net: &NetGame,
+    s: &BitState,
+    table: &ggp::game::Captures,
+    victims: &[u64],
+    seed: usize,
+) -> u32 {
+    let mut seeded = SmallRng::seed_from_u64(seed as u64);
+    let (after, steps) = net.capturing_playout(
+        s,
+        &mut seeded,
+        &mut Vec::new(),
+        &mut Vec::new(),
+        1,
+        table,
+        1.0,
+        &mut Uniform,
+    );
+    assert_eq!(steps, 1);
+    count(victims, net.state_words(&after))
+}
+
 /// The capture table that the network's analysis gives breakthrough's pieces says, for every legal
 /// move of the mover along random games, exactly whether the move takes a piece (the other side's
 /// count drops), and a capturing playout at rate 1 takes one whenever it can.
@@ -675,7 +699,7 @@ fn capture_tables_tell_exactly_which_moves_take_a_piece() {
             .captures(&masks)
             .expect("breakthrough's moves take pieces");
         let mut rng = SmallRng::seed_from_u64(11);
-        let (mut buf, mut numbers) = (Vec::new(), Vec::new());
+        let mut buf = Vec::new();
         let (mut checked, mut captures, mut forced) = (0, 0, 0);
         for game in 0..20 {
             let mut s = net.initial_state();
@@ -701,19 +725,7 @@ fn capture_tables_tell_exactly_which_moves_take_a_piece() {
                     captures += usize::from(took);
                 }
                 if any {
-                    let mut seeded = SmallRng::seed_from_u64(checked as u64);
-                    let (after, steps) = net.capturing_playout(
-                        &s,
-                        &mut seeded,
-                        &mut Vec::new(),
-                        &mut numbers,
-                        1,
-                        &table,
-                        1.0,
-                        &mut Uniform,
-                    );
-                    assert_eq!(steps, 1);
-                    let left = count(&masks[1 - r], net.state_words(&after));
+                    let left = after_a_forced_capture(&net, &s, &table, &masks[1 - r], checked);
                     assert_eq!(left + 1, before, "{name} game {game}: no piece taken");
                     forced += 1;
                 }
@@ -753,7 +765,7 @@ fn capturing_playouts_of_a_role_with_many_words_of_legal_bits_take_a_piece() {
         words(1)
     );
     let mut rng = SmallRng::seed_from_u64(17);
-    let (mut buf, mut numbers) = (Vec::new(), Vec::new());
+    let mut buf = Vec::new();
     let mut forced = 0;
     for game in 0..8 {
         let mut s = net.initial_state();
@@ -769,19 +781,7 @@ fn capturing_playouts_of_a_role_with_many_words_of_legal_bits_take_a_piece() {
             });
             if takes && buf.len() >= 2 {
                 let before = count(&masks[1 - r], net.state_words(&s));
-                let mut seeded = SmallRng::seed_from_u64(forced as u64);
-                let (after, steps) = net.capturing_playout(
-                    &s,
-                    &mut seeded,
-                    &mut Vec::new(),
-                    &mut numbers,
-                    1,
-                    &table,
-                    1.0,
-                    &mut Uniform,
-                );
-                assert_eq!(steps, 1);
-                let left = count(&masks[1 - r], net.state_words(&after));
+                let left = after_a_forced_capture(&net, &s, &table, &masks[1 - r], forced);
                 assert_eq!(
                     left + 1,
                     before,

@@ -263,6 +263,40 @@ impl ggp::game::PlayoutGuide for ByNumber {
     }
 }
 
+/// Where a playout ended, and after how many steps.
+type Played = (<NetGame as Game>::State, u32);
+
+/// A [`ByNumber`] playout of at most `steps` from `start` on the network's own path, then by the
+/// trait's move methods, each with the generator of seed `seed`.
+fn guided_both_ways(
+    g: &NetGame,
+    start: &<NetGame as Game>::State,
+    seed: u64,
+    steps: u32,
+) -> (Played, Played) {
+    let (mut buf, mut numbers) = (Vec::new(), Vec::new());
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let fast = g.guided_playout(
+        start,
+        &mut rng,
+        &mut buf,
+        &mut numbers,
+        steps,
+        &mut ByNumber,
+    );
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let slow = ggp::game::guided_playout_by_moves(
+        g,
+        start,
+        &mut rng,
+        &mut buf,
+        &mut numbers,
+        steps,
+        &mut ByNumber,
+    );
+    (fast, slow)
+}
+
 /// A guided playout on the network's propagation path plays the moves the trait's move methods
 /// play for the same guide, and the guide sees every legal move by its number.
 #[test]
@@ -283,19 +317,7 @@ fn guided_playouts_on_the_fast_path_match_the_move_methods() {
         for k in 0..n {
             let moves = pick.gen_range(0..6);
             let start = midgame(&g, &mut pick, moves);
-            let (mut buf, mut numbers) = (Vec::new(), Vec::new());
-            let mut rng = SmallRng::seed_from_u64(k);
-            let fast =
-                g.guided_playout(&start, &mut rng, &mut buf, &mut numbers, 300, &mut ByNumber);
-            let slow = ggp::game::guided_playout_by_moves(
-                &g,
-                &start,
-                &mut rng,
-                &mut buf,
-                &mut numbers,
-                300,
-                &mut ByNumber,
-            );
+            let (fast, slow) = guided_both_ways(&g, &start, k, 300);
             assert_eq!(fast, slow, "{name}: playout {k}");
         }
     }
@@ -334,21 +356,11 @@ fn guided_playouts_drawing_past_the_first_legal_word_match_the_move_methods() {
         g.network().legal[0].len() > 64 * 8,
         "the role's moves fill more than eight words"
     );
-    let (mut buf, mut numbers) = (Vec::new(), Vec::new());
     let mut lengths = Vec::new();
     for k in 0..30 {
         let mut rng = SmallRng::seed_from_u64(k);
         let start = midgame(&g, &mut rng, (k % 3) as u32);
-        let fast = g.guided_playout(&start, &mut rng, &mut buf, &mut numbers, 500, &mut ByNumber);
-        let slow = ggp::game::guided_playout_by_moves(
-            &g,
-            &start,
-            &mut rng,
-            &mut buf,
-            &mut numbers,
-            500,
-            &mut ByNumber,
-        );
+        let (fast, slow) = guided_both_ways(&g, &start, k, 500);
         assert_eq!(fast, slow, "playout {k}");
         lengths.push(fast.1);
     }
