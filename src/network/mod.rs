@@ -523,9 +523,8 @@ impl NetGame {
                 .unwrap_or(0);
         }
         // Within a level, gates with as many inputs come together, so the inner loop's exit is
-        // predictable.
-        // The keys are distinct (a gate's node is its own), so an unstable sort side by side gives
-        // the one order.
+        // predictable. The keys are distinct (a gate's node is its own), so an unstable sort side by
+        // side gives the one order.
         let key = |g: &PassGate| (level[g.node as usize], g.end - g.start, g.node);
         let (state, moves) = pass.split_at_mut(pass_state);
         rayon::join(

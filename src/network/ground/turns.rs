@@ -344,16 +344,15 @@ mod tests {
                 std::time::Instant::now(),
             );
             drop_implied_turns_by(&mut g, &a.roles, &turns, piece);
-            let n = g.used.len() as u32;
-            let bodies: Vec<Vec<Vec<u32>>> = (0..n)
+            // Per atom, its bodies, a dropped one as `[u32::MAX]`.
+            (0..g.used.len() as u32)
                 .map(|x| {
                     g.alts_of(x)
                         .iter()
                         .map(|&p| g.body(p).map_or(vec![u32::MAX], <[u32]>::to_vec))
-                        .collect()
+                        .collect::<Vec<_>>()
                 })
-                .collect();
-            bodies
+                .collect::<Vec<_>>()
         };
         let whole = dropped(usize::MAX);
         assert!(
