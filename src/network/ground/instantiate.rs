@@ -154,6 +154,7 @@ fn ground_rules(
                 lookups: Vec::new(),
                 step_lookup: Vec::new(),
                 step_ground: Vec::new(),
+                step_binds: Vec::new(),
                 row_base,
                 out: Vec::new(),
                 head_vars: Vec::new(),

@@ -146,6 +146,9 @@ pub(super) struct Grounder<'a> {
     /// For each step of the rule being grounded, whether its literal is ground when reached (the
     /// join order fixes what each step has bound).
     pub(super) step_ground: Vec<bool>,
+    /// For each step of the rule being grounded, the variables it binds (those of its literal not
+    /// bound before it): unbound again after each candidate, instead of restoring every binding.
+    pub(super) step_binds: Vec<SmallVec<[u32; 8]>>,
     /// Per relation, the number of its first relaxed row among all relations' rows.
     pub(super) row_base: &'a [u32],
     /// The instances of the rule being grounded, in the order found.
@@ -261,6 +264,7 @@ impl Grounder<'_> {
         self.step_lookup.resize(order.len(), u32::MAX);
         let mut bound_here = vec![false; rule.var_names.len()];
         self.step_ground.clear();
+        self.step_binds.clear();
         for &i in &order {
             let l = &rule.body[i];
             let ground = match l {
@@ -268,7 +272,13 @@ impl Grounder<'_> {
                 _ => false,
             };
             self.step_ground.push(ground);
+            let before = bound_here.clone();
             l.bind_vars(&mut bound_here);
+            self.step_binds.push(
+                (0..bound_here.len() as u32)
+                    .filter(|&v| bound_here[v as usize] && !before[v as usize])
+                    .collect(),
+            );
         }
         let mut b: Vec<Option<TermId>> = vec![None; rule.var_names.len()];
         let mut body: SmallVec<[u32; 4]> = SmallVec::new();
@@ -369,7 +379,6 @@ impl Grounder<'_> {
         let n = rows
             .as_ref()
             .map_or(db.rel(a.rel).len(), |(_, start, end)| end - start);
-        let saved: SmallVec<[Option<TermId>; 16]> = SmallVec::from_slice(b);
         for j in 0..n {
             let i = rows
                 .as_ref()
@@ -396,9 +405,17 @@ impl Grounder<'_> {
                     self.step(rule, order, k + 1, b, body)?;
                 }
             }
-            b.copy_from_slice(&saved);
+            self.unbind(k, b);
         }
         Ok(())
+    }
+
+    /// Unbinds the variables step `k` binds (a match may have bound some before failing).
+    #[inline]
+    fn unbind(&self, k: usize, b: &mut [Option<TermId>]) {
+        for &v in &self.step_binds[k] {
+            b[v as usize] = None;
+        }
     }
 
     /// The rows of `a`'s relation that step `k` may match: those with every bound value, a whole
@@ -490,7 +507,6 @@ impl Grounder<'_> {
     ) -> Result<(), NetworkError> {
         let ok = match c {
             Cmp::Same => {
-                let saved = b.clone();
                 let (x, y) = if bound(x, b) { (x, y) } else { (y, x) };
                 let ok = match self.make(x, b) {
                     Some(t) => self.matches(y, t, b),
@@ -499,7 +515,7 @@ impl Grounder<'_> {
                 if ok {
                     self.step(rule, order, k + 1, b, body)?;
                 }
-                *b = saved;
+                self.unbind(k, b);
                 return Ok(());
             }
             Cmp::Distinct => match (self.make(x, b), self.make(y, b)) {
@@ -569,11 +585,10 @@ impl Grounder<'_> {
             }
             return Ok(());
         };
-        let saved = b.clone();
         if self.matches(z, t, b) {
             self.step(rule, order, k + 1, b, body)?;
         }
-        *b = saved;
+        self.unbind(k, b);
         Ok(())
     }
 
