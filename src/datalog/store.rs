@@ -169,6 +169,12 @@ impl RelStore {
         self.position(fact).is_some()
     }
 
+    /// Whether every row is in the deduplication table, so that [`RelStore::contains`] hashes
+    /// instead of scanning.
+    pub fn is_hashed(&self) -> bool {
+        self.dedup.len() == self.len as usize
+    }
+
     /// The fact's row number, if it is present.
     pub fn position(&self, fact: &[TermId]) -> Option<usize> {
         if self.dedup.len() != self.len as usize {

@@ -25,6 +25,9 @@
 //! Both stages share the grounding [`Budget`](super::budget::Budget) through the evaluator's limits: a
 //! fixpoint that runs away means there is no network to build.
 
+use hashbrown::HashMap;
+use rayon::prelude::*;
+
 use super::budget::{analysis_over_budget, NetworkError};
 use super::net::Strategy;
 use super::unfold::unfold_tables;
@@ -108,6 +111,9 @@ pub(super) struct Analysis {
     pub(super) domain: Vec<bool>,
     /// Per relation, the demand relation whose rows it copies (see [`demand_shaped`]).
     pub(super) copy_of: Vec<Option<RelId>>,
+    /// Per relation, another restricted copy of the same relation with the same rows, whose atoms
+    /// stand for its own (see [`equal_copies`]): its rules are not grounded.
+    pub(super) same_as: Vec<Option<RelId>>,
     /// Per load-time relation of one column, its facts as a bitset by term number.
     pub(super) unary: Vec<Option<Vec<u64>>>,
     /// The roles, in order.
@@ -247,6 +253,9 @@ pub(super) fn analyse(
         late[r.0 as usize] = false;
         copy_of[r.0 as usize] = Some(d);
     }
+    let same_as = equal_copies(&prog, &rdb, |r| {
+        dynamic[r] && !late[r] && copy_of[r].is_none()
+    });
     let mut sdb = Db::new(&gplan, &arities, rdb.terms.clone(), limits);
     if let Err(e) = sdb.run(&gplan, Phase::Static) {
         return Err(analysis_over_budget(e, &sdb, &prog, &limits));
@@ -285,6 +294,7 @@ pub(super) fn analyse(
         demand: demand_rel,
         domain: domain_rel,
         copy_of,
+        same_as,
         unary,
         roles,
         numbered,
@@ -407,6 +417,60 @@ fn demand_shaped(p: &Program, late: &[bool], demand: &[bool]) -> Vec<(RelId, Rel
         .collect()
 }
 
+/// Per relation, an earlier demand-restricted copy of the same relation (the demand rewrite's
+/// `q#bf`, `q#fb`, ...) whose rows in the relaxed fixpoint `rdb` are the same, among the relations
+/// `eligible` (by [`RelId`] index) says may be compared. Two copies differ only in what their readers
+/// ask, and each holds, in every state, exactly the facts of the relation they copy among its rows;
+/// with the same rows, their atoms are the same propositions, so one copy's atoms can stand for the
+/// other's and the other's rules need no grounding (chess asks for its pieces' moves from a square
+/// and to a square: `queen_move_ig#bbffbb` and `queen_move_ig#ffbbbb`, 93,184 rows each).
+fn equal_copies(p: &Program, rdb: &Db, eligible: impl Fn(usize) -> bool) -> Vec<Option<RelId>> {
+    let n = p.relations.len();
+    let mut same_as: Vec<Option<RelId>> = vec![None; n];
+    // Per copied relation (its name, arity and whether it is asked per move), the copies with rows
+    // unlike every earlier one's.
+    let mut kept: HashMap<(&str, usize, bool), Vec<RelId>> = HashMap::new();
+    for r in (0..n).filter(|&r| eligible(r)) {
+        let rel = RelId(r as u32);
+        let arity = p.relations[r].arity;
+        if p.origin(rel) != Origin::DemandCopy {
+            continue;
+        }
+        let Some((copied, per_move)) = copied_relation(p.terms.name(p.relations[r].name), arity)
+        else {
+            continue;
+        };
+        let rows = rdb.rel(rel);
+        let same = |other: &RelId| {
+            let theirs = rdb.rel(*other);
+            theirs.len() == rows.len()
+                && theirs.is_hashed()
+                && (0..rows.len())
+                    .into_par_iter()
+                    .all(|i| theirs.contains(rows.row(i)))
+        };
+        let copies = kept.entry((copied, arity, per_move)).or_default();
+        match copies.iter().find(|c| same(c)) {
+            Some(&c) => same_as[r] = Some(c),
+            None => copies.push(rel),
+        }
+    }
+    same_as
+}
+
+/// The relation a demand-restricted copy named `name` copies, and whether it is asked per move: the
+/// name without its adornment (`q#bf`, `q#bf#move`: one `b` or `f` per argument). `None` for a name
+/// not of that form (a copy renamed to stay unique).
+fn copied_relation(name: &str, arity: usize) -> Option<(&str, bool)> {
+    let (name, per_move) = match name.strip_suffix("#move") {
+        Some(n) => (n, true),
+        None => (name, false),
+    };
+    let (copied, tag) = name.rsplit_once('#')?;
+    let adornment = tag.len() == arity && tag.chars().all(|c| c == 'b' || c == 'f');
+    adornment.then_some((copied, per_move))
+}
+
 /// The state-dependent relations the relaxed fixpoint can leave out: those that neither the inputs
 /// (`roots`) nor a load-time or demand relation depend on, outside recursive strata. Grounding their
 /// rules in dependency order (see [`grounding_phases`](super::instantiate::grounding_phases)) finds
@@ -459,7 +523,7 @@ fn negation_free_relaxation(prog: &Program, rels: &GameRelations) -> Program {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{analysed, kif, TURNS};
+    use super::super::testing::{analysed, instantiated, kif, TURNS};
     use super::*;
 
     #[test]
@@ -514,5 +578,73 @@ mod tests {
             .position(|r| a.prog.terms.name(r.name) == "cell");
         let cell = cell.expect("a cell relation");
         assert!(!a.dynamic[cell] && a.unary[cell].is_some());
+    }
+
+    /// A token on a cycle of three cells: `link` is asked from the token's cell (`legal`) and to the
+    /// cell moved to (`next`), two demand-restricted copies with the same three facts.
+    const CYCLE: &str = "
+        (role r)
+        (init (at 1))
+        (succ 1 2) (succ 2 3) (succ 3 1)
+        (<= (link ?x ?y) (true (at ?x)) (succ ?x ?y))
+        (<= (legal r (go ?y)) (true (at ?x)) (link ?x ?y))
+        (<= (next (at ?y)) (does r (go ?y)) (link ?x ?y))
+        (<= terminal (true (at 3)))
+        (<= (goal r 100) (true (at 3)))";
+
+    #[test]
+    fn a_copy_with_the_rows_of_another_reads_its_atoms_and_is_not_grounded() {
+        let mut a = analysed(&kif(CYCLE), Strategy::Decomposed);
+        let rel = |a: &Analysis, name: &str| {
+            let r = a
+                .prog
+                .relations
+                .iter()
+                .position(|r| a.prog.terms.name(r.name) == name);
+            RelId(r.unwrap_or_else(|| panic!("no relation {name}")) as u32)
+        };
+        let (from, to, elim) = (rel(&a, "link#bf"), rel(&a, "link#fb"), rel(&a, "elim#1#b"));
+        assert_eq!(a.relaxed.rel(from).len(), 3);
+        assert_eq!(a.relaxed.rel(to).len(), 3);
+        assert_eq!(a.same_as[to.0 as usize], Some(from));
+        assert_eq!(a.same_as[from.0 as usize], None);
+        let inst = instantiated(&mut a);
+        let atoms = |r: RelId| {
+            let base = inst.atoms.base[r.0 as usize];
+            base..base + inst.atoms.len[r.0 as usize]
+        };
+        let mut read = Vec::new();
+        for (k, &ri) in inst.to_ground.iter().enumerate() {
+            let head = a.prog.rules[ri].head.rel;
+            assert_ne!(head, to, "the copy standing in is not grounded");
+            if head != elim {
+                continue;
+            }
+            let buf = &inst.found[k];
+            let mut at = 0;
+            while at < buf.len() {
+                let n = buf[at + 1] as usize;
+                read.extend(buf[at + 2..at + 2 + n].iter().map(|l| l >> 1));
+                at += 2 + n;
+            }
+        }
+        // `elim#1#b(?y) :- demand#elim#1#b(?y), link#fb(?x, ?y)`: one instance per cell moved to,
+        // each reading `link#bf`'s atom of the same fact.
+        assert_eq!(read.len(), 3, "{read:?}");
+        assert!(read.iter().all(|x| atoms(from).contains(x)), "{read:?}");
+    }
+
+    #[test]
+    fn a_copys_name_says_what_it_copies() {
+        for (name, arity, copied) in [
+            ("link#bf", 2, Some(("link", false))),
+            ("link#bf#move", 2, Some(("link", true))),
+            ("either#6#ffbbbb", 6, Some(("either#6", false))),
+            ("link#bf'", 2, None),
+            ("link#bf", 3, None),
+            ("link", 0, None),
+        ] {
+            assert_eq!(copied_relation(name, arity), copied, "{name}");
+        }
     }
 }

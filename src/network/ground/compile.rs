@@ -214,7 +214,9 @@ fn compile_atoms(
         let rule = &a.prog.rules[ri];
         for l in &rule.body {
             if let Lit::Pos(x) | Lit::Neg(x) = l {
-                deps[rule.head.rel.0 as usize].push((x.rel.0 as usize, false));
+                // A reading of a copy whose atoms another copy's stand for reads that other's.
+                let read = a.same_as[x.rel.0 as usize].unwrap_or(x.rel);
+                deps[rule.head.rel.0 as usize].push((read.0 as usize, false));
             }
         }
     }

@@ -29,7 +29,7 @@ use rayon::prelude::*;
 use super::analysis::Analysis;
 use super::atoms::{Instances, Numbering};
 use super::budget::{Budget, NetworkError};
-use super::join::{head_vars, instantiate_atom, Grounder, Sources};
+use super::join::{head_vars, instantiate_atom, Grounder, Sources, StandIns};
 use crate::datalog::eval::{Db, RelStore};
 use crate::datalog::ir::{Lit, Pat, Program, RelId, Rule};
 use crate::datalog::terms::{TermId, TermStore};
@@ -65,12 +65,19 @@ pub(super) fn instantiate(
     for r in (0..nrel).filter(|&r| a.dynamic[r] && !a.late[r]) {
         atoms.number(r, a.relaxed.rel(RelId(r as u32)).len())?;
     }
+    // A copy whose atoms another copy's stand for (see `Analysis::same_as`) is not grounded.
     let to_ground: Vec<usize> = (0..prog.rules.len())
         .filter(|&i| {
             let h = prog.rules[i].head.rel;
-            a.dynamic[h.0 as usize] && h != true_ && h != does
+            a.dynamic[h.0 as usize] && h != true_ && h != does && a.same_as[h.0 as usize].is_none()
         })
         .collect();
+    let stand_ins = stand_ins(a, &atoms);
+    debug_assert!(a
+        .same_as
+        .iter()
+        .zip(&stand_ins)
+        .all(|(same, atoms)| same.is_some() == atoms.is_some()));
     let (phase_of, level) = grounding_phases(prog, &to_ground, &a.late)?;
     let mut found: Vec<Instances> = vec![Vec::new(); to_ground.len()];
     for phase in 0..=phase_of.iter().copied().max().unwrap_or(0) {
@@ -93,7 +100,7 @@ pub(super) fn instantiate(
             &rules,
             src,
             &a.relaxed.terms,
-            &atoms.base,
+            (&atoms.base, &stand_ins),
             budget,
             started,
         )?;
@@ -127,6 +134,22 @@ pub(super) fn instantiate(
     })
 }
 
+/// The atoms standing for the rows of the relations `Analysis::same_as` names (see [`StandIns`]).
+fn stand_ins(a: &Analysis, atoms: &Numbering) -> Vec<Option<Box<[u32]>>> {
+    a.same_as
+        .par_iter()
+        .enumerate()
+        .map(|(r, same)| {
+            let other = (*same)?;
+            let (mine, theirs) = (a.relaxed.rel(RelId(r as u32)), a.relaxed.rel(other));
+            let base = atoms.base[other.0 as usize];
+            (0..mine.len())
+                .map(|i| Some(base + theirs.position(mine.row(i))? as u32))
+                .collect()
+        })
+        .collect()
+}
+
 /// Grounds rules `which` of `p` on as many workers as rayon has threads, each taking the next rule not
 /// yet taken (the rules differ in cost by orders of magnitude, so a fixed split would leave a worker
 /// idle). Returns each rule's instances, in the order of `which`.
@@ -135,7 +158,7 @@ fn ground_rules(
     which: &[usize],
     src: Sources,
     terms: &TermStore,
-    row_base: &[u32],
+    (row_base, stand_ins): (&[u32], &StandIns),
     budget: Budget,
     started: Instant,
 ) -> Result<Vec<Instances>, NetworkError> {
@@ -156,6 +179,7 @@ fn ground_rules(
                 step_ground: Vec::new(),
                 step_binds: Vec::new(),
                 row_base,
+                stand_ins,
                 out: Vec::new(),
                 head_vars: Vec::new(),
                 head_step: usize::MAX,

@@ -81,6 +81,10 @@ pub(super) fn row_index(db: &Db, rel: RelId, slots: &[Slot], terms: &TermStore) 
     }
 }
 
+/// Per relation whose atoms another's stand for (see `Analysis::same_as`), the atom of each of its
+/// relaxed rows: the other relation's row with the same fact.
+pub(super) type StandIns = [Option<Box<[u32]>>];
+
 /// Where each relation's facts come from while grounding.
 #[derive(Clone, Copy)]
 pub(super) struct Sources<'a> {
@@ -151,6 +155,8 @@ pub(super) struct Grounder<'a> {
     pub(super) step_binds: Vec<SmallVec<[u32; 8]>>,
     /// Per relation, the number of its first relaxed row among all relations' rows.
     pub(super) row_base: &'a [u32],
+    /// The atoms standing for some relations' rows.
+    pub(super) stand_ins: &'a StandIns,
     /// The instances of the rule being grounded, in the order found.
     pub(super) out: Instances,
     /// The variables of the head of the rule being grounded, in order of first occurrence.
@@ -630,9 +636,13 @@ impl Grounder<'_> {
         Ok(())
     }
 
-    /// The number of row `i` of the relaxed fixpoint's relation `rel` among all relations' rows.
+    /// The atom of row `i` of the relaxed fixpoint's relation `rel`: its number among all
+    /// relations' rows, or the atom standing for it.
     pub(super) fn row_id(&self, rel: RelId, i: usize) -> u32 {
-        self.row_base[rel.0 as usize] + i as u32
+        match &self.stand_ins[rel.0 as usize] {
+            None => self.row_base[rel.0 as usize] + i as u32,
+            Some(atoms) => atoms[i],
+        }
     }
 
     /// The row number of `rel(args)` (see [`Grounder::row_id`]); `None` when the relaxed fixpoint
