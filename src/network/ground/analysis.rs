@@ -333,6 +333,9 @@ fn relaxed_fixpoint(
         false,
     );
     late.resize(relaxed.relations.len(), false);
+    // The late relations' rules never run here: planned, their lookups would keep indexes of the
+    // relations they read up to date for nothing.
+    relaxed.rules.retain(|r| !late[r.head.rel.0 as usize]);
     let mut rplan = plan(&relaxed, &[])?;
     // The late relations' rows are added by the grounder, which looks them up its own way.
     for (ix, _) in rplan.indexes.iter_mut().zip(&late).filter(|(_, l)| **l) {
