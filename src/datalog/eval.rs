@@ -235,10 +235,18 @@ impl Db {
     /// itself once the others' facts are in.
     fn run_pass(&mut self, s: &Stratum, tasks: &[Task]) -> Result<(), EngineError> {
         let (rels, terms, limits) = (&self.rels, &self.terms, &self.limits);
-        let joined: Vec<Result<Option<Found>, EngineError>> = tasks
-            .par_iter()
-            .map(|t| join_task(rels, terms, limits, &s.rules[t.rule], t))
-            .collect();
+        let task = |t: &Task| join_task(rels, terms, limits, &s.rules[t.rule], t);
+        // A pass over a few new rows (a recursion's last rounds, a step counter's hundreds) costs
+        // less than waking the other threads would.
+        let few = tasks
+            .iter()
+            .try_fold(0, |n, t| t.rows.map(|(lo, hi)| n + hi - lo))
+            .is_some_and(|n| n <= FEW_ROWS);
+        let joined: Vec<Result<Option<Found>, EngineError>> = if few {
+            tasks.iter().map(task).collect()
+        } else {
+            tasks.par_iter().map(task).collect()
+        };
         let mut found: Vec<(u32, usize)> = Vec::new();
         let mut again = Vec::new();
         for (k, j) in joined.iter().enumerate() {
@@ -285,34 +293,43 @@ impl Db {
                 rest = &rest[n..];
             }
         }
-        targets
-            .into_par_iter()
-            .map(|(rel, from)| {
-                let mut added = 0;
-                for &(_, k) in from {
-                    let Ok(Some(found)) = &joined[k] else {
-                        continue;
-                    };
-                    if rel.arity == 0 {
-                        if found.hits > 0 && rel.len == 0 {
-                            rel.push_unindexed(&[], Some(hash_ids([].into_iter())));
-                            added += 1;
-                        }
-                        continue;
+        let facts: usize = found
+            .iter()
+            .map(|&(_, k)| match &joined[k] {
+                Ok(Some(f)) => f.hashes.len(),
+                _ => 0,
+            })
+            .sum();
+        let take = |(rel, from): (&mut RelStore, &[(u32, usize)])| {
+            let mut added = 0;
+            for &(_, k) in from {
+                let Ok(Some(found)) = &joined[k] else {
+                    continue;
+                };
+                if rel.arity == 0 {
+                    if found.hits > 0 && rel.len == 0 {
+                        rel.push_unindexed(&[], Some(hash_ids([].into_iter())));
+                        added += 1;
                     }
-                    for (fact, &h) in found.facts.chunks_exact(rel.arity).zip(&found.hashes) {
-                        if rel.find_hashed(fact, h).is_none() {
-                            rel.push_unindexed(fact, Some(h));
-                            added += 1;
-                            if added > room {
-                                return added;
-                            }
+                    continue;
+                }
+                for (fact, &h) in found.facts.chunks_exact(rel.arity).zip(&found.hashes) {
+                    if rel.find_hashed(fact, h).is_none() {
+                        rel.push_unindexed(fact, Some(h));
+                        added += 1;
+                        if added > room {
+                            return added;
                         }
                     }
                 }
-                added
-            })
-            .sum()
+            }
+            added
+        };
+        if facts <= FEW_ROWS as usize {
+            targets.into_iter().map(take).sum()
+        } else {
+            targets.into_par_iter().map(take).sum()
+        }
     }
 
     /// Adds the rows [`Db::take_found`] appended to every index of their relations, side by side.
@@ -330,11 +347,17 @@ impl Db {
                 }
             }
         }
-        indexes.into_par_iter().for_each(|(ix, rows, a, new)| {
+        let rows: u32 = indexes.iter().map(|(_, _, _, new)| new.len() as u32).sum();
+        let index = |(ix, rows, a, new): (&mut Index, &[TermId], usize, std::ops::Range<u32>)| {
             for r in new {
                 ix.add(rows, a, r, terms);
             }
-        });
+        };
+        if rows <= FEW_ROWS {
+            indexes.into_iter().for_each(index);
+        } else {
+            indexes.into_par_iter().for_each(index);
+        }
     }
 
     /// Evaluates one rule (with one scan restricted to a row range) and adds what it derives.
@@ -552,6 +575,10 @@ fn selected<'p>(
         (wanted && !s.rules.is_empty()).then_some(s)
     })
 }
+
+/// The most new rows a pass joins, facts it takes or rows it indexes on one thread (see
+/// [`Db::run_pass`]).
+const FEW_ROWS: u32 = 256;
 
 /// The most new rows one task of a parallel pass joins (see [`Db::run_only_parallel`]): enough to
 /// outweigh the task's cost, few enough that one large delta is shared among the threads.
