@@ -136,6 +136,9 @@ pub(super) fn instantiate(
 
 /// The atoms standing for the rows of the relations `Analysis::same_as` names (see [`StandIns`]).
 fn stand_ins(a: &Analysis, atoms: &Numbering) -> Vec<Option<Box<[u32]>>> {
+    if a.same_as.iter().all(Option::is_none) {
+        return vec![None; a.same_as.len()];
+    }
     a.same_as
         .par_iter()
         .enumerate()
