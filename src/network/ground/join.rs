@@ -29,18 +29,22 @@ pub(super) enum Candidates {
     None,
 }
 
+/// The values of a row at a lookup's slots: chess looks its threats up by five and six columns, so
+/// eight are kept inline (a key that spilled to the heap cost an allocation per row and per lookup).
+pub(super) type RowKey = SmallVec<[TermId; 8]>;
+
 /// `rel`'s rows of `db` by their values at `slots` (rows without a value at a slot left out): each
 /// key once in the table with its stretch of one array of rows, in row order. Built in two passes
 /// (count, then place) so that a relation of many keys costs no allocation per key.
 pub(super) fn row_index(db: &Db, rel: RelId, slots: &[Slot], terms: &TermStore) -> RowIndex {
     let rel = db.rel(rel);
-    let mut stretch: HashMap<SmallVec<[TermId; 4]>, (u32, u32)> = HashMap::new();
+    let mut stretch: HashMap<RowKey, (u32, u32)> = HashMap::new();
     // Each row's key number, `u32::MAX` for a row left out; the count of each key's rows.
     let mut key_of: Vec<u32> = Vec::with_capacity(rel.len());
     let mut count: Vec<u32> = Vec::new();
     'rows: for i in 0..rel.len() {
         let row = rel.row(i);
-        let mut k: SmallVec<[TermId; 4]> = SmallVec::new();
+        let mut k: RowKey = SmallVec::new();
         for s in slots.iter() {
             match s.value(terms, row) {
                 Some(t) => k.push(t),
@@ -124,7 +128,7 @@ impl<'a> Sources<'a> {
 /// The rows of a relation by the values of some of its columns (see [`row_index`]).
 pub(super) struct RowIndex {
     /// Per key, its stretch of `rows` (start and end).
-    stretch: HashMap<SmallVec<[TermId; 4]>, (u32, u32)>,
+    stretch: HashMap<RowKey, (u32, u32)>,
     /// Every keyed row, key after key, each key's in row order.
     rows: Rc<[u32]>,
 }
@@ -132,6 +136,9 @@ pub(super) struct RowIndex {
 /// One way of looking a relation's rows up.
 pub(super) struct Lookup {
     pub(super) slots: Vec<Slot>,
+    /// The columns (below 64) whose whole value is in the key: every row the lookup gives holds
+    /// the bound value there, so a candidate is matched on the other columns only.
+    pub(super) keyed: u64,
     pub(super) rows: Option<RowIndex>,
 }
 
@@ -377,10 +384,13 @@ impl Grounder<'_> {
     ) -> Result<(), NetworkError> {
         let recorded = self.src.dynamic[a.rel.0 as usize] && !self.src.domain[a.rel.0 as usize];
         let db = self.src.db(a.rel);
-        let rows = match self.candidates(k, a, b) {
+        let (rows, keyed) = match self.candidates(k, a, b) {
             Candidates::None => return Ok(()),
-            Candidates::All => None,
-            Candidates::Rows(rows, start, end) => Some((rows, start as usize, end as usize)),
+            Candidates::All => (None, 0),
+            Candidates::Rows(rows, start, end) => (
+                Some((rows, start as usize, end as usize)),
+                self.lookups[self.step_lookup[k] as usize].keyed,
+            ),
         };
         let n = rows
             .as_ref()
@@ -397,7 +407,8 @@ impl Grounder<'_> {
             if a.args
                 .iter()
                 .zip(row.iter())
-                .all(|(p, t)| self.matches(p, *t, b))
+                .enumerate()
+                .all(|(c, (p, t))| (c < 64 && keyed >> c & 1 == 1) || self.matches(p, *t, b))
             {
                 if recorded {
                     let at = self.row_id(a.rel, i);
@@ -441,12 +452,20 @@ impl Grounder<'_> {
                 .entry((a.rel.0, slots.clone()))
                 .or_insert(next);
             if id == next {
-                self.lookups.push(Lookup { slots, rows: None });
+                let keyed = slots
+                    .iter()
+                    .filter(|s| s.path.is_empty() && s.col < 64)
+                    .fold(0, |m, s| m | 1 << s.col);
+                self.lookups.push(Lookup {
+                    slots,
+                    keyed,
+                    rows: None,
+                });
             }
             self.step_lookup[k] = id;
             id
         };
-        let mut key: SmallVec<[TermId; 4]> = SmallVec::new();
+        let mut key: RowKey = SmallVec::new();
         for s in &self.lookups[lookup as usize].slots {
             let t = match s.key_pattern(&a.args) {
                 Ok(p) => self.make(p, b),
@@ -463,7 +482,7 @@ impl Grounder<'_> {
         }
         let db = self.src.db(a.rel);
         let terms = &self.terms;
-        let Lookup { slots, rows } = &mut self.lookups[lookup as usize];
+        let Lookup { slots, rows, .. } = &mut self.lookups[lookup as usize];
         let ix = rows.get_or_insert_with(|| row_index(db, a.rel, slots, terms));
         match ix.stretch.get(&key) {
             Some(&(start, end)) => Candidates::Rows(ix.rows.clone(), start, end),
@@ -767,7 +786,7 @@ mod tests {
         let terms = &a.relaxed.terms;
         let index = row_index(&a.relaxed, rel, &slots, terms);
         let store = a.relaxed.rel(rel);
-        let mut expected: HashMap<SmallVec<[TermId; 4]>, Vec<u32>> = HashMap::new();
+        let mut expected: HashMap<RowKey, Vec<u32>> = HashMap::new();
         let mut left_out = 0;
         for i in 0..store.len() {
             match slots[0].value(terms, store.row(i)) {
