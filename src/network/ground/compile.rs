@@ -772,13 +772,18 @@ impl<'a> Compiler<'a> {
                 }
             };
             for j in 0..local.gates.len() as u32 {
-                let mut key: SmallVec<[NetLit; 16]> = local
-                    .key(j)
-                    .iter()
-                    .map(|&l| renumber(l, &node_of))
-                    .collect();
-                key.sort_unstable();
-                let l = self.global().gate(&key)?;
+                let inputs = local.key(j);
+                // Keys are sorted, a task's own gates last: with none among the inputs, the key
+                // and its hash are the ones the task made.
+                let l = if inputs.last().is_some_and(|&l| l >> 1 < LOCAL0) {
+                    self.global()
+                        .gate_hashed(inputs, local.halves[j as usize])?
+                } else {
+                    let mut key: SmallVec<[NetLit; 16]> =
+                        inputs.iter().map(|&l| renumber(l, &node_of)).collect();
+                    key.sort_unstable();
+                    self.global().gate(&key)?
+                };
                 node_of.push(l);
             }
             for (a, l) in lits {

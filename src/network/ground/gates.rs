@@ -22,6 +22,8 @@ pub(super) struct GateTable {
     /// Gates as created: (input start, input end, negated output, reads `does`).
     pub(super) gates: Vec<(u32, u32, bool, bool)>,
     pub(super) inputs: Vec<NetLit>,
+    /// Each gate's half hash (see [`Filed`]), so that a merge need not hash an unchanged key again.
+    pub(super) halves: Vec<u32>,
     /// The gates by their inputs (hashed with [`hash_lits`]).
     dedup: HashTable<Filed>,
 }
@@ -43,6 +45,7 @@ impl GateTable {
         let i = self.gates.len() as u32;
         self.gates
             .push((start, self.inputs.len() as u32, false, mv));
+        self.halves.push(half);
         let f = Filed { row: i, hash: half };
         self.dedup
             .insert_unique(Filed::spread(half), f, |f| Filed::spread(f.hash));
@@ -82,9 +85,13 @@ pub(super) struct Global<'c> {
     pub(super) started: Instant,
 }
 
-impl GateStore for Global<'_> {
-    fn gate(&mut self, key: &[NetLit]) -> Result<NetLit, NetworkError> {
-        let half = Filed::half(hash_lits(key));
+impl Global<'_> {
+    /// [`GateStore::gate`] for a key whose half hash `half` is known.
+    pub(super) fn gate_hashed(
+        &mut self,
+        key: &[NetLit],
+        half: u32,
+    ) -> Result<NetLit, NetworkError> {
         if let Some(i) = self.table.find(key, half) {
             return Ok((GATE0 + i) << 1);
         }
@@ -92,6 +99,12 @@ impl GateStore for Global<'_> {
         check_gate_budget(made, made, self.budget, self.started)?;
         let mv = key.iter().any(|&l| self.move_dep(l));
         Ok((GATE0 + self.table.push(key, half, mv)) << 1)
+    }
+}
+
+impl GateStore for Global<'_> {
+    fn gate(&mut self, key: &[NetLit]) -> Result<NetLit, NetworkError> {
+        self.gate_hashed(key, Filed::half(hash_lits(key)))
     }
 
     fn move_dep(&self, l: NetLit) -> bool {
