@@ -376,7 +376,8 @@ impl Logic {
 
     /// The AND of literals, folded and shared.
     fn and<G: GateStore>(&self, gs: &mut G, lits: &[NetLit]) -> Result<NetLit, NetworkError> {
-        let mut key: SmallVec<[NetLit; 16]> = SmallVec::new();
+        // Sized once: an OR of a hundred alternatives would otherwise grow it four times.
+        let mut key: SmallVec<[NetLit; 16]> = SmallVec::with_capacity(lits.len());
         for &l in lits {
             match l {
                 FALSE => return Ok(FALSE),
@@ -441,7 +442,8 @@ impl Logic {
         }
         // Greedy, in one sweep: literals by how many terms hold them (most first, then the smallest
         // literal, so the result does not depend on hashing); each takes the terms still unclaimed.
-        let mut holders: Vec<(NetLit, u32)> = Vec::new();
+        let mut holders: Vec<(NetLit, u32)> =
+            Vec::with_capacity(terms.iter().map(|t| t.len()).sum());
         for (i, t) in terms.iter().enumerate() {
             holders.extend(t.iter().map(|&l| (l, i as u32)));
         }
@@ -458,7 +460,8 @@ impl Logic {
         }
         shared.sort_unstable_by_key(|&(n, l, _)| (std::cmp::Reverse(n), l));
         let mut claimed = vec![false; terms.len()];
-        let mut alts: Lits = SmallVec::new();
+        // Each alternative is a shared literal's terms or one term: at most one per term.
+        let mut alts: Lits = SmallVec::with_capacity(terms.len());
         for (n, l, start) in shared {
             let with: SmallVec<[u32; 16]> = holders[start..start + n]
                 .iter()
