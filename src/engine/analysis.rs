@@ -3,7 +3,8 @@
 //!
 //! The entry point is [`analyse`]. It runs a *relaxed* fixpoint of the rules ([`relax`]: negation of
 //! anything that depends on the state dropped, `true` fed from `init` and `next`, `does` from `legal`,
-//! arithmetic kept within the integers the program mentions by [`clamp_arithmetic`]), which
+//! arithmetic that feeds itself kept within the integers the program mentions by
+//! [`clamp_recursive_arithmetic`]), which
 //! over-approximates every reachable state: its `true` facts (and `base` declarations) are the base
 //! propositions, its `legal` facts the moves, and the sizes of its relations order the joins of the real
 //! plan. When it runs away (a counter of nested terms, which grows past `terminal` since the relaxation
@@ -20,6 +21,7 @@ use super::{EngineError, Limits};
 use crate::datalog::eval::Db;
 use crate::datalog::ir::{Cmp, Lit, Origin, Pat, Program, RelId, Rule};
 use crate::datalog::plan::{plan, Phase, Plan};
+use crate::datalog::scc::{component_of, tarjan};
 use crate::datalog::terms::{TermId, TermStore};
 use crate::datalog::Invalid;
 use crate::game::Dynamics;
@@ -251,23 +253,22 @@ pub(crate) enum Relaxation {
 }
 
 /// The relaxed program: `true(X) :- init(X)`, `true(X) :- next(X)` and `does(R, M) :- legal(R, M)`
-/// added, negations dropped as `how` says, each arithmetic result kept within the integers the
-/// program mentions ([`clamp_arithmetic`]). Its least fixpoint holds every fact true in some
-/// reachable state, and more: an over-approximation, never the game. The one relaxation of both
-/// engines; they differ only in `how`.
+/// added, negations dropped as `how` says, the arithmetic results of rules that feed themselves kept
+/// within the integers the program mentions ([`clamp_recursive_arithmetic`]). Its least fixpoint holds
+/// every fact true in some reachable state, and more: an over-approximation, never the game. The one
+/// relaxation of both engines; they differ only in `how`.
 pub(crate) fn relax(
     p: &Program,
     [init, true_, next, legal, does]: [RelId; 5],
     how: Relaxation,
 ) -> Program {
     let mut q = p.clone();
+    let (lo, hi) = integer_range(&mut q);
     match how {
         Relaxation::Propositions(_) => drop_dynamic_conditions(&mut q, true_, does),
         Relaxation::EveryRelation => {
-            let (lo, hi) = integer_range(&mut q);
             for r in &mut q.rules {
                 r.body.retain(|l| !matches!(l, Lit::Neg(_)));
-                clamp_arithmetic(r, lo, hi);
             }
         }
     }
@@ -287,6 +288,7 @@ pub(crate) fn relax(
     q.rules.push(copy(true_, init, 1));
     q.rules.push(copy(true_, next, 1));
     q.rules.push(copy(does, legal, 2));
+    clamp_recursive_arithmetic(&mut q, lo, hi);
     if let Relaxation::Propositions(with_goal) = how {
         // Only what the propositions and moves need: goals and terminal conditions of the union of
         // all states can be far larger than anything a real state derives.
@@ -327,11 +329,6 @@ fn drop_dynamic_conditions(q: &mut Program, true_: RelId, does: RelId) {
             break;
         }
     }
-    // Without negation, arithmetic can count forever (a counter `count(N) & plus(N,1,M)` no longer
-    // stops at a terminal state), so the relaxation keeps only results between the smallest and the
-    // largest integer the program mentions (and 0), the finite tables a classic translation would list.
-    // A game that leaves that range in play gets an error from `try_next`, not a wrong state.
-    let (lo, hi) = integer_range(q);
     for r in &mut q.rules {
         r.body
             .retain(|l| !matches!(l, Lit::Neg(a) if dynamic[a.rel.0 as usize]));
@@ -393,7 +390,40 @@ fn drop_dynamic_conditions(q: &mut Program, true_: RelId, does: RelId) {
                 i = i.min(r.body.len());
             }
         }
-        clamp_arithmetic(r, lo, hi);
+    }
+}
+
+/// Keeps within `lo..=hi` (see [`integer_range`]) the arithmetic results of the rules of `q` that can
+/// feed them back to themselves: those with a body relation in the head's component, as the counter
+/// `next(count(M)) :- true(count(N)) & plus(N, 1, M)` is through `true(X) :- next(X)`. Without
+/// negation such a rule no longer stops at a terminal state and would count forever; kept to the
+/// range, the fixpoint holds the finite tables a classic translation would list. **A game whose
+/// counter leaves the range in play is outside what the engines represent**: the Datalog evaluator's
+/// `try_next` reports the state it cannot number, and the network has no proposition for the value
+/// (a rule that names the extreme value, `limit(-10)`, widens the range). Any other rule computes
+/// finitely many results from finitely many inputs and keeps them all: a board's geometry
+/// (`minus(Y1, 2, Y2)` from row 1) may reach past the integers the rules name, and a move or a state
+/// that holds such a value is as real as any other.
+fn clamp_recursive_arithmetic(q: &mut Program, lo: TermId, hi: TermId) {
+    let n = q.relations.len();
+    let mut reads: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for r in &q.rules {
+        for l in &r.body {
+            if let Lit::Pos(a) | Lit::Neg(a) = l {
+                reads[r.head.rel.0 as usize].push(a.rel.0 as usize);
+            }
+        }
+    }
+    let component = component_of(n, &tarjan(n, &reads));
+    for r in &mut q.rules {
+        let head = component[r.head.rel.0 as usize];
+        let feeds_itself = r
+            .body
+            .iter()
+            .any(|l| matches!(l, Lit::Pos(a) | Lit::Neg(a) if component[a.rel.0 as usize] == head));
+        if feeds_itself {
+            clamp_arithmetic(r, lo, hi);
+        }
     }
 }
 

@@ -96,6 +96,56 @@ fn network_and_datalog_agree_on_random_chess_playouts() {
     differential("chess", 3);
 }
 
+/// Arithmetic that leaves the integers the rules name: from square 1 the hop down computes
+/// `minus(1, 2, Y)`, -1. The load-time analysis keeps such results where the rule does not feed
+/// itself (only a counter's arithmetic is kept to the named range), so both engines see the move, its
+/// state and its goal, and count the same games.
+#[test]
+fn both_engines_play_a_move_computed_past_the_integers_the_rules_name() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/arithmetic/hop_off_the_board.gdl");
+    let (program, _) = ggp::syntax::parse_file(&path).expect("parses");
+    let net = NetGame::from_program(&program, "hop").expect("grounds");
+    let rule = RuleGame::from_program(&program, "hop").expect("loads");
+    // jump(1); then jump(-1), which ends the game, or jump(2); then jump(0), which ends it, or
+    // jump(3); then jump(1).
+    assert_eq!(
+        ggp::game::perft(&net, &net.initial_state(), 4),
+        3,
+        "network"
+    );
+    assert_eq!(
+        ggp::game::perft(&rule, &rule.initial_state(), 4),
+        3,
+        "datalog"
+    );
+    let (mut nbuf, mut rbuf) = (Vec::new(), Vec::new());
+    net.legal_moves(&net.initial_state(), 0, &mut nbuf);
+    rule.legal_moves(&rule.initial_state(), 0, &mut rbuf);
+    let (ns, rs) = (
+        net.play(&net.initial_state(), 0, &nbuf[0]),
+        rule.play(&rule.initial_state(), 0, &rbuf[0]),
+    );
+    net.legal_moves(&ns, 0, &mut nbuf);
+    rule.legal_moves(&rs, 0, &mut rbuf);
+    let shown = |moves: Vec<String>| {
+        let mut moves = moves;
+        moves.sort();
+        moves
+    };
+    let nt = shown(nbuf.iter().map(|m| net.show_move(m)).collect());
+    let rt = shown(rbuf.iter().map(|m| rule.show_move(m)).collect());
+    assert_eq!(nt, rt);
+    assert!(nt.iter().any(|m| m.contains("-1")), "{nt:?}");
+    let down = nbuf
+        .iter()
+        .find(|m| net.show_move(m).contains("-1"))
+        .expect("the hop down");
+    let off = net.play(&ns, 0, down);
+    assert!(net.is_terminal(&off));
+    assert_eq!(net.goal_values(&off, 0), vec![100]);
+}
+
 #[test]
 fn batch_playouts_end_in_terminal_states() {
     let (program, _) = load("ticTacToe");
