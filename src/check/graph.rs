@@ -299,6 +299,67 @@ impl Graph {
     }
 }
 
+impl Graph {
+    /// Errors for `init` rules that read the state or the moves (`is_state` names those relations:
+    /// `true` and `does`, or an operation game's state relations; `state_reads` says in the help what
+    /// the relations `init` reads must not do), directly or through the relations they read: the initial state is what the game starts from, so it cannot depend on a state
+    /// (the 2008 specification keeps `init` apart from `true`, `does` and the relations they make).
+    /// One error per `init` rule, at the condition that leads there.
+    pub(super) fn init_dependence(
+        &self,
+        p: &Program,
+        is_state: impl Fn(Sym) -> bool,
+        state_reads: &str,
+    ) -> Vec<Diagnostic> {
+        let n = self.nodes.len();
+        // Which relations read the state, directly or not (`next` aside: it is the following state).
+        let mut reads = vec![false; n];
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for v in 0..n {
+                if reads[v] || Keyword::of(p.symbols.name(self.nodes[v])) == Some(Keyword::Next) {
+                    continue;
+                }
+                if is_state(self.nodes[v]) || self.edges[v].iter().any(|e| reads[e.to]) {
+                    reads[v] = true;
+                    changed = true;
+                }
+            }
+        }
+        let mut errors = Vec::new();
+        for st in &p.statements {
+            let Statement::Rule { head, body, .. } = st else {
+                continue;
+            };
+            if Keyword::of(p.symbols.name(head.pred)) != Some(Keyword::Init) {
+                continue;
+            }
+            let mut through: Option<(Span, Sym)> = None;
+            for l in body {
+                for_each_atom(l, false, &mut |a, _| {
+                    if through.is_none() && self.index.get(&a.pred).is_some_and(|&v| reads[v]) {
+                        through = Some((a.span, a.pred));
+                    }
+                });
+            }
+            if let Some((span, pred)) = through {
+                let name = p.symbols.name(pred);
+                let how = if is_state(pred) {
+                    format!("`init` reads the state through `{name}`")
+                } else {
+                    format!("`init` depends on the state through `{name}`")
+                };
+                errors.push(Diagnostic::error(span, how).with_help(format!(
+                    "the game starts from `init` before any state exists: derive it from facts and \
+                     relations that {state_reads}"
+                )));
+            }
+        }
+        errors
+    }
+}
+
 fn is_ground(t: &Term) -> bool {
     match t {
         Term::Var(..) => false,

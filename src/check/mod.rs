@@ -445,6 +445,31 @@ impl Checker<'_> {
         }
     }
 
+    /// The state relations of an operation game (EPILOG.md: its views read them by name): the
+    /// relation of every fact `init` or `base` names and of every effect. Empty for classic GDL, whose
+    /// views read the state through `true`.
+    fn state_relations(&self) -> HashSet<Sym> {
+        let mut state = HashSet::new();
+        if self.sem != Semantics::Operation {
+            return state;
+        }
+        for st in &self.p.statements {
+            match st {
+                Statement::Rule { head, .. } => {
+                    if matches!(self.kw(head.pred), Some(Keyword::Init | Keyword::Base)) {
+                        if let Some(Term::Func(f, _, _) | Term::Const(f, _)) = head.args.first() {
+                            state.insert(*f);
+                        }
+                    }
+                }
+                Statement::Operation { effects, .. } => {
+                    state.extend(effects.iter().map(|e| e.atom.pred));
+                }
+            }
+        }
+        state
+    }
+
     fn required(&mut self) {
         let mut has = HashSet::new();
         for st in &self.p.statements {
@@ -765,6 +790,19 @@ pub fn check(p: &Program) -> CheckReport {
     if c.sem == Semantics::Classic {
         c.errors.extend(g.does_dependence(p));
     }
+    let state = c.state_relations();
+    let state_reads = match c.sem {
+        Semantics::Classic => "read neither `true` nor `does`, directly or through other relations",
+        Semantics::Operation => "read no state fact, directly or through views",
+    };
+    c.errors.extend(g.init_dependence(
+        p,
+        |s| match c.sem {
+            Semantics::Classic => matches!(c.kw(s), Some(Keyword::True | Keyword::Does)),
+            Semantics::Operation => state.contains(&s),
+        },
+        state_reads,
+    ));
     c.required();
     c.playable();
     c.usage_warnings();
