@@ -11,7 +11,7 @@ use ggp::pipeline::Stage;
 use ggp::print::{convert, to_infix, to_kif};
 use ggp::syntax::ast::{Program, Syntax};
 
-use super::spec::{fallback_note, load_error, render_errors};
+use super::spec::{fallback_note, load_error, render_errors, while_loading};
 use super::CliError;
 
 /// Reads, parses and checks a rule file; errors come back rendered with file, line and column.
@@ -150,7 +150,9 @@ pub fn check_file(
         file: file.clone(),
         syntax_note: None,
     };
-    let loaded = ggp::load::load_checked(rules, &name, &options);
+    let loaded = while_loading(&GameSource::RuleFile(path.to_path_buf()), &options, || {
+        ggp::load::load_checked(rules, &name, &options)
+    });
     let (stuck, network) = match loaded {
         Ok(game) => {
             let network = match &game {
@@ -350,7 +352,8 @@ pub fn replay_file(
         grounding,
         ..LoadOptions::default()
     };
-    let loaded = ggp::load::load(&source, &options).map_err(|e| load_error(e, &source))?;
+    let loaded = while_loading(&source, &options, || ggp::load::load(&source, &options))
+        .map_err(|e| load_error(e, &source))?;
     if let Some(why) = fallback_note(loaded.report()) {
         eprintln!("{}", why.replace("plays this game", "replays this trace"));
     }

@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use ggp::load::{
     load, AnyGame, EngineChoice, EngineKind, GameSource, LoadError, LoadOptions, LoadReport,
@@ -216,8 +217,10 @@ impl GameSpec {
 
     /// Loads the game, saying on standard error why the network was not used when it was not.
     pub fn load(&self) -> Result<AnyGame, CliError> {
-        let mut game =
-            load(&self.source, &self.options).map_err(|e| load_error(e, &self.source))?;
+        let mut game = while_loading(&self.source, &self.options, || {
+            load(&self.source, &self.options)
+        })
+        .map_err(|e| load_error(e, &self.source))?;
         if let Some(note) = game.rules().and_then(|r| r.syntax_note.as_ref()) {
             eprintln!("note: {note}");
         }
@@ -229,6 +232,50 @@ impl GameSpec {
         }
         Ok(game)
     }
+}
+
+/// Runs `load` (of `source` with `options`) under a spinner on standard error that says what is
+/// loading, for rule files: building a big game's network takes seconds (chess about 2 s), and
+/// finding that one does not ground takes up to its whole budget (laikLee_hex 12 s), which a user at
+/// a terminal should not sit through in silence. indicatif draws nothing when standard error is not a
+/// terminal, so piped and tested output stays as it was.
+pub fn while_loading<T>(source: &GameSource, options: &LoadOptions, load: impl FnOnce() -> T) -> T {
+    let Some(message) = loading_message(source, options) else {
+        return load();
+    };
+    let spinner = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+    spinner.set_style(
+        ProgressStyle::with_template("{spinner} {elapsed:>3} {wide_msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+    );
+    spinner.set_message(message);
+    // Drawn once now, however fast the load: the ticker's first tick may come after it.
+    spinner.tick();
+    spinner.enable_steady_tick(Duration::from_millis(120));
+    let loaded = load();
+    spinner.finish_and_clear();
+    loaded
+}
+
+/// What [`while_loading`] says while `source` loads, `None` for a game that loads at once (a native
+/// game, a tree): `chess.kif: building its network (up to 10 s; --engine datalog skips it)`.
+pub fn loading_message(source: &GameSource, options: &LoadOptions) -> Option<String> {
+    let name = match source {
+        GameSource::RuleFile(path) => path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into(),
+        ),
+        GameSource::RuleText { name, .. } => name.clone(),
+        GameSource::Native(_) | GameSource::Tree(_) => return None,
+    };
+    let seconds = options.grounding_time().as_secs_f64();
+    Some(match options.engine {
+        EngineChoice::Datalog => format!("{name}: loading on the Datalog evaluator"),
+        EngineChoice::Network => format!("{name}: building its network (up to {seconds} s)"),
+        EngineChoice::Auto => {
+            format!("{name}: building its network (up to {seconds} s; --engine datalog skips it)")
+        }
+    })
 }
 
 /// `note: ...; the Datalog evaluator plays this game` when the network was tried and not used.
@@ -333,5 +380,74 @@ pub fn default_depth(engine: EngineKind) -> u32 {
         EngineKind::Native => 8,
         EngineKind::Tree => 2,
         EngineKind::Network | EngineKind::Datalog => 4,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn says(source: GameSource, engine: EngineChoice, grounding: Option<u64>) -> Option<String> {
+        let options = LoadOptions {
+            engine,
+            grounding: grounding.map(Duration::from_secs),
+            ..LoadOptions::default()
+        };
+        loading_message(&source, &options)
+    }
+
+    #[test]
+    fn a_rule_files_load_says_what_it_builds_and_how_long_it_may_take() {
+        let file = || GameSource::RuleFile("games/chess/chess.kif".into());
+        let cases: [(GameSource, EngineChoice, Option<u64>, Option<&str>); 6] = [
+            (
+                file(),
+                EngineChoice::Auto,
+                None,
+                Some("chess.kif: building its network (up to 10 s; --engine datalog skips it)"),
+            ),
+            (
+                file(),
+                EngineChoice::Auto,
+                Some(3),
+                Some("chess.kif: building its network (up to 3 s; --engine datalog skips it)"),
+            ),
+            (
+                file(),
+                EngineChoice::Network,
+                None,
+                Some("chess.kif: building its network (up to 120 s)"),
+            ),
+            (
+                file(),
+                EngineChoice::Datalog,
+                None,
+                Some("chess.kif: loading on the Datalog evaluator"),
+            ),
+            (
+                GameSource::RuleText {
+                    text: "(role r)".into(),
+                    name: "sent".into(),
+                    syntax: ggp::syntax::ast::Syntax::Kif,
+                },
+                EngineChoice::Auto,
+                None,
+                Some("sent: building its network (up to 10 s; --engine datalog skips it)"),
+            ),
+            (
+                GameSource::named("connect4").unwrap(),
+                EngineChoice::Auto,
+                None,
+                None,
+            ),
+        ];
+        for (source, engine, grounding, expected) in cases {
+            let what = format!("{source:?} {engine:?} {grounding:?}");
+            assert_eq!(
+                says(source, engine, grounding).as_deref(),
+                expected,
+                "{what}"
+            );
+        }
     }
 }

@@ -12,7 +12,7 @@ use ggp::load::position::{with_initial_state, PositionError};
 use ggp::load::{load, AnyGame, EngineChoice, GameSource, LoadOptions, Loaded, Visitor};
 use ggp::protocol::record::MatchRecord;
 
-use super::spec::{load_error, render_errors};
+use super::spec::{load_error, render_errors, while_loading};
 use super::CliError;
 
 /// Where a rule game starts, when not at its `init`.
@@ -95,7 +95,8 @@ pub fn started(
             name: name.clone(),
             syntax,
         };
-        load(&source, options).map_err(|e| load_error(e, &source))
+        while_loading(&source, options, || load(&source, options))
+            .map_err(|e| load_error(e, &source))
     };
     let mut steps: Vec<Vec<String>> = Vec::new();
     // The facts the game starts from instead of its `init`, and where they were read.

@@ -384,6 +384,49 @@ fn check_summarises_a_valid_game() {
     assert!(out.contains("`--grounding-seconds S`"), "{out}");
 }
 
+/// Runs `ggp-run args` under a pseudo-terminal (util-linux's `script`, in Debian's essential
+/// packages), as a person at a terminal does: what it drew there, standard output and error mixed.
+fn at_a_terminal(args: &[&str]) -> Output {
+    let quote = |a: &str| format!("'{}'", a.replace('\'', r"'\''"));
+    let command: Vec<String> = std::iter::once(env!("CARGO_BIN_EXE_ggp-run"))
+        .chain(args.iter().copied())
+        .map(quote)
+        .collect();
+    Command::new("script")
+        .args(["-q", "-e", "-c", &command.join(" "), "/dev/null"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("util-linux's `script` runs (Debian package bsdutils): the terminal of this test")
+}
+
+#[test]
+fn a_rule_files_load_shows_what_it_does_at_a_terminal_and_nothing_when_piped() {
+    // The start of the line: a narrow terminal cuts its end.
+    let says = "tictactoe.gdl: building its network (up to 10 s;";
+    let o = at_a_terminal(&["check", "games/tictactoe.gdl"]);
+    let drawn = stdout(&o);
+    assert!(o.status.success(), "{drawn}");
+    assert!(drawn.contains(says), "{drawn}");
+    // The spinner's line is cleared before the summary, which is all that stays.
+    assert!(drawn.contains("network: "), "{drawn}");
+    let o = run(&["check", "games/tictactoe.gdl"], "");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        !stderr(&o).contains("building its network"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        !stdout(&o).contains("building its network"),
+        "{}",
+        stdout(&o)
+    );
+    // A native game loads at once: nothing to say.
+    let o = at_a_terminal(&["perft", "tictactoe", "1"]);
+    assert!(o.status.success(), "{}", stdout(&o));
+    assert!(!stdout(&o).contains("building"), "{}", stdout(&o));
+}
+
 #[test]
 fn stage_prints_what_each_compilation_stage_makes() {
     let cases = [
