@@ -297,14 +297,13 @@ impl Graph {
         }
         errors
     }
-}
 
-impl Graph {
-    /// Errors for `init` rules that read the state or the moves (`is_state` names those relations:
-    /// `true` and `does`, or an operation game's state relations; `state_reads` says in the help what
-    /// the relations `init` reads must not do), directly or through the relations they read: the initial state is what the game starts from, so it cannot depend on a state
-    /// (the 2008 specification keeps `init` apart from `true`, `does` and the relations they make).
-    /// One error per `init` rule, at the condition that leads there.
+    /// Errors for `init` rules that read the state or the moves, directly or through the relations
+    /// they read (`is_state` names those relations: `true` and `does`, or an operation game's state
+    /// relations; `state_reads` says in the help what the relations `init` reads must not do). The
+    /// engines compute the initial state before any state exists, and the 2008 specification keeps
+    /// `init` apart from `true`, `does` and what they make. One error per `init` rule, at the condition
+    /// that leads there.
     pub(super) fn init_dependence(
         &self,
         p: &Program,

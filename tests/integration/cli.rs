@@ -407,8 +407,11 @@ fn a_rule_files_load_shows_what_it_does_at_a_terminal_and_nothing_when_piped() {
     let drawn = stdout(&o);
     assert!(o.status.success(), "{drawn}");
     assert!(drawn.contains(says), "{drawn}");
-    // The spinner's line is cleared before the summary, which is all that stays.
-    assert!(drawn.contains("network: "), "{drawn}");
+    // The spinner's line is erased once the game is loaded (`ESC [2K` after its last drawing), and
+    // the summary follows.
+    let last = drawn.rfind(says).expect("drawn");
+    assert!(drawn[last..].contains("\u{1b}[2K"), "{drawn}");
+    assert!(drawn[last..].contains("network: "), "{drawn}");
     let o = run(&["check", "games/tictactoe.gdl"], "");
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
