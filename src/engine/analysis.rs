@@ -406,15 +406,7 @@ fn drop_dynamic_conditions(q: &mut Program, true_: RelId, does: RelId) {
 /// that holds such a value is as real as any other.
 fn clamp_recursive_arithmetic(q: &mut Program, lo: TermId, hi: TermId) {
     let n = q.relations.len();
-    let mut reads: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for r in &q.rules {
-        for l in &r.body {
-            if let Lit::Pos(a) | Lit::Neg(a) = l {
-                reads[r.head.rel.0 as usize].push(a.rel.0 as usize);
-            }
-        }
-    }
-    let component = component_of(n, &tarjan(n, &reads));
+    let component = component_of(n, &tarjan(n, &reads_of(q)));
     for r in &mut q.rules {
         let head = component[r.head.rel.0 as usize];
         let feeds_itself = r
@@ -427,6 +419,20 @@ fn clamp_recursive_arithmetic(q: &mut Program, lo: TermId, hi: TermId) {
     }
 }
 
+/// Per relation (by [`RelId`] index), the relations its rules read, positively or not, once per
+/// literal.
+fn reads_of(p: &Program) -> Vec<Vec<usize>> {
+    let mut reads: Vec<Vec<usize>> = vec![Vec::new(); p.relations.len()];
+    for r in &p.rules {
+        for l in &r.body {
+            if let Lit::Pos(a) | Lit::Neg(a) = l {
+                reads[r.head.rel.0 as usize].push(a.rel.0 as usize);
+            }
+        }
+    }
+    reads
+}
+
 /// Splits the state strata of `plan` into those evaluated in every state and those only `goal` reads
 /// (directly or not), evaluated when a goal is asked: a playout asks for goals once, at its end.
 pub(crate) fn split_goal_strata(
@@ -435,14 +441,7 @@ pub(crate) fn split_goal_strata(
     goal: Option<RelId>,
 ) -> (Vec<bool>, Vec<bool>) {
     let n = p.relations.len();
-    let mut reads: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for r in &p.rules {
-        for l in &r.body {
-            if let Lit::Pos(a) | Lit::Neg(a) = l {
-                reads[r.head.rel.0 as usize].push(a.rel.0 as usize);
-            }
-        }
-    }
+    let reads = reads_of(p);
     let mut core = vec![false; n];
     let mut work: Vec<usize> = (0..n).filter(|&r| Some(RelId(r as u32)) != goal).collect();
     // Everything but `goal` is a root: what any of them reads is core.
