@@ -245,8 +245,10 @@ impl Graph {
         errors
     }
 
-    /// `legal`, `goal` and `terminal` must not depend on `does`.
-    pub(super) fn does_dependence(&self, p: &Program) -> Vec<Diagnostic> {
+    /// Per relation, the condition through which it comes to depend on a relation `is_source` picks
+    /// (`None` when it does not, or is one): a walk back along the edges, `next` left out (it describes
+    /// the following state, so what reads it does not depend on the current one).
+    fn depends_on(&self, p: &Program, is_source: impl Fn(usize) -> bool) -> Vec<Option<Span>> {
         let n = self.nodes.len();
         // reverse[v]: (u, span of the literal in u's rule that reads v).
         let mut reverse: Vec<Vec<(usize, Span)>> = vec![Vec::new(); n];
@@ -255,18 +257,14 @@ impl Graph {
                 reverse[e.to].push((v, e.span));
             }
         }
-        let kw = |v: usize| Keyword::of(p.symbols.name(self.nodes[v]));
-        // why[v]: the body literal through which v comes to depend on `does`.
         let mut why: Vec<Option<Span>> = vec![None; n];
         let mut reach = vec![false; n];
-        let mut work: Vec<usize> = (0..n).filter(|&v| kw(v) == Some(Keyword::Does)).collect();
+        let mut work: Vec<usize> = (0..n).filter(|&v| is_source(v)).collect();
         for &v in &work {
             reach[v] = true;
         }
         while let Some(v) = work.pop() {
-            // `next` describes the following state; what reads it (an error of its own) does not make
-            // the current state depend on the moves.
-            if kw(v) == Some(Keyword::Next) {
+            if Keyword::of(p.symbols.name(self.nodes[v])) == Some(Keyword::Next) {
                 continue;
             }
             for &(u, span) in &reverse[v] {
@@ -277,18 +275,22 @@ impl Graph {
                 }
             }
         }
+        why
+    }
+
+    /// `legal`, `goal` and `terminal` must not depend on `does`.
+    pub(super) fn does_dependence(&self, p: &Program) -> Vec<Diagnostic> {
+        let kw = |v: usize| Keyword::of(p.symbols.name(self.nodes[v]));
+        let why = self.depends_on(p, |v| kw(v) == Some(Keyword::Does));
         let mut errors = Vec::new();
-        for (v, &reached) in reach.iter().enumerate() {
+        for (v, span) in why.iter().enumerate() {
             let name = p.symbols.name(self.nodes[v]);
-            if reached
-                && matches!(
-                    kw(v),
-                    Some(Keyword::Legal | Keyword::Goal | Keyword::Terminal)
-                )
+            if let (Some(span), Some(Keyword::Legal | Keyword::Goal | Keyword::Terminal)) =
+                (span, kw(v))
             {
                 errors.push(
                     Diagnostic::error(
-                        why[v].or(self.defined_at[v]).unwrap_or_default(),
+                        *span,
                         format!("`{name}` depends on `does` through this condition"),
                     )
                     .with_help("legal moves, goals and termination must follow from the current state alone, not from the moves being made"),
@@ -298,64 +300,29 @@ impl Graph {
         errors
     }
 
-    /// Errors for `init` rules that read the state or the moves, directly or through the relations
-    /// they read (`is_state` names those relations: `true` and `does`, or an operation game's state
+    /// An error when `init` reads the state or the moves, directly or through the relations it
+    /// reads (`is_state` names those relations: `true` and `does`, or an operation game's state
     /// relations; `state_reads` says in the help what the relations `init` reads must not do). The
     /// engines compute the initial state before any state exists, and the 2008 specification keeps
-    /// `init` apart from `true`, `does` and what they make. One error per `init` rule, at the condition
-    /// that leads there.
+    /// `init` apart from `true`, `does` and what they make.
     pub(super) fn init_dependence(
         &self,
         p: &Program,
         is_state: impl Fn(Sym) -> bool,
         state_reads: &str,
     ) -> Vec<Diagnostic> {
-        let n = self.nodes.len();
-        // Which relations read the state, directly or not (`next` aside: it is the following state).
-        let mut reads = vec![false; n];
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for v in 0..n {
-                if reads[v] || Keyword::of(p.symbols.name(self.nodes[v])) == Some(Keyword::Next) {
-                    continue;
-                }
-                if is_state(self.nodes[v]) || self.edges[v].iter().any(|e| reads[e.to]) {
-                    reads[v] = true;
-                    changed = true;
-                }
-            }
-        }
-        let mut errors = Vec::new();
-        for st in &p.statements {
-            let Statement::Rule { head, body, .. } = st else {
-                continue;
-            };
-            if Keyword::of(p.symbols.name(head.pred)) != Some(Keyword::Init) {
-                continue;
-            }
-            let mut through: Option<(Span, Sym)> = None;
-            for l in body {
-                for_each_atom(l, false, &mut |a, _| {
-                    if through.is_none() && self.index.get(&a.pred).is_some_and(|&v| reads[v]) {
-                        through = Some((a.span, a.pred));
-                    }
-                });
-            }
-            if let Some((span, pred)) = through {
-                let name = p.symbols.name(pred);
-                let how = if is_state(pred) {
-                    format!("`init` reads the state through `{name}`")
-                } else {
-                    format!("`init` depends on the state through `{name}`")
-                };
-                errors.push(Diagnostic::error(span, how).with_help(format!(
-                    "the game starts from `init` before any state exists: derive it from facts and \
-                     relations that {state_reads}"
-                )));
-            }
-        }
-        errors
+        let why = self.depends_on(p, |v| is_state(self.nodes[v]));
+        (0..self.nodes.len())
+            .filter(|&v| Keyword::of(p.symbols.name(self.nodes[v])) == Some(Keyword::Init))
+            .filter_map(|v| why[v])
+            .map(|span| {
+                Diagnostic::error(span, "`init` depends on the state through this condition")
+                    .with_help(format!(
+                        "the game starts from `init` before any state exists: derive it from \
+                         facts and relations that {state_reads}"
+                    ))
+            })
+            .collect()
     }
 }
 
