@@ -7,7 +7,9 @@
 //! - [`dynamics_of`]: `TurnTaking` when a base proposition `f(r)` of arity one ranges exactly over the
 //!   roles (a `control` fact), or when there is one role; else `Simultaneous`.
 //! - [`mover_of`]: the only role with more than one legal move; when every role has exactly one, the only
-//!   role whose move is not the no-op ([`noop`]); otherwise `None`.
+//!   role whose move is not the no-op ([`noop`]); otherwise `None`, and always `None` when a role has
+//!   no legal move at all (a state the rules leave stuck: no joint move exists, so no role's move
+//!   can be played alone).
 //! - [`zero_sum`]: two roles, and every possible goal value `v` of one has `100 - v` among the other's.
 //!
 //! **Invariant:** both engines call these functions; neither writes its own version of these rules.
@@ -41,7 +43,9 @@ pub fn dynamics_of(terms: &TermStore, props: &[TermId], roles: &[TermId]) -> Dyn
 /// What [`mover_of`] needs to know of one role's legal moves in a state.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Choice {
-    /// No legal move (a broken state) or exactly the no-op.
+    /// No legal move: the state is stuck, whatever the other roles have.
+    Stuck,
+    /// Exactly the no-op.
     Nothing,
     /// Exactly one legal move, which is not the no-op.
     Forced,
@@ -53,7 +57,7 @@ impl Choice {
     /// The choice of a role with `count` legal moves whose only move, if one, `is_noop` tells.
     pub fn of(count: usize, is_noop: impl FnOnce() -> bool) -> Choice {
         match count {
-            0 => Choice::Nothing,
+            0 => Choice::Stuck,
             1 if is_noop() => Choice::Nothing,
             1 => Choice::Forced,
             _ => Choice::Several,
@@ -73,6 +77,7 @@ pub fn mover_of(
             Choice::Several => several = (several.0 + 1, r),
             Choice::Forced => forced = (forced.0 + 1, r),
             Choice::Nothing => {}
+            Choice::Stuck => return None,
         }
     }
     match (several.0, forced.0) {
@@ -139,6 +144,10 @@ mod tests {
             (&[Several, Several], None),
             (&[Forced, Forced], None),
             (&[Nothing, Nothing], None),
+            // A role without a move leaves the state stuck: no role can move alone.
+            (&[Stuck, Several], None),
+            (&[Forced, Stuck], None),
+            (&[Nothing, Several, Stuck], None),
         ];
         for (choices, expected) in cases {
             assert_eq!(
@@ -147,6 +156,7 @@ mod tests {
                 "{choices:?}"
             );
         }
+        assert_eq!(Choice::of(0, || unreachable!()), Choice::Stuck);
         assert_eq!(Choice::of(1, || true), Choice::Nothing);
         assert_eq!(Choice::of(1, || false), Choice::Forced);
         assert_eq!(Choice::of(3, || unreachable!()), Choice::Several);

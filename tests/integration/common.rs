@@ -1,5 +1,6 @@
 //! What the integration tests and benches share: where the shared material (`games/kif/`,
-//! `conformance/`) is. One place, so no test or bench can name one machine's path.
+//! `conformance/`) is, in one place so that no test or bench can name one machine's path, and a few
+//! helpers several tests use.
 
 use std::path::{Path, PathBuf};
 
@@ -96,5 +97,20 @@ impl Drop for TempPath {
         } else {
             let _ = std::fs::remove_file(path);
         }
+    }
+}
+
+/// A guide that picks by the moves alone (no state of its own), so it picks the same whether or not
+/// it is asked about a role whose only move is a no-op.
+#[allow(dead_code)] // the benches guide no playouts
+pub struct ByNumber;
+
+impl ggp::game::PlayoutGuide for ByNumber {
+    fn pick(&mut self, role: usize, moves: &[u32], _rng: &mut rand::rngs::SmallRng) -> usize {
+        (0..moves.len())
+            .max_by_key(|&i| {
+                ggp::game::mix64(u64::from(moves[i]) * 7 + role as u64 + moves.len() as u64)
+            })
+            .unwrap_or(0)
     }
 }

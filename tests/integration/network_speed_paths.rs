@@ -13,6 +13,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use crate::common;
+use common::ByNumber;
 
 fn load(name: &str) -> (NetGame, ggp::syntax::ast::Program) {
     let dir = common::shared().join("games/kif");
@@ -246,20 +247,6 @@ fn a_proved_turn_is_left_out_of_the_moves_effects() {
                 "{init}: playout {k}"
             );
         }
-    }
-}
-
-/// A guide that picks by the moves alone (no state of its own), so it picks the same whether or not
-/// it is asked about a role whose only move is a no-op.
-struct ByNumber;
-
-impl ggp::game::PlayoutGuide for ByNumber {
-    fn pick(&mut self, role: usize, moves: &[u32], _rng: &mut SmallRng) -> usize {
-        (0..moves.len())
-            .max_by_key(|&i| {
-                ggp::game::mix64(u64::from(moves[i]) * 7 + role as u64 + moves.len() as u64)
-            })
-            .unwrap_or(0)
     }
 }
 

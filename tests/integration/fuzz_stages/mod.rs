@@ -21,6 +21,9 @@
 //!   budget, both small here, should stop every mutant long before),
 //! - both engines accept a mutant that `check` finds no error in, and they disagree on the roles, the
 //!   state's facts, terminal, goals or legal moves at some step of the same move sequence,
+//! - the network's playout paths (a full pass, propagation with each way of playing a step, a guided
+//!   playout on its own loop) end a playout of the same random draws elsewhere than the trait's move
+//!   methods or the Datalog evaluator drawing the same way ([`fast_paths_agree`]),
 //! - the network refuses a mutant as invalid that the Datalog evaluator accepts and `check` finds no
 //!   problem with, not even a warning (both engines read the same rewritten program, so they accept the
 //!   same games; a refusal for budget, recursion or an unsupported feature is not a disagreement),
@@ -30,7 +33,7 @@
 //! A failure prints the mutated program, the game, its syntax, the mutations, the seed and the mutant's
 //! number; the number alone decides the syntax and the game, so `GGP_FUZZ_ONLY=N` (and `GGP_FUZZ_SEED`
 //! if it was not the default) reruns it. `GGP_FUZZ_CASES` and `GGP_FUZZ_SECONDS` change how many
-//! mutants and how long (default: [`CASES`] mutants, stopping early after [`SECONDS`] s; about 25 s in a
+//! mutants and how long (default: [`CASES`] mutants, stopping early after [`SECONDS`] s; about 40 s in a
 //! release build on the loaded 2-core development machine, a third of the mutants infix).
 //!
 //! Regression cases found by the fuzz live in `fuzz_regressions` and the named tests below; no mutant of
@@ -41,16 +44,17 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use ggp::engine::BitState;
 use ggp::engine::{lower, ops::to_classic, rewrite::prepare, Limits, RuleGame};
-use ggp::game::Game;
-use ggp::network::{ground_with, Budget, NetGame, NetworkError};
+use ggp::game::{draw_move, guided_playout_by_moves, Game};
+use ggp::network::{ground_with, Budget, NetGame, NetworkError, PlayoutMethod};
 use ggp::print::{convert, to_infix};
 use ggp::syntax::{parse_infix, parse_kif, parse_str, Syntax};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use crate::common;
-use common::shared;
+use common::{shared, ByNumber};
 use mutation::{
     infix_literals, infix_statements, infix_tokens, mutate, mutate_infix, print, print_infix,
     tokens,
@@ -148,6 +152,8 @@ const MUTANT_LIMIT: Duration = Duration::from_secs(30);
 /// Playouts per mutant, and the most steps of each.
 const PLAYOUTS: usize = 3;
 const STEPS: usize = 12;
+/// The most joint moves of each playout along the network's fast paths.
+const FAST_STEPS: u32 = 40;
 
 fn env_num(name: &str) -> Option<u64> {
     std::env::var(name).ok().and_then(|v| v.trim().parse().ok())
@@ -238,6 +244,8 @@ struct Reach {
     compared: bool,
     /// Joint moves compared on both engines.
     steps: usize,
+    /// Joint moves of the playouts compared along the network's fast paths.
+    fast_steps: usize,
 }
 
 /// The grounding budget: small, so a blow-up is a quick refusal.
@@ -276,7 +284,7 @@ fn drive(text: &str, syntax: Syntax, seed: u64) -> Result<Reach, String> {
     let net = ground_with(&p, budget()).and_then(|g| NetGame::from_grounded(g, "mutant"));
     reach.datalog = rule.is_ok();
     reach.network = net.is_ok();
-    let (rule, net) = match (rule, net) {
+    let (rule, mut net) = match (rule, net) {
         (Ok(r), Ok(n)) => (r, n),
         // Where `check` finds a problem (an unsafe rule, no `legal` rule), the engines may differ on
         // whether to play the game anyway (issue 21: such games should be errors of `check`).
@@ -364,7 +372,116 @@ fn drive(text: &str, syntax: Syntax, seed: u64) -> Result<Reach, String> {
             reach.steps += 1;
         }
     }
+    reach.fast_steps = fast_paths_agree(&rule, &mut net, seed)?;
     Ok(reach)
+}
+
+/// The network's playout paths against each other and against the move methods: from the initial
+/// state and from a state a few moves on, a random playout by a full pass and by propagation (each
+/// way of playing a step: taking the joint move back or not, a turn by its writes or through the move
+/// part), and a guided playout on the network's own loop against the same guide through the trait's
+/// move methods, all ending in the same state after the same number of moves; from the initial state
+/// also a playout on the Datalog evaluator drawing the same way (unless it reports an error, which the
+/// network cannot). Returns the joint moves of the full-pass playouts.
+fn fast_paths_agree(rule: &RuleGame, net: &mut NetGame, seed: u64) -> Result<usize, String> {
+    let initial = net.initial_state();
+    let first = (seed % 5) as u32;
+    let (on, _) = net.random_playout_with(
+        PlayoutMethod::FullPass,
+        &initial,
+        &mut SmallRng::seed_from_u64(seed),
+        first,
+    );
+    let mut moves = 0;
+    for (from, start) in [("the initial state", &initial), ("a later state", &on)] {
+        let random = |net: &NetGame, method| {
+            let mut rng = SmallRng::seed_from_u64(seed);
+            let (s, steps) = net.random_playout_with(method, start, &mut rng, FAST_STEPS);
+            (net.state_facts(&s), steps)
+        };
+        let guided = |net: &NetGame| {
+            let (mut buf, mut numbers) = (Vec::new(), Vec::new());
+            let mut rng = SmallRng::seed_from_u64(seed);
+            let (s, steps) = net.guided_playout(
+                start,
+                &mut rng,
+                &mut buf,
+                &mut numbers,
+                FAST_STEPS,
+                &mut ByNumber,
+            );
+            (net.state_facts(&s), steps)
+        };
+        let full = random(net, PlayoutMethod::FullPass);
+        moves += full.1 as usize;
+        let (mut buf, mut numbers) = (Vec::new(), Vec::new());
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let (s, steps) = guided_playout_by_moves(
+            &*net,
+            start,
+            &mut rng,
+            &mut buf,
+            &mut numbers,
+            FAST_STEPS,
+            &mut ByNumber,
+        );
+        let by_moves = (net.state_facts(&s), steps);
+        for undo in [false, true] {
+            for writes in [false, true] {
+                net.set_step_undo(undo);
+                net.set_turns_by_writes(writes);
+                let how =
+                    format!("from {from}, step undone {undo}, turns by their writes {writes}");
+                let propagated = random(net, PlayoutMethod::Propagate);
+                if propagated != full {
+                    return Err(format!(
+                        "random playout {how}: full pass {full:?}, propagation {propagated:?}"
+                    ));
+                }
+                let fast = guided(net);
+                if fast != by_moves {
+                    return Err(format!(
+                        "guided playout {how}: the move methods {by_moves:?}, the network's loop {fast:?}"
+                    ));
+                }
+            }
+        }
+        if std::ptr::eq(start, &initial) {
+            if let Ok(datalog) = datalog_playout(rule, seed) {
+                if datalog != full {
+                    return Err(format!(
+                        "random playout from the initial state: network {full:?}, datalog {datalog:?}"
+                    ));
+                }
+            }
+        }
+    }
+    Ok(moves)
+}
+
+/// A random playout on the Datalog evaluator from the initial state, drawing as the network's playouts
+/// do (role order, each role's legal moves in move order): its last state's facts and its joint moves.
+fn datalog_playout(
+    g: &RuleGame,
+    seed: u64,
+) -> Result<(Vec<String>, u32), ggp::engine::EngineError> {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut s: BitState = g.initial_state();
+    let (mut buf, mut joint) = (Vec::new(), Vec::new());
+    let mut steps = 0;
+    'play: while steps < FAST_STEPS && !g.try_terminal(&s)? {
+        joint.clear();
+        for r in 0..g.info().num_roles() {
+            g.try_legal(&s, r, &mut buf)?;
+            if buf.is_empty() {
+                break 'play;
+            }
+            joint.push(buf[draw_move(&mut rng, buf.len())]);
+        }
+        s = g.try_next(&s, &joint)?;
+        steps += 1;
+    }
+    Ok((g.state_facts(&s), steps))
 }
 
 /// [`drive`] with a panic turned into an error naming it.
@@ -393,6 +510,7 @@ struct Tally {
     network_only: usize,
     compared: usize,
     steps: usize,
+    fast_steps: usize,
 }
 
 impl Tally {
@@ -405,6 +523,7 @@ impl Tally {
         self.datalog_only += usize::from(r.datalog && !r.network);
         self.network_only += usize::from(!r.datalog && r.network);
         self.steps += r.steps;
+        self.fast_steps += r.fast_steps;
     }
 
     /// Not vacuous: enough of these mutants ran, and most got through to play on both engines.
@@ -414,6 +533,7 @@ impl Tally {
             both,
             compared,
             steps,
+            fast_steps,
             ..
         } = *self;
         assert!(
@@ -432,6 +552,10 @@ impl Tally {
             steps >= total,
             "only {steps} joint moves compared for {total} {syntax} mutants"
         );
+        assert!(
+            fast_steps >= total,
+            "only {fast_steps} joint moves of playouts on the fast paths for {total} {syntax} mutants"
+        );
     }
 }
 
@@ -440,7 +564,8 @@ impl std::fmt::Display for Tally {
         write!(
             f,
             "{} mutants: {} parsed, {} valid by `check`, {} lowered, {} loaded on both engines \
-             ({} on Datalog only, {} on the network only), {} compared in play ({} joint moves)",
+             ({} on Datalog only, {} on the network only), {} compared in play ({} joint moves; \
+             {} in full-pass playouts checked along the fast paths)",
             self.total,
             self.parsed,
             self.checked,
@@ -449,7 +574,8 @@ impl std::fmt::Display for Tally {
             self.datalog_only,
             self.network_only,
             self.compared,
-            self.steps
+            self.steps,
+            self.fast_steps
         )
     }
 }
@@ -692,6 +818,20 @@ fn fuzz_regressions() {
              (<= (next done) (does player proceed))\n\
              (<= terminal (true done))",
             false,
+        ),
+        (
+            // A role without a legal move (here `b` once `s 1` holds) was taken for a waiting role,
+            // so the other was `mover`; playing its move alone found no move for `b` and gave back
+            // the same state, and the guided playout through the move methods played that one move
+            // to its step limit where the network's own loop stopped. (Seed 0x5eed0021, mutants 261
+            // of ticTacToe, 312 of numbertictactoe, 2628 of knightThrough and others.)
+            "a stuck state taken for one role's turn",
+            Syntax::Kif,
+            "(role a) (role b) (init (s 0))\n\
+             (legal a go) (<= (legal b noop) (true (s 0)))\n\
+             (<= (next (s 1)) (true (s 0))) (<= (next (s 2)) (true (s 1)))\n\
+             (<= terminal (true (s 2))) (goal a 100) (goal b 0)",
+            true,
         ),
     ];
     for (what, syntax, text, plays) in cases {
