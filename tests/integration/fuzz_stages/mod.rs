@@ -20,7 +20,9 @@
 //! - one mutant takes longer than [`MUTANT_LIMIT`] (a hang: the evaluator's deadline and the grounding
 //!   budget, both small here, should stop every mutant long before),
 //! - both engines accept a mutant that `check` finds no error in, and they disagree on the roles, the
-//!   state's facts, terminal, goals or legal moves at some step of the same move sequence,
+//!   state's facts, terminal, goals, legal moves or the role in control at some step of the same move
+//!   sequence (the network answering by propagation in one playout, by full passes in the next), or
+//!   on the decisive move of the role in control (the network tries its moves at once),
 //! - the network's playout paths (a full pass, propagation with each way of playing a step, a guided
 //!   playout on its own loop) end a playout of the same random draws elsewhere than the trait's move
 //!   methods or the Datalog evaluator drawing the same way ([`fast_paths_agree`]),
@@ -44,8 +46,8 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use ggp::engine::BitState;
 use ggp::engine::{lower, ops::to_classic, rewrite::prepare, Limits, RuleGame};
+use ggp::engine::{BitState, RuleMove};
 use ggp::game::{draw_move, guided_playout_by_moves, Game};
 use ggp::network::{ground_with, Budget, NetGame, NetworkError, PlayoutMethod};
 use ggp::print::{convert, to_infix};
@@ -246,6 +248,8 @@ struct Reach {
     steps: usize,
     /// Joint moves of the playouts compared along the network's fast paths.
     fast_steps: usize,
+    /// States whose decisive move was compared, and those of them that have one.
+    decisive: (usize, usize),
 }
 
 /// The grounding budget: small, so a blow-up is a quick refusal.
@@ -312,6 +316,12 @@ fn drive(text: &str, syntax: Syntax, seed: u64) -> Result<Reach, String> {
     let mut rng = SmallRng::seed_from_u64(seed);
     let (mut rbuf, mut nbuf) = (Vec::new(), Vec::new());
     for playout in 0..PLAYOUTS {
+        // The network answers the queries by propagation or by full passes, as its playouts go.
+        net.set_playout_method(if playout % 2 == 0 {
+            PlayoutMethod::Propagate
+        } else {
+            PlayoutMethod::FullPass
+        });
         let (mut rs, mut ns) = (rule.initial_state(), net.initial_state());
         'playout: for step in 0..=STEPS {
             let at = format!("playout {playout}, step {step}");
@@ -344,7 +354,7 @@ fn drive(text: &str, syntax: Syntax, seed: u64) -> Result<Reach, String> {
             if terminal || step == STEPS {
                 break;
             }
-            let (mut rj, mut nj) = (Vec::new(), Vec::new());
+            let (mut rj, mut nj, mut firsts) = (Vec::new(), Vec::new(), Vec::new());
             for r in 0..roles {
                 if rule.try_legal(&rs, r, &mut rbuf).is_err() {
                     break 'playout;
@@ -358,11 +368,30 @@ fn drive(text: &str, syntax: Syntax, seed: u64) -> Result<Reach, String> {
                     ));
                 }
                 if rbuf.is_empty() {
+                    if let Some(m) = net.mover(&ns) {
+                        return Err(format!(
+                            "{at}: role {r} has no legal move, yet the network's mover is role {m}"
+                        ));
+                    }
                     break 'playout;
                 }
                 let i = rng.gen_range(0..rbuf.len());
+                firsts.push(rbuf[0]);
                 rj.push(rbuf[i]);
                 nj.push(nbuf[i]);
+            }
+            let (rm, nm) = (rule.mover(&rs), net.mover(&ns));
+            if rm != nm {
+                return Err(format!("{at}: mover: datalog {rm:?}, network {nm:?}"));
+            }
+            // The decisive move, tried one move at a time on Datalog: in the first playout only.
+            if let (0, Some(m)) = (playout, nm) {
+                if let Some(found) = decisive_agrees(&rule, &net, (&rs, &ns), m, &firsts)
+                    .map_err(|e| format!("{at}: {e}"))?
+                {
+                    reach.decisive.0 += 1;
+                    reach.decisive.1 += usize::from(found);
+                }
             }
             let Ok(next) = rule.try_next(&rs, &rj) else {
                 break;
@@ -459,6 +488,55 @@ fn fast_paths_agree(rule: &RuleGame, net: &mut NetGame, seed: u64) -> Result<usi
     Ok(moves)
 }
 
+/// The network's decisive move for `role`, the role in control of the state `(rule's, net's)` (all 64
+/// of its moves tried at once, one per bit of a word), against the first of its moves that the
+/// Datalog evaluator finds ends the game with goal 100 for it, the other roles playing their first
+/// legal moves (`firsts`) as [`Game::play`] has them: whether there is one, or `None` when not
+/// compared (a role with more than 64 moves, or a Datalog error on the way).
+fn decisive_agrees(
+    rule: &RuleGame,
+    net: &NetGame,
+    (rs, ns): (&BitState, &BitState),
+    role: usize,
+    firsts: &[RuleMove],
+) -> Result<Option<bool>, String> {
+    let mut moves = Vec::new();
+    if rule.try_legal(rs, role, &mut moves).is_err() || moves.len() > 64 {
+        return Ok(None);
+    }
+    let mut expected = None;
+    for (i, &mv) in moves.iter().enumerate() {
+        let mut joint = firsts.to_vec();
+        joint[role] = mv;
+        let Ok(after) = rule.try_next(rs, &joint) else {
+            return Ok(None);
+        };
+        let Ok(terminal) = rule.try_terminal(&after) else {
+            return Ok(None);
+        };
+        if !terminal {
+            continue;
+        }
+        let Ok(goals) = rule.goal_values(&after, role) else {
+            return Ok(None);
+        };
+        if goals.last() == Some(&100) {
+            expected = Some(i);
+            break;
+        }
+    }
+    let mut buf = Vec::new();
+    let got = net.decisive_move(ns, role, &mut buf);
+    if got != expected {
+        return Err(format!(
+            "decisive move of role {role}: datalog {:?}, network {:?}",
+            expected.map(|i| rule.move_kif(moves[i])),
+            got.map(|i| net.move_kif(buf[i]))
+        ));
+    }
+    Ok(Some(got.is_some()))
+}
+
 /// A random playout on the Datalog evaluator from the initial state, drawing as the network's playouts
 /// do (role order, each role's legal moves in move order): its last state's facts and its joint moves.
 fn datalog_playout(
@@ -511,6 +589,7 @@ struct Tally {
     compared: usize,
     steps: usize,
     fast_steps: usize,
+    decisive: (usize, usize),
 }
 
 impl Tally {
@@ -524,6 +603,8 @@ impl Tally {
         self.network_only += usize::from(!r.datalog && r.network);
         self.steps += r.steps;
         self.fast_steps += r.fast_steps;
+        self.decisive.0 += r.decisive.0;
+        self.decisive.1 += r.decisive.1;
     }
 
     /// Not vacuous: enough of these mutants ran, and most got through to play on both engines.
@@ -534,6 +615,7 @@ impl Tally {
             compared,
             steps,
             fast_steps,
+            decisive,
             ..
         } = *self;
         assert!(
@@ -556,6 +638,11 @@ impl Tally {
             fast_steps >= total,
             "only {fast_steps} joint moves of playouts on the fast paths for {total} {syntax} mutants"
         );
+        assert!(
+            decisive.1 * 20 >= total,
+            "only {} states with a decisive move compared for {total} {syntax} mutants",
+            decisive.1
+        );
     }
 }
 
@@ -565,7 +652,8 @@ impl std::fmt::Display for Tally {
             f,
             "{} mutants: {} parsed, {} valid by `check`, {} lowered, {} loaded on both engines \
              ({} on Datalog only, {} on the network only), {} compared in play ({} joint moves; \
-             {} in full-pass playouts checked along the fast paths)",
+             {} in full-pass playouts checked along the fast paths; decisive moves compared in {} \
+             states, {} with one)",
             self.total,
             self.parsed,
             self.checked,
@@ -575,7 +663,9 @@ impl std::fmt::Display for Tally {
             self.network_only,
             self.compared,
             self.steps,
-            self.fast_steps
+            self.fast_steps,
+            self.decisive.0,
+            self.decisive.1
         )
     }
 }
