@@ -22,7 +22,8 @@
 //! - both engines accept a mutant that `check` finds no error in, and they disagree on the roles, the
 //!   state's facts, terminal, goals, legal moves or the role in control at some step of the same move
 //!   sequence (the network answering by propagation in one playout, by full passes in the next), or
-//!   on the decisive move of the role in control (the network tries its moves at once),
+//!   on the decisive move of the role in control (the network tries its moves at once), or where 64
+//!   lanes played at once end a step,
 //! - the network's playout paths (a full pass, propagation with each way of playing a step, a guided
 //!   playout on its own loop) end a playout of the same random draws elsewhere than the trait's move
 //!   methods or the Datalog evaluator drawing the same way ([`fast_paths_agree`]),
@@ -250,6 +251,8 @@ struct Reach {
     fast_steps: usize,
     /// States whose decisive move was compared, and those of them that have one.
     decisive: (usize, usize),
+    /// Lanes of one step played at once and compared.
+    lanes: usize,
 }
 
 /// The grounding budget: small, so a blow-up is a quick refusal.
@@ -354,7 +357,7 @@ fn drive(text: &str, syntax: Syntax, seed: u64) -> Result<Reach, String> {
             if terminal || step == STEPS {
                 break;
             }
-            let (mut rj, mut nj, mut firsts) = (Vec::new(), Vec::new(), Vec::new());
+            let (mut rj, mut nj, mut every) = (Vec::new(), Vec::new(), Vec::new());
             for r in 0..roles {
                 if rule.try_legal(&rs, r, &mut rbuf).is_err() {
                     break 'playout;
@@ -376,7 +379,7 @@ fn drive(text: &str, syntax: Syntax, seed: u64) -> Result<Reach, String> {
                     break 'playout;
                 }
                 let i = rng.gen_range(0..rbuf.len());
-                firsts.push(rbuf[0]);
+                every.push(rbuf.clone());
                 rj.push(rbuf[i]);
                 nj.push(nbuf[i]);
             }
@@ -384,14 +387,19 @@ fn drive(text: &str, syntax: Syntax, seed: u64) -> Result<Reach, String> {
             if rm != nm {
                 return Err(format!("{at}: mover: datalog {rm:?}, network {nm:?}"));
             }
-            // The decisive move, tried one move at a time on Datalog: in the first playout only.
+            // The decisive move and a step of 64 lanes, each tried move by move on Datalog: in the
+            // first playout only.
             if let (0, Some(m)) = (playout, nm) {
-                if let Some(found) = decisive_agrees(&rule, &net, (&rs, &ns), m, &firsts)
+                if let Some(found) = decisive_agrees(&rule, &net, (&rs, &ns), m, &every)
                     .map_err(|e| format!("{at}: {e}"))?
                 {
                     reach.decisive.0 += 1;
                     reach.decisive.1 += usize::from(found);
                 }
+            }
+            if playout == 0 {
+                reach.lanes += lanes_agree(&rule, &net, (&rs, &ns), &every, seed)
+                    .map_err(|e| format!("{at}: {e}"))?;
             }
             let Ok(next) = rule.try_next(&rs, &rj) else {
                 break;
@@ -491,14 +499,14 @@ fn fast_paths_agree(rule: &RuleGame, net: &mut NetGame, seed: u64) -> Result<usi
 /// The network's decisive move for `role`, the role in control of the state `(rule's, net's)` (all 64
 /// of its moves tried at once, one per bit of a word), against the first of its moves that the
 /// Datalog evaluator finds ends the game with goal 100 for it, the other roles playing their first
-/// legal moves (`firsts`) as [`Game::play`] has them: whether there is one, or `None` when not
-/// compared (a role with more than 64 moves, or a Datalog error on the way).
+/// legal moves (the first of `every` role's) as [`Game::play`] has them: whether there is one, or
+/// `None` when not compared (a role with more than 64 moves, or a Datalog error on the way).
 fn decisive_agrees(
     rule: &RuleGame,
     net: &NetGame,
     (rs, ns): (&BitState, &BitState),
     role: usize,
-    firsts: &[RuleMove],
+    every: &[Vec<RuleMove>],
 ) -> Result<Option<bool>, String> {
     let mut moves = Vec::new();
     if rule.try_legal(rs, role, &mut moves).is_err() || moves.len() > 64 {
@@ -506,7 +514,7 @@ fn decisive_agrees(
     }
     let mut expected = None;
     for (i, &mv) in moves.iter().enumerate() {
-        let mut joint = firsts.to_vec();
+        let mut joint: Vec<RuleMove> = every.iter().map(|m| m[0]).collect();
         joint[role] = mv;
         let Ok(after) = rule.try_next(rs, &joint) else {
             return Ok(None);
@@ -535,6 +543,61 @@ fn decisive_agrees(
         ));
     }
     Ok(Some(got.is_some()))
+}
+
+/// One step of 64 lanes at once on the network (`batch_playouts_each`, all from the state
+/// `(rule's, net's)`), each lane drawing its own joint move: every lane moves, and ends with the goals
+/// that one of the joint moves of `every` role's legal moves gives on the Datalog evaluator. Returns
+/// the lanes compared (none where there are more than 64 joint moves or Datalog reports an error).
+fn lanes_agree(
+    rule: &RuleGame,
+    net: &NetGame,
+    (rs, ns): (&BitState, &BitState),
+    every: &[Vec<RuleMove>],
+    seed: u64,
+) -> Result<usize, String> {
+    let joints: usize = every.iter().map(Vec::len).product();
+    if joints > 64 {
+        return Ok(0);
+    }
+    let roles = every.len();
+    let mut outcomes = Vec::new();
+    for j in 0..joints {
+        let (mut k, mut joint) = (j, Vec::new());
+        for moves in every {
+            joint.push(moves[k % moves.len()]);
+            k /= moves.len();
+        }
+        let Ok(after) = rule.try_next(rs, &joint) else {
+            return Ok(0);
+        };
+        let mut goals = Vec::new();
+        for r in 0..roles {
+            let Ok(values) = rule.goal_values(&after, r) else {
+                return Ok(0);
+            };
+            goals.push(i64::from(values.last().copied().unwrap_or(0)));
+        }
+        outcomes.push(goals);
+    }
+    let mut goals = vec![-1; 64 * roles];
+    let far = Instant::now() + Duration::from_secs(3600);
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let steps = net.batch_playouts_each(64, &|_| ns, &mut rng, 1, &mut goals, far);
+    if steps != Some(64) {
+        return Err(format!(
+            "64 lanes of one step each played {steps:?} joint moves"
+        ));
+    }
+    for (lane, got) in goals.chunks(roles.max(1)).enumerate() {
+        if !outcomes.iter().any(|o| o == got) {
+            return Err(format!(
+                "lane {lane} of a step ended with goals {got:?}, which no joint move gives on \
+                 datalog (they give {outcomes:?})"
+            ));
+        }
+    }
+    Ok(64)
 }
 
 /// A random playout on the Datalog evaluator from the initial state, drawing as the network's playouts
@@ -590,6 +653,7 @@ struct Tally {
     steps: usize,
     fast_steps: usize,
     decisive: (usize, usize),
+    lanes: usize,
 }
 
 impl Tally {
@@ -605,6 +669,7 @@ impl Tally {
         self.fast_steps += r.fast_steps;
         self.decisive.0 += r.decisive.0;
         self.decisive.1 += r.decisive.1;
+        self.lanes += r.lanes;
     }
 
     /// Not vacuous: enough of these mutants ran, and most got through to play on both engines.
@@ -616,6 +681,7 @@ impl Tally {
             steps,
             fast_steps,
             decisive,
+            lanes,
             ..
         } = *self;
         assert!(
@@ -643,6 +709,10 @@ impl Tally {
             "only {} states with a decisive move compared for {total} {syntax} mutants",
             decisive.1
         );
+        assert!(
+            lanes >= total,
+            "only {lanes} lanes of a step compared for {total} {syntax} mutants"
+        );
     }
 }
 
@@ -653,7 +723,7 @@ impl std::fmt::Display for Tally {
             "{} mutants: {} parsed, {} valid by `check`, {} lowered, {} loaded on both engines \
              ({} on Datalog only, {} on the network only), {} compared in play ({} joint moves; \
              {} in full-pass playouts checked along the fast paths; decisive moves compared in {} \
-             states, {} with one)",
+             states, {} with one; {} lanes of a step)",
             self.total,
             self.parsed,
             self.checked,
@@ -665,7 +735,8 @@ impl std::fmt::Display for Tally {
             self.steps,
             self.fast_steps,
             self.decisive.0,
-            self.decisive.1
+            self.decisive.1,
+            self.lanes
         )
     }
 }
