@@ -38,6 +38,9 @@
 //! if it was not the default) reruns it. `GGP_FUZZ_CASES` and `GGP_FUZZ_SECONDS` change how many
 //! mutants and how long (default: [`CASES`] mutants, stopping early after [`SECONDS`] s; about 40 s in a
 //! release build on the loaded 2-core development machine, a third of the mutants infix).
+//! `GGP_FUZZ_GAMES` (corpus names, comma-separated) mutates other KIF games than [`GAMES`] in a long
+//! campaign, bigger ones say, whose networks use paths the small games do not (a failure's rerun line
+//! then names them too).
 //!
 //! Regression cases found by the fuzz live in `fuzz_regressions` and the named tests below; no mutant of
 //! the default run is left out.
@@ -220,13 +223,17 @@ impl std::fmt::Display for Mutant {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         writeln!(
             f,
-            "mutant {} of {} ({}; {}), rerun with GGP_FUZZ_SEED={} GGP_FUZZ_ONLY={}:",
+            "mutant {} of {} ({}; {}), rerun with GGP_FUZZ_SEED={} GGP_FUZZ_ONLY={}{}:",
             self.n,
             self.game,
             self.syntax,
             self.how.join("; "),
             self.run_seed,
-            self.n
+            self.n,
+            chosen_games().map_or(String::new(), |g| format!(
+                " GGP_FUZZ_GAMES={}",
+                g.join(",")
+            ))
         )?;
         write!(f, "{}", self.text)
     }
@@ -741,6 +748,12 @@ impl std::fmt::Display for Tally {
     }
 }
 
+/// The KIF games `GGP_FUZZ_GAMES` names instead of [`GAMES`], if it is set.
+fn chosen_games() -> Option<Vec<String>> {
+    let names = std::env::var("GGP_FUZZ_GAMES").ok()?;
+    Some(names.split(',').map(|g| g.trim().to_string()).collect())
+}
+
 /// The games to mutate: the corpus's KIF games, and in infix the bundled games and the converted corpus
 /// games.
 fn sources() -> (Vec<Source>, Vec<Source>) {
@@ -748,7 +761,8 @@ fn sources() -> (Vec<Source>, Vec<Source>) {
     let read = |path: std::path::PathBuf| {
         std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
     };
-    let kif_sources = GAMES
+    let kif_sources = chosen_games()
+        .unwrap_or_else(|| GAMES.iter().map(|g| g.to_string()).collect())
         .iter()
         .map(|g| Source {
             name: g.to_string(),
