@@ -443,33 +443,21 @@ fn fast_paths_agree(rule: &RuleGame, net: &mut NetGame, seed: u64) -> Result<usi
             let (s, steps) = net.random_playout_with(method, start, &mut rng, FAST_STEPS);
             (net.state_facts(&s), steps)
         };
-        let guided = |net: &NetGame| {
+        // The network's own loop, or the trait's move methods.
+        let guided = |net: &NetGame, by_moves: bool| {
             let (mut buf, mut numbers) = (Vec::new(), Vec::new());
             let mut rng = SmallRng::seed_from_u64(seed);
-            let (s, steps) = net.guided_playout(
-                start,
-                &mut rng,
-                &mut buf,
-                &mut numbers,
-                FAST_STEPS,
-                &mut ByNumber,
-            );
+            let (rng, buf, numbers) = (&mut rng, &mut buf, &mut numbers);
+            let (s, steps) = if by_moves {
+                guided_playout_by_moves(net, start, rng, buf, numbers, FAST_STEPS, &mut ByNumber)
+            } else {
+                net.guided_playout(start, rng, buf, numbers, FAST_STEPS, &mut ByNumber)
+            };
             (net.state_facts(&s), steps)
         };
         let full = random(net, PlayoutMethod::FullPass);
         moves += full.1 as usize;
-        let (mut buf, mut numbers) = (Vec::new(), Vec::new());
-        let mut rng = SmallRng::seed_from_u64(seed);
-        let (s, steps) = guided_playout_by_moves(
-            &*net,
-            start,
-            &mut rng,
-            &mut buf,
-            &mut numbers,
-            FAST_STEPS,
-            &mut ByNumber,
-        );
-        let by_moves = (net.state_facts(&s), steps);
+        let by_moves = guided(net, true);
         for undo in [false, true] {
             for writes in [false, true] {
                 net.set_step_undo(undo);
@@ -482,7 +470,7 @@ fn fast_paths_agree(rule: &RuleGame, net: &mut NetGame, seed: u64) -> Result<usi
                         "random playout {how}: full pass {full:?}, propagation {propagated:?}"
                     ));
                 }
-                let fast = guided(net);
+                let fast = guided(net, false);
                 if fast != by_moves {
                     return Err(format!(
                         "guided playout {how}: the move methods {by_moves:?}, the network's loop {fast:?}"
