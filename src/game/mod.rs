@@ -268,7 +268,8 @@ pub trait Game: Send + Sync + 'static {
     /// The goal value of `role` in `state` (meaningful in terminal states; 0 where the rules define none).
     fn goal(&self, state: &Self::State, role: RoleIndex) -> Goal;
 
-    /// The role in control in a turn-taking state, `None` in a terminal state or when several roles move.
+    /// The role in control in a turn-taking state, `None` in a terminal state, when several roles move,
+    /// or when a role has no legal move at all (a state the rules leave stuck).
     fn mover(&self, state: &Self::State) -> Option<RoleIndex>;
 
     /// A 64-bit key of `state` for transposition tables: equal states have equal keys, and different
