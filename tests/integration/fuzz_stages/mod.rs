@@ -543,7 +543,7 @@ fn decisive_agrees(
 /// One step of 64 lanes at once on the network (`batch_playouts_each`, all from the state
 /// `(rule's, net's)`), each lane drawing its own joint move: every lane moves, and ends with the goals
 /// that one of the joint moves of `every` role's legal moves gives on the Datalog evaluator. Returns
-/// the lanes compared (none where there are more than 64 joint moves or Datalog reports an error).
+/// the lanes compared (none where there are no roles, more than 64 joint moves, or a Datalog error).
 fn lanes_agree(
     rule: &RuleGame,
     net: &NetGame,
@@ -552,7 +552,7 @@ fn lanes_agree(
     seed: u64,
 ) -> Result<usize, String> {
     let joints: usize = every.iter().map(Vec::len).product();
-    if joints > 64 {
+    if joints > 64 || every.is_empty() {
         return Ok(0);
     }
     let roles = every.len();
@@ -584,7 +584,7 @@ fn lanes_agree(
             "64 lanes of one step each played {steps:?} joint moves"
         ));
     }
-    for (lane, got) in goals.chunks(roles.max(1)).enumerate() {
+    for (lane, got) in goals.chunks(roles).enumerate() {
         if !outcomes.iter().any(|o| o == got) {
             return Err(format!(
                 "lane {lane} of a step ended with goals {got:?}, which no joint move gives on \
