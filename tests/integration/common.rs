@@ -114,3 +114,32 @@ impl ggp::game::PlayoutGuide for ByNumber {
             .unwrap_or(0)
     }
 }
+
+/// A random playout on the Datalog evaluator from the initial state, drawing its moves as the
+/// network's playouts do (role order, each role's legal moves in move order, by `draw_move`), for
+/// at most `max_steps` joint moves: its last state's facts and its joint moves, or the evaluator's
+/// error (a runaway, its deadline), which the network cannot report.
+#[allow(dead_code)] // the benches play no Datalog playouts
+pub fn datalog_playout(
+    g: &ggp::engine::RuleGame,
+    rng: &mut rand::rngs::SmallRng,
+    max_steps: u32,
+) -> Result<(Vec<String>, u32), ggp::engine::EngineError> {
+    use ggp::game::Game;
+    let mut s = g.initial_state();
+    let (mut buf, mut joint) = (Vec::new(), Vec::new());
+    let mut steps = 0;
+    'play: while steps < max_steps && !g.try_terminal(&s)? {
+        joint.clear();
+        for r in 0..g.info().num_roles() {
+            g.try_legal(&s, r, &mut buf)?;
+            if buf.is_empty() {
+                break 'play;
+            }
+            joint.push(buf[ggp::game::draw_move(rng, buf.len())]);
+        }
+        s = g.try_next(&s, &joint)?;
+        steps += 1;
+    }
+    Ok((g.state_facts(&s), steps))
+}

@@ -6,14 +6,14 @@
 //! legal moves in move order) must end there too.
 
 use ggp::engine::RuleGame;
-use ggp::game::{draw_move, Game};
+use ggp::game::Game;
 use ggp::network::{NetGame, PlayoutMethod};
 use ggp::syntax::parse_kif;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use crate::common;
-use common::ByNumber;
+use common::{datalog_playout, ByNumber};
 
 fn load(name: &str) -> (NetGame, ggp::syntax::ast::Program) {
     let dir = common::shared().join("games/kif");
@@ -126,26 +126,6 @@ fn full_pass_and_propagation_give_the_same_playouts() {
     }
 }
 
-/// The same playout on the Datalog evaluator, drawing moves exactly as the network does.
-fn datalog_playout(g: &RuleGame, rng: &mut SmallRng, max_steps: u32) -> (Vec<String>, u32) {
-    let mut s = g.initial_state();
-    let mut buf = Vec::new();
-    let mut steps = 0;
-    'play: while steps < max_steps && !g.is_terminal(&s) {
-        let mut joint = Vec::new();
-        for r in 0..g.info().num_roles() {
-            g.legal_moves(&s, r, &mut buf);
-            if buf.is_empty() {
-                break 'play;
-            }
-            joint.push(buf[draw_move(rng, buf.len())]);
-        }
-        s = g.next_state(&s, &joint);
-        steps += 1;
-    }
-    (g.state_facts(&s), steps)
-}
-
 #[test]
 fn propagation_playouts_match_the_datalog_evaluator() {
     for (name, n) in [
@@ -166,7 +146,7 @@ fn propagation_playouts_match_the_datalog_evaluator() {
                 &mut a,
                 300,
             );
-            let (facts, rsteps) = datalog_playout(&rule, &mut b, 300);
+            let (facts, rsteps) = datalog_playout(&rule, &mut b, 300).expect("plays");
             assert_eq!(
                 (net.state_facts(&s), steps),
                 (facts, rsteps),
@@ -243,7 +223,7 @@ fn a_proved_turn_is_left_out_of_the_moves_effects() {
             let (s, steps) = net.random_playout(&net.initial_state(), &mut a, &mut Vec::new(), 50);
             assert_eq!(
                 (net.state_facts(&s), steps),
-                datalog_playout(&rule, &mut b, 50),
+                datalog_playout(&rule, &mut b, 50).expect("plays"),
                 "{init}: playout {k}"
             );
         }

@@ -52,7 +52,7 @@ use std::time::{Duration, Instant};
 
 use ggp::engine::{lower, ops::to_classic, rewrite::prepare, Limits, RuleGame};
 use ggp::engine::{BitState, RuleMove};
-use ggp::game::{draw_move, guided_playout_by_moves, Game};
+use ggp::game::{guided_playout_by_moves, Game};
 use ggp::network::{ground_with, Budget, NetGame, NetworkError, PlayoutMethod};
 use ggp::print::{convert, to_infix};
 use ggp::syntax::{parse_infix, parse_kif, parse_str, Syntax};
@@ -60,7 +60,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use crate::common;
-use common::{shared, ByNumber};
+use common::{datalog_playout, shared, ByNumber};
 use mutation::{
     infix_literals, infix_statements, infix_tokens, mutate, mutate_infix, print, print_infix,
     tokens,
@@ -479,7 +479,9 @@ fn fast_paths_agree(rule: &RuleGame, net: &mut NetGame, seed: u64) -> Result<usi
             }
         }
         if std::ptr::eq(start, &initial) {
-            if let Ok(datalog) = datalog_playout(rule, seed) {
+            if let Ok(datalog) =
+                datalog_playout(rule, &mut SmallRng::seed_from_u64(seed), FAST_STEPS)
+            {
                 if datalog != full {
                     return Err(format!(
                         "random playout from the initial state: network {full:?}, datalog {datalog:?}"
@@ -593,31 +595,6 @@ fn lanes_agree(
         }
     }
     Ok(64)
-}
-
-/// A random playout on the Datalog evaluator from the initial state, drawing as the network's playouts
-/// do (role order, each role's legal moves in move order): its last state's facts and its joint moves.
-fn datalog_playout(
-    g: &RuleGame,
-    seed: u64,
-) -> Result<(Vec<String>, u32), ggp::engine::EngineError> {
-    let mut rng = SmallRng::seed_from_u64(seed);
-    let mut s: BitState = g.initial_state();
-    let (mut buf, mut joint) = (Vec::new(), Vec::new());
-    let mut steps = 0;
-    'play: while steps < FAST_STEPS && !g.try_terminal(&s)? {
-        joint.clear();
-        for r in 0..g.info().num_roles() {
-            g.try_legal(&s, r, &mut buf)?;
-            if buf.is_empty() {
-                break 'play;
-            }
-            joint.push(buf[draw_move(&mut rng, buf.len())]);
-        }
-        s = g.try_next(&s, &joint)?;
-        steps += 1;
-    }
-    Ok((g.state_facts(&s), steps))
 }
 
 /// [`drive`] with a panic turned into an error naming it.
