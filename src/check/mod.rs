@@ -7,8 +7,13 @@
 //! The checks: one arity per symbol, safety, stratified negation, GDL's recursion restriction,
 //! keywords only where they make sense, the required relations present, and (infix) no mixing of
 //! operation rules with classic `true`/`does`/`next`. Keywords are recognised in any letter case.
+//!
+//! [`play_test`] is the one check that needs a loaded game (it is apart so that the engines, which
+//! call [`check`] themselves, do not depend on it): random matches find the roles left without a move,
+//! the terminal states without exactly one goal value per role, and the games that do not end.
 
 mod graph;
+mod playtest;
 
 use hashbrown::{HashMap, HashSet};
 
@@ -18,6 +23,7 @@ use crate::syntax::Keyword;
 
 pub use crate::syntax::ast::{for_each_atom, for_each_var};
 pub use graph::{strata, Strata};
+pub use playtest::{play_test, PlayTest, PlayTestReport};
 
 /// Which game semantics a program uses (EPILOG.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -862,45 +868,6 @@ impl Arities<'_> {
             self.term(t);
         }
     }
-}
-
-/// Errors for the roles of `game` (loaded from `p`) that have no legal move in the initial state, each
-/// at the role's fact: such a game stops at its first move. The one check that needs an engine, so it is
-/// apart from [`check`] (which the engines call themselves).
-pub fn initial_moves<G: crate::game::Game>(p: &Program, game: &G) -> Vec<Diagnostic> {
-    let state = game.initial_state();
-    let mut buf = Vec::new();
-    let mut out = Vec::new();
-    if game.is_terminal(&state) {
-        return out;
-    }
-    for (r, role) in game.info().roles.iter().enumerate() {
-        game.legal_moves(&state, r, &mut buf);
-        if !buf.is_empty() {
-            continue;
-        }
-        let span = p
-            .statements
-            .iter()
-            .find_map(|st| match st {
-                Statement::Rule { head, span, .. }
-                    if Keyword::of(p.symbols.name(head.pred)) == Some(Keyword::Role)
-                        && head.args.first().is_some_and(|a| term_text(p, a) == *role) =>
-                {
-                    Some(*span)
-                }
-                _ => None,
-            })
-            .unwrap_or_default();
-        out.push(
-            Diagnostic::error(
-                span,
-                format!("the role `{role}` has no legal move in the initial state"),
-            )
-            .with_help("every role needs a legal move in every state that is not terminal (a turn-taking game gives the role not in control a `noop`)"),
-        );
-    }
-    out
 }
 
 fn term_text(p: &Program, t: &Term) -> String {

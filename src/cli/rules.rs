@@ -4,9 +4,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use ggp::check::{check, Semantics};
+use ggp::check::{check, play_test, PlayTest, PlayTestReport, Semantics};
 use ggp::diagnostics::{count, render};
-use ggp::load::{AnyGame, EngineChoice, GameSource, LoadOptions, Loaded, Visitor};
+use ggp::load::{AnyGame, EngineChoice, GameSource, LoadOptions};
 use ggp::pipeline::Stage;
 use ggp::print::{convert, to_infix, to_kif};
 use ggp::syntax::ast::{Program, Syntax};
@@ -153,38 +153,55 @@ pub fn check_file(
     let loaded = while_loading(&GameSource::RuleFile(path.to_path_buf()), &options, || {
         ggp::load::load_checked(rules, &name, &options)
     });
-    let (stuck, network) = match loaded {
+    let (tested, network) = match loaded {
         Ok(game) => {
-            let network = match &game {
-                AnyGame::Network(l) => Ok((
-                    l.game.num_propositions(),
-                    l.game.num_gates(),
-                    l.report.took,
-                    l.game.network().load.to_string(),
-                )),
-                other => Err(other.report().fallback.clone()),
-            };
             let rules = game.rules().cloned();
-            (game.visit(InitialMoves(rules)), network)
+            match (&game, rules) {
+                (AnyGame::Network(l), Some(rules)) => (
+                    play_test(&rules.program, l.game.as_ref(), PlayTest::default()),
+                    Ok((
+                        l.game.num_propositions(),
+                        l.game.num_gates(),
+                        l.report.took,
+                        l.game.network().load.to_string(),
+                    )),
+                ),
+                (AnyGame::Datalog(l), Some(rules)) => (
+                    play_test(&rules.program, l.game.as_ref(), PlayTest::default()),
+                    Err(l.report.fallback.clone()),
+                ),
+                // A rule file loads on one of the two rule engines, with its rules.
+                _ => (PlayTestReport::default(), Err(None)),
+            }
         }
         Err(e) => (
-            vec![ggp::diagnostics::Diagnostic::error(
-                ggp::syntax::ast::Span::default(),
-                format!("the game cannot be played: {e}"),
-            )],
+            PlayTestReport {
+                problems: vec![ggp::diagnostics::Diagnostic::error(
+                    ggp::syntax::ast::Span::default(),
+                    format!("the game cannot be played: {e}"),
+                )],
+                ..PlayTestReport::default()
+            },
             Err(None),
         ),
     };
-    if !stuck.is_empty() {
-        for d in &stuck {
-            write!(out, "{}", render(d, &file, &src))?;
-        }
+    for d in &tested.problems {
+        write!(out, "{}", render(d, &file, &src))?;
+    }
+    let warnings = report.warnings.len() + tested.problems.iter().filter(|d| !d.is_error()).count();
+    if tested.has_errors() {
         writeln!(
             out,
             "{file}: {}, {}",
-            ggp::diagnostics::count(stuck.len(), "error"),
-            ggp::diagnostics::count(report.warnings.len(), "warning")
+            ggp::diagnostics::count(
+                tested.problems.iter().filter(|d| d.is_error()).count(),
+                "error"
+            ),
+            ggp::diagnostics::count(warnings, "warning")
         )?;
+        // The game loads and plays until the problem: what was built and played is still worth seeing
+        // (a network's size and load time, say).
+        what_was_loaded(out, &network, &tested)?;
         return Ok(false);
     }
     let s = &summary;
@@ -208,9 +225,19 @@ pub fn check_file(
         count(s.operations, "operation"),
         ggp::diagnostics::count_as(s.strata, "stratum", "strata")
     )?;
-    if !report.warnings.is_empty() {
-        writeln!(out, "  warnings: {}", report.warnings.len())?;
+    if warnings > 0 {
+        writeln!(out, "  warnings: {warnings}")?;
     }
+    what_was_loaded(out, &network, &tested)?;
+    Ok(true)
+}
+
+/// The summary's last lines: the network built (or why not), and the play-test's matches.
+fn what_was_loaded(
+    out: &mut impl Write,
+    network: &Result<(usize, usize, Duration, String), Option<ggp::network::NetworkError>>,
+    tested: &PlayTestReport,
+) -> Result<(), CliError> {
     match network {
         Ok((props, gates, took, strategy)) => writeln!(
             out,
@@ -220,28 +247,16 @@ pub fn check_file(
         Err(Some(e)) => writeln!(
             out,
             "  network: not built ({e}); the Datalog evaluator plays this game{}",
-            super::spec::budget_hint(&e)
+            super::spec::budget_hint(e)
         )?,
         Err(None) => {}
     }
-    Ok(true)
-}
-
-/// Every role's first moves, as `check` asks for them (see [`ggp::check::initial_moves`]).
-struct InitialMoves(Option<std::sync::Arc<ggp::load::Rules>>);
-
-impl Visitor for InitialMoves {
-    type Output = Vec<ggp::diagnostics::Diagnostic>;
-
-    fn visit<G: ggp::game::Game>(self, loaded: Loaded<G>) -> Self::Output {
-        match &self.0 {
-            Some(rules) => ggp::check::initial_moves(&rules.program, loaded.game.as_ref()),
-            None => Vec::new(),
-        }
+    if tested.played > 0 {
+        writeln!(out, "  play-test: {}", tested.summary())?;
     }
+    Ok(())
 }
 
-/// `ggp-run fmt FILE`: the file in its own syntax, laid out by the printer.
 /// `ggp-run fmt FILE`: the file laid out, and whether that differs from the file. The text is
 /// checked to read back as the same rules with the same comments, so that `--write` loses nothing.
 pub fn fmt_file(path: &Path) -> Result<(String, bool), CliError> {

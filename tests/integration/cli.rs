@@ -363,6 +363,11 @@ fn check_summarises_a_valid_game() {
     // Where the load time went, stage by stage.
     assert!(out.contains("(rules as written: analysis "), "{out}");
     assert!(out.contains(" ms, compiling "), "{out}");
+    // The play-test's line: random matches played on the loaded game.
+    assert!(
+        out.contains("\n  play-test: 20 random matches, all ended after "),
+        "{out}"
+    );
     let o = run(&["check", &shared("games/kif/ticTacToe.kif")], "");
     let out = stdout(&o);
     assert!(o.status.success(), "{out}");
@@ -382,6 +387,11 @@ fn check_summarises_a_valid_game() {
     assert!(o.status.success(), "{out}");
     assert!(out.contains("network: not built"), "{out}");
     assert!(out.contains("`--grounding-seconds S`"), "{out}");
+    // The play-test runs on the Datalog evaluator too (tic-tac-toe's random matches last 5 to 9 moves).
+    assert!(
+        out.contains("play-test: 20 random matches, all ended after 5 to 9 moves"),
+        "{out}"
+    );
 }
 
 /// Runs `ggp-run args` under a pseudo-terminal (util-linux's `script`, in Debian's essential

@@ -42,6 +42,43 @@ pub fn trace_names() -> Vec<String> {
     names
 }
 
+/// The traces `GGP_CONFORMANCE_ONLY` picks (comma-separated names), or `None` when it is unset; a
+/// name that is not a trace fails the test, so that a misspelt choice cannot pass as an empty run.
+#[allow(dead_code)] // the benches include this file and read no traces
+pub fn chosen_traces(names: &[String]) -> Option<Vec<String>> {
+    let only = std::env::var("GGP_CONFORMANCE_ONLY").ok()?;
+    let chosen: Vec<String> = only.split(',').map(|x| x.trim().to_string()).collect();
+    let unknown: Vec<&str> = chosen
+        .iter()
+        .filter(|c| !names.contains(c))
+        .map(String::as_str)
+        .collect();
+    assert!(
+        unknown.is_empty(),
+        "GGP_CONFORMANCE_ONLY names no trace called {} (the names are those of conformance/*.trace)",
+        unknown.join(", ")
+    );
+    Some(chosen)
+}
+
+/// The number in the environment variable `name`, decimal or hexadecimal (`0x5eed_0021`), or `None`
+/// when it is unset; a value that is not a number fails the test rather than be ignored.
+#[allow(dead_code)] // only the fuzz reads numbers from the environment
+pub fn env_number(name: &str) -> Option<u64> {
+    let value = std::env::var(name).ok()?;
+    let digits = value.trim().replace('_', "");
+    let parsed = match digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
+        Some(hex) => u64::from_str_radix(hex, 16),
+        None => digits.parse(),
+    };
+    Some(parsed.unwrap_or_else(|e| {
+        panic!("{name}={value:?} is not a number (decimal, or hexadecimal after 0x): {e}")
+    }))
+}
+
 /// The names, without their ending, of the files in `dir` whose name ends in `.extension`, sorted.
 #[allow(dead_code)] // the benches include this file and list no folders
 pub fn file_stems(dir: &std::path::Path, extension: &str) -> Vec<String> {

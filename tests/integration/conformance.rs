@@ -133,12 +133,12 @@ fn listed<'a>(list: &'a [(&str, &str)], name: &str) -> Option<&'a str> {
 /// The games to run and the reason each skipped one is skipped.
 fn plan(engine: Engine) -> (Vec<String>, Vec<(String, String)>) {
     let names = common::trace_names();
-    let only = std::env::var("GGP_CONFORMANCE_ONLY").ok();
+    let only = common::chosen_traces(&names);
     let all = std::env::var("GGP_CONFORMANCE_ALL").is_ok_and(|v| v == "1");
     let (mut run, mut skipped) = (Vec::new(), Vec::new());
     for name in names {
         if let Some(only) = &only {
-            if !only.split(',').any(|x| x.trim() == name) {
+            if !only.contains(&name) {
                 continue;
             }
         }

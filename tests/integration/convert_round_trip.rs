@@ -43,13 +43,10 @@ fn replay(program: &Program, name: &str, trace: &str) -> Result<conformance::Rep
 fn kif_to_infix_and_back_replays_every_trace() {
     let dir = shared().join("conformance");
     let names = common::trace_names();
-    let only = std::env::var("GGP_CONFORMANCE_ONLY").ok();
+    let only = common::chosen_traces(&names);
     let (mut passed, mut failures, mut games) = (0, Vec::new(), 0);
     for name in &names {
-        if only
-            .as_ref()
-            .is_some_and(|o| !o.split(',').any(|x| x.trim() == name))
-        {
+        if only.as_ref().is_some_and(|o| !o.contains(name)) {
             continue;
         }
         if let Some((_, why)) = SKIPPED.iter().find(|(n, _)| n == name) {

@@ -27,6 +27,8 @@
 //! - the network's playout paths (a full pass, propagation with each way of playing a step, a guided
 //!   playout on its own loop) end a playout of the same random draws elsewhere than the trait's move
 //!   methods or the Datalog evaluator drawing the same way ([`fast_paths_agree`]),
+//! - `check`'s play-test (random matches looking for stuck roles, goals missing at the end, matches
+//!   that do not end) reports differently on the two engines ([`play_tests_agree`]),
 //! - the network refuses a mutant as invalid that the Datalog evaluator accepts and `check` finds no
 //!   problem with, not even a warning (both engines read the same rewritten program, so they accept the
 //!   same games; a refusal for budget, recursion or an unsupported feature is not a disagreement),
@@ -35,7 +37,7 @@
 //!
 //! A failure prints the mutated program, the game, its syntax, the mutations, the seed and the mutant's
 //! number; the number alone decides the syntax and the game, so `GGP_FUZZ_ONLY=N` (and `GGP_FUZZ_SEED`
-//! if it was not the default) reruns it. `GGP_FUZZ_CASES` and `GGP_FUZZ_SECONDS` change how many
+//! if it was not the default; decimal, or hexadecimal after `0x`) reruns it. `GGP_FUZZ_CASES` and `GGP_FUZZ_SECONDS` change how many
 //! mutants and how long (default: [`CASES`] mutants, stopping early after [`SECONDS`] s; about 40 s in a
 //! release build on the loaded 2-core development machine, a third of the mutants infix).
 //! `GGP_FUZZ_GAMES` (corpus names, comma-separated) mutates other KIF games than [`GAMES`] in a long
@@ -50,6 +52,7 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use ggp::check::{play_test, PlayTest, PlayTestReport};
 use ggp::engine::{lower, ops::to_classic, rewrite::prepare, Limits, RuleGame};
 use ggp::engine::{BitState, RuleMove};
 use ggp::game::{guided_playout_by_moves, Game};
@@ -161,10 +164,6 @@ const STEPS: usize = 12;
 /// The most joint moves of each playout along the network's fast paths.
 const FAST_STEPS: u32 = 40;
 
-fn env_num(name: &str) -> Option<u64> {
-    std::env::var(name).ok().and_then(|v| v.trim().parse().ok())
-}
-
 // ---------------------------------------------------------------------------------------------------
 // Mutants
 
@@ -260,6 +259,8 @@ struct Reach {
     decisive: (usize, usize),
     /// Lanes of one step played at once and compared.
     lanes: usize,
+    /// Whether `check`'s play-test gave the same report on both engines, and found a problem.
+    play_test: (bool, bool),
 }
 
 /// The grounding budget: small, so a blow-up is a quick refusal.
@@ -417,7 +418,51 @@ fn drive(text: &str, syntax: Syntax, seed: u64) -> Result<Reach, String> {
         }
     }
     reach.fast_steps = fast_paths_agree(&rule, &mut net, seed)?;
+    reach.play_test = play_tests_agree(&p, &rule, &net, seed)?;
     Ok(reach)
+}
+
+/// `check`'s play-test (a few short matches) on both engines: the same matches, the same report, unless
+/// the Datalog evaluator reports an error the network cannot (its deadline, say). Returns whether the
+/// reports were compared, and whether they found a problem.
+fn play_tests_agree(
+    p: &ggp::syntax::ast::Program,
+    rule: &RuleGame,
+    net: &NetGame,
+    seed: u64,
+) -> Result<(bool, bool), String> {
+    let options = PlayTest {
+        matches: 2,
+        max_moves: 30,
+        max_time: Duration::from_secs(3600),
+        seed,
+    };
+    let said = |r: &PlayTestReport| {
+        let problems: Vec<String> = r
+            .problems
+            .iter()
+            .map(|d| {
+                format!(
+                    "{} at {}..{} ({:?})",
+                    d.message, d.span.start, d.span.end, d.help
+                )
+            })
+            .collect();
+        (r.summary(), problems)
+    };
+    let (on_rules, on_net) = (play_test(p, rule, options), play_test(p, net, options));
+    let evaluated = !on_rules
+        .problems
+        .iter()
+        .any(|d| d.message.starts_with("the rules cannot be evaluated"));
+    if evaluated && said(&on_rules) != said(&on_net) {
+        return Err(format!(
+            "play-test: datalog {:?}, network {:?}",
+            said(&on_rules),
+            said(&on_net)
+        ));
+    }
+    Ok((evaluated, evaluated && !on_rules.problems.is_empty()))
 }
 
 /// The network's playout paths against each other and against the move methods: from the initial
@@ -626,6 +671,7 @@ struct Tally {
     fast_steps: usize,
     decisive: (usize, usize),
     lanes: usize,
+    play_tests: (usize, usize),
 }
 
 impl Tally {
@@ -642,6 +688,8 @@ impl Tally {
         self.decisive.0 += r.decisive.0;
         self.decisive.1 += r.decisive.1;
         self.lanes += r.lanes;
+        self.play_tests.0 += usize::from(r.play_test.0);
+        self.play_tests.1 += usize::from(r.play_test.1);
     }
 
     /// Not vacuous: enough of these mutants ran, and most got through to play on both engines.
@@ -654,6 +702,7 @@ impl Tally {
             fast_steps,
             decisive,
             lanes,
+            play_tests,
             ..
         } = *self;
         assert!(
@@ -685,6 +734,12 @@ impl Tally {
             lanes >= total,
             "only {lanes} lanes of a step compared for {total} {syntax} mutants"
         );
+        assert!(
+            play_tests.0 * 2 >= compared && play_tests.1 * 50 >= compared,
+            "only {} play-tests compared ({} finding a problem) for {compared} {syntax} mutants played",
+            play_tests.0,
+            play_tests.1
+        );
     }
 }
 
@@ -695,7 +750,7 @@ impl std::fmt::Display for Tally {
             "{} mutants: {} parsed, {} valid by `check`, {} lowered, {} loaded on both engines \
              ({} on Datalog only, {} on the network only), {} compared in play ({} joint moves; \
              {} in full-pass playouts checked along the fast paths; decisive moves compared in {} \
-             states, {} with one; {} lanes of a step)",
+             states, {} with one; {} lanes of a step; {} play-tests, {} finding a problem)",
             self.total,
             self.parsed,
             self.checked,
@@ -708,7 +763,9 @@ impl std::fmt::Display for Tally {
             self.fast_steps,
             self.decisive.0,
             self.decisive.1,
-            self.lanes
+            self.lanes,
+            self.play_tests.0,
+            self.play_tests.1
         )
     }
 }
@@ -756,10 +813,10 @@ fn sources() -> (Vec<Source>, Vec<Source>) {
 
 #[test]
 fn mutated_corpus_games_pass_every_stage_and_the_engines_agree() {
-    let seed = env_num("GGP_FUZZ_SEED").unwrap_or(SEED);
-    let cases = env_num("GGP_FUZZ_CASES").map_or(CASES, |n| n as usize);
-    let seconds = Duration::from_secs(env_num("GGP_FUZZ_SECONDS").unwrap_or(SECONDS));
-    let only = env_num("GGP_FUZZ_ONLY").map(|n| n as usize);
+    let seed = common::env_number("GGP_FUZZ_SEED").unwrap_or(SEED);
+    let cases = common::env_number("GGP_FUZZ_CASES").map_or(CASES, |n| n as usize);
+    let seconds = Duration::from_secs(common::env_number("GGP_FUZZ_SECONDS").unwrap_or(SECONDS));
+    let only = common::env_number("GGP_FUZZ_ONLY").map(|n| n as usize);
     let sources = Arc::new(sources());
     // The mutant being driven, for the watchdog to print.
     let current: Arc<Mutex<Option<String>>> = Arc::default();
