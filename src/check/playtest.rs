@@ -9,8 +9,8 @@
 //! and matches that do not end (a warning: random play may only be slow to end). A clean play-test
 //! cannot prove a game well-formed; a failed one shows that it is not.
 //!
-//! The matches are drawn from a fixed seed, so the same game always gets the same report (up to the
-//! time limit, which only stops matches from being started).
+//! The matches are drawn from a fixed seed, so the same game always gets the same report, unless the
+//! time limit (a few seconds, for games on a slow evaluator) stops it first.
 
 use std::time::{Duration, Instant};
 
@@ -75,37 +75,33 @@ impl PlayTestReport {
     /// One line saying what was played: `20 random matches, all ended after 5 to 9 moves (7.1 on
     /// average)`.
     pub fn summary(&self) -> String {
-        let mut s = matches(self.played);
-        if self.ended == self.played {
-            s.push_str(if self.played > 1 {
-                ", all ended"
-            } else {
-                ", ended"
-            });
-        } else {
-            let mut parts = vec![format!("{} ended", self.ended)];
-            for (n, what) in [
-                (self.unended, "did not end"),
-                (self.broken, "stopped at a problem"),
-                (self.abandoned, "stopped when the time allowed ran out"),
-            ] {
-                if n > 0 {
-                    parts.push(format!("{n} {what}"));
+        let after = match self.moves {
+            None => String::new(),
+            Some((lo, hi, _)) if lo == hi => format!(" after {}", count(lo, "move")),
+            Some((lo, hi, total)) => format!(
+                " after {lo} to {hi} moves ({:.1} on average)",
+                total as f64 / self.ended as f64
+            ),
+        };
+        match (self.played, self.ended) {
+            (1, 1) => format!("1 random match, ended{after}"),
+            (played, ended) if played == ended => {
+                format!("{played} random matches, all ended{after}")
+            }
+            (played, ended) => {
+                let mut parts = vec![format!("{ended} ended{after}")];
+                for (n, what) in [
+                    (self.unended, "did not end"),
+                    (self.broken, "stopped at a problem"),
+                    (self.abandoned, "stopped when the time allowed ran out"),
+                ] {
+                    if n > 0 {
+                        parts.push(format!("{n} {what}"));
+                    }
                 }
-            }
-            s.push_str(&format!(" ({})", parts.join(", ")));
-        }
-        if let Some((lo, hi, total)) = self.moves {
-            if lo == hi {
-                s.push_str(&format!(" after {}", count(lo, "move")));
-            } else {
-                let average = total as f64 / self.ended as f64;
-                s.push_str(&format!(
-                    " after {lo} to {hi} moves ({average:.1} on average)"
-                ));
+                format!("{}: {}", matches(played), parts.join(", "))
             }
         }
-        s
     }
 }
 
@@ -565,7 +561,7 @@ mod tests {
         assert_eq!((r.played, r.ended, r.abandoned), (1, 0, 1));
         assert_eq!(
             r.summary(),
-            "1 random match (0 ended, 1 stopped when the time allowed ran out)"
+            "1 random match: 0 ended, 1 stopped when the time allowed ran out"
         );
     }
 }

@@ -48,7 +48,8 @@ enum Command {
     Perft(PerftArgs),
     /// Random playouts from the initial state, as fast as possible.
     Bench(BenchArgs),
-    /// Checks a rule file: every problem with its place, or a summary of the game.
+    /// Checks a rule file: every problem with its place, or a summary of the game; random matches on the
+    /// loaded game look for roles left without a move and terminal states without goals.
     Check(CheckArgs),
     /// Prints a rule file in its own syntax, neatly laid out.
     Fmt(FmtArgs),

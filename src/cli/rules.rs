@@ -11,7 +11,7 @@ use ggp::pipeline::Stage;
 use ggp::print::{convert, to_infix, to_kif};
 use ggp::syntax::ast::{Program, Syntax};
 
-use super::spec::{fallback_note, load_error, render_errors, while_loading};
+use super::spec::{fallback_note, load_error, render_errors, under_spinner, while_loading};
 use super::CliError;
 
 /// Reads, parses and checks a rule file; errors come back rendered with file, line and column.
@@ -156,9 +156,22 @@ pub fn check_file(
     let (tested, network) = match loaded {
         Ok(game) => {
             let rules = game.rules().cloned();
+            let options = PlayTest::default();
+            // Up to its time limit on a slow evaluator: not in silence.
+            let playing = || {
+                format!(
+                    "{}: play-testing ({} random matches, up to {} s)",
+                    path.file_name()
+                        .map_or(file.as_str().into(), |n| n.to_string_lossy()),
+                    options.matches,
+                    options.max_time.as_secs_f64()
+                )
+            };
             match (&game, rules) {
                 (AnyGame::Network(l), Some(rules)) => (
-                    play_test(&rules.program, l.game.as_ref(), PlayTest::default()),
+                    under_spinner(playing(), || {
+                        play_test(&rules.program, l.game.as_ref(), options)
+                    }),
                     Ok((
                         l.game.num_propositions(),
                         l.game.num_gates(),
@@ -167,7 +180,9 @@ pub fn check_file(
                     )),
                 ),
                 (AnyGame::Datalog(l), Some(rules)) => (
-                    play_test(&rules.program, l.game.as_ref(), PlayTest::default()),
+                    under_spinner(playing(), || {
+                        play_test(&rules.program, l.game.as_ref(), options)
+                    }),
                     Err(l.report.fallback.clone()),
                 ),
                 // A rule file loads on one of the two rule engines, with its rules.

@@ -240,21 +240,27 @@ impl GameSpec {
 /// a terminal should not sit through in silence. indicatif draws nothing when standard error is not a
 /// terminal, so piped and tested output stays as it was.
 pub fn while_loading<T>(source: &GameSource, options: &LoadOptions, load: impl FnOnce() -> T) -> T {
-    let Some(message) = loading_message(source, options) else {
-        return load();
-    };
+    match loading_message(source, options) {
+        Some(message) => under_spinner(message, load),
+        None => load(),
+    }
+}
+
+/// Runs `work` under a spinner on standard error that says `message` and the time so far (nothing is
+/// drawn when standard error is not a terminal).
+pub fn under_spinner<T>(message: String, work: impl FnOnce() -> T) -> T {
     let spinner = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
     spinner.set_style(
         ProgressStyle::with_template("{spinner} {elapsed:>3} {wide_msg}")
             .unwrap_or_else(|_| ProgressStyle::default_spinner()),
     );
     spinner.set_message(message);
-    // Drawn once now, however fast the load: the ticker's first tick may come after it.
+    // Drawn once now, however fast the work: the ticker's first tick may come after it.
     spinner.tick();
     spinner.enable_steady_tick(Duration::from_millis(120));
-    let loaded = load();
+    let done = work();
     spinner.finish_and_clear();
-    loaded
+    done
 }
 
 /// What [`while_loading`] says while `source` loads, `None` for a game that loads at once (a native

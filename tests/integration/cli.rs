@@ -422,10 +422,16 @@ fn a_rule_files_load_shows_what_it_does_at_a_terminal_and_nothing_when_piped() {
     let last = drawn.rfind(says).expect("drawn");
     assert!(drawn[last..].contains("\u{1b}[2K"), "{drawn}");
     assert!(drawn[last..].contains("network: "), "{drawn}");
+    // Then the play-test's, erased too.
+    let testing = "tictactoe.gdl: play-testing (20 random matches";
+    let last = drawn.rfind(testing).expect("drawn");
+    assert!(drawn[last..].contains("\u{1b}[2K"), "{drawn}");
+    assert!(drawn[last..].contains("play-test: "), "{drawn}");
     let o = run(&["check", "games/tictactoe.gdl"], "");
     assert!(o.status.success(), "{}", stderr(&o));
     for piped in [stderr(&o), stdout(&o)] {
         assert!(!piped.contains("building its network"), "{piped}");
+        assert!(!piped.contains("play-testing"), "{piped}");
     }
     // A native game loads at once: nothing to say.
     let o = at_a_terminal(&["perft", "tictactoe", "1"]);
