@@ -67,6 +67,18 @@ pub struct PlayTestReport {
 }
 
 impl PlayTestReport {
+    /// The report on a game that does not load (whose rules pass [`check`](super::check)): one error,
+    /// at the start of the file, saying why.
+    pub fn unplayable(why: impl std::fmt::Display) -> PlayTestReport {
+        PlayTestReport {
+            problems: vec![Diagnostic::error(
+                Span::default(),
+                format!("the game cannot be played: {why}"),
+            )],
+            ..PlayTestReport::default()
+        }
+    }
+
     /// Whether a problem is an error (the game cannot be played as GDL intends).
     pub fn has_errors(&self) -> bool {
         self.problems.iter().any(Diagnostic::is_error)

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use ggp::check::{check, play_test, PlayTest, PlayTestReport, Semantics};
+use ggp::check::{check, PlayTest, PlayTestReport, Semantics};
 use ggp::diagnostics::{count, render};
 use ggp::load::{AnyGame, EngineChoice, GameSource, LoadOptions};
 use ggp::pipeline::Stage;
@@ -155,50 +155,28 @@ pub fn check_file(
     });
     let (tested, network) = match loaded {
         Ok(game) => {
-            let rules = game.rules().cloned();
             let options = PlayTest::default();
             // Up to its time limit on a slow evaluator: not in silence.
-            let playing = || {
-                format!(
-                    "{}: play-testing ({} random matches, up to {} s)",
-                    path.file_name()
-                        .map_or(file.as_str().into(), |n| n.to_string_lossy()),
-                    options.matches,
-                    options.max_time.as_secs_f64()
-                )
+            let playing = format!(
+                "{}: play-testing ({} random matches, up to {} s)",
+                path.file_name()
+                    .map_or(file.as_str().into(), |n| n.to_string_lossy()),
+                options.matches,
+                options.max_time.as_secs_f64()
+            );
+            let tested = under_spinner(playing, || game.play_test(options)).unwrap_or_default();
+            let network = match &game {
+                AnyGame::Network(l) => Ok((
+                    l.game.num_propositions(),
+                    l.game.num_gates(),
+                    l.report.took,
+                    l.game.network().load.to_string(),
+                )),
+                other => Err(other.report().fallback.clone()),
             };
-            match (&game, rules) {
-                (AnyGame::Network(l), Some(rules)) => (
-                    under_spinner(playing(), || {
-                        play_test(&rules.program, l.game.as_ref(), options)
-                    }),
-                    Ok((
-                        l.game.num_propositions(),
-                        l.game.num_gates(),
-                        l.report.took,
-                        l.game.network().load.to_string(),
-                    )),
-                ),
-                (AnyGame::Datalog(l), Some(rules)) => (
-                    under_spinner(playing(), || {
-                        play_test(&rules.program, l.game.as_ref(), options)
-                    }),
-                    Err(l.report.fallback.clone()),
-                ),
-                // A rule file loads on one of the two rule engines, with its rules.
-                _ => (PlayTestReport::default(), Err(None)),
-            }
+            (tested, network)
         }
-        Err(e) => (
-            PlayTestReport {
-                problems: vec![ggp::diagnostics::Diagnostic::error(
-                    ggp::syntax::ast::Span::default(),
-                    format!("the game cannot be played: {e}"),
-                )],
-                ..PlayTestReport::default()
-            },
-            Err(None),
-        ),
+        Err(e) => (PlayTestReport::unplayable(e), Err(None)),
     };
     for d in &tested.problems {
         write!(out, "{}", render(d, &file, &src))?;

@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 
 pub mod position;
 
+use crate::check::{play_test, PlayTest, PlayTestReport};
 use crate::diagnostics::Diagnostic;
 use crate::engine::{EngineError, RuleGame};
 use crate::evaluators::{Evaluator, GoalMobility, Playouts};
@@ -383,6 +384,18 @@ impl AnyGame {
     /// Its rules, for a rule game.
     pub fn rules(&self) -> Option<&Arc<Rules>> {
         each_game!(self, l => l.rules.as_ref())
+    }
+
+    /// `check`'s play-test of a rule game on the engine it loaded on (see
+    /// [`play_test`](crate::check::play_test)); `None` for a native game or a tree, which have no
+    /// rules to blame.
+    pub fn play_test(&self, options: PlayTest) -> Option<PlayTestReport> {
+        let rules = self.rules()?;
+        match self {
+            AnyGame::Network(l) => Some(play_test(&rules.program, l.game.as_ref(), options)),
+            AnyGame::Datalog(l) => Some(play_test(&rules.program, l.game.as_ref(), options)),
+            _ => None,
+        }
     }
 }
 

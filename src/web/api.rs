@@ -11,9 +11,10 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::shared::{body, ApiError, ApiResult, Shared};
+use crate::check::{PlayTest, PlayTestReport};
 use crate::diagnostics::{line_col, render, Diagnostic, Severity};
 use crate::game::Game;
-use crate::load::{load, GameSource, LoadError, Loaded, Visitor};
+use crate::load::{load, load_checked, GameSource, LoadError, LoadOptions, Loaded, Rules, Visitor};
 use crate::protocol::record::MatchRecord;
 use crate::syntax::ast::Syntax;
 
@@ -27,6 +28,10 @@ pub struct RulesBody {
     /// For `convert`: the syntax wanted.
     #[serde(default)]
     pub to: Option<String>,
+    /// For `check`: also load the game and play-test it (random matches looking for roles left
+    /// without a move and terminal states without goals), when the rules have no error.
+    #[serde(default)]
+    pub play: bool,
 }
 
 /// `kif`, `gdl` or `infix` as a syntax.
@@ -136,12 +141,13 @@ pub fn unknown_game(web: &Shared, name: &str) -> ApiError {
     ))
 }
 
-/// `POST /api/check`: every error and warning with its place, or a summary of the game.
+/// `POST /api/check`: every error and warning with its place, or a summary of the game; with
+/// `"play": true`, the play-test's problems too and what it played (`"play_test"`).
 pub async fn check(body_: Result<Json<RulesBody>, JsonRejection>) -> ApiResult {
     let b = body(body_)?;
     let syntax = syntax_named(&b.syntax)?;
     let file = format!("rules.{}", syntax_name(syntax));
-    let text = b.text;
+    let (text, play) = (b.text, b.play);
     let answer = tokio::task::spawn_blocking(move || {
         let diags = |ds: &[Diagnostic]| -> Vec<Value> {
             ds.iter()
@@ -155,13 +161,22 @@ pub async fn check(body_: Result<Json<RulesBody>, JsonRejection>) -> ApiResult {
                 let mut all = report.errors.clone();
                 all.extend(report.warnings.iter().cloned());
                 all.sort_by_key(|d| d.span.start);
+                let mut ok = report.is_ok();
+                let mut played = None;
+                if ok && play {
+                    let tested = play_test(program, &text, &file);
+                    ok = !tested.has_errors();
+                    played = (tested.played > 0).then(|| tested.summary());
+                    all.extend(tested.problems);
+                }
                 json!({
-                    "ok": report.is_ok(),
+                    "ok": ok,
                     "diagnostics": diags(&all),
                     "roles": report.summary.roles,
                     "rules": report.summary.rules,
                     "facts": report.summary.facts,
                     "operations": report.summary.operations,
+                    "play_test": played,
                 })
             }
         }
@@ -169,6 +184,34 @@ pub async fn check(body_: Result<Json<RulesBody>, JsonRejection>) -> ApiResult {
     .await
     .map_err(|e| ApiError::bad(format!("the check failed: {e}")))?;
     Ok(Json(answer).into_response())
+}
+
+/// How long the editor's play-test may build a network, and then play: the page checks as its user
+/// types, so it is given less than the command line's `check`.
+const EDITOR_GROUNDING: std::time::Duration = std::time::Duration::from_secs(3);
+const EDITOR_PLAY_TEST: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// The play-test of checked rules, as `ggp-run check` runs it, or the reason they cannot be loaded.
+fn play_test(program: crate::syntax::ast::Program, text: &str, file: &str) -> PlayTestReport {
+    let options = LoadOptions {
+        grounding: Some(EDITOR_GROUNDING),
+        ..LoadOptions::default()
+    };
+    let rules = Rules {
+        program,
+        text: text.to_string(),
+        file: file.to_string(),
+        syntax_note: None,
+    };
+    match load_checked(rules, "rules", &options) {
+        Ok(game) => game
+            .play_test(PlayTest {
+                max_time: EDITOR_PLAY_TEST,
+                ..PlayTest::default()
+            })
+            .unwrap_or_default(),
+        Err(e) => PlayTestReport::unplayable(e),
+    }
 }
 
 /// Parses rules the page sent, or answers their syntax errors.

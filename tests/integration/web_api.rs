@@ -249,6 +249,57 @@ fn check_answers_every_problem_with_its_line_and_column() {
     );
 }
 
+/// With `"play": true`, `check` also play-tests the game: a game whose static check passes but whose
+/// role `b` has no move after two moves fails at `b`'s fact, and a sound game says what was played.
+#[test]
+fn check_with_play_plays_the_game_and_finds_a_role_without_a_move() {
+    let s = server();
+    let stuck = include_str!("../check_unplayable/stuck_after_two_moves.kif");
+    let play = |text: &str, syntax: &str, play: bool| {
+        let (status, answer) = s.post(
+            "/api/check",
+            json!({ "text": text, "syntax": syntax, "play": play }),
+        );
+        assert_eq!(status, 200, "{answer}");
+        answer
+    };
+    let answer = play(stuck, "kif", false);
+    assert_eq!(
+        (&answer["ok"], &answer["play_test"]),
+        (&json!(true), &Value::Null),
+        "{answer}"
+    );
+    let answer = play(stuck, "kif", true);
+    assert_eq!(answer["ok"], false, "{answer}");
+    let error = answer["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["severity"] == "error")
+        .unwrap_or_else(|| panic!("an error: {answer}"));
+    assert_eq!(
+        (error["line"].as_u64(), error["column"].as_u64()),
+        (Some(3), Some(1)),
+        "{error}"
+    );
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("the role `b` has no legal move after 2 moves (go noop, noop go)"),
+        "{error}"
+    );
+    let answer = play(include_str!("../../games/tictactoe.gdl"), "gdl", true);
+    assert_eq!(answer["ok"], true, "{answer}");
+    assert!(
+        answer["play_test"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("20 random matches, all ended after "),
+        "{answer}"
+    );
+}
+
 #[test]
 fn fmt_and_convert_answer_text_that_checks() {
     let s = server();

@@ -317,6 +317,12 @@ fn an_error_typed_into_the_editor_shows_at_its_line() {
             "the bundled rules check",
         )
         .await;
+        // The editor's check plays the game too, and says what it played.
+        let status = b.text("#check-status").await;
+        assert!(
+            status.contains("; play-test: 20 random matches, all ended after "),
+            "{status}"
+        );
         // The caret at the end of line 6 (`role(o)`), then a rule typed with a variable that only
         // its head uses.
         let line6 = b

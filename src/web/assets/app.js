@@ -151,7 +151,7 @@ async function check() {
   status.textContent = 'checking…';
   let answer;
   try {
-    answer = await api('/api/check', { text: $('#rules').value, syntax: $('#syntax').value });
+    answer = await api('/api/check', { text: $('#rules').value, syntax: $('#syntax').value, play: true });
   } catch (e) {
     status.textContent = e.message;
     return;
@@ -174,7 +174,7 @@ async function check() {
   gutter(errorLines);
   const errors = errorLines.size ? answer.diagnostics.filter((d) => d.severity === 'error').length : 0;
   status.textContent = answer.ok
-    ? `valid: roles ${answer.roles.join(', ')}; ${answer.rules} rules, ${answer.facts} facts`
+    ? `valid: roles ${answer.roles.join(', ')}; ${answer.rules} rules, ${answer.facts} facts${answer.play_test ? `; play-test: ${answer.play_test}` : ''}`
     : `${errors} error${errors === 1 ? '' : 's'}`;
   status.className = answer.ok ? 'status ok' : 'status bad';
 }
