@@ -143,11 +143,15 @@ pub fn unknown_game(web: &Shared, name: &str) -> ApiError {
 
 /// `POST /api/check`: every error and warning with its place, or a summary of the game; with
 /// `"play": true`, the play-test's problems too and what it played (`"play_test"`).
-pub async fn check(body_: Result<Json<RulesBody>, JsonRejection>) -> ApiResult {
+pub async fn check(
+    State(web): State<Arc<Shared>>,
+    body_: Result<Json<RulesBody>, JsonRejection>,
+) -> ApiResult {
     let b = body(body_)?;
     let syntax = syntax_named(&b.syntax)?;
     let file = format!("rules.{}", syntax_name(syntax));
     let (text, play) = (b.text, b.play);
+    let ticket = play.then(|| web.ask_play_test());
     let answer = tokio::task::spawn_blocking(move || {
         let diags = |ds: &[Diagnostic]| -> Vec<Value> {
             ds.iter()
@@ -163,11 +167,14 @@ pub async fn check(body_: Result<Json<RulesBody>, JsonRejection>) -> ApiResult {
                 all.sort_by_key(|d| d.span.start);
                 let mut ok = report.is_ok();
                 let mut played = None;
-                if ok && play {
-                    let tested = play_test(program, &text, &file);
-                    ok = !tested.has_errors();
-                    played = (tested.played > 0).then(|| tested.summary());
-                    all.extend(tested.problems);
+                if let (true, Some(ticket)) = (ok, ticket) {
+                    // An older question waiting its turn is answered without a play-test.
+                    if let Some(_turn) = web.play_test_turn(ticket) {
+                        let tested = play_test(program, &text, &file);
+                        ok = !tested.has_errors();
+                        played = (tested.played > 0).then(|| tested.summary());
+                        all.extend(tested.problems);
+                    }
                 }
                 json!({
                     "ok": ok,

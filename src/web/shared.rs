@@ -57,6 +57,9 @@ pub struct Shared {
     next_id: AtomicU64,
     /// Matches and tournaments running now.
     running: Arc<AtomicUsize>,
+    /// The editor's play-tests: one at a time, the newest only (see [`Shared::play_test_turn`]).
+    play_tests: Mutex<()>,
+    newest_play_test: AtomicU64,
 }
 
 /// Finished matches and tournaments kept for their pages and records; older ones are forgotten.
@@ -71,7 +74,26 @@ impl Shared {
             library,
             next_id: AtomicU64::new(1),
             running: Arc::new(AtomicUsize::new(0)),
+            play_tests: Mutex::new(()),
+            newest_play_test: AtomicU64::new(0),
         })
+    }
+
+    /// A number for a play-test asked for now, newer than every one before.
+    pub fn ask_play_test(&self) -> u64 {
+        self.newest_play_test.fetch_add(1, Ordering::SeqCst) + 1
+    }
+
+    /// Waits for the turn of play-test `ticket`, and returns it held, or `None` when a newer one was
+    /// asked for meanwhile. Play-tests run one at a time, the newest only: the editor asks again each
+    /// time its user stops typing and ignores the answers to older questions, and a big game's network
+    /// takes half a gigabyte while it is built, so a queue of loads could only waste the machine.
+    pub fn play_test_turn(&self, ticket: u64) -> Option<MutexGuard<'_, ()>> {
+        let turn = self
+            .play_tests
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        (self.newest_play_test.load(Ordering::SeqCst) == ticket).then_some(turn)
     }
 
     /// The games it offers.
@@ -247,4 +269,21 @@ pub fn file_name(name: &str) -> String {
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_newest_play_test_gets_a_turn() {
+        let web = Shared::new(WebConfig::default()).expect("the bundled games");
+        let (older, newer) = (web.ask_play_test(), web.ask_play_test());
+        assert!(web.play_test_turn(older).is_none());
+        let turn = web.play_test_turn(newer);
+        assert!(turn.is_some());
+        drop(turn);
+        // Taken once, the turn is free again for the same ticket (nothing newer was asked).
+        assert!(web.play_test_turn(newer).is_some());
+    }
 }
