@@ -8,12 +8,11 @@
 //! keywords only where they make sense, the required relations present, and (infix) no mixing of
 //! operation rules with classic `true`/`does`/`next`. Keywords are recognised in any letter case.
 //!
-//! [`play_test`] is the one check that needs a loaded game (it is apart so that the engines, which
-//! call [`check`] themselves, do not depend on it): random matches find the roles left without a move,
-//! the terminal states without exactly one goal value per role, and the games that do not end.
+//! The one check that needs a loaded game, the play-test, is the loader's
+//! ([`crate::load::play_test`]): the engines call [`check`] themselves, so the checker cannot depend
+//! on them.
 
 mod graph;
-mod playtest;
 
 use hashbrown::{HashMap, HashSet};
 
@@ -23,7 +22,6 @@ use crate::syntax::Keyword;
 
 pub use crate::syntax::ast::{for_each_atom, for_each_var};
 pub use graph::{strata, Strata};
-pub use playtest::{play_test, PlayTest, PlayTestReport};
 
 /// Which game semantics a program uses (EPILOG.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -866,18 +864,6 @@ impl Arities<'_> {
         self.note(false, a.pred, a.args.len(), a.span);
         for t in &a.args {
             self.term(t);
-        }
-    }
-}
-
-fn term_text(p: &Program, t: &Term) -> String {
-    match t {
-        Term::Var(v, _) => format!("?{}", p.symbols.name(*v)),
-        Term::Const(c, _) => p.symbols.name(*c).to_string(),
-        Term::Func(f, args, _) if args.is_empty() => p.symbols.name(*f).to_string(),
-        Term::Func(f, args, _) => {
-            let inner: Vec<String> = args.iter().map(|a| term_text(p, a)).collect();
-            format!("({} {})", p.symbols.name(*f), inner.join(" "))
         }
     }
 }

@@ -4,9 +4,10 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use ggp::check::{check, PlayTest, PlayTestReport, Semantics};
+use ggp::check::{check, Semantics};
 use ggp::diagnostics::{count, render};
 use ggp::load::{AnyGame, EngineChoice, GameSource, LoadOptions};
+use ggp::load::{PlayTest, PlayTestReport};
 use ggp::pipeline::Stage;
 use ggp::print::{convert, to_infix, to_kif};
 use ggp::syntax::ast::{Program, Syntax};

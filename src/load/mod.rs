@@ -10,14 +10,18 @@
 //! zero playouts, goals and mobility.
 //!
 //! [`AnyGame::visit`] runs code generic over the game type on whichever game was loaded ([`Visitor`]).
+//! [`AnyGame::play_test`] plays random matches on a loaded rule game for what the checker cannot see
+//! in the rules alone ([`play_test`]: a role left without a move, a terminal state without its goals).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+mod playtest;
 pub mod position;
 
-use crate::check::{play_test, PlayTest, PlayTestReport};
+pub use playtest::{play_test, PlayTest, PlayTestReport};
+
 use crate::diagnostics::Diagnostic;
 use crate::engine::{EngineError, RuleGame};
 use crate::evaluators::{Evaluator, GoalMobility, Playouts};
@@ -387,7 +391,7 @@ impl AnyGame {
     }
 
     /// `check`'s play-test of a rule game on the engine it loaded on (see
-    /// [`play_test`](crate::check::play_test)); `None` for a native game or a tree, which have no
+    /// [`play_test`]); `None` for a native game or a tree, which have no
     /// rules to blame.
     pub fn play_test(&self, options: PlayTest) -> Option<PlayTestReport> {
         let rules = self.rules()?;

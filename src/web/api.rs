@@ -11,10 +11,12 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::shared::{body, ApiError, ApiResult, Shared};
-use crate::check::{PlayTest, PlayTestReport};
 use crate::diagnostics::{line_col, render, Diagnostic, Severity};
 use crate::game::Game;
-use crate::load::{load, load_checked, GameSource, LoadError, LoadOptions, Loaded, Rules, Visitor};
+use crate::load::{
+    load, load_checked, GameSource, LoadError, LoadOptions, Loaded, PlayTest, PlayTestReport,
+    Rules, Visitor,
+};
 use crate::protocol::record::MatchRecord;
 use crate::syntax::ast::Syntax;
 

@@ -52,10 +52,10 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use ggp::check::{play_test, PlayTest, PlayTestReport};
 use ggp::engine::{lower, ops::to_classic, rewrite::prepare, Limits, RuleGame};
 use ggp::engine::{BitState, RuleMove};
 use ggp::game::{guided_playout_by_moves, Game};
+use ggp::load::{play_test, PlayTest, PlayTestReport};
 use ggp::network::{ground_with, Budget, NetGame, NetworkError, PlayoutMethod};
 use ggp::print::{convert, to_infix};
 use ggp::syntax::{parse_infix, parse_kif, parse_str, Syntax};

@@ -19,7 +19,7 @@ use rand::{Rng, SeedableRng};
 
 use crate::diagnostics::{count, count_as, Diagnostic};
 use crate::engine::conformance::TraceGame;
-use crate::syntax::ast::{Program, Span, Statement};
+use crate::syntax::ast::{Program, Span, Statement, Term};
 use crate::syntax::Keyword;
 
 /// How much a [`play_test`] plays.
@@ -67,7 +67,7 @@ pub struct PlayTestReport {
 }
 
 impl PlayTestReport {
-    /// The report on a game that does not load (whose rules pass [`check`](super::check)): one error,
+    /// The report on a game that does not load (whose rules pass [`check`](crate::check::check)): one error,
     /// at the start of the file, saying why.
     pub fn unplayable(why: impl std::fmt::Display) -> PlayTestReport {
         PlayTestReport {
@@ -376,22 +376,28 @@ impl Found {
 }
 
 /// Where `role` is declared (its `role` fact), or the start of the file.
-pub(super) fn role_span(p: &Program, role: &str) -> Span {
+fn role_span(p: &Program, role: &str) -> Span {
     p.statements
         .iter()
         .find_map(|st| match st {
             Statement::Rule { head, span, .. }
                 if Keyword::of(p.symbols.name(head.pred)) == Some(Keyword::Role)
-                    && head
-                        .args
-                        .first()
-                        .is_some_and(|a| super::term_text(p, a) == role) =>
+                    && head.args.first().is_some_and(|a| names(p, a, role)) =>
             {
                 Some(*span)
             }
             _ => None,
         })
         .unwrap_or_default()
+}
+
+/// Whether `t` is the constant `name` (as roles are written).
+fn names(p: &Program, t: &Term, name: &str) -> bool {
+    match t {
+        Term::Const(c, _) => p.symbols.name(*c) == name,
+        Term::Func(f, args, _) => args.is_empty() && p.symbols.name(*f) == name,
+        Term::Var(..) => false,
+    }
 }
 
 /// Where the first rule for `keyword` is, or the start of the file.
