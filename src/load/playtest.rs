@@ -19,7 +19,7 @@ use rand::{Rng, SeedableRng};
 
 use crate::diagnostics::{count, count_as, Diagnostic};
 use crate::engine::conformance::TraceGame;
-use crate::syntax::ast::{Program, Span, Statement, Term};
+use crate::syntax::ast::{Atom, Program, Span, Statement, Term};
 use crate::syntax::Keyword;
 
 /// How much a [`play_test`] plays.
@@ -206,18 +206,18 @@ pub fn play_test<G: TraceGame>(p: &Program, game: &G, options: PlayTest) -> Play
                     Some((lo, hi, total)) => (lo.min(n), hi.max(n), total + n),
                 });
             }
-            Outcome::Unended => found.unended += 1,
+            Outcome::Unended => report.unended += 1,
             Outcome::Broken => report.broken += 1,
             Outcome::Abandoned => report.abandoned += 1,
         }
     }
-    if found.unended > 0 {
+    if report.unended > 0 {
         found.problems.push(
             Diagnostic::warning(
-                keyword_span(p, Keyword::Terminal),
+                rule_span(p, Keyword::Terminal, |_| true),
                 format!(
                     "{} of {} did not end within {}",
-                    found.unended,
+                    report.unended,
                     matches(report.played),
                     count(options.max_moves, "move")
                 ),
@@ -228,7 +228,6 @@ pub fn play_test<G: TraceGame>(p: &Program, game: &G, options: PlayTest) -> Play
             ),
         );
     }
-    report.unended = found.unended;
     report.problems = found.problems;
     report
 }
@@ -300,7 +299,6 @@ impl Place<'_> {
 struct Found {
     problems: Vec<Diagnostic>,
     seen: Vec<String>,
-    unended: usize,
 }
 
 impl Found {
@@ -377,18 +375,9 @@ impl Found {
 
 /// Where `role` is declared (its `role` fact), or the start of the file.
 fn role_span(p: &Program, role: &str) -> Span {
-    p.statements
-        .iter()
-        .find_map(|st| match st {
-            Statement::Rule { head, span, .. }
-                if Keyword::of(p.symbols.name(head.pred)) == Some(Keyword::Role)
-                    && head.args.first().is_some_and(|a| names(p, a, role)) =>
-            {
-                Some(*span)
-            }
-            _ => None,
-        })
-        .unwrap_or_default()
+    rule_span(p, Keyword::Role, |head| {
+        head.args.first().is_some_and(|a| names(p, a, role))
+    })
 }
 
 /// Whether `t` is the constant `name` (as roles are written).
@@ -400,13 +389,13 @@ fn names(p: &Program, t: &Term, name: &str) -> bool {
     }
 }
 
-/// Where the first rule for `keyword` is, or the start of the file.
-fn keyword_span(p: &Program, keyword: Keyword) -> Span {
+/// Where the first rule for `keyword` whose head passes `which` is, or the start of the file.
+fn rule_span(p: &Program, keyword: Keyword, which: impl Fn(&Atom) -> bool) -> Span {
     p.statements
         .iter()
         .find_map(|st| match st {
             Statement::Rule { head, span, .. }
-                if Keyword::of(p.symbols.name(head.pred)) == Some(keyword) =>
+                if Keyword::of(p.symbols.name(head.pred)) == Some(keyword) && which(head) =>
             {
                 Some(*span)
             }
