@@ -335,6 +335,32 @@ impl Program {
     }
 }
 
+/// Which relations depend, directly or not, on the state or the moves: `inputs` and `props`.
+pub(crate) fn dynamic_relations(p: &Program, inputs: &[RelId], props: &[RelId]) -> Vec<bool> {
+    let mut dynamic = vec![false; p.relations.len()];
+    for r in inputs.iter().chain(props) {
+        dynamic[r.0 as usize] = true;
+    }
+    loop {
+        let mut changed = false;
+        for r in &p.rules {
+            let h = r.head.rel.0 as usize;
+            if !dynamic[h]
+                && r.body.iter().any(|l| match l {
+                    Lit::Pos(a) | Lit::Neg(a) => dynamic[a.rel.0 as usize],
+                    _ => false,
+                })
+            {
+                dynamic[h] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            return dynamic;
+        }
+    }
+}
+
 const KEYWORDS: &[&str] = &[
     "role", "init", "true", "next", "does", "legal", "goal", "terminal", "base", "input",
     "distinct",

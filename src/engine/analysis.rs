@@ -14,7 +14,7 @@
 //! function symbol, [`take_frame_rules`] turns rules that only copy a fact forward into a mask,
 //! [`split_goal_strata`] sets apart what only `goal` reads, and [`zero_sum`] reads a property of the
 //! game for [`crate::game::GameInfo`] (whether it takes turns is [`super::facade::dynamics_of`]). The
-//! network shares [`dynamic_relations`], [`integer_range`] and [`clamp_arithmetic`] (in
+//! network shares [`integer_range`] and [`clamp_arithmetic`] (in
 //! `network::ground::analysis`).
 
 use super::{EngineError, Limits};
@@ -572,32 +572,6 @@ pub(crate) fn take_frame_rules(
     });
     prog.rules = rules;
     mask
-}
-
-/// Which relations depend, directly or not, on the state or the moves: `inputs` and `props`.
-pub(crate) fn dynamic_relations(p: &Program, inputs: &[RelId], props: &[RelId]) -> Vec<bool> {
-    let mut dynamic = vec![false; p.relations.len()];
-    for r in inputs.iter().chain(props) {
-        dynamic[r.0 as usize] = true;
-    }
-    loop {
-        let mut changed = false;
-        for r in &p.rules {
-            let h = r.head.rel.0 as usize;
-            if !dynamic[h]
-                && r.body.iter().any(|l| match l {
-                    Lit::Pos(a) | Lit::Neg(a) => dynamic[a.rel.0 as usize],
-                    _ => false,
-                })
-            {
-                dynamic[h] = true;
-                changed = true;
-            }
-        }
-        if !changed {
-            return dynamic;
-        }
-    }
 }
 
 /// The goal values each rule gives, read from the rule heads: `(role or every role, value)`, or `None`

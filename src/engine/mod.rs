@@ -5,7 +5,7 @@
 //!
 //! 1. [`ops::to_classic`] ([`ops`]): operation rules become classic `next` rules.
 //! 2. [`rewrite::prepared`] ([`rewrite`]): the rules both engines start from (pruned, role variables
-//!    bound, negations split per instance); [`demand`] restricts per-state relations to what their
+//!    bound, negations split per instance, idle arguments dropped); [`demand`] restricts per-state relations to what their
 //!    readers ask.
 //! 3. [`analysis::analyse`] ([`analysis`]): roles, the phase of each relation, the propositions and
 //!    moves a relaxed fixpoint finds, numbered once ([`analysis::Numbered`]).
@@ -20,6 +20,7 @@ mod bitstate;
 pub mod conformance;
 pub(crate) mod demand;
 pub mod facade;
+mod idle_arguments;
 mod moves;
 pub(crate) mod open;
 pub mod ops;

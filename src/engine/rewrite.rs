@@ -17,6 +17,10 @@
 //!   relation `p$not<k>` (same facts for instances of `p(args)`), which lies in a lower stratum, and the
 //!   literal reads it instead. A real cycle through negation is left alone and rejected by the planner.
 //!
+//! - **Idle arguments go.** An argument of a state-dependent relation that only carries a value of a
+//!   static domain along is dropped, its readers checking the domain instead
+//!   ([`drop_idle_arguments`](super::idle_arguments::drop_idle_arguments)).
+//!
 //! `unfold_views`, used by the rule engine after [`prepare`] (not by grounding), unfolds per-state
 //! views into their readers.
 
@@ -42,6 +46,7 @@ pub fn prepare(p: &mut Program) {
         }
     }
     prune(p);
+    super::idle_arguments::drop_idle_arguments(p);
 }
 
 fn lit_atom(l: &Lit) -> Option<&IrAtom> {

@@ -22,6 +22,7 @@ mod frontend_robust;
 mod fuzz_stages;
 mod games;
 mod guide;
+mod idle_arguments;
 mod learning;
 mod network;
 mod network_speed_paths;

@@ -46,14 +46,14 @@ use std::sync::Mutex;
 use hashbrown::HashMap;
 
 use crate::datalog::eval::Db;
-use crate::datalog::ir::{Program, RelId};
+use crate::datalog::ir::{dynamic_relations, Program, RelId};
 use crate::datalog::plan::{plan_sized, Phase, Plan};
 use crate::datalog::terms::{TermId, TermStore};
 use crate::datalog::Misbehaviour;
 use crate::datalog::{EngineError, Limits};
 use crate::engine::analysis::{
-    self, dynamic_relations, flatten, split_goal_strata, take_frame_rules, zero_sum, Analysis,
-    Flat, Keywords, Numbered,
+    self, flatten, split_goal_strata, take_frame_rules, zero_sum, Analysis, Flat, Keywords,
+    Numbered,
 };
 use crate::engine::bitstate::BitState;
 use crate::engine::facade::{Choice, MoveTexts};

@@ -32,10 +32,10 @@ use super::budget::{analysis_over_budget, NetworkError};
 use super::net::Strategy;
 use super::unfold::unfold_tables;
 use crate::datalog::eval::Db;
-use crate::datalog::ir::{Lit, Origin, Program, RelId};
+use crate::datalog::ir::{dynamic_relations, Lit, Origin, Program, RelId};
 use crate::datalog::plan::{fact_table_sizes, plan, plan_sized, Phase, Plan};
 use crate::datalog::terms::TermId;
-use crate::engine::analysis::{dynamic_relations, relax, Keywords, Numbered, Relaxation};
+use crate::engine::analysis::{relax, Keywords, Numbered, Relaxation};
 use crate::engine::demand::{demand, is_demand_relation, Lean};
 use crate::engine::{EngineError, Limits};
 use crate::network::ground::decompose::{
