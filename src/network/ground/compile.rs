@@ -334,6 +334,8 @@ pub(super) struct Logic {
     num_does: usize,
     /// Per role, the (positive) literals of its `does` inputs, sorted.
     does_by_role: Vec<Vec<NetLit>>,
+    /// Per `does` input (its node less the first such node's), the role that plays it.
+    role_of_does: Vec<u32>,
     /// Per role, whether it belongs to a set of roles of which at most one plays a `does` input in any
     /// reachable joint move (see [`one_mover`](super::turns::one_mover)).
     pub(super) one_mover: Vec<bool>,
@@ -423,6 +425,15 @@ impl Logic {
             1 => return self.and(gs, &terms[0]),
             _ => {}
         }
+        if terms.iter().all(|t| t.len() == 1) {
+            // Nothing to factor (skirmish's frame rules, once the piece's square is factored out:
+            // one `does` a move, thousands of them): the OR of the distinct literals, which is what
+            // the sweep below would build term by term.
+            let mut lits: Lits = terms.iter().map(|t| t[0]).collect();
+            lits.sort_unstable();
+            lits.dedup();
+            return self.or(gs, &lits);
+        }
         let mut common: Lits = terms[0]
             .iter()
             .copied()
@@ -501,6 +512,16 @@ impl Logic {
         if !lits.iter().any(|l| does_nodes.contains(&(l >> 1))) {
             return self.or_plain(gs, lits);
         }
+        // Per role, how many of the literals are its inputs (played, not negated): one pass, since
+        // an OR of thousands of moves is common (skirmish's frame rules).
+        let mut mine_of: SmallVec<[usize; 4]> = SmallVec::from_elem(0, self.does_by_role.len());
+        for &l in lits {
+            if l & 1 == 0 && does_nodes.contains(&(l >> 1)) {
+                mine_of
+                    [self.role_of_does[(l >> 1) as usize - does_nodes.start as usize] as usize] +=
+                    1;
+            }
+        }
         let mut lits: SmallVec<[NetLit; 8]> = SmallVec::from_slice(lits);
         // Per rewritten role: all its inputs, and those not in the OR.
         let mut parts: SmallVec<[(usize, Lits, Lits); 2]> = SmallVec::new();
@@ -509,22 +530,33 @@ impl Logic {
             if all.len() < 8 {
                 continue;
             }
-            let is_mine = |l: &NetLit| all.binary_search(l).is_ok();
-            let mine = lits.iter().filter(|l| is_mine(l)).count();
+            let mine = mine_of[r];
             // Unique literals only count once: `and` dedups them anyway.
             if mine * 4 < all.len() * 3 {
                 continue;
             }
+            let is_mine = |l: &NetLit| {
+                l & 1 == 0
+                    && does_nodes.contains(&(l >> 1))
+                    && self.role_of_does[(l >> 1) as usize - does_nodes.start as usize] as usize
+                        == r
+            };
             let mut picked: SmallVec<[NetLit; 8]> = lits.iter().copied().filter(is_mine).collect();
             picked.sort_unstable();
             picked.dedup();
-            let others: SmallVec<[NetLit; 8]> = all
-                .iter()
-                .copied()
-                .filter(|l| picked.binary_search(l).is_err())
-                .collect();
+            // `all` less `picked`, both sorted, `picked` within `all`.
+            let mut others: SmallVec<[NetLit; 8]> =
+                SmallVec::with_capacity(all.len() - picked.len());
+            let mut next_picked = picked.iter().peekable();
+            for &l in all {
+                if next_picked.peek() == Some(&&l) {
+                    next_picked.next();
+                } else {
+                    others.push(l);
+                }
+            }
             let all: SmallVec<[NetLit; 8]> = SmallVec::from_slice(all);
-            lits.retain(|l| all.binary_search(l).is_err());
+            lits.retain(|l| !is_mine(l));
             parts.push((r, all, others));
         }
         if parts.len() >= 2 && parts.iter().all(|p| self.one_mover[p.0]) {
@@ -611,8 +643,10 @@ impl<'a> Compiler<'a> {
             num_does += 1;
         }
         let mut does_by_role = vec![Vec::new(); roles.len()];
+        let mut role_of_does = vec![0; num_does];
         for (&(r, _), &node) in &does_node {
             does_by_role[r as usize].push(node << 1);
+            role_of_does[node as usize - 1 - num_props] = r;
         }
         for d in &mut does_by_role {
             d.sort_unstable();
@@ -623,6 +657,7 @@ impl<'a> Compiler<'a> {
                 num_does,
                 one_mover: vec![false; does_by_role.len()],
                 does_by_role,
+                role_of_does,
             },
             lit_of: vec![UNSEEN; g.used.len()],
             table: GateTable::default(),
@@ -863,6 +898,7 @@ mod tests {
             num_props: 4,
             num_does: 0,
             does_by_role: Vec::new(),
+            role_of_does: Vec::new(),
             one_mover: Vec::new(),
         }
     }
