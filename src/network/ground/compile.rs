@@ -964,4 +964,44 @@ mod tests {
         assert_eq!(l.and(&mut gs, &[a, b_or_c]).unwrap(), l1);
         assert_eq!(table.gates.len(), 2);
     }
+
+    #[test]
+    fn an_or_of_most_of_a_roles_moves_reads_that_it_moved_and_not_one_of_the_others() {
+        // Propositions 1 to 4, then twenty `does` inputs, nodes 5 to 24, the two roles' interleaved.
+        let mut does_by_role = vec![Vec::new(), Vec::new()];
+        let mut role_of_does = Vec::new();
+        for node in 5..25u32 {
+            does_by_role[(node % 2) as usize].push(node << 1);
+            role_of_does.push(node % 2);
+        }
+        let l = Logic {
+            num_props: 4,
+            num_does: 20,
+            does_by_role: does_by_role.clone(),
+            role_of_does,
+            one_mover: vec![false, false],
+        };
+        let mut table = GateTable::default();
+        let mut gs = global(&mut table);
+        let (mine, others) = does_by_role[1].split_at(8);
+        let (p, theirs) = (prop(1), does_by_role[0][3]);
+        // Eight of role 1's ten moves, one of role 0's and a proposition.
+        let mut lits: Vec<NetLit> = mine.to_vec();
+        lits.extend([theirs, p]);
+        let got = l.or(&mut gs, &lits).unwrap();
+        let moved = l.or_plain(&mut gs, &does_by_role[1]).unwrap();
+        let not_others = l.or_plain(&mut gs, others).unwrap() ^ 1;
+        let mine_played = l.and(&mut gs, &[moved, not_others]).unwrap();
+        let expected = l.or_plain(&mut gs, &[theirs, p, mine_played]).unwrap();
+        assert_eq!(got, expected);
+        // A frame rule over those moves: the proposition factored out, its moves the same OR.
+        let terms: Vec<Lits> = mine
+            .iter()
+            .map(|&d| SmallVec::from_slice(&[d, p]))
+            .collect();
+        let frame = l.sum_of_products(&mut gs, terms).unwrap();
+        let mine_or = l.or(&mut gs, mine).unwrap();
+        assert_eq!(frame, l.and(&mut gs, &[p, mine_or]).unwrap());
+        assert_eq!(mine_or, l.and(&mut gs, &[moved, not_others]).unwrap());
+    }
 }
