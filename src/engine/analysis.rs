@@ -19,7 +19,7 @@
 
 use super::{EngineError, Limits};
 use crate::datalog::eval::Db;
-use crate::datalog::ir::{Cmp, Lit, Origin, Pat, Program, RelId, Rule};
+use crate::datalog::ir::{dynamic_relations, Cmp, Lit, Origin, Pat, Program, RelId, Rule};
 use crate::datalog::plan::{plan, Phase, Plan};
 use crate::datalog::scc::{component_of, tarjan};
 use crate::datalog::terms::{TermId, TermStore};
@@ -246,9 +246,10 @@ pub(crate) enum Relaxation {
     /// evaluated first), conditions that only filter a dropped one go with it, and the program is
     /// pruned to `true`, `does`, `role`, `base` and, when given, this goal relation.
     Propositions(Option<RelId>),
-    /// Every relation, **every** negation dropped (of static relations too), nothing pruned: the bound
-    /// of what grounding instantiates (the grounder decides static negations on the spot against the
-    /// exact facts, so its bound needs none of them).
+    /// Every relation, every negation of a relation that depends on `true` or `does` dropped, nothing
+    /// pruned: the bound of what grounding instantiates. Negations of static relations stay, as in
+    /// `Propositions`: they are exact, and without them a static relation counting up to a limit the
+    /// negation sets (urmAdd's `(not (maxLines ?n))`) runs on through every number the rules name.
     EveryRelation,
 }
 
@@ -267,8 +268,10 @@ pub(crate) fn relax(
     match how {
         Relaxation::Propositions(_) => drop_dynamic_conditions(&mut q, true_, does),
         Relaxation::EveryRelation => {
+            let dynamic = dynamic_relations(&q, &[true_, does], &[]);
             for r in &mut q.rules {
-                r.body.retain(|l| !matches!(l, Lit::Neg(_)));
+                r.body
+                    .retain(|l| !matches!(l, Lit::Neg(a) if dynamic[a.rel.0 as usize]));
             }
         }
     }
@@ -305,30 +308,7 @@ pub(crate) fn relax(
 fn drop_dynamic_conditions(q: &mut Program, true_: RelId, does: RelId) {
     // Relations that read the state or the moves, directly or not; negation of any other relation is
     // exact (it is computed before anything dynamic) and stays, which keeps the over-approximation tight.
-    let n = q.relations.len();
-    let mut dynamic = vec![false; n];
-    dynamic[true_.0 as usize] = true;
-    dynamic[does.0 as usize] = true;
-    loop {
-        let mut changed = false;
-        for r in &q.rules {
-            let h = r.head.rel.0 as usize;
-            if dynamic[h] {
-                continue;
-            }
-            let reads = r.body.iter().any(|l| match l {
-                Lit::Pos(a) | Lit::Neg(a) => dynamic[a.rel.0 as usize],
-                _ => false,
-            });
-            if reads {
-                dynamic[h] = true;
-                changed = true;
-            }
-        }
-        if !changed {
-            break;
-        }
-    }
+    let dynamic = dynamic_relations(q, &[true_, does], &[]);
     for r in &mut q.rules {
         r.body
             .retain(|l| !matches!(l, Lit::Neg(a) if dynamic[a.rel.0 as usize]));

@@ -11,8 +11,8 @@
 //! reading only what binds the asked arguments). Its program is what
 //! [`grounded_program`](super::grounded_program) prints.
 //!
-//! [`analyse`] runs the *negation-free relaxation* (the engine's one `relax`, in its `EveryRelation`
-//! mode) to its fixpoint on the engine's evaluator: **every fact true in a reachable state is a row of
+//! [`analyse`] runs the *relaxation* (the engine's one `relax`, in its `EveryRelation` mode: every
+//! negation of a state-dependent relation dropped) to its fixpoint on the engine's evaluator: **every fact true in a reachable state is a row of
 //! the relaxed fixpoint**, so grounding never needs an atom outside it, and atoms are named by their row. The relations that
 //! depend on neither `true` nor `does` are evaluated exactly, once: they are constants. Two economies
 //! shape the fixpoint:
@@ -231,7 +231,7 @@ pub(super) fn analyse(
     let demand_rel = flags(&prog, is_demand_relation);
     let domain_rel = flags(&prog, is_domain_relation);
     let arities: Vec<usize> = prog.relations.iter().map(|r| r.arity).collect();
-    let relaxed = negation_free_relaxation(&prog, &rels);
+    let relaxed = relaxation(&prog, &rels);
     let gplan = plan(
         &prog,
         &[(rels.true_, Phase::State), (rels.does, Phase::Move)],
@@ -303,7 +303,7 @@ pub(super) fn analyse(
     })
 }
 
-/// The fixpoint of the negation-free `relaxed` program, the late relations left out (empty), and
+/// The fixpoint of the `relaxed` program, the late relations left out (empty), and
 /// which relations are late (by [`RelId`] index, over the relaxed program's relations).
 fn relaxed_fixpoint(
     mut relaxed: Program,
@@ -516,7 +516,7 @@ fn late_relations(relaxed: &Program, rplan: &Plan, dynamic: &[bool], roots: &[Re
 
 /// The engine's [`relax`] in its [`Relaxation::EveryRelation`] mode: the bound of what grounding
 /// instantiates.
-fn negation_free_relaxation(prog: &Program, rels: &GameRelations) -> Program {
+fn relaxation(prog: &Program, rels: &GameRelations) -> Program {
     relax(
         prog,
         [rels.init, rels.true_, rels.next, rels.legal, rels.does],
@@ -530,14 +530,37 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_relaxation_drops_every_negation_and_feeds_the_inputs() {
+    fn the_relaxation_keeps_the_negations_of_static_relations() {
+        // `line` counts up to `max` as written; with its negation dropped, it would run on through
+        // every `succ` (urmAdd's line and register numbers, under its `succ` of 64 numbers, made
+        // millions of instructions and never loaded).
+        let a = analysed(
+            &kif(
+                "(role r) (init go) (succ 1 2) (succ 2 3) (succ 3 4) (max 2) (line 1) \
+                  (<= (line ?m) (line ?n) (succ ?n ?m) (not (max ?n))) \
+                  (<= (legal r (write ?n)) (line ?n) (true go)) \
+                  (<= (next go) (true go)) (<= terminal (true stop)) (goal r 100)",
+            ),
+            Strategy::AsWritten,
+        );
+        let moves: Vec<String> = a
+            .legal_rows
+            .iter()
+            .map(|r| a.relaxed.terms.kif(r[1]))
+            .collect();
+        assert_eq!(moves, ["(write 1)", "(write 2)"]);
+    }
+
+    #[test]
+    fn the_relaxation_drops_the_negations_of_state_relations_and_feeds_the_inputs() {
         let limits = Limits::default();
         let Prepared { prog, rels } = rewrite(&kif(TURNS), Strategy::AsWritten, limits).unwrap();
         assert!(prog
             .rules
             .iter()
             .any(|r| r.body.iter().any(|l| matches!(l, Lit::Neg(_)))));
-        let relaxed = negation_free_relaxation(&prog, &rels);
+        let relaxed = relaxation(&prog, &rels);
+        // Every negation of TURNS reads the state.
         assert!(relaxed
             .rules
             .iter()

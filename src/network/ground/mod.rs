@@ -7,7 +7,7 @@
 //!    Datalog engine's, so that both engines accept the same games; for [`Strategy::Decomposed`], its
 //!    rules are decomposed and restricted to what is asked (the magic-sets rewrite). The result is the
 //!    classic program that is grounded, which [`grounded_program`] returns for printing;
-//! 2. **analyse** ([`analysis`]): the *relaxed* fixpoint (every negation dropped, `true` fed from
+//! 2. **analyse** ([`analysis`]): the *relaxed* fixpoint (negations of state relations dropped, `true` fed from
 //!    `init`/`next`, `does` from `legal`) on the engine's evaluator, an over-approximation of every fact
 //!    that can ever hold, and the exact facts of the relations that depend on neither `true` nor `does`
 //!    (they become constants);
