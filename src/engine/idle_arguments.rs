@@ -90,6 +90,8 @@ pub fn drop_idle_arguments(p: &mut Program) -> usize {
             p.relations[r].arity -= domains.iter().flatten().count();
         }
     }
+    // A later stage asking for a generated relation by its name and former arity gets a new one.
+    p.generated.retain(|_, r| idle[r.0 as usize].is_none());
     dropped
 }
 
@@ -102,10 +104,12 @@ fn kept(args: &[Pat], domains: &[Option<Vec<RelId>>]) -> Vec<Pat> {
         .collect()
 }
 
-/// Per relation, `None` when it keeps every argument, else per argument its domain `D(p, i)` when it
-/// is idle (`None` when it stays). `None` for the whole program when it has operation rules.
-#[allow(clippy::type_complexity)]
-fn idle_arguments(p: &Program) -> Option<Vec<Option<Vec<Option<Vec<RelId>>>>>> {
+/// Per argument of a relation, its domain `D(p, i)` when it is idle, `None` when it stays.
+type Places = Vec<Option<Vec<RelId>>>;
+
+/// Per relation, `None` when it keeps every argument, else its [`Places`]. `None` for the whole
+/// program when it has operation rules.
+fn idle_arguments(p: &Program) -> Option<Vec<Option<Places>>> {
     if !p.operations.is_empty() {
         return None;
     }

@@ -16,7 +16,7 @@
 //!    decided on the spot. The instances, indexed by head atom, are the ground program ([`atoms`]);
 //! 4. **prove turns** ([`turns`]): when at most one role's turn holds and only that role moves, rules
 //!    that read a move drop the turn it implies;
-//! 5. **compile** ([`compile`], over the gate tables of [`gates`]): the ground atoms reachable from the
+//! 5. **compile** ([`compile`], with the gate logic of [`logic`] over the gate tables of [`gates`]): the ground atoms reachable from the
 //!    outputs (`legal`, `goal`, `terminal`, `next`) become gates, each after the gates it reads;
 //!    constants fold away, identical gates are shared, a NOT costs nothing (it is a flag on a gate
 //!    input);
@@ -39,6 +39,7 @@ pub(crate) mod decompose;
 mod gates;
 mod instantiate;
 mod join;
+mod logic;
 mod net;
 mod turns;
 mod unfold;
