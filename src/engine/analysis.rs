@@ -265,15 +265,15 @@ pub(crate) fn relax(
 ) -> Program {
     let mut q = p.clone();
     let (lo, hi) = integer_range(&mut q);
-    match how {
-        Relaxation::Propositions(_) => drop_dynamic_conditions(&mut q, true_, does),
-        Relaxation::EveryRelation => {
-            let dynamic = dynamic_relations(&q, &[true_, does], &[]);
-            for r in &mut q.rules {
-                r.body
-                    .retain(|l| !matches!(l, Lit::Neg(a) if dynamic[a.rel.0 as usize]));
-            }
-        }
+    // Relations that read the state or the moves, directly or not; negation of any other relation is
+    // exact (it is computed before anything dynamic) and stays, which keeps the over-approximation tight.
+    let dynamic = dynamic_relations(&q, &[true_, does], &[]);
+    for r in &mut q.rules {
+        r.body
+            .retain(|l| !matches!(l, Lit::Neg(a) if dynamic[a.rel.0 as usize]));
+    }
+    if let Relaxation::Propositions(_) = how {
+        drop_dynamic_filters(&mut q, &dynamic);
     }
     let x = q.terms.intern_sym("X");
     let y = q.terms.intern_sym("Y");
@@ -304,14 +304,10 @@ pub(crate) fn relax(
     q
 }
 
-/// [`Relaxation::Propositions`]' negations and filters dropped, arithmetic clamped.
-fn drop_dynamic_conditions(q: &mut Program, true_: RelId, does: RelId) {
-    // Relations that read the state or the moves, directly or not; negation of any other relation is
-    // exact (it is computed before anything dynamic) and stays, which keeps the over-approximation tight.
-    let dynamic = dynamic_relations(q, &[true_, does], &[]);
+/// [`Relaxation::Propositions`]' dynamic conditions that only filter dropped (`dynamic`: which
+/// relations read the state or the moves).
+fn drop_dynamic_filters(q: &mut Program, dynamic: &[bool]) {
     for r in &mut q.rules {
-        r.body
-            .retain(|l| !matches!(l, Lit::Neg(a) if dynamic[a.rel.0 as usize]));
         // A dynamic condition whose variables are each bound by another positive condition or used
         // nowhere else only filters; dropping it keeps the result an over-approximation, and spares
         // the analysis relations (counts, paths) whose relaxed extension is huge and joins with every

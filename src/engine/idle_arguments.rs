@@ -27,14 +27,13 @@ use std::collections::BTreeSet;
 
 use crate::datalog::ir::{dynamic_relations, IrAtom, Lit, Pat, Program, RelId};
 
-/// Drops every idle argument of `p` (see the module documentation); returns how many went.
-pub fn drop_idle_arguments(p: &mut Program) -> usize {
+/// Drops every idle argument of `p` (see the module documentation).
+pub fn drop_idle_arguments(p: &mut Program) {
     let Some(idle) = idle_arguments(p) else {
-        return 0;
+        return;
     };
-    let dropped = idle.iter().map(|d| d.iter().flatten().count()).sum();
-    if dropped == 0 {
-        return 0;
+    if idle.iter().all(Option::is_none) {
+        return;
     }
     for rule in &mut p.rules {
         // The rule's own idle variables: what its head carries along in the places that go.
@@ -92,7 +91,6 @@ pub fn drop_idle_arguments(p: &mut Program) -> usize {
     }
     // A later stage asking for a generated relation by its name and former arity gets a new one.
     p.generated.retain(|_, r| idle[r.0 as usize].is_none());
-    dropped
 }
 
 /// The arguments of `args` whose place is not idle.

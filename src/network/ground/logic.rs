@@ -253,7 +253,7 @@ impl Logic {
                 continue;
             }
             let mine = mine_of[r];
-            // Unique literals only count once: `and` dedups them anyway.
+            // A literal read twice counts twice here (`and` then keeps it once).
             if mine * 4 < all.len() * 3 {
                 continue;
             }
