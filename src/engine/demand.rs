@@ -26,6 +26,14 @@ use hashbrown::HashMap;
 use crate::datalog::ir::{Cmp, IrAtom, Lit, Origin, Pat, Program, RelId, Rule};
 use crate::datalog::scc::{component_of, tarjan};
 
+/// How long the bottom-up rules may take over the relations computed once at load before a form that
+/// restricts them by demand is tried instead (both engines: hex's `isList` of every list of up to 25
+/// cells, mummy maze's direction table of 6.5M entries).
+pub(crate) const STATIC_TRIAL_TIME: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// ...and how many facts.
+pub(crate) const STATIC_TRIAL_FACTS: usize = 1_000_000;
+
 /// How the name of a demand relation starts (a name only: a demand relation is known by its
 /// [`Origin`]).
 const DEMAND_PREFIX: &str = "demand#";

@@ -20,6 +20,7 @@ mod bitstate;
 pub mod conformance;
 pub(crate) mod demand;
 pub mod facade;
+mod fixed_fluents;
 mod idle_arguments;
 mod moves;
 pub(crate) mod open;

@@ -17,6 +17,10 @@
 //!   relation `p$not<k>` (same facts for instances of `p(args)`), which lies in a lower stratum, and the
 //!   literal reads it instead. A real cycle through negation is left alone and rejected by the planner.
 //!
+//! - **Facts no move changes are read from `init`.** A kind of state fact that only a frame rule
+//!   carries forward (mummy maze's walls) holds in every state exactly as in the initial one, so
+//!   its readings become readings of `init`, a constant
+//!   ([`read_fixed_fluents_from_init`](super::fixed_fluents::read_fixed_fluents_from_init)).
 //! - **Idle arguments go.** An argument of a state-dependent relation that only carries a value of a
 //!   static domain along is dropped, its readers checking the domain instead
 //!   ([`drop_idle_arguments`](super::idle_arguments::drop_idle_arguments)).
@@ -39,6 +43,7 @@ pub fn prepared(p: &crate::syntax::ast::Program) -> Result<Program, super::Engin
 
 /// Applies every rewrite of the module documentation to a classic (not operational) program.
 pub fn prepare(p: &mut Program) {
+    super::fixed_fluents::read_fixed_fluents_from_init(p);
     bind_role_variables(p);
     for round in 0.. {
         if round == 16 || !split_negation(p) {

@@ -1,12 +1,15 @@
-//! Dropping idle arguments (`engine::idle_arguments`, part of the rewrite both engines start from)
-//! changes no game: each game here is played with the rewrite and without it (a rule reading every
-//! relation under a negation, in a state that never comes, keeps their arguments), and at every step
-//! of random matches both forms agree on the terminal flag, each role's legal moves, the goals and the
-//! state; the network, which grounds the rewritten form, agrees with both.
+//! The rewrites both engines start from (`engine::rewrite::prepare`) change no game: each game here
+//! is played with a rewrite and without it (a rule in a state that never comes blocks it), and at
+//! every step of random matches both forms agree on the terminal flag, each role's legal moves, the
+//! goals and the state; the network, which grounds the rewritten form, agrees with both.
+//! - Dropping idle arguments (`engine::idle_arguments`): a rule reading every relation under a
+//!   negation keeps their arguments.
+//! - Reading fixed fluents from `init` (`engine::fixed_fluents`): a `next` rule whose head is a
+//!   variable could make a fact of any kind, so no kind is fixed.
 
 use std::collections::BTreeSet;
 
-use ggp::datalog::ir::Origin;
+use ggp::datalog::ir::{Lit, Origin};
 use ggp::engine::RuleGame;
 use ggp::game::{Game, RoleIndex};
 use ggp::network::NetGame;
@@ -121,69 +124,139 @@ fn dropping_idle_arguments_changes_no_game() {
             arguments(&rewritten) < arguments(&kept),
             "{name}: no argument dropped\n{rewritten}"
         );
-        let a = RuleGame::from_program(&p, name).expect("loads rewritten");
-        let b = RuleGame::from_program(&plain, name).expect("loads as written");
-        let net = NetGame::from_program(&p, name).expect("grounds");
-        let roles = a.info().num_roles();
-        let mut rng = SmallRng::seed_from_u64(0x1d1e);
-        let mut states = 0;
-        for playout in 0..100 {
-            let (mut sa, mut sb, mut sn) =
-                (a.initial_state(), b.initial_state(), net.initial_state());
-            for step in 0.. {
-                let at = format!("{name}: playout {playout}, step {step}");
-                let terminal = a.is_terminal(&sa);
-                assert_eq!(terminal, b.is_terminal(&sb), "{at}: terminal");
-                assert_eq!(
-                    terminal,
-                    net.is_terminal(&sn),
-                    "{at}: terminal on the network"
-                );
-                let facts: BTreeSet<String> = a.state_facts(&sa).into_iter().collect();
-                let facts_b: BTreeSet<String> = b.state_facts(&sb).into_iter().collect();
-                let facts_n: BTreeSet<String> = net.state_facts(&sn).into_iter().collect();
-                assert_eq!(facts, facts_b, "{at}: state");
-                assert_eq!(facts, facts_n, "{at}: state on the network");
-                states += 1;
-                if terminal {
-                    for r in 0..roles {
-                        assert_eq!(a.goal(&sa, r), b.goal(&sb, r), "{at}: goal of role {r}");
-                        assert_eq!(
-                            a.goal(&sa, r),
-                            net.goal(&sn, r),
-                            "{at}: network goal of role {r}"
-                        );
-                    }
-                    break;
-                }
-                let mut joint_a = Vec::new();
-                let mut joint_b = Vec::new();
-                let mut joint_n = Vec::new();
-                for r in 0..roles {
-                    let moves = sorted_moves(&a, &sa, r);
-                    assert_eq!(
-                        moves,
-                        sorted_moves(&b, &sb, r),
-                        "{at}: legal moves of role {r}"
-                    );
-                    assert_eq!(
-                        moves,
-                        net_moves(&net, &sn, r),
-                        "{at}: network moves of role {r}"
-                    );
-                    let chosen = &moves[rng.gen_range(0..moves.len())];
-                    joint_a.push(a.move_from_kif(chosen).expect("a move of its own"));
-                    joint_b.push(b.move_from_kif(chosen).expect("the same move as written"));
-                    joint_n.push(
-                        net.move_from_kif(chosen)
-                            .expect("the same move on the network"),
-                    );
-                }
-                sa = a.next_state(&sa, &joint_a);
-                sb = b.next_state(&sb, &joint_b);
-                sn = net.next_state(&sn, &joint_n);
-            }
-        }
-        assert!(states > 100, "{name}: only {states} states compared");
+        agree_along_random_matches(name, &p, &plain, 100);
     }
+}
+
+/// Small games with facts no move changes, each read in another way.
+const FIXED: &[(&str, &str)] = &[(
+    // Walls read under a negation and positively, copied by a frame rule of their own; a constant
+    // fact copied forward; the position changes.
+    "maze",
+    "(role runner) (init (at 1 1)) (init lit)
+     (init (wall 1 1 east)) (init (wall 2 2 north)) (init (gate 3 3))
+     (succ 1 2) (succ 2 3) (succ 3 4) (index 1) (index 2) (index 3)
+     (<= (legal runner (east ?x2 ?y)) (true (at ?x ?y)) (succ ?x ?x2) (index ?x2) (not (true (wall ?x ?y east))))
+     (<= (legal runner (north ?x ?y2)) (true (at ?x ?y)) (succ ?y ?y2) (index ?y2) (not (true (wall ?x ?y north))))
+     (<= (legal runner wait) (true lit))
+     (<= (next (at ?x ?y)) (does runner (east ?x ?y)))
+     (<= (next (at ?x ?y)) (does runner (north ?x ?y)))
+     (<= (next (at ?x ?y)) (does runner wait) (true (at ?x ?y)))
+     (<= (next (wall ?x ?y ?d)) (true (wall ?x ?y ?d)))
+     (<= (next (gate ?x ?y)) (true (gate ?x ?y)))
+     (<= (next lit) (true lit)) (<= (next (gate 1 2)) (does runner wait))
+     (<= (next (clock ?n)) (true (clock ?m)) (succ ?m ?n))
+     (init (clock 1))
+     (<= out (true (at ?x ?y)) (true (gate ?x ?y)))
+     (<= terminal out) (<= terminal (true (clock 4)))
+     (<= (goal runner 100) out) (<= (goal runner 0) (not out))",
+)];
+
+/// `src` with a `next` rule, in a state that never comes, whose head could be a fact of any kind: the
+/// same game, with no fact fixed.
+fn with_nothing_fixed(src: &str) -> String {
+    format!("{src}\n(<= (next ?f) (true (never_comes ?f)))")
+}
+
+#[test]
+fn reading_fixed_fluents_from_init_changes_no_game() {
+    let corpus = crate::common::shared().join("games/kif/mummymaze1p.kif");
+    let corpus = std::fs::read_to_string(&corpus).expect("the corpus holds mummymaze1p");
+    let games = FIXED
+        .iter()
+        .map(|&(n, s)| (n, s.to_string()))
+        .chain([("mummymaze1p", corpus)]);
+    for (name, src) in games {
+        let p = parse_kif(&src).expect("parses");
+        let plain = parse_kif(&with_nothing_fixed(&src)).expect("parses with the blocking rule");
+        // The test is about something only if one form reads `init` where the other reads the state.
+        let init_readings = |p: &ggp::datalog::ir::Program| -> usize {
+            let init = p.keywords.init.expect("the game has an initial state");
+            p.rules
+                .iter()
+                .flat_map(|r| &r.body)
+                .filter(|l| matches!(l, Lit::Pos(a) | Lit::Neg(a) if a.rel == init))
+                .count()
+        };
+        let rewritten = ggp::engine::rewrite::prepared(&p).expect("prepares");
+        let kept = ggp::engine::rewrite::prepared(&plain).expect("prepares");
+        assert_eq!(init_readings(&kept), 0, "{name}: read from init as written");
+        assert!(
+            init_readings(&rewritten) > 0,
+            "{name}: nothing read from init\n{rewritten}"
+        );
+        agree_along_random_matches(name, &p, &plain, 100);
+    }
+}
+
+/// The longest match of the games here, with room to spare (mummy maze's runs 50 steps).
+const MAX_STEPS: usize = 200;
+
+/// Plays `playouts` random matches of `p` and `plain` (the same game, one rewritten and one not) and
+/// of the network grounded from `p`, checking at every step that the three agree.
+fn agree_along_random_matches(name: &str, p: &Program, plain: &Program, playouts: usize) {
+    let a = RuleGame::from_program(p, name).expect("loads rewritten");
+    let b = RuleGame::from_program(plain, name).expect("loads as written");
+    let net = NetGame::from_program(p, name).expect("grounds");
+    let roles = a.info().num_roles();
+    let mut rng = SmallRng::seed_from_u64(0x1d1e);
+    let mut states = 0;
+    for playout in 0..playouts {
+        let (mut sa, mut sb, mut sn) = (a.initial_state(), b.initial_state(), net.initial_state());
+        for step in 0..=MAX_STEPS {
+            let at = format!("{name}: playout {playout}, step {step}");
+            let terminal = a.is_terminal(&sa);
+            assert!(terminal || step < MAX_STEPS, "{at}: no end in sight");
+            assert_eq!(terminal, b.is_terminal(&sb), "{at}: terminal");
+            assert_eq!(
+                terminal,
+                net.is_terminal(&sn),
+                "{at}: terminal on the network"
+            );
+            let facts: BTreeSet<String> = a.state_facts(&sa).into_iter().collect();
+            let facts_b: BTreeSet<String> = b.state_facts(&sb).into_iter().collect();
+            let facts_n: BTreeSet<String> = net.state_facts(&sn).into_iter().collect();
+            assert_eq!(facts, facts_b, "{at}: state");
+            assert_eq!(facts, facts_n, "{at}: state on the network");
+            states += 1;
+            if terminal {
+                for r in 0..roles {
+                    assert_eq!(a.goal(&sa, r), b.goal(&sb, r), "{at}: goal of role {r}");
+                    assert_eq!(
+                        a.goal(&sa, r),
+                        net.goal(&sn, r),
+                        "{at}: network goal of role {r}"
+                    );
+                }
+                break;
+            }
+            let mut joint_a = Vec::new();
+            let mut joint_b = Vec::new();
+            let mut joint_n = Vec::new();
+            for r in 0..roles {
+                let moves = sorted_moves(&a, &sa, r);
+                assert_eq!(
+                    moves,
+                    sorted_moves(&b, &sb, r),
+                    "{at}: legal moves of role {r}"
+                );
+                assert_eq!(
+                    moves,
+                    net_moves(&net, &sn, r),
+                    "{at}: network moves of role {r}"
+                );
+                let chosen = &moves[rng.gen_range(0..moves.len())];
+                joint_a.push(a.move_from_kif(chosen).expect("a move of its own"));
+                joint_b.push(b.move_from_kif(chosen).expect("the same move as written"));
+                joint_n.push(
+                    net.move_from_kif(chosen)
+                        .expect("the same move on the network"),
+                );
+            }
+            sa = a.next_state(&sa, &joint_a);
+            sb = b.next_state(&sb, &joint_b);
+            sn = net.next_state(&sn, &joint_n);
+        }
+    }
+    assert!(states > 100, "{name}: only {states} states compared");
 }

@@ -3,16 +3,10 @@
 //! the analysis cannot bound them.
 
 use super::*;
+use crate::engine::demand::{STATIC_TRIAL_FACTS, STATIC_TRIAL_TIME};
 
 /// How long each side of the load-time comparison of the two evaluations may run.
 const DEMAND_TRIAL_TIME: std::time::Duration = std::time::Duration::from_secs(1);
-
-/// How long the bottom-up rules may take over the relations computed once at load before the fully
-/// demand-driven form is tried instead (only when there is one).
-const STATIC_TRIAL_TIME: std::time::Duration = std::time::Duration::from_secs(2);
-
-/// ...and how many facts.
-const STATIC_TRIAL_FACTS: usize = 1_000_000;
 
 /// The demand-driven form is chosen when the bottom-up rules derive more than this many facts in the
 /// trial states...

@@ -25,6 +25,8 @@
 //! Both stages share the grounding [`Budget`](super::budget::Budget) through the evaluator's limits: a
 //! fixpoint that runs away means there is no network to build.
 
+use std::time::Instant;
+
 use hashbrown::HashMap;
 use rayon::prelude::*;
 
@@ -36,7 +38,9 @@ use crate::datalog::ir::{dynamic_relations, Lit, Origin, Program, RelId};
 use crate::datalog::plan::{fact_table_sizes, plan, plan_sized, Phase, Plan};
 use crate::datalog::terms::TermId;
 use crate::engine::analysis::{relax, Keywords, Numbered, Relaxation};
-use crate::engine::demand::{demand, is_demand_relation, Lean};
+use crate::engine::demand::{
+    demand, is_demand_relation, Lean, STATIC_TRIAL_FACTS, STATIC_TRIAL_TIME,
+};
 use crate::engine::{EngineError, Limits};
 use crate::network::ground::decompose::{
     eliminate_variables, eliminate_variables_as, is_domain_relation, merge_alternatives,
@@ -185,14 +189,42 @@ fn decompose_and_demand(
         &[(true_, Phase::State), (does, Phase::Move)],
         &fact_table_sizes(prog),
     )?;
-    let mut sdb = Db::new(&splan, &arities, prog.terms.clone(), limits);
-    if let Err(e) = sdb.run(&splan, Phase::Static) {
-        return Err(analysis_over_budget(e, &sdb, prog, &limits));
-    }
-    let sizes: Vec<Option<f64>> = (0..prog.relations.len())
-        .map(|r| (splan.phases[r] == Phase::Static).then(|| sdb.rel(RelId(r as u32)).len() as f64))
-        .collect();
-    demand(prog, &roots, &dynamic, &per_move, &Lean::Binding(sizes));
+    // The load-time relations in full, within a trial budget: when they run away, the readings of
+    // the derived ones are restricted by demand too (mummy maze's `direction-from` of every four
+    // numbers its `succ` names, of which the rules ask about the board's), as the Datalog engine
+    // does.
+    let trial = Limits {
+        deadline: Some(match limits.deadline {
+            Some(d) => d.min(Instant::now() + STATIC_TRIAL_TIME),
+            None => Instant::now() + STATIC_TRIAL_TIME,
+        }),
+        max_facts: limits.max_facts.min(STATIC_TRIAL_FACTS),
+        ..limits
+    };
+    let mut sdb = Db::new(&splan, &arities, prog.terms.clone(), trial);
+    let (eligible, sizes) = match sdb.run(&splan, Phase::Static) {
+        Ok(()) => {
+            let sizes = (0..prog.relations.len())
+                .map(|r| {
+                    (splan.phases[r] == Phase::Static)
+                        .then(|| sdb.rel(RelId(r as u32)).len() as f64)
+                })
+                .collect();
+            (dynamic, sizes)
+        }
+        // Were the restricted form no smaller, the analysis says so with the whole budget.
+        Err(EngineError::Runaway(_)) => {
+            let derived = derived_relations(prog);
+            let eligible = dynamic
+                .iter()
+                .zip(&derived)
+                .map(|(&d, &r)| d || r)
+                .collect();
+            (eligible, fact_table_sizes(prog))
+        }
+        Err(e) => return Err(analysis_over_budget(e, &sdb, prog, &trial)),
+    };
+    demand(prog, &roots, &eligible, &per_move, &Lean::Binding(sizes));
     // The demand rules read the conditions before the asked relation, with variables the demand
     // does not keep: project those away too (they only make the relaxed fixpoint slower).
     let asking = flags(prog, is_demand_relation);
@@ -206,6 +238,16 @@ fn decompose_and_demand(
     let asking = flags(prog, is_demand_relation);
     merge_twins(prog, &asking);
     Ok(())
+}
+
+/// Per relation of `p`, whether a rule with conditions defines it (a table of facts has nothing a
+/// demand could restrict).
+fn derived_relations(p: &Program) -> Vec<bool> {
+    let mut derived = vec![false; p.relations.len()];
+    for r in p.rules.iter().filter(|r| !r.body.is_empty()) {
+        derived[r.head.rel.0 as usize] = true;
+    }
+    derived
 }
 
 /// Per relation of `p`, whether `is` says so of it.
