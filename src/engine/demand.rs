@@ -34,6 +34,16 @@ pub(crate) const STATIC_TRIAL_TIME: std::time::Duration = std::time::Duration::f
 /// ...and how many facts.
 pub(crate) const STATIC_TRIAL_FACTS: usize = 1_000_000;
 
+/// Per relation of `p` (by [`RelId`] index), whether a rule with conditions defines it: what a demand
+/// could restrict (a table of facts has nothing to restrict).
+pub(crate) fn derived_relations(p: &Program) -> Vec<bool> {
+    let mut derived = vec![false; p.relations.len()];
+    for r in p.rules.iter().filter(|r| !r.body.is_empty()) {
+        derived[r.head.rel.0 as usize] = true;
+    }
+    derived
+}
+
 /// How the name of a demand relation starts (a name only: a demand relation is known by its
 /// [`Origin`]).
 const DEMAND_PREFIX: &str = "demand#";

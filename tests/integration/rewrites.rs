@@ -100,15 +100,21 @@ fn net_moves(g: &NetGame, s: &<NetGame as Game>::State, role: RoleIndex) -> Vec<
     set.into_iter().collect()
 }
 
+/// The `crafted` games and the corpus's `corpus_game`, each with its name and rules.
+fn crafted_and_corpus(crafted: &[(&str, &str)], corpus_game: &str) -> Vec<(String, String)> {
+    let file = crate::common::shared().join(format!("games/kif/{corpus_game}.kif"));
+    let corpus = std::fs::read_to_string(&file)
+        .unwrap_or_else(|e| panic!("the corpus holds {corpus_game}: {e}"));
+    crafted
+        .iter()
+        .map(|&(n, s)| (n.to_string(), s.to_string()))
+        .chain([(corpus_game.to_string(), corpus)])
+        .collect()
+}
+
 #[test]
 fn dropping_idle_arguments_changes_no_game() {
-    let corpus = crate::common::shared().join("games/kif/ruleDepthExponential.kif");
-    let corpus = std::fs::read_to_string(&corpus).expect("the corpus holds ruleDepthExponential");
-    let games = GAMES
-        .iter()
-        .map(|&(n, s)| (n, s.to_string()))
-        .chain([("ruleDepthExponential", corpus)]);
-    for (name, src) in games {
+    for (name, src) in crafted_and_corpus(GAMES, "ruleDepthExponential") {
         let p = parse_kif(&src).expect("parses");
         let plain_src = without_the_rewrite(&src, &p);
         let plain = parse_kif(&plain_src).expect("parses with the blocking rule");
@@ -124,7 +130,7 @@ fn dropping_idle_arguments_changes_no_game() {
             arguments(&rewritten) < arguments(&kept),
             "{name}: no argument dropped\n{rewritten}"
         );
-        agree_along_random_matches(name, &p, &plain, 100);
+        agree_along_random_matches(&name, &p, &plain, 100);
     }
 }
 
@@ -160,13 +166,7 @@ fn with_nothing_fixed(src: &str) -> String {
 
 #[test]
 fn reading_fixed_fluents_from_init_changes_no_game() {
-    let corpus = crate::common::shared().join("games/kif/mummymaze1p.kif");
-    let corpus = std::fs::read_to_string(&corpus).expect("the corpus holds mummymaze1p");
-    let games = FIXED
-        .iter()
-        .map(|&(n, s)| (n, s.to_string()))
-        .chain([("mummymaze1p", corpus)]);
-    for (name, src) in games {
+    for (name, src) in crafted_and_corpus(FIXED, "mummymaze1p") {
         let p = parse_kif(&src).expect("parses");
         let plain = parse_kif(&with_nothing_fixed(&src)).expect("parses with the blocking rule");
         // The test is about something only if one form reads `init` where the other reads the state.
@@ -185,7 +185,7 @@ fn reading_fixed_fluents_from_init_changes_no_game() {
             init_readings(&rewritten) > 0,
             "{name}: nothing read from init\n{rewritten}"
         );
-        agree_along_random_matches(name, &p, &plain, 100);
+        agree_along_random_matches(&name, &p, &plain, 100);
     }
 }
 

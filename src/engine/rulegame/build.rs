@@ -3,7 +3,7 @@
 //! the analysis cannot bound them.
 
 use super::*;
-use crate::engine::demand::{STATIC_TRIAL_FACTS, STATIC_TRIAL_TIME};
+use crate::engine::demand::{derived_relations, STATIC_TRIAL_FACTS, STATIC_TRIAL_TIME};
 
 /// How long each side of the load-time comparison of the two evaluations may run.
 const DEMAND_TRIAL_TIME: std::time::Duration = std::time::Duration::from_secs(1);
@@ -241,11 +241,7 @@ impl RuleGame {
         // derived relation.
         let dynamic = dynamic_relations(&prog, &keep[..2], &compiler.prop_rel);
         let per_move = dynamic_relations(&prog, &keep[1..2], &[]);
-        // Relations with a rule that has conditions (a table of facts has nothing to restrict).
-        let mut derived = vec![false; prog.relations.len()];
-        for r in prog.rules.iter().filter(|r| !r.body.is_empty()) {
-            derived[r.head.rel.0 as usize] = true;
-        }
+        let derived = derived_relations(&prog);
         let demand_with = |eligible: &[bool]| {
             let mut d = prog.clone();
             let lean = &crate::engine::demand::Lean::Full;

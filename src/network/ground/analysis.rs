@@ -39,7 +39,7 @@ use crate::datalog::plan::{fact_table_sizes, plan, plan_sized, Phase, Plan};
 use crate::datalog::terms::TermId;
 use crate::engine::analysis::{relax, Keywords, Numbered, Relaxation};
 use crate::engine::demand::{
-    demand, is_demand_relation, Lean, STATIC_TRIAL_FACTS, STATIC_TRIAL_TIME,
+    demand, derived_relations, is_demand_relation, Lean, STATIC_TRIAL_FACTS, STATIC_TRIAL_TIME,
 };
 use crate::engine::{EngineError, Limits};
 use crate::network::ground::decompose::{
@@ -238,16 +238,6 @@ fn decompose_and_demand(
     let asking = flags(prog, is_demand_relation);
     merge_twins(prog, &asking);
     Ok(())
-}
-
-/// Per relation of `p`, whether a rule with conditions defines it (a table of facts has nothing a
-/// demand could restrict).
-fn derived_relations(p: &Program) -> Vec<bool> {
-    let mut derived = vec![false; p.relations.len()];
-    for r in p.rules.iter().filter(|r| !r.body.is_empty()) {
-        derived[r.head.rel.0 as usize] = true;
-    }
-    derived
 }
 
 /// Per relation of `p`, whether `is` says so of it.
