@@ -25,14 +25,27 @@ use hashbrown::HashMap;
 
 use crate::datalog::ir::{Cmp, IrAtom, Lit, Origin, Pat, Program, RelId, Rule};
 use crate::datalog::scc::{component_of, tarjan};
+use crate::engine::Limits;
 
 /// How long the bottom-up rules may take over the relations computed once at load before a form that
-/// restricts them by demand is tried instead (both engines: hex's `isList` of every list of up to 25
-/// cells, mummy maze's direction table of 6.5M entries).
-pub(crate) const STATIC_TRIAL_TIME: std::time::Duration = std::time::Duration::from_secs(2);
+/// restricts them by demand is tried instead...
+const STATIC_TRIAL_TIME: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// ...and how many facts.
-pub(crate) const STATIC_TRIAL_FACTS: usize = 1_000_000;
+const STATIC_TRIAL_FACTS: usize = 1_000_000;
+
+/// `limits` cut to the trial of the load-time relations in full, after which both engines restrict
+/// them by demand instead (hex's `isList` of every list of up to 25 cells, mummy maze's direction
+/// table of 6.7M entries): at most [`STATIC_TRIAL_TIME`] from now and [`STATIC_TRIAL_FACTS`] facts,
+/// never past `limits`' own deadline.
+pub(crate) fn static_trial(limits: Limits) -> Limits {
+    let end = std::time::Instant::now() + STATIC_TRIAL_TIME;
+    Limits {
+        deadline: Some(limits.deadline.map_or(end, |d| d.min(end))),
+        max_facts: limits.max_facts.min(STATIC_TRIAL_FACTS),
+        ..limits
+    }
+}
 
 /// Per relation of `p` (by [`RelId`] index), whether a rule with conditions defines it: what a demand
 /// could restrict (a table of facts has nothing to restrict).

@@ -19,7 +19,7 @@
 
 use hashbrown::HashSet;
 
-use crate::datalog::ir::{Lit, Pat, Program, Rule};
+use crate::datalog::ir::{Lit, Pat, Program, RelId, Rule};
 use crate::datalog::terms::TermStore;
 use crate::syntax::ast::Sym;
 
@@ -65,12 +65,12 @@ fn fixed_kinds(p: &Program) -> HashSet<Kind> {
         let head = &rule.head.args[0];
         if let Some(copy) = copied_kind(rule, true_, &p.terms) {
             match copy {
-                Copy::Everything => copies_everything = true,
-                Copy::Kind(k) => {
+                Copied::Everything => copies_everything = true,
+                Copied::Kind(k) => {
                     copied.insert(k);
                 }
                 // A copy of some facts of a kind makes none that was not there.
-                Copy::Some => {}
+                Copied::Some => {}
             }
             continue;
         }
@@ -101,7 +101,7 @@ fn fixed_kinds(p: &Program) -> HashSet<Kind> {
 }
 
 /// What a `next` rule that only copies a fact forward copies.
-enum Copy {
+enum Copied {
     /// Every fact: `(<= (next ?x) (true ?x))`.
     Everything,
     /// Every fact of one kind: its arguments are distinct variables.
@@ -111,14 +111,14 @@ enum Copy {
 }
 
 /// What `rule` (a `next` rule) copies, when its one condition is `true` of its head's term.
-fn copied_kind(rule: &Rule, true_: crate::datalog::ir::RelId, terms: &TermStore) -> Option<Copy> {
+fn copied_kind(rule: &Rule, true_: RelId, terms: &TermStore) -> Option<Copied> {
     let head = &rule.head.args[0];
     match &rule.body[..] {
         [Lit::Pos(a)] if a.rel == true_ && a.args[0] == *head => {}
         _ => return None,
     }
     Some(match head {
-        Pat::Var(_) => Copy::Everything,
+        Pat::Var(_) => Copied::Everything,
         Pat::Func(s, args) => {
             let mut seen: Vec<u32> = Vec::new();
             let distinct_vars = args.iter().all(|x| match x {
@@ -129,14 +129,14 @@ fn copied_kind(rule: &Rule, true_: crate::datalog::ir::RelId, terms: &TermStore)
                 _ => false,
             });
             if distinct_vars {
-                Copy::Kind((*s, args.len()))
+                Copied::Kind((*s, args.len()))
             } else {
-                Copy::Some
+                Copied::Some
             }
         }
         // A constant fact is every fact of its kind.
-        Pat::Term(t) if terms.is_const(*t) => Copy::Kind((terms.sym(*t), 0)),
-        Pat::Term(_) => Copy::Some,
+        Pat::Term(t) if terms.is_const(*t) => Copied::Kind((terms.sym(*t), 0)),
+        Pat::Term(_) => Copied::Some,
     })
 }
 

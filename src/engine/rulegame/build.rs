@@ -3,7 +3,7 @@
 //! the analysis cannot bound them.
 
 use super::*;
-use crate::engine::demand::{derived_relations, STATIC_TRIAL_FACTS, STATIC_TRIAL_TIME};
+use crate::engine::demand::{derived_relations, static_trial};
 
 /// How long each side of the load-time comparison of the two evaluations may run.
 const DEMAND_TRIAL_TIME: std::time::Duration = std::time::Duration::from_secs(1);
@@ -266,12 +266,7 @@ impl RuleGame {
         }
         // The load-time relations in full, within a time budget when a fully demand-driven form can
         // take over.
-        let budget = Limits {
-            deadline: Some(std::time::Instant::now() + STATIC_TRIAL_TIME),
-            max_facts: limits.max_facts.min(STATIC_TRIAL_FACTS),
-            ..limits
-        };
-        match compiler.compile(prog.clone(), budget) {
+        match compiler.compile(prog.clone(), static_trial(limits)) {
             Ok(mut c) => {
                 c.base.set_limits(limits);
                 Ok(chosen(c, false))

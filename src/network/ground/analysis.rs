@@ -25,8 +25,6 @@
 //! Both stages share the grounding [`Budget`](super::budget::Budget) through the evaluator's limits: a
 //! fixpoint that runs away means there is no network to build.
 
-use std::time::Instant;
-
 use hashbrown::HashMap;
 use rayon::prelude::*;
 
@@ -38,9 +36,7 @@ use crate::datalog::ir::{dynamic_relations, Lit, Origin, Program, RelId};
 use crate::datalog::plan::{fact_table_sizes, plan, plan_sized, Phase, Plan};
 use crate::datalog::terms::TermId;
 use crate::engine::analysis::{relax, Keywords, Numbered, Relaxation};
-use crate::engine::demand::{
-    demand, derived_relations, is_demand_relation, Lean, STATIC_TRIAL_FACTS, STATIC_TRIAL_TIME,
-};
+use crate::engine::demand::{demand, derived_relations, is_demand_relation, static_trial, Lean};
 use crate::engine::{EngineError, Limits};
 use crate::network::ground::decompose::{
     eliminate_variables, eliminate_variables_as, is_domain_relation, merge_alternatives,
@@ -193,14 +189,7 @@ fn decompose_and_demand(
     // the derived ones are restricted by demand too (mummy maze's `direction-from` of every four
     // numbers its `succ` names, of which the rules ask about the board's), as the Datalog engine
     // does.
-    let trial = Limits {
-        deadline: Some(match limits.deadline {
-            Some(d) => d.min(Instant::now() + STATIC_TRIAL_TIME),
-            None => Instant::now() + STATIC_TRIAL_TIME,
-        }),
-        max_facts: limits.max_facts.min(STATIC_TRIAL_FACTS),
-        ..limits
-    };
+    let trial = static_trial(limits);
     let mut sdb = Db::new(&splan, &arities, prog.terms.clone(), trial);
     let (eligible, sizes) = match sdb.run(&splan, Phase::Static) {
         Ok(()) => {
