@@ -31,7 +31,8 @@
 //! `?u ?v` (itself projected onto what the group reads, a "domain" relation, see
 //! [`is_domain_relation`]), so each legal move no longer has one instance per square of the king.
 //! Before any projection, [`merge_alternatives`] undoes what an `or` became, two rules alike but for
-//! one condition, so that what they share is projected (and asked about, and grounded) once.
+//! one condition, so that what they share is projected (and asked about, and grounded) once; rules
+//! with nothing else to share are left as they are.
 
 use hashbrown::HashMap;
 
