@@ -245,6 +245,9 @@ pub(crate) enum Lean {
     /// The body is also read cheapest literal first rather than tables first, by the number of facts
     /// of each relation that is not restricted (by [`RelId`] index, `None` when unknown): a table with
     /// free columns (chess's `different_cells ?cx ?cy ?u ?v`) would otherwise ask about every row.
+    ///
+    /// In a restricted copy's rule, a reading is asked only the arguments its rule's own demand
+    /// reaches through shared variables; the others are read (see `Rewriter::reading`).
     Binding(Vec<Option<f64>>),
 }
 
