@@ -466,34 +466,27 @@ impl Rewriter<'_> {
 fn joined_with(guard: &Lit, literals: &[Lit], nv: usize) -> Vec<bool> {
     let mut reached = vec![false; nv];
     guard.bind_vars(&mut reached);
-    let mut taken = vec![false; literals.len()];
-    loop {
-        let mut grew = false;
-        for (l, t) in literals.iter().zip(&mut taken) {
+    let mut left: Vec<Vec<u32>> = literals
+        .iter()
+        .map(|l| {
             let mut vars = Vec::new();
-            lit_vars(l, &mut vars);
-            if !*t && vars.iter().any(|&v| reached[v as usize]) {
-                *t = true;
-                grew = true;
-                vars.iter().for_each(|&v| reached[v as usize] = true);
+            l.each_var(&mut |v| vars.push(v));
+            vars
+        })
+        .collect();
+    // Each pass takes in the literals that share a variable with what is reached, until none does.
+    loop {
+        let before = left.len();
+        left.retain(|vars| {
+            if !vars.iter().any(|&v| reached[v as usize]) {
+                return true;
             }
-        }
-        if !grew {
+            vars.iter().for_each(|&v| reached[v as usize] = true);
+            false
+        });
+        if left.len() == before {
             return reached;
         }
-    }
-}
-
-/// The variables literal `l` mentions.
-fn lit_vars(l: &Lit, out: &mut Vec<u32>) {
-    match l {
-        Lit::Pos(a) | Lit::Neg(a) => a.args.iter().for_each(|x| x.each_var(&mut |v| out.push(v))),
-        Lit::Cmp(_, x, y) => [x, y]
-            .into_iter()
-            .for_each(|p| p.each_var(&mut |v| out.push(v))),
-        Lit::Arith(_, x, y, z) => [x, y, z]
-            .into_iter()
-            .for_each(|p| p.each_var(&mut |v| out.push(v))),
     }
 }
 
