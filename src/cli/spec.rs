@@ -236,7 +236,7 @@ impl GameSpec {
 
 /// Runs `load` (of `source` with `options`) under a spinner on standard error that says what is
 /// loading, for rule files: building a big game's network takes seconds (chess about 2 s), and
-/// finding that one does not ground takes up to its whole budget (laikLee_hex 12 s), which a user at
+/// finding that one does not ground can take seconds (laikLee_hex 3.5 s), which a user at
 /// a terminal should not sit through in silence. indicatif draws nothing when standard error is not a
 /// terminal, so piped and tested output stays as it was.
 pub fn while_loading<T>(source: &GameSource, options: &LoadOptions, load: impl FnOnce() -> T) -> T {

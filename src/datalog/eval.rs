@@ -728,4 +728,27 @@ mod tests {
         let (_, dead) = run(src, "dead");
         assert_eq!(dead, ["1", "2"]);
     }
+
+    #[test]
+    fn a_join_with_more_solutions_than_the_fact_limit_stops_inside_the_join() {
+        // 40^4 = 2,560,000 solutions for a limit of 1,000 facts: the join stops at its 1,001st
+        // solution rather than finding them all before the limit is checked.
+        let mut src = String::from("(role r) (<= (quad ?a ?b ?c ?d) (n ?a) (n ?b) (n ?c) (n ?d))");
+        for i in 0..40 {
+            src.push_str(&format!(" (n {i})"));
+        }
+        let p = lower(&parse_kif(&src).expect("parses")).expect("lowers");
+        let pl = plan(&p, &[]).expect("plans");
+        let arities: Vec<usize> = p.relations.iter().map(|r| r.arity).collect();
+        let limits = Limits {
+            max_facts: 1000,
+            ..Limits::default()
+        };
+        let mut db = Db::new(&pl, &arities, p.terms.clone(), limits);
+        assert_eq!(
+            db.run(&pl, Phase::Static),
+            Err(EngineError::Runaway(Runaway::TooManySolutions(1000)))
+        );
+        assert!(db.rels.iter().all(|r| r.len() < 1000), "no fact was added");
+    }
 }

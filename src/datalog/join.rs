@@ -110,6 +110,8 @@ pub(super) struct Scratch<'a, T: Terms> {
     terms: T,
     max_depth: u32,
     deadline: Option<std::time::Instant>,
+    /// The most solutions one join may find: the evaluation's fact limit.
+    max_hits: usize,
     /// Rows looked at, so that the deadline is read only once every `DEADLINE_STRIDE` rows.
     rows_visited: u32,
 }
@@ -133,6 +135,7 @@ impl<'a, T: Terms> Scratch<'a, T> {
             terms,
             max_depth: limits.max_depth,
             deadline: limits.deadline,
+            max_hits: limits.max_facts,
             rows_visited: 0,
         }
     }
@@ -240,6 +243,11 @@ pub(super) fn join<T: Terms>(
             sc.pending.push(t);
         }
         sc.hits += 1;
+        if sc.hits > sc.max_hits {
+            return Err(Stop::Engine(EngineError::Runaway(
+                Runaway::TooManySolutions(sc.max_hits),
+            )));
+        }
         return Ok(true);
     };
     match instr {

@@ -5,7 +5,8 @@
 //! component is an error naming the relation. Each relation gets a [`Phase`]: `Static` when it does not
 //! depend on `true` or `does` (computed once at load), `State` when it depends on `true` only (computed once
 //! per state), `Move` when it depends on `does` (computed per joint move). Each rule's body is ordered
-//! greedily: the literal with the most arguments already bound goes next, and filters (negation,
+//! greedily: the literal with the most arguments already bound goes next (among equals a demand
+//! relation's, then the one with the fewest new variables), and filters (negation,
 //! comparisons, arithmetic) run as soon as their variables are bound. Each scan looks its relation up by
 //! what is bound at that point: whole columns, and the bound parts of a column's function term
 //! (`legal2(?p, (move ?piece ?u ?v ?x ?y))` with the squares known is looked up by the squares); those
@@ -20,7 +21,7 @@ use std::fmt;
 use super::compiled::{compile, CompiledRule, DeltaPlan, Step, Stratum};
 /// The planner's output types, where `rulegame` and the grounder have always imported them from.
 pub use super::compiled::{Phase, Plan, Slot};
-use super::ir::{Cmp, IrAtom, Lit, Pat, Program, RelId};
+use super::ir::{Cmp, IrAtom, Lit, Origin, Pat, Program, RelId};
 use super::scc::component_of;
 /// Where `demand`, `rewrite` and the grounder have always imported the components from.
 pub(crate) use super::scc::tarjan;
@@ -339,7 +340,7 @@ fn compile_rule(
         }
         // A positive literal expected to produce at most two rows (when sizes are known: a check, or
         // a tiny relation such as a role's one `does` fact), else the one with the most bound
-        // arguments, then the fewest new variables.
+        // arguments, a demand relation's first among equals, then the fewest new variables.
         let best = left
             .iter()
             .enumerate()
@@ -358,7 +359,13 @@ fn compile_rule(
                             .powf((a.args.len() - b) as f64 / a.args.len() as f64),
                         None => 1000f64.powf((a.args.len() - b) as f64 / a.args.len() as f64),
                     };
-                    let score = b as isize * 16 - fresh as isize;
+                    // Among literals with as many bound arguments, a demand relation's goes first:
+                    // it holds what the rule is asked, and one of its rows binds many variables at
+                    // once, which "fewest new variables" would put last (laikLee_hex's
+                    // `isList#b(list(?el1, list(?el2, ...)))` after 25 scans of `le(?el)`, a cross
+                    // product that never ends).
+                    let asked = p.relations[a.rel.0 as usize].origin == Origin::Demand;
+                    let score = (b, asked, -(fresh as isize));
                     // Load-time strata order by the estimate alone (their inputs' sizes are exact);
                     // per-state ones only put tiny scans first, as states are far smaller than the
                     // union of all states the sizes describe.
@@ -551,6 +558,34 @@ mod tests {
         assert!(
             sized.contains("before(?y, ?x1) :- succ(?x, ?x1), lt(?y, ?x)@[1]."),
             "{sized}"
+        );
+    }
+
+    #[test]
+    fn a_demand_relation_goes_first_among_scans_with_as_many_bound_arguments() {
+        let src = "(role r) (le a) (le b) (k 1 a) (ask (pair a b)) (ask2 b a)
+            (<= (isl (pair ?x ?y)) (le ?x) (le ?y) (ask (pair ?x ?y)))
+            (<= (got ?x ?y) (ask2 ?x ?y) (k 1 ?y))";
+        let mut p = lower(&parse_kif(src).expect("parses")).expect("lowers");
+        for r in &mut p.relations {
+            if ["ask", "ask2"].contains(&p.terms.name(r.name)) {
+                r.origin = Origin::Demand;
+            }
+        }
+        let shown = PlanDisplay {
+            program: &p,
+            plan: &plan(&p, &[]).expect("plans"),
+        }
+        .to_string();
+        // One row of the demand binds both variables; `le` first would join every pair of them.
+        assert!(
+            shown.contains("isl(pair(?x, ?y)) :- ask(pair(?x, ?y))@[0.f], le(?x)@[0], le(?y)@[0]."),
+            "{shown}"
+        );
+        // A bound argument still counts first: `k(1, ?y)` before the demand.
+        assert!(
+            shown.contains("got(?x, ?y) :- k(1, ?y)@[0], ask2(?x, ?y)@[1]."),
+            "{shown}"
         );
     }
 }
