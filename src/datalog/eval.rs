@@ -410,27 +410,35 @@ impl Db {
     fn prefix_answers(&mut self, r: &CompiledRule) -> Result<Prefix, EngineError> {
         let pats: Vec<Pat> = r.prefix_vars.iter().map(|&v| Pat::Var(v)).collect();
         let n = r.static_prefix;
+        // The join stops at the first answer past what may be kept (with no variable, only the
+        // count is kept): the answers are no facts, and the fact limit is not theirs.
+        let w = r.prefix_vars.len();
+        let most = MAX_PREFIX_TERMS.checked_div(w).unwrap_or(usize::MAX);
         let mut sc = Scratch::new(
             &mut self.binds,
             &mut self.pending,
             &mut self.terms,
             &self.limits,
-        );
-        join(
+        )
+        .with_max_hits(most);
+        match join(
             &self.rels,
             &pats,
             (&r.code[..n], n),
             0,
             (usize::MAX, 0, 0),
             &mut sc,
-        )?;
+        ) {
+            Ok(_) => {}
+            Err(Stop::Engine(EngineError::Runaway(Runaway::TooManySolutions(_)))) => {
+                self.pending.clear();
+                return Ok(Prefix::TooMany);
+            }
+            Err(e) => return Err(e.into()),
+        }
         let count = sc.hits;
         let rows = std::mem::take(&mut self.pending);
-        Ok(if rows.len() <= MAX_PREFIX_TERMS {
-            Prefix::Rows(count, rows.into_boxed_slice())
-        } else {
-            Prefix::TooMany
-        })
+        Ok(Prefix::Rows(count, rows.into_boxed_slice()))
     }
 
     /// [`Db::fire`] replaying the static prefix's answers `rows` instead of evaluating it.

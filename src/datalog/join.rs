@@ -140,6 +140,12 @@ impl<'a, T: Terms> Scratch<'a, T> {
         }
     }
 
+    /// This scratch with `most` solutions allowed instead of the fact limit.
+    pub(super) fn with_max_hits(mut self, most: usize) -> Self {
+        self.max_hits = most;
+        self
+    }
+
     /// An error once the deadline has passed.
     pub(super) fn check_deadline(&self) -> Result<(), EngineError> {
         match self.deadline {

@@ -283,6 +283,35 @@ fn load_time_relations_too_large_in_full_run_demand_driven() {
 }
 
 #[test]
+fn a_static_prefix_with_more_answers_than_the_fact_limit_still_plays() {
+    // `terminal` reads 1,600 pairs of load-time `n` facts before the state (planned
+    // `terminal :- n(?a), n(?b), true$cell(p(?a, ?b))`): its static prefix has more answers than the
+    // 1,000 facts a state may derive, which are not facts and do not count.
+    let mut src = String::from(
+        "(role r) (init (cell (p 100 100))) (init (cell (p 101 101))) (init (cell (p 102 102))) \
+         (<= (legal r wait) (true (cell ?c))) (<= (next (cell (p 3 4))) (true (cell ?c))) \
+         (<= terminal (n ?a) (n ?b) (true (cell (p ?a ?b)))) \
+         (<= (goal r 100) terminal) (<= (goal r 0) (not terminal))",
+    );
+    for i in 0..40 {
+        src.push_str(&format!(" (n {i})"));
+    }
+    let p = crate::syntax::parse_kif(&src).expect("parses");
+    let limits = Limits {
+        max_facts: 1000,
+        ..Limits::default()
+    };
+    let g = RuleGame::with_options(&p, "pairs", limits, Evaluation::BottomUp).expect("loads");
+    let s = g.initial_state();
+    assert!(!g.is_terminal(&s));
+    let mut moves = Vec::new();
+    g.legal_moves(&s, 0, &mut moves);
+    let s = g.next_state(&s, &moves);
+    assert!(g.is_terminal(&s));
+    assert_eq!(g.goal(&s, 0), 100);
+}
+
+#[test]
 fn invalid_programs_are_rejected_with_a_reason() {
     let cases: Vec<(Program, &str)> = vec![
         {
