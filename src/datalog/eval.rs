@@ -235,7 +235,8 @@ impl Db {
     /// itself once the others' facts are in.
     fn run_pass(&mut self, s: &Stratum, tasks: &[Task]) -> Result<(), EngineError> {
         let (rels, terms, limits) = (&self.rels, &self.terms, &self.limits);
-        let task = |t: &Task| join_task(rels, terms, limits, &s.rules[t.rule], t);
+        let room = limits.max_facts.saturating_sub(self.derived);
+        let task = |t: &Task| join_task(rels, terms, limits, room, &s.rules[t.rule], t);
         // A pass over a few new rows (a recursion's last rounds, a step counter's hundreds) costs
         // less than waking the other threads would.
         let few = tasks
@@ -384,12 +385,14 @@ impl Db {
                 return res;
             }
         }
+        let head = r.head.rel.0 as usize;
         let mut sc = Scratch::new(
             &mut self.binds,
             &mut self.pending,
             &mut self.terms,
             &self.limits,
-        );
+        )
+        .for_head(head, self.limits.max_facts.saturating_sub(self.derived));
         let delta = delta.unwrap_or((usize::MAX, 0, 0));
         join(
             &self.rels,
@@ -411,7 +414,7 @@ impl Db {
         let pats: Vec<Pat> = r.prefix_vars.iter().map(|&v| Pat::Var(v)).collect();
         let n = r.static_prefix;
         // The join stops at the first answer past what may be kept (with no variable, only the
-        // count is kept): the answers are no facts, and the fact limit is not theirs.
+        // count is kept).
         let w = r.prefix_vars.len();
         let most = MAX_PREFIX_TERMS.checked_div(w).unwrap_or(usize::MAX);
         let mut sc = Scratch::new(
@@ -420,7 +423,7 @@ impl Db {
             &mut self.terms,
             &self.limits,
         )
-        .with_max_hits(most);
+        .answers_at_most(most);
         match join(
             &self.rels,
             &pats,
@@ -430,7 +433,7 @@ impl Db {
             &mut sc,
         ) {
             Ok(_) => {}
-            Err(Stop::Engine(EngineError::Runaway(Runaway::TooManySolutions(_)))) => {
+            Err(Stop::Enough) => {
                 self.pending.clear();
                 return Ok(Prefix::TooMany);
             }
@@ -450,12 +453,14 @@ impl Db {
         exists_from: usize,
     ) -> Result<(), EngineError> {
         let w = r.prefix_vars.len();
+        let head = r.head.rel.0 as usize;
         let mut sc = Scratch::new(
             &mut self.binds,
             &mut self.pending,
             &mut self.terms,
             &self.limits,
-        );
+        )
+        .for_head(head, self.limits.max_facts.saturating_sub(self.derived));
         for k in 0..count {
             for (j, &v) in r.prefix_vars.iter().enumerate() {
                 sc.binds[v as usize] = rows[k * w + j];
@@ -516,17 +521,19 @@ fn join_task(
     rels: &[RelStore],
     terms: &TermStore,
     limits: &Limits,
+    room: usize,
     r: &CompiledRule,
     t: &Task,
 ) -> Result<Option<Found>, EngineError> {
     let (code, exists_from, delta) = t.code(r);
     let mut binds = vec![UNBOUND; r.num_vars];
     let mut pending = Vec::new();
-    let mut sc = Scratch::new(&mut binds, &mut pending, terms, limits);
+    let head = r.head.rel.0 as usize;
+    let mut sc = Scratch::new(&mut binds, &mut pending, terms, limits).for_head(head, room);
     match join(rels, &r.head.args, (code, exists_from), 0, delta, &mut sc) {
         Ok(_) => {}
         Err(Stop::NewTerm) => return Ok(None),
-        Err(Stop::Engine(e)) => return Err(e),
+        Err(e) => return Err(e.into()),
     }
     let hits = sc.hits;
     if limits.deadline.is_some() {
@@ -738,9 +745,10 @@ mod tests {
     }
 
     #[test]
-    fn a_join_with_more_solutions_than_the_fact_limit_stops_inside_the_join() {
-        // 40^4 = 2,560,000 solutions for a limit of 1,000 facts: the join stops at its 1,001st
-        // solution rather than finding them all before the limit is checked.
+    fn a_join_with_more_distinct_heads_than_the_fact_limit_stops_inside_the_join() {
+        // 40^4 = 2,560,000 distinct heads for a limit of 1,000 facts: the join stops once it has
+        // found more than 1,000 solutions, counted them and found them distinct, rather than after
+        // finding them all.
         let mut src = String::from("(role r) (<= (quad ?a ?b ?c ?d) (n ?a) (n ?b) (n ?c) (n ?d))");
         for i in 0..40 {
             src.push_str(&format!(" (n {i})"));
@@ -755,8 +763,22 @@ mod tests {
         let mut db = Db::new(&pl, &arities, p.terms.clone(), limits);
         assert_eq!(
             db.run(&pl, Phase::Static),
-            Err(EngineError::Runaway(Runaway::TooManySolutions(1000)))
+            Err(EngineError::Runaway(Runaway::TooManyFacts(1000)))
         );
         assert!(db.rels.iter().all(|r| r.len() < 1000), "no fact was added");
+        // A join whose heads repeat goes on: 64,000 solutions, 40 facts, under a limit of 100.
+        let src = src
+            .replace("(quad ?a ?b ?c ?d)", "(first ?a)")
+            .replace(" (n ?d)", "");
+        let p = lower(&parse_kif(&src).expect("parses")).expect("lowers");
+        let pl = plan(&p, &[]).expect("plans");
+        let arities: Vec<usize> = p.relations.iter().map(|r| r.arity).collect();
+        let limits = Limits {
+            max_facts: 100,
+            ..Limits::default()
+        };
+        let mut db = Db::new(&pl, &arities, p.terms.clone(), limits);
+        db.run(&pl, Phase::Static)
+            .expect("40 facts fit a limit of 100");
     }
 }

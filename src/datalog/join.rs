@@ -31,7 +31,7 @@ use smallvec::SmallVec;
 use super::compiled::{Instr, Key, Match, Scan};
 use super::ir::{Arith, Pat};
 use super::store::{RelStore, NONE};
-use super::terms::{TermId, TermStore};
+use super::terms::{hash_ids, TermId, TermStore};
 use super::{EngineError, Limits};
 use crate::datalog::{Invalid, Runaway};
 use crate::syntax::ast::Sym;
@@ -80,6 +80,8 @@ pub(super) enum Stop {
     /// It needed a term its store cannot make (a worker of a parallel pass): the rule is evaluated
     /// again afterwards by the evaluator itself.
     NewTerm,
+    /// It found more answers than its caller keeps ([`Scratch::answers_at_most`]).
+    Enough,
 }
 
 impl From<EngineError> for Stop {
@@ -94,6 +96,11 @@ impl From<Stop> for EngineError {
             Stop::Engine(e) => e,
             // The evaluator's own store makes every term, so its joins never stop for one.
             Stop::NewTerm => EngineError::Invalid(Invalid::TermNotMade),
+            Stop::Enough => {
+                unreachable!(
+                    "only `Db::prefix_answers` sets a number of answers, and it handles it"
+                )
+            }
         }
     }
 }
@@ -110,8 +117,15 @@ pub(super) struct Scratch<'a, T: Terms> {
     terms: T,
     max_depth: u32,
     deadline: Option<std::time::Instant>,
-    /// The most solutions one join may find: the evaluation's fact limit.
-    max_hits: usize,
+    /// The evaluation's fact limit.
+    max_facts: usize,
+    /// The relation the heads go to and how many new facts the evaluation may still derive, when
+    /// the caller says ([`Scratch::for_head`]).
+    head: Option<(usize, usize)>,
+    /// The number of solutions at which the heads found are next counted (see [`Scratch::thin`]).
+    check_at: usize,
+    /// The most answers the caller keeps, past which the join stops with [`Stop::Enough`].
+    max_answers: usize,
     /// Rows looked at, so that the deadline is read only once every `DEADLINE_STRIDE` rows.
     rows_visited: u32,
 }
@@ -135,15 +149,82 @@ impl<'a, T: Terms> Scratch<'a, T> {
             terms,
             max_depth: limits.max_depth,
             deadline: limits.deadline,
-            max_hits: limits.max_facts,
+            max_facts: limits.max_facts,
+            head: None,
+            check_at: limits.max_facts,
+            max_answers: usize::MAX,
             rows_visited: 0,
         }
     }
 
-    /// This scratch with `most` solutions allowed instead of the fact limit.
-    pub(super) fn with_max_hits(mut self, most: usize) -> Self {
-        self.max_hits = most;
+    /// This scratch deriving heads of relation `rel`, of which the evaluation may still add `room`
+    /// new facts: once the join has found more solutions than that, its heads are counted (see
+    /// [`Scratch::thin`]).
+    pub(super) fn for_head(mut self, rel: usize, room: usize) -> Self {
+        self.head = Some((rel, room));
+        self.check_at = room;
         self
+    }
+
+    /// This scratch stopping its join with [`Stop::Enough`] at the first answer past `most`.
+    pub(super) fn answers_at_most(mut self, most: usize) -> Self {
+        self.max_answers = most;
+        self
+    }
+
+    /// Drops the pending heads the relation already has and the repeated ones, keeping each first
+    /// one in its place (so the facts go in as they would have), and stops the evaluation when more
+    /// remain than it may add: a cross product of millions of rows (laikLee_hex's `isList` of every
+    /// list of twelve cells) is refused as it passes the limit instead of after it ends. A join that
+    /// finds the same heads many times (a projection, a closure over a dense graph) goes on, its
+    /// pending heads thinned to the new ones.
+    fn thin(&mut self, rels: &[RelStore], arity: usize) -> Result<(), Stop> {
+        let Some((rel, room)) = self.head else {
+            self.check_at = usize::MAX;
+            return Ok(());
+        };
+        if arity == 0 {
+            self.check_at = usize::MAX;
+            return Ok(());
+        }
+        let n = self.pending.len() / arity;
+        let mut seen: hashbrown::HashTable<u32> = hashbrown::HashTable::with_capacity(n);
+        let mut kept = 0;
+        for i in 0..n {
+            let h = hash_ids(self.pending[i * arity..(i + 1) * arity].iter().copied());
+            let pending = &*self.pending;
+            let fact = &pending[i * arity..(i + 1) * arity];
+            if rels[rel].contains(fact)
+                || seen
+                    .find(h, |&k| {
+                        &pending[k as usize * arity..(k as usize + 1) * arity] == fact
+                    })
+                    .is_some()
+            {
+                continue;
+            }
+            self.pending
+                .copy_within(i * arity..(i + 1) * arity, kept * arity);
+            let pending = &*self.pending;
+            seen.insert_unique(h, kept as u32, |&k| {
+                hash_ids(
+                    pending[k as usize * arity..(k as usize + 1) * arity]
+                        .iter()
+                        .copied(),
+                )
+            });
+            kept += 1;
+        }
+        self.pending.truncate(kept * arity);
+        if kept > room {
+            return Err(Stop::Engine(EngineError::Runaway(Runaway::TooManyFacts(
+                self.max_facts,
+            ))));
+        }
+        // Counted again after as many solutions more (at least a few, so that a join near the limit
+        // that only repeats known heads does not count them at every one).
+        self.check_at = self.hits.saturating_add(room.max(64));
+        Ok(())
     }
 
     /// An error once the deadline has passed.
@@ -249,10 +330,11 @@ pub(super) fn join<T: Terms>(
             sc.pending.push(t);
         }
         sc.hits += 1;
-        if sc.hits > sc.max_hits {
-            return Err(Stop::Engine(EngineError::Runaway(
-                Runaway::TooManySolutions(sc.max_hits),
-            )));
+        if sc.hits > sc.max_answers {
+            return Err(Stop::Enough);
+        }
+        if sc.hits > sc.check_at {
+            sc.thin(rels, head.len())?;
         }
         return Ok(true);
     };

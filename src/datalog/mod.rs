@@ -105,12 +105,6 @@ pub enum Runaway {
         /// The term's first characters (`...` when cut).
         head: String,
     },
-    /// One join found more solutions than the evaluation may derive facts: its rule alone would
-    /// pass the limit unless nearly all of them repeated one another (a cross product such as
-    /// laikLee_hex's `isList` of every list of twelve cells), so it stops there rather than
-    /// finishing a join that may not end before the deadline.
-    #[error("one rule found more than {0} solutions in one evaluation")]
-    TooManySolutions(usize),
     /// The evaluation's deadline passed.
     #[error("the evaluation ran past its time limit")]
     TimeLimit,
@@ -147,8 +141,8 @@ pub enum Misbehaviour {
 /// Bounds that stop a runaway program with an error instead of exhausting memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
-    /// The most facts one evaluation (the load-time analysis, or one state) may derive, and the most
-    /// solutions one join of it may find.
+    /// The most facts one evaluation (the load-time analysis, or one state) may derive (a join that
+    /// alone finds more distinct heads stops as it passes them).
     pub max_facts: usize,
     /// The deepest nesting of a derived term.
     pub max_depth: u32,
