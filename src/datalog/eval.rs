@@ -744,41 +744,40 @@ mod tests {
         assert_eq!(dead, ["1", "2"]);
     }
 
+    /// Evaluates `src`'s load-time relations under a limit of `max_facts`: the outcome and the
+    /// most facts a relation holds.
+    fn run_limited(src: &str, max_facts: usize) -> (Result<(), EngineError>, usize) {
+        let p = lower(&parse_kif(src).expect("parses")).expect("lowers");
+        let pl = plan(&p, &[]).expect("plans");
+        let arities: Vec<usize> = p.relations.iter().map(|r| r.arity).collect();
+        let limits = Limits {
+            max_facts,
+            ..Limits::default()
+        };
+        let mut db = Db::new(&pl, &arities, p.terms.clone(), limits);
+        let outcome = db.run(&pl, Phase::Static);
+        (
+            outcome,
+            db.rels.iter().map(RelStore::len).max().unwrap_or(0),
+        )
+    }
+
     #[test]
     fn a_join_with_more_distinct_heads_than_the_fact_limit_stops_inside_the_join() {
+        let numbers: String = (0..40).map(|i| format!(" (n {i})")).collect();
         // 40^4 = 2,560,000 distinct heads for a limit of 1,000 facts: the join stops once it has
-        // found more than 1,000 solutions, counted them and found them distinct, rather than after
-        // finding them all.
-        let mut src = String::from("(role r) (<= (quad ?a ?b ?c ?d) (n ?a) (n ?b) (n ?c) (n ?d))");
-        for i in 0..40 {
-            src.push_str(&format!(" (n {i})"));
-        }
-        let p = lower(&parse_kif(&src).expect("parses")).expect("lowers");
-        let pl = plan(&p, &[]).expect("plans");
-        let arities: Vec<usize> = p.relations.iter().map(|r| r.arity).collect();
-        let limits = Limits {
-            max_facts: 1000,
-            ..Limits::default()
-        };
-        let mut db = Db::new(&pl, &arities, p.terms.clone(), limits);
+        // found more than 1,000 solutions and counted them distinct, before any is added (a join
+        // left to finish added facts until one past the limit).
+        let quads = "(role r) (<= (quad ?a ?b ?c ?d) (n ?a) (n ?b) (n ?c) (n ?d))";
+        let (outcome, most) = run_limited(&format!("{quads}{numbers}"), 1000);
         assert_eq!(
-            db.run(&pl, Phase::Static),
+            outcome,
             Err(EngineError::Runaway(Runaway::TooManyFacts(1000)))
         );
-        assert!(db.rels.iter().all(|r| r.len() < 1000), "no fact was added");
+        assert_eq!(most, 40, "only the 40 `n` facts");
         // A join whose heads repeat goes on: 64,000 solutions, 40 facts, under a limit of 100.
-        let src = src
-            .replace("(quad ?a ?b ?c ?d)", "(first ?a)")
-            .replace(" (n ?d)", "");
-        let p = lower(&parse_kif(&src).expect("parses")).expect("lowers");
-        let pl = plan(&p, &[]).expect("plans");
-        let arities: Vec<usize> = p.relations.iter().map(|r| r.arity).collect();
-        let limits = Limits {
-            max_facts: 100,
-            ..Limits::default()
-        };
-        let mut db = Db::new(&pl, &arities, p.terms.clone(), limits);
-        db.run(&pl, Phase::Static)
-            .expect("40 facts fit a limit of 100");
+        let firsts = "(role r) (<= (first ?a) (n ?a) (n ?b) (n ?c))";
+        let (outcome, most) = run_limited(&format!("{firsts}{numbers}"), 100);
+        assert_eq!((outcome, most), (Ok(()), 40));
     }
 }
