@@ -234,8 +234,8 @@ impl Db {
     /// yet made (the workers share the term store read-only) is evaluated again by the evaluator
     /// itself once the others' facts are in.
     fn run_pass(&mut self, s: &Stratum, tasks: &[Task]) -> Result<(), EngineError> {
+        let room = self.room();
         let (rels, terms, limits) = (&self.rels, &self.terms, &self.limits);
-        let room = limits.max_facts.saturating_sub(self.derived);
         let task = |t: &Task| join_task(rels, terms, limits, room, &s.rules[t.rule], t);
         // A pass over a few new rows (a recursion's last rounds, a step counter's hundreds) costs
         // less than waking the other threads would.
@@ -284,7 +284,7 @@ impl Db {
         found: &[(u32, usize)],
         joined: &[Result<Option<Found>, EngineError>],
     ) -> usize {
-        let room = self.limits.max_facts.saturating_sub(self.derived);
+        let room = self.room();
         let mut targets: Vec<(&mut RelStore, &[(u32, usize)])> = Vec::new();
         let mut rest = found;
         for (i, rel) in self.rels.iter_mut().enumerate() {
@@ -385,14 +385,14 @@ impl Db {
                 return res;
             }
         }
-        let head = r.head.rel.0 as usize;
+        let (head, room) = (r.head.rel.0 as usize, self.room());
         let mut sc = Scratch::new(
             &mut self.binds,
             &mut self.pending,
             &mut self.terms,
             &self.limits,
         )
-        .for_head(head, self.limits.max_facts.saturating_sub(self.derived));
+        .for_head(head, room);
         let delta = delta.unwrap_or((usize::MAX, 0, 0));
         join(
             &self.rels,
@@ -407,6 +407,11 @@ impl Db {
             sc.check_deadline()?;
         }
         self.add_pending(r, hits)
+    }
+
+    /// How many facts the evaluation may still derive.
+    fn room(&self) -> usize {
+        self.limits.max_facts.saturating_sub(self.derived)
     }
 
     /// Every answer of the rule's static prefix, when there are few enough to keep.
@@ -453,14 +458,14 @@ impl Db {
         exists_from: usize,
     ) -> Result<(), EngineError> {
         let w = r.prefix_vars.len();
-        let head = r.head.rel.0 as usize;
+        let (head, room) = (r.head.rel.0 as usize, self.room());
         let mut sc = Scratch::new(
             &mut self.binds,
             &mut self.pending,
             &mut self.terms,
             &self.limits,
         )
-        .for_head(head, self.limits.max_facts.saturating_sub(self.derived));
+        .for_head(head, room);
         for k in 0..count {
             for (j, &v) in r.prefix_vars.iter().enumerate() {
                 sc.binds[v as usize] = rows[k * w + j];
@@ -488,6 +493,7 @@ impl Db {
     /// Adds the heads the last join pushed (`hits` solutions) to the rule's relation.
     fn add_pending(&mut self, r: &CompiledRule, hits: usize) -> Result<(), EngineError> {
         let a = r.head.args.len();
+        let room = self.room();
         let rel = &mut self.rels[r.head.rel.0 as usize];
         let terms = &self.terms;
         let mut added = 0;
@@ -497,7 +503,6 @@ impl Db {
             }
         } else {
             // One join can yield millions of heads; the limit is checked as they go in.
-            let room = self.limits.max_facts.saturating_sub(self.derived);
             for fact in self.pending.chunks_exact(a) {
                 added += usize::from(rel.insert(fact, terms));
                 if added > room {
