@@ -362,7 +362,16 @@ fn check_summarises_a_valid_game() {
     assert!(out.contains("network: "), "{out}");
     // Where the load time went, stage by stage.
     assert!(out.contains("(rules as written: analysis "), "{out}");
-    assert!(out.contains(" ms, compiling "), "{out}");
+    assert!(out.contains(" instances), compiling "), "{out}");
+    // With what the budget limits: the analysis's facts and the rule instances, neither zero.
+    let counted = |unit: &str| {
+        out.split(&format!(" {unit})"))
+            .next()
+            .and_then(|before| before.rsplit('(').next())
+            .and_then(|n| n.parse::<usize>().ok())
+    };
+    assert!(counted("facts").is_some_and(|n| n > 0), "{out}");
+    assert!(counted("instances").is_some_and(|n| n > 0), "{out}");
     // The play-test's line: random matches played on the loaded game.
     assert!(
         out.contains("\n  play-test: 20 random matches, all ended after "),

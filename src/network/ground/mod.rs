@@ -186,6 +186,7 @@ fn ground_compiling(
     )?;
     let net: Network = compiled.order(facts.numbered.props.len());
     let (terms, instances) = (g.terms, g.instances);
+    let facts_derived = facts.relaxed.derived();
     let Analysis {
         prog,
         roles,
@@ -213,7 +214,9 @@ fn ground_compiling(
         load: LoadReport {
             strategy,
             analysis: analysed - attempt,
+            facts: facts_derived,
             grounding: grounded - analysed,
+            instances,
             compiling: grounded.elapsed(),
             total: started.elapsed(),
         },

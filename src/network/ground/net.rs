@@ -83,8 +83,12 @@ pub struct LoadReport {
     pub strategy: Strategy,
     /// Rewriting the rules and the relaxed fixpoint that bounds what can be true.
     pub analysis: Duration,
+    /// The facts the relaxed fixpoint derived (what the budget's analysis facts limit counts).
+    pub facts: usize,
     /// Instantiating the rules.
     pub grounding: Duration,
+    /// The rule instances made (what the budget's instances limit counts).
+    pub instances: usize,
     /// Building, sharing and ordering the gates.
     pub compiling: Duration,
     /// From the start of the first attempt to the end.
@@ -92,18 +96,21 @@ pub struct LoadReport {
 }
 
 impl std::fmt::Display for LoadReport {
-    /// `rules as written: analysis 12 ms, grounding 30 ms, compiling 8 ms`.
+    /// `rules as written: analysis 12 ms (3120 facts), grounding 30 ms (8870 instances), compiling
+    /// 8 ms`: each stage's time, and what the budget limits of the first two.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let ms = |d: Duration| d.as_secs_f64() * 1e3;
         write!(
             f,
-            "{}: analysis {:.0} ms, grounding {:.0} ms, compiling {:.0} ms",
+            "{}: analysis {:.0} ms ({} facts), grounding {:.0} ms ({} instances), compiling {:.0} ms",
             match self.strategy {
                 Strategy::AsWritten => "rules as written",
                 Strategy::Decomposed => "rules decomposed",
             },
             ms(self.analysis),
+            self.facts,
             ms(self.grounding),
+            self.instances,
             ms(self.compiling)
         )?;
         let lost = self
