@@ -78,7 +78,7 @@ pub struct Budget {
     pub max_gates: usize,
     /// Wall-clock time for grounding and compiling.
     pub max_time: Duration,
-    /// The most facts the load-time analysis may derive (chess's decomposed rules need between 2 and 3
+    /// The most facts the load-time analysis may derive (chess's decomposed rules need about 1.9
     /// million, `battle` as written about 110,000; unbounded arithmetic such as `games/nim.gdl`'s pile
     /// needs infinitely many).
     pub max_analysis_facts: usize,
@@ -97,8 +97,8 @@ impl Default for Budget {
 
 impl Budget {
     /// A budget of `seconds`, its size limits scaled from the default's (3M analysis facts, 12M
-    /// instances and 2M gates per 10 s; the default is what chess's network needs, about 10M
-    /// instances, with some room).
+    /// instances and 2M gates per 10 s; the default is what chess's network needs, 1.9M facts and
+    /// 6.4M instances, with room).
     pub fn for_seconds(seconds: f64) -> Budget {
         let d = Budget::default();
         let scale = (seconds / d.max_time.as_secs_f64()).max(0.0);

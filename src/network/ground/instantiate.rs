@@ -79,6 +79,8 @@ pub(super) fn instantiate(
         .zip(&stand_ins)
         .all(|(same, atoms)| same.is_some() == atoms.is_some()));
     let (phase_of, level) = grounding_phases(prog, &to_ground, &a.late)?;
+    // One count for every phase: the budget limits the instances of the whole program.
+    let instances_made = AtomicUsize::new(0);
     let mut found: Vec<Instances> = vec![Vec::new(); to_ground.len()];
     for phase in 0..=phase_of.iter().copied().max().unwrap_or(0) {
         let which: Vec<usize> = (0..to_ground.len())
@@ -101,8 +103,7 @@ pub(super) fn instantiate(
             src,
             &a.relaxed.terms,
             (&atoms.base, &stand_ins),
-            budget,
-            started,
+            (budget, started, &instances_made),
         )?;
         for (k, buf) in which.into_iter().zip(out) {
             found[k] = buf;
@@ -162,11 +163,9 @@ fn ground_rules(
     src: Sources,
     terms: &TermStore,
     (row_base, stand_ins): (&[u32], &StandIns),
-    budget: Budget,
-    started: Instant,
+    (budget, started, shared_instances): (Budget, Instant, &AtomicUsize),
 ) -> Result<Vec<Instances>, NetworkError> {
     let next = AtomicUsize::new(0);
-    let shared_instances = AtomicUsize::new(0);
     let workers = rayon::current_num_threads().clamp(1, which.len().max(1));
     // Per worker, the rules it grounded (by position in `which`) with their instances.
     type Done = Vec<(usize, Instances)>;
@@ -188,7 +187,7 @@ fn ground_rules(
                 head_step: usize::MAX,
                 head_row: 0,
                 instances: 0,
-                shared_instances: &shared_instances,
+                shared_instances,
                 visits: 0,
                 budget,
                 started,
@@ -197,6 +196,7 @@ fn ground_rules(
             loop {
                 let k = next.fetch_add(1, Ordering::Relaxed);
                 let Some(&ri) = which.get(k) else {
+                    shared_instances.fetch_add(w.instances, Ordering::Relaxed);
                     return Ok(done);
                 };
                 if let Err(e) = w.ground_rule(&p.rules[ri]) {

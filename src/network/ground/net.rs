@@ -75,8 +75,8 @@ pub struct Grounded {
     pub load: LoadReport,
 }
 
-/// Which strategy built a network and how long each stage took (the time of a strategy that gave up
-/// first is in `total` only).
+/// Which strategy built a network, how long each stage took (the time of a strategy that gave up
+/// first is in `total` only) and how many facts and instances the first two made.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LoadReport {
     /// The strategy that succeeded.
@@ -87,7 +87,7 @@ pub struct LoadReport {
     pub facts: usize,
     /// Instantiating the rules.
     pub grounding: Duration,
-    /// The rule instances made (what the budget's instances limit counts).
+    /// The rule instances kept (the budget's instances limit counts them as they are found).
     pub instances: usize,
     /// Building, sharing and ordering the gates.
     pub compiling: Duration,
