@@ -332,6 +332,39 @@ mod tests {
     }
 
     #[test]
+    fn the_instances_budget_counts_every_grounding_phase_together() {
+        // 95 x 95 instances in each of three rules: `next`'s and the late `q`'s in the first phase
+        // (about 18,000), `goal`'s, which reads `q`, in the second (about 9,000).
+        let nums: String = (0..95).map(|n| format!("(num {n}) ")).collect();
+        let p = kif(&format!(
+            "(role a) {nums}
+            (<= (init (on ?x)) (num ?x))
+            (<= (legal a (set ?x)) (num ?x))
+            (<= (next (on ?x)) (does a (set ?x)))
+            (<= (next (mark ?x ?y)) (true (on ?x)) (num ?y))
+            (<= (q ?x ?y) (true (on ?x)) (true (on ?y)))
+            (<= (goal a 100) (q ?x ?y) (true (mark ?x ?y)))
+            (<= terminal (true (mark 0 0)))"
+        ));
+        let within = |max_instances| {
+            let budget = Budget {
+                max_instances,
+                ..Budget::default()
+            };
+            ground_as(&p, budget, Instant::now(), Strategy::AsWritten)
+        };
+        let g = within(40_000).expect("about 27,000 instances fit 40,000");
+        assert!(g.instances > 27_000, "{} instances", g.instances);
+        // Each phase alone fits 20,000 (counted from zero at each phase, it passed); together they
+        // do not.
+        match within(20_000) {
+            Err(NetworkError::Budget(over)) => assert_eq!(over.limit, Limit::Size),
+            Err(e) => panic!("refused for another reason: {e}"),
+            Ok(g) => panic!("{} instances fit a budget of 20,000", g.instances),
+        }
+    }
+
+    #[test]
     fn compiling_side_by_side_makes_the_same_network_as_atom_after_atom() {
         for game in [
             "games/connect4.gdl",
