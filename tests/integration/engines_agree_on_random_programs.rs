@@ -323,7 +323,9 @@ fn the_forced_paths_are_taken() {
         }
         let (plain, decomposed) = (network(&p, false).unwrap(), network(&p, true).unwrap());
         let (a, b) = (plain.network(), decomposed.network());
-        if (a.gates.len(), a.instances, &a.inputs) != (b.gates.len(), b.instances, &b.inputs) {
+        if (a.gates.len(), a.load.instances, &a.inputs)
+            != (b.gates.len(), b.load.instances, &b.inputs)
+        {
             differs += 1;
         }
     }

@@ -69,8 +69,6 @@ pub struct Grounded {
     pub terminal: NetLit,
     /// Per proposition, the literal of `next(p)`.
     pub next: Vec<NetLit>,
-    /// Ground rule instances that were made.
-    pub instances: usize,
     /// How the rules were prepared, and where the load time went.
     pub load: LoadReport,
 }
