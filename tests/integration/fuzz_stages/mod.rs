@@ -44,8 +44,8 @@
 //! campaign, bigger ones say, whose networks use paths the small games do not (a failure's rerun line
 //! then names them too).
 //!
-//! Regression cases found by the fuzz live in `fuzz_regressions` and the named tests below; no mutant of
-//! the default run is left out.
+//! Regression cases found by the fuzz live in `regressions.rs`; what "the engines agree" checks past
+//! loading, in `agreement.rs`. No mutant of the default run is left out.
 
 use std::panic::AssertUnwindSafe;
 use std::sync::mpsc;
@@ -53,9 +53,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use ggp::engine::{lower, ops::to_classic, rewrite::prepare, Limits, RuleGame};
-use ggp::engine::{BitState, RuleMove};
-use ggp::game::{guided_playout_by_moves, Game};
-use ggp::load::{play_test, PlayTest, PlayTestReport};
+use ggp::game::Game;
 use ggp::network::{ground_with, Budget, NetGame, NetworkError, PlayoutMethod};
 use ggp::print::{convert, to_infix};
 use ggp::syntax::{parse_infix, parse_kif, parse_str, Syntax};
@@ -63,13 +61,17 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use crate::common;
-use common::{datalog_playout, shared, ByNumber};
+use common::shared;
 use mutation::{
     infix_literals, infix_statements, infix_tokens, mutate, mutate_infix, print, print_infix,
     tokens,
 };
 
+mod agreement;
 mod mutation;
+mod regressions;
+
+use agreement::{decisive_agrees, fast_paths_agree, lanes_agree, play_tests_agree};
 
 /// The corpus games mutated: small ones (up to about 3.7 KB), which load in milliseconds, so that many
 /// mutants fit in the time; between them they cover turns, simultaneous moves, one to four roles,
@@ -422,226 +424,6 @@ fn drive(text: &str, syntax: Syntax, seed: u64) -> Result<Reach, String> {
     Ok(reach)
 }
 
-/// `check`'s play-test (a few short matches) on both engines: the same matches, the same report, unless
-/// the Datalog evaluator reports an error the network cannot (its deadline, say). Returns whether the
-/// reports were compared, and whether they found a problem.
-fn play_tests_agree(
-    p: &ggp::syntax::ast::Program,
-    rule: &RuleGame,
-    net: &NetGame,
-    seed: u64,
-) -> Result<(bool, bool), String> {
-    let options = PlayTest {
-        matches: 2,
-        max_moves: 30,
-        max_time: Duration::from_secs(3600),
-        seed,
-    };
-    let said = |r: &PlayTestReport| {
-        let problems: Vec<String> = r
-            .problems
-            .iter()
-            .map(|d| {
-                format!(
-                    "{} at {}..{} ({:?})",
-                    d.message, d.span.start, d.span.end, d.help
-                )
-            })
-            .collect();
-        (r.summary(), problems)
-    };
-    let (on_rules, on_net) = (play_test(p, rule, options), play_test(p, net, options));
-    let evaluated = !on_rules
-        .problems
-        .iter()
-        .any(|d| d.message.starts_with("the rules cannot be evaluated"));
-    if evaluated && said(&on_rules) != said(&on_net) {
-        return Err(format!(
-            "play-test: datalog {:?}, network {:?}",
-            said(&on_rules),
-            said(&on_net)
-        ));
-    }
-    Ok((evaluated, evaluated && !on_rules.problems.is_empty()))
-}
-
-/// The network's playout paths against each other and against the move methods: from the initial
-/// state and from a state a few moves on, a random playout by a full pass and by propagation (each
-/// way of playing a step: taking the joint move back or not, a turn by its writes or through the move
-/// part), and a guided playout on the network's own loop against the same guide through the trait's
-/// move methods, all ending in the same state after the same number of moves; from the initial state
-/// also a playout on the Datalog evaluator drawing the same way (unless it reports an error, which the
-/// network cannot). Returns the joint moves of the full-pass playouts.
-fn fast_paths_agree(rule: &RuleGame, net: &mut NetGame, seed: u64) -> Result<usize, String> {
-    let initial = net.initial_state();
-    let first = (seed % 5) as u32;
-    let (on, _) = net.random_playout_with(
-        PlayoutMethod::FullPass,
-        &initial,
-        &mut SmallRng::seed_from_u64(seed),
-        first,
-    );
-    let mut moves = 0;
-    for (from, start) in [("the initial state", &initial), ("a later state", &on)] {
-        let random = |net: &NetGame, method| {
-            let mut rng = SmallRng::seed_from_u64(seed);
-            let (s, steps) = net.random_playout_with(method, start, &mut rng, FAST_STEPS);
-            (net.state_facts(&s), steps)
-        };
-        // The network's own loop, or the trait's move methods.
-        let guided = |net: &NetGame, by_moves: bool| {
-            let (mut buf, mut numbers) = (Vec::new(), Vec::new());
-            let mut rng = SmallRng::seed_from_u64(seed);
-            let (rng, buf, numbers) = (&mut rng, &mut buf, &mut numbers);
-            let (s, steps) = if by_moves {
-                guided_playout_by_moves(net, start, rng, buf, numbers, FAST_STEPS, &mut ByNumber)
-            } else {
-                net.guided_playout(start, rng, buf, numbers, FAST_STEPS, &mut ByNumber)
-            };
-            (net.state_facts(&s), steps)
-        };
-        let full = random(net, PlayoutMethod::FullPass);
-        moves += full.1 as usize;
-        let by_moves = guided(net, true);
-        for undo in [false, true] {
-            for writes in [false, true] {
-                net.set_step_undo(undo);
-                net.set_turns_by_writes(writes);
-                let how =
-                    format!("from {from}, step undone {undo}, turns by their writes {writes}");
-                let propagated = random(net, PlayoutMethod::Propagate);
-                if propagated != full {
-                    return Err(format!(
-                        "random playout {how}: full pass {full:?}, propagation {propagated:?}"
-                    ));
-                }
-                let fast = guided(net, false);
-                if fast != by_moves {
-                    return Err(format!(
-                        "guided playout {how}: the move methods {by_moves:?}, the network's loop {fast:?}"
-                    ));
-                }
-            }
-        }
-        if std::ptr::eq(start, &initial) {
-            if let Ok(datalog) =
-                datalog_playout(rule, &mut SmallRng::seed_from_u64(seed), FAST_STEPS)
-            {
-                if datalog != full {
-                    return Err(format!(
-                        "random playout from the initial state: network {full:?}, datalog {datalog:?}"
-                    ));
-                }
-            }
-        }
-    }
-    Ok(moves)
-}
-
-/// The network's decisive move for `role`, the role in control of the state `(rule's, net's)` (all 64
-/// of its moves tried at once, one per bit of a word), against the first of its moves that the
-/// Datalog evaluator finds ends the game with goal 100 for it, the other roles playing their first
-/// legal moves (the first of `every` role's) as [`Game::play`] has them: whether there is one, or
-/// `None` when not compared (a role with more than 64 moves, or a Datalog error on the way).
-fn decisive_agrees(
-    rule: &RuleGame,
-    net: &NetGame,
-    (rs, ns): (&BitState, &BitState),
-    role: usize,
-    every: &[Vec<RuleMove>],
-) -> Result<Option<bool>, String> {
-    let mut moves = Vec::new();
-    if rule.try_legal(rs, role, &mut moves).is_err() || moves.len() > 64 {
-        return Ok(None);
-    }
-    let mut expected = None;
-    for (i, &mv) in moves.iter().enumerate() {
-        let mut joint: Vec<RuleMove> = every.iter().map(|m| m[0]).collect();
-        joint[role] = mv;
-        let Ok(after) = rule.try_next(rs, &joint) else {
-            return Ok(None);
-        };
-        let Ok(terminal) = rule.try_terminal(&after) else {
-            return Ok(None);
-        };
-        if !terminal {
-            continue;
-        }
-        let Ok(goals) = rule.goal_values(&after, role) else {
-            return Ok(None);
-        };
-        if goals.last() == Some(&100) {
-            expected = Some(i);
-            break;
-        }
-    }
-    let mut buf = Vec::new();
-    let got = net.decisive_move(ns, role, &mut buf);
-    if got != expected {
-        return Err(format!(
-            "decisive move of role {role}: datalog {:?}, network {:?}",
-            expected.map(|i| rule.move_kif(moves[i])),
-            got.map(|i| net.move_kif(buf[i]))
-        ));
-    }
-    Ok(Some(got.is_some()))
-}
-
-/// One step of 64 lanes at once on the network (`batch_playouts_each`, all from the state
-/// `(rule's, net's)`), each lane drawing its own joint move: every lane moves, and ends with the goals
-/// that one of the joint moves of `every` role's legal moves gives on the Datalog evaluator. Returns
-/// the lanes compared (none where there are no roles, more than 64 joint moves, or a Datalog error).
-fn lanes_agree(
-    rule: &RuleGame,
-    net: &NetGame,
-    (rs, ns): (&BitState, &BitState),
-    every: &[Vec<RuleMove>],
-    seed: u64,
-) -> Result<usize, String> {
-    let joints: usize = every.iter().map(Vec::len).product();
-    if joints > 64 || every.is_empty() {
-        return Ok(0);
-    }
-    let roles = every.len();
-    let mut outcomes = Vec::new();
-    for j in 0..joints {
-        let (mut k, mut joint) = (j, Vec::new());
-        for moves in every {
-            joint.push(moves[k % moves.len()]);
-            k /= moves.len();
-        }
-        let Ok(after) = rule.try_next(rs, &joint) else {
-            return Ok(0);
-        };
-        let mut goals = Vec::new();
-        for r in 0..roles {
-            let Ok(values) = rule.goal_values(&after, r) else {
-                return Ok(0);
-            };
-            goals.push(i64::from(values.last().copied().unwrap_or(0)));
-        }
-        outcomes.push(goals);
-    }
-    let mut goals = vec![-1; 64 * roles];
-    let far = Instant::now() + Duration::from_secs(3600);
-    let mut rng = SmallRng::seed_from_u64(seed);
-    let steps = net.batch_playouts_each(64, &|_| ns, &mut rng, 1, &mut goals, far);
-    if steps != Some(64) {
-        return Err(format!(
-            "64 lanes of one step each played {steps:?} joint moves"
-        ));
-    }
-    for (lane, got) in goals.chunks(roles).enumerate() {
-        if !outcomes.iter().any(|o| o == got) {
-            return Err(format!(
-                "lane {lane} of a step ended with goals {got:?}, which no joint move gives on \
-                 datalog (they give {outcomes:?})"
-            ));
-        }
-    }
-    Ok(64)
-}
-
 /// [`drive`] with a panic turned into an error naming it.
 fn drive_caught(text: &str, syntax: Syntax, seed: u64) -> Result<Reach, String> {
     std::panic::catch_unwind(AssertUnwindSafe(|| drive(text, syntax, seed))).unwrap_or_else(
@@ -893,152 +675,6 @@ fn mutated_corpus_games_pass_every_stage_and_the_engines_agree() {
     if only.is_none() {
         kif.assert_enough(Syntax::Kif, 100);
         infix.assert_enough(Syntax::Infix, 50);
-    }
-}
-
-/// A game whose goal value is computed (`times`) past the integers the rules name: 400 in the second
-/// state (`an_arithmetic_result_past_the_analysis_is_refused_not_a_panic`).
-const ARITHMETIC_GOAL_PAST_THE_ANALYSIS: &str = "role(r)\n\
-     init(count(1))\n\
-     legal(r, go)\n\
-     next(count(100)) :- true(count(1))\n\
-     terminal :- true(count(100))\n\
-     goal(r, G) :- true(count(N)) & times(N, 4, G)";
-
-/// The same with goal values in 0..100, a valid game: 4, then 28. The network's analysis clamps
-/// arithmetic to the integers the rules name (1 and 7), so the network has no goal in the second state;
-/// the Datalog evaluator computes 28.
-const ARITHMETIC_GOAL_PAST_THE_NAMED: &str = "role(r)\n\
-     init(count(1))\n\
-     legal(r, go)\n\
-     next(count(7)) :- true(count(1))\n\
-     terminal :- true(count(7))\n\
-     goal(r, G) :- true(count(N)) & times(N, 4, G)";
-
-/// The grounder's workers made an arithmetic result the analysis had clamped away in their own copies
-/// of the term store; `goal`, completed late from such instances, then held a term the ground program's
-/// store did not have: an index out of bounds when the compiler read the goal values. (Mutant 338 of
-/// knightstour.gdl, the default seed; the engines' disagreement on such games is the next test.) The
-/// value, 400, is past the goal scale too: the network now refuses the game, saying so.
-#[test]
-fn an_arithmetic_result_past_the_analysis_is_refused_not_a_panic() {
-    let p = parse_infix(ARITHMETIC_GOAL_PAST_THE_ANALYSIS).unwrap();
-    let grounded = std::panic::catch_unwind(|| ground_with(&p, budget()).map(|_| ()));
-    assert!(
-        matches!(&grounded, Ok(Err(NetworkError::Unsupported(m))) if m.contains("computes 400")),
-        "{grounded:?}"
-    );
-}
-
-/// The engines disagreed on a goal value computed past the integers the rules name (Datalog [28],
-/// network []): the network's analysis clamps arithmetic to those integers, and now makes the goal
-/// scale besides.
-#[test]
-fn an_arithmetic_goal_value_past_the_named_integers() {
-    let r = drive_caught(ARITHMETIC_GOAL_PAST_THE_NAMED, Syntax::Infix, 1);
-    assert!(r.as_ref().is_ok_and(|r| r.compared && r.steps > 0), "{r:?}");
-}
-
-/// A late relation (`terminal`, grounded from its instances) computed past both the integers the rules
-/// name and the goal scale: the network cannot number the result (280) and refuses the game, saying
-/// so, rather than find no instance and call the second state non-terminal; the Datalog evaluator plays
-/// it.
-const ARITHMETIC_TERMINAL_PAST_THE_SCALE: &str = "role(r)\n\
-     init(count(1))\n\
-     legal(r, go)\n\
-     next(count(7)) :- true(count(1))\n\
-     terminal :- true(count(N)) & times(N, 40, G) & less(200, G)\n\
-     goal(r, 100)";
-
-#[test]
-fn an_arithmetic_result_past_the_goal_scale_in_a_late_relation_is_refused_by_the_network() {
-    let p = parse_infix(ARITHMETIC_TERMINAL_PAST_THE_SCALE).unwrap();
-    let refused = ground_with(&p, budget());
-    assert!(
-        matches!(&refused, Err(NetworkError::Unsupported(m)) if m.contains("computes 280")),
-        "{:?}",
-        refused.map(|_| ())
-    );
-    let g = RuleGame::with_limits(&p, "terminal", Limits::default()).unwrap();
-    let s = g.initial_state();
-    assert!(!g.is_terminal(&s));
-    let mut moves = Vec::new();
-    g.legal_moves(&s, 0, &mut moves);
-    assert!(g.is_terminal(&g.next_state(&s, &moves[..1])));
-}
-
-/// Mutants the fuzz once failed on, replayed on every run.
-#[test]
-fn fuzz_regressions() {
-    // (what broke, the program's syntax and text, whether it is a game both engines must play alike)
-    let cases: &[(&str, Syntax, &str, bool)] = &[
-        (
-            // Lowering made a relation for `(not (not ...))` and looked its name up in the source's
-            // symbol table, which does not have it: an index out of bounds.
-            "a doubly negated condition",
-            Syntax::Kif,
-            "(role r) (init (s 0)) (<= (legal r go) (not (not (true (s 0)))))\n\
-             (<= (legal r wait) (not (true (s 0)))) (<= (next (s 1)) (true (s 0)))\n\
-             (<= (next (s 2)) (true (s 1))) (<= terminal (true (s 2))) (goal r 100)",
-            true,
-        ),
-        (
-            // ...and lowered `(not (not x))` to a relation `__not1(?x) :- ~x`, whose variable nothing
-            // binds: the network refused the game as unsafe, the Datalog evaluator played it.
-            "a doubly negated condition with a variable",
-            Syntax::Kif,
-            "(role r) (init (s 0)) (n 0) (n 1) (n 2) (succ 0 1) (succ 1 2)\n\
-             (<= (legal r (go ?x)) (n ?x) (not (not (true (s ?x)))))\n\
-             (<= (next (s ?y)) (does r (go ?x)) (succ ?x ?y))\n\
-             (<= terminal (true (s 2))) (goal r 100)",
-            true,
-        ),
-        (
-            // Splitting a negation out of a recursive component (`rewrite::prepare`) numbered its
-            // relations' components before making new ones, then read the component of a new one:
-            // an index out of bounds. (Seed 12, mutant 5866 of ggpbase_test_clean_not_distinct; an
-            // invalid game, which must still be refused without a panic.)
-            "a split negation read by another split negation's source",
-            Syntax::Kif,
-            "(role player) (domain 1) (domain 2) (domain 3) (c 2)\n\
-             (<= a (not (distinct p p)))\n\
-             (<= (b ?x) (c ?y) (domain ?x) (not (distinct ?x ?y)))\n\
-             (<= (d 3) (c ?y) (not (goal 3 ?y)))\n\
-             (<= (d 3) (c ?y) (not (distinct ?y 3)))\n\
-             (<= (e 3) (c ?y) (not (distinct 2 ?y)))\n\
-             (<= (f 3) (c ?y) (not (distinct ?y 2)))\n\
-             (<= z (not (distinct p ?q)))\n\
-             (<= success a (not (b 1)) (b 2) (not (d 3)) (e 3) (f 3) (not z))\n\
-             (<= (goal player 100) success)\n\
-             (<= (distinct player 0) (not success))\n\
-             (legal player proceed)\n\
-             (<= (next done) (does player proceed))\n\
-             (<= terminal (true done))",
-            false,
-        ),
-        (
-            // A role without a legal move (here `b` once `s 1` holds) was taken for a waiting role,
-            // so the other was `mover`; playing its move alone found no move for `b` and gave back
-            // the same state, and the guided playout through the move methods played that one move
-            // to its step limit where the network's own loop stopped. (Seed 0x5eed0021, mutants 261
-            // of ticTacToe, 312 of numbertictactoe, 2628 of knightThrough and others.)
-            "a stuck state taken for one role's turn",
-            Syntax::Kif,
-            "(role a) (role b) (init (s 0))\n\
-             (legal a go) (<= (legal b noop) (true (s 0)))\n\
-             (<= (next (s 1)) (true (s 0))) (<= (next (s 2)) (true (s 1)))\n\
-             (<= terminal (true (s 2))) (goal a 100) (goal b 0)",
-            true,
-        ),
-    ];
-    for (what, syntax, text, plays) in cases {
-        match drive_caught(text, *syntax, 1) {
-            Ok(r) => assert!(
-                r.lowered && (!plays || (r.compared && r.steps > 0)),
-                "{what}: does not get as far as it should ({r:?})\n{text}"
-            ),
-            Err(why) => panic!("{what}: {why}\n{text}"),
-        }
     }
 }
 
