@@ -227,14 +227,14 @@ pub struct LoadReport {
     /// How many times as fast 64 playouts at once run as one at a time, once measured (see
     /// [`Game::batch_speedup`]).
     pub batch_speedup: Option<f64>,
-    /// How the network's random playouts run (chosen at load by timing both, and again once the
-    /// passes are compiled; see [`NetGame::playout_method`]).
+    /// How the network's random playouts run (chosen by timing both on the thread that compiles the
+    /// passes; see [`NetGame::playout_method`]).
     pub playout_method: Option<PlayoutMethod>,
     /// Whether propagating playouts take each step's joint move back rather than leave it set
-    /// (chosen at load by timing both; see [`NetGame::step_undo`]).
+    /// (chosen with the playout method; see [`NetGame::step_undo`]).
     pub step_undo: bool,
-    /// Whether propagating playouts play a turn whose writes are known by them (chosen at load by
-    /// timing both; see [`NetGame::turns_by_writes`]).
+    /// Whether propagating playouts play a turn whose writes are known by them (chosen with the
+    /// playout method; see [`NetGame::turns_by_writes`]).
     pub turns_by_writes: bool,
 }
 

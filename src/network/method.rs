@@ -1,4 +1,5 @@
-//! How playouts run, chosen at load by timing: a full pass or change propagation
+//! How playouts run, chosen by timing on the thread that compiles the passes (the game propagates
+//! until then): a full pass or change propagation
 //! ([`PlayoutMethod`]), and how propagation plays a step ([`StepWay`]): a turn by its writes
 //! ([`NetGame::turns_by_writes`]), and whether a step's joint move is taken back
 //! ([`NetGame::step_undo`]).
@@ -12,8 +13,8 @@ use super::{NetGame, PlayoutMethod, StepWay};
 use crate::game::Game;
 
 impl NetGame {
-    /// The way [`Game::random_playout`] evaluates the network: chosen at load, and again once the
-    /// full passes are compiled, unless [`NetGame::set_playout_method`] chose it.
+    /// The way [`Game::random_playout`] evaluates the network: propagation until the thread that
+    /// compiles the full passes has timed both ways, unless [`NetGame::set_playout_method`] chose it.
     #[inline]
     pub fn playout_method(&self) -> PlayoutMethod {
         match self.native.get() {
