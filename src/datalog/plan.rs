@@ -181,6 +181,41 @@ pub fn plan_sized(
     inputs: &[(RelId, Phase)],
     sizes: &[Option<f64>],
 ) -> Result<Plan, EngineError> {
+    plan_with(p, inputs, sizes, SizeUse::Order)
+}
+
+/// [`plan`]'s order, except that where a recursive rule of a relation `heads` marks (indexed by
+/// [`RelId`]) reads a round's new rows, of the scans the order finds equal (as many bound arguments,
+/// as many new variables) a table the program lists (`sizes`, see [`fact_table_sizes`]) goes before a
+/// derived relation: the new rows of gt_two_thirds_4p's `absDiff(?x, ?ym1, ?zm1)` bind through
+/// `succ(?ym1, ?y)` (400 rows) before `lt(?x, ?y)` (80,000), where the rule's text lists `lt`
+/// first. For a program whose every stratum [`plan_sized`] would order by its estimate alone, here
+/// over its guesses at derived relations (the relaxed fixpoint's): only those ties change.
+pub fn plan_tie_broken(
+    p: &Program,
+    inputs: &[(RelId, Phase)],
+    sizes: &[Option<f64>],
+    heads: &[bool],
+) -> Result<Plan, EngineError> {
+    plan_with(p, inputs, sizes, SizeUse::TieBreak(heads))
+}
+
+/// How a plan uses its relations' estimated sizes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum SizeUse<'a> {
+    /// Load-time strata by the estimate first, per-state ones tiny scans first ([`plan_sized`]).
+    Order,
+    /// Only between scans otherwise equal, where a marked relation's recursive rule reads a
+    /// round's new rows ([`plan_tie_broken`]).
+    TieBreak(&'a [bool]),
+}
+
+fn plan_with(
+    p: &Program,
+    inputs: &[(RelId, Phase)],
+    sizes: &[Option<f64>],
+    size_use: SizeUse,
+) -> Result<Plan, EngineError> {
     let n = p.relations.len();
     // deps[h] = (body relation, negated) for every rule with head h.
     let mut deps: Vec<Vec<(usize, bool)>> = vec![Vec::new(); n];
@@ -228,12 +263,19 @@ pub fn plan_sized(
         let mut rules = Vec::new();
         for (ri, rule) in p.rules.iter().enumerate() {
             if comp[rule.head.rel.0 as usize] == ci {
-                let steps = compile_rule(p, ri, None, sizes, phase, &mut indexes)?;
+                let steps = compile_rule(p, ri, None, (sizes, size_use), phase, &mut indexes)?;
                 let mut deltas = Vec::new();
                 for (li, l) in rule.body.iter().enumerate() {
                     if let Lit::Pos(a) = l {
                         if comp[a.rel.0 as usize] == ci {
-                            let steps = compile_rule(p, ri, Some(li), sizes, phase, &mut indexes)?;
+                            let steps = compile_rule(
+                                p,
+                                ri,
+                                Some(li),
+                                (sizes, size_use),
+                                phase,
+                                &mut indexes,
+                            )?;
                             let exists_from = exists_from(&steps, &rule.head, rule.var_names.len());
                             deltas.push(DeltaPlan {
                                 rel: a.rel,
@@ -293,7 +335,7 @@ fn compile_rule(
     p: &Program,
     ri: usize,
     first: Option<usize>,
-    sizes: &[Option<f64>],
+    (sizes, size_use): (&[Option<f64>], SizeUse),
     phase: Phase,
     indexes: &mut [Vec<Vec<Slot>>],
 ) -> Result<Vec<Step>, EngineError> {
@@ -369,12 +411,21 @@ fn compile_rule(
                     // Load-time strata order by the estimate alone (their inputs' sizes are exact);
                     // per-state ones only put tiny scans first, as states are far smaller than the
                     // union of all states the sizes describe.
-                    let key = if phase == Phase::Static {
-                        -((rows * 16.0) as i64)
-                    } else {
-                        i64::from(!sizes.is_empty() && rows <= 2.0)
+                    let by_rows = -((rows * 16.0) as i64);
+                    let (key, tie) = match size_use {
+                        SizeUse::TieBreak(heads) => {
+                            // A listed table before a derived relation, nothing more: the sizes
+                            // of two tables, or the guesses at two derived relations, decide
+                            // nothing here.
+                            let asked = first.is_some()
+                                && heads.get(rule.head.rel.0 as usize) == Some(&true);
+                            let listed = sizes.get(a.rel.0 as usize).copied().flatten().is_some();
+                            (0, i64::from(asked && listed))
+                        }
+                        SizeUse::Order if phase == Phase::Static => (by_rows, 0),
+                        SizeUse::Order => (i64::from(!sizes.is_empty() && rows <= 2.0), 0),
                     };
-                    Some((i, key, score))
+                    Some((i, key, (score, tie)))
                 }
                 _ => None,
             })
@@ -559,6 +610,51 @@ mod tests {
             sized.contains("before(?y, ?x1) :- succ(?x, ?x1), lt(?y, ?x)@[1]."),
             "{sized}"
         );
+    }
+
+    #[test]
+    fn sizes_that_only_break_ties_change_a_marked_recursion_s_new_rows_alone() {
+        // `far`'s new rows bind `?x` and `?ym1`; `lt(?x, ?y)` and `succ(?ym1, ?y)` then bind one
+        // argument each and make one new variable: equal but for `succ` being a listed table.
+        let src = format!(
+            "{TABLES} (<= (far ?x ?x) (num ?x)) (<= (far ?x ?y) (lt ?x ?y) (succ ?ym1 ?y) (far ?x ?ym1))"
+        );
+        let p = lower(&parse_kif(&src).expect("parses")).expect("lowers");
+        let name = |a: &IrAtom| p.terms.name(p.relations[a.rel.0 as usize].name).to_string();
+        // The relations the steps after the new rows read, and those of the rule as planned.
+        let orders = |pl: &Plan| {
+            let rule = pl
+                .strata
+                .iter()
+                .flat_map(|s| &s.rules)
+                .find(|r| name(&r.head) == "far" && !r.deltas.is_empty())
+                .expect("far's recursive rule");
+            let scans = |steps: &[Step]| {
+                steps
+                    .iter()
+                    .filter_map(|s| match s {
+                        Step::Scan { atom, .. } => Some(name(atom)),
+                        _ => None,
+                    })
+                    .collect::<Vec<_>>()
+            };
+            (scans(&rule.deltas[0].steps), scans(&rule.steps))
+        };
+        let sizes = fact_table_sizes(&p);
+        let far_only: Vec<bool> = p
+            .relations
+            .iter()
+            .map(|r| p.terms.name(r.name) == "far")
+            .collect();
+        let (delta, whole) = orders(&plan_tie_broken(&p, &[], &sizes, &far_only).expect("plans"));
+        assert_eq!(delta, ["far", "succ", "lt"]);
+        let (plain_delta, plain_whole) = orders(&plan(&p, &[]).expect("plans"));
+        assert_eq!(plain_delta, ["far", "lt", "succ"], "the text's order");
+        assert_eq!(whole, plain_whole, "only the new rows' variant changes");
+        // Unmarked, nothing changes.
+        let none = vec![false; p.relations.len()];
+        let (delta, _) = orders(&plan_tie_broken(&p, &[], &sizes, &none).expect("plans"));
+        assert_eq!(delta, plain_delta);
     }
 
     #[test]
