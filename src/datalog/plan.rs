@@ -186,11 +186,12 @@ pub fn plan_sized(
 
 /// [`plan`]'s order, except that where a recursive rule of a relation `heads` marks (indexed by
 /// [`RelId`]) reads a round's new rows, of the scans the order finds equal (as many bound arguments,
-/// as many new variables) a table the program lists (`sizes`, see [`fact_table_sizes`]) goes before a
-/// derived relation: the new rows of gt_two_thirds_4p's `absDiff(?x, ?ym1, ?zm1)` bind through
-/// `succ(?ym1, ?y)` (400 rows) before `lt(?x, ?y)` (80,000), where the rule's text lists `lt`
-/// first. For a program whose every stratum [`plan_sized`] would order by its estimate alone, here
-/// over its guesses at derived relations (the relaxed fixpoint's): only those ties change.
+/// a demand relation's or not, as many new variables) a table the program lists (`sizes`, see
+/// [`fact_table_sizes`]) goes before a derived relation: the new rows of gt_two_thirds_4p's
+/// `absDiff(?x, ?ym1, ?zm1)` bind through `succ(?ym1, ?y)` (400 rows) before `lt(?x, ?y)` (80,000),
+/// where the rule's text lists `lt` first. Meant for a program that [`plan_sized`] would order by its
+/// guesses at derived relations in every stratum (the relaxed fixpoint's, all of whose relations are
+/// derived): here only those ties change.
 pub fn plan_tie_broken(
     p: &Program,
     inputs: &[(RelId, Phase)],
@@ -382,7 +383,8 @@ fn compile_rule(
         }
         // A positive literal expected to produce at most two rows (when sizes are known: a check, or
         // a tiny relation such as a role's one `does` fact), else the one with the most bound
-        // arguments, a demand relation's first among equals, then the fewest new variables.
+        // arguments, a demand relation's first among equals, then the fewest new variables (then,
+        // for `plan_tie_broken`, a listed table before a derived relation).
         let best = left
             .iter()
             .enumerate()
@@ -417,10 +419,10 @@ fn compile_rule(
                             // A listed table before a derived relation, nothing more: the sizes
                             // of two tables, or the guesses at two derived relations, decide
                             // nothing here.
-                            let asked = first.is_some()
+                            let marked = first.is_some()
                                 && heads.get(rule.head.rel.0 as usize) == Some(&true);
                             let listed = sizes.get(a.rel.0 as usize).copied().flatten().is_some();
-                            (0, i64::from(asked && listed))
+                            (0, i64::from(marked && listed))
                         }
                         SizeUse::Order if phase == Phase::Static => (by_rows, 0),
                         SizeUse::Order => (i64::from(!sizes.is_empty() && rows <= 2.0), 0),

@@ -257,8 +257,8 @@ pub trait Game: Send + Sync + 'static {
     fn is_terminal(&self, state: &Self::State) -> bool;
 
     /// Replaces the contents of `out` with the legal moves of `role` in `state`, in the game's canonical
-    /// order (move `i` of a search trace is `out[i]`). In a turn-taking game a role not in control gets
-    /// exactly one move, its no-op. Unspecified (but safe) in a terminal state.
+    /// order (move `i` of a search trace is `out[i]`). A role without a choice gets exactly one move (its
+    /// no-op, or a forced move; see [`Game::mover`]). Unspecified (but safe) in a terminal state.
     fn legal_moves(&self, state: &Self::State, role: RoleIndex, out: &mut Vec<Self::Move>);
 
     /// The state reached when every role plays its move of `joint` (indexed by role). The moves must be

@@ -228,7 +228,7 @@ pub struct LoadReport {
     /// [`Game::batch_speedup`]).
     pub batch_speedup: Option<f64>,
     /// How the network's random playouts run (chosen by timing both on the thread that compiles the
-    /// passes; see [`NetGame::playout_method`]).
+    /// passes, or at load where they run interpreted; see [`NetGame::playout_method`]).
     pub playout_method: Option<PlayoutMethod>,
     /// Whether propagating playouts take each step's joint move back rather than leave it set
     /// (chosen with the playout method; see [`NetGame::step_undo`]).

@@ -1,5 +1,6 @@
-//! How playouts run, chosen by timing on the thread that compiles the passes (the game propagates
-//! until then): a full pass or change propagation
+//! How playouts run, chosen by timing both: on the thread that compiles the passes (the game
+//! propagates until then), or at load where the passes run interpreted: a full pass or change
+//! propagation
 //! ([`PlayoutMethod`]), and how propagation plays a step ([`StepWay`]): a turn by its writes
 //! ([`NetGame::turns_by_writes`]), and whether a step's joint move is taken back
 //! ([`NetGame::step_undo`]).
@@ -14,7 +15,7 @@ use crate::game::Game;
 
 impl NetGame {
     /// The way [`Game::random_playout`] evaluates the network: propagation until the thread that
-    /// compiles the full passes has timed both ways, unless [`NetGame::set_playout_method`] chose it.
+    /// compiles the full passes has timed both ways (timed at load where the passes run interpreted), unless [`NetGame::set_playout_method`] chose it.
     #[inline]
     pub fn playout_method(&self) -> PlayoutMethod {
         match self.native.get() {

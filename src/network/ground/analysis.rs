@@ -263,7 +263,8 @@ pub(super) fn analyse(
         .zip(&demand_rel)
         .map(|(p, &d)| *p != Phase::Static && !d)
         .collect();
-    let (mut rdb, mut late) = relaxed_fixpoint(relaxed, &dynamic, rels, limits)?;
+    let tables: Vec<bool> = gplan.phases.iter().map(|p| *p == Phase::Static).collect();
+    let (mut rdb, mut late) = relaxed_fixpoint(relaxed, (&dynamic, &tables), rels, limits)?;
     // A late relation whose every rule reads its own demand with the head's arguments (an all-bound
     // demand copy: chess's `threatened_with_capture#bbbbbbb`) has no fact the demand lacks: its atoms
     // are the demand's rows, known now. Numbered with the others, its readers need not wait for its
@@ -328,7 +329,7 @@ pub(super) fn analyse(
 /// which relations are late (by [`RelId`] index, over the relaxed program's relations).
 fn relaxed_fixpoint(
     mut relaxed: Program,
-    dynamic: &[bool],
+    (dynamic, tables): (&[bool], &[bool]),
     rels: GameRelations,
     limits: Limits,
 ) -> Result<(Db, Vec<bool>), NetworkError> {
@@ -357,17 +358,15 @@ fn relaxed_fixpoint(
     // The late relations' rules never run here: planned, their lookups would keep indexes of the
     // relations they read up to date for nothing.
     relaxed.rules.retain(|r| !late[r.head.rel.0 as usize]);
-    // Where a load-time table's recursion reads a round's new rows, a listed table goes before a
+    // Where a load-time table's recursion (`tables`: the relations of the load-time phase; relations
+    // added since, the projections above, are not) reads a round's new rows, a listed table goes before a
     // derived relation the plan finds no worse: by the rules' text alone, gt_two_thirds_4p's
     // `absDiff` recursion looked up to 400 `lt` facts for each new row before the one `succ` fact
     // that pins them (0.7 s of a doomed first attempt). Nothing more: ordered by the sizes alone,
     // with every derived relation guessed alike, laikLee_hex's refusal took 10 s instead of 3; and
     // wider, the order of a table's rows changed the order of checkers' atoms, which then played 6%
     // slower.
-    let tables: Vec<bool> = (0..relaxed.relations.len())
-        .map(|r| dynamic.get(r) == Some(&false))
-        .collect();
-    let mut rplan = plan_tie_broken(&relaxed, &[], &fact_table_sizes(&relaxed), &tables)?;
+    let mut rplan = plan_tie_broken(&relaxed, &[], &fact_table_sizes(&relaxed), tables)?;
     // The late relations' rows are added by the grounder, which looks them up its own way.
     for (ix, _) in rplan.indexes.iter_mut().zip(&late).filter(|(_, l)| **l) {
         ix.clear();

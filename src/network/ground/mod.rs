@@ -143,7 +143,7 @@ pub fn ground_as(
 /// decomposed and demand-driven (a relation a demand restricts reads its demand relation, named
 /// after it with `#` and which arguments are asked). It prints as rules (`Program`'s `Display`, as `ggp-run stage --stage classic`
 /// prints the program before these rewrites). The relaxed fixpoint runs on a copy of it with the negations
-/// dropped; this is the program whose rules are instantiated.
+/// of state relations dropped; this is the program whose rules are instantiated.
 ///
 /// Fails as grounding would: an invalid game, or a load-time analysis (the demand rewrite sizes the
 /// static tables) over the default [`Budget`].
