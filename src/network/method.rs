@@ -15,7 +15,8 @@ use crate::game::Game;
 
 impl NetGame {
     /// The way [`Game::random_playout`] evaluates the network: propagation until the thread that
-    /// compiles the full passes has timed both ways (timed at load where the passes run interpreted), unless [`NetGame::set_playout_method`] chose it.
+    /// compiles the full passes has timed both ways (timed at load where the passes run
+    /// interpreted), unless [`NetGame::set_playout_method`] chose it.
     #[inline]
     pub fn playout_method(&self) -> PlayoutMethod {
         match self.native.get() {

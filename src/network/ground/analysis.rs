@@ -358,9 +358,9 @@ fn relaxed_fixpoint(
     // The late relations' rules never run here: planned, their lookups would keep indexes of the
     // relations they read up to date for nothing.
     relaxed.rules.retain(|r| !late[r.head.rel.0 as usize]);
-    // Where a load-time table's recursion (`tables`: the relations of the load-time phase; relations
-    // added since, the projections above, are not) reads a round's new rows, a listed table goes before a
-    // derived relation the plan finds no worse: by the rules' text alone, gt_two_thirds_4p's
+    // Where a load-time table's recursion (`tables`: the relations of the load-time phase; those
+    // added since, the projections above, are not) reads a round's new rows, a listed table goes
+    // before a derived relation the plan finds no worse: by the rules' text alone, gt_two_thirds_4p's
     // `absDiff` recursion looked up to 400 `lt` facts for each new row before the one `succ` fact
     // that pins them (0.7 s of a doomed first attempt). Nothing more: ordered by the sizes alone,
     // with every derived relation guessed alike, laikLee_hex's refusal took 10 s instead of 3; and

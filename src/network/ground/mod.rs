@@ -141,9 +141,10 @@ pub fn ground_as(
 /// The classic program that [`ground_as`] grounds with `strategy`: the game lowered, its operation
 /// rules made classic and rewritten as for the Datalog engine, then, for [`Strategy::Decomposed`],
 /// decomposed and demand-driven (a relation a demand restricts reads its demand relation, named
-/// after it with `#` and which arguments are asked). It prints as rules (`Program`'s `Display`, as `ggp-run stage --stage classic`
-/// prints the program before these rewrites). The relaxed fixpoint runs on a copy of it with the negations
-/// of state relations dropped; this is the program whose rules are instantiated.
+/// after it with `#` and which arguments are asked). It prints as rules (`Program`'s `Display`, as
+/// `ggp-run stage --stage classic` prints the program before these rewrites). The relaxed fixpoint
+/// runs on a copy of it with the negations of state relations dropped; this is the program whose
+/// rules are instantiated.
 ///
 /// Fails as grounding would: an invalid game, or a load-time analysis (the demand rewrite sizes the
 /// static tables) over the default [`Budget`].

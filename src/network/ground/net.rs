@@ -128,8 +128,8 @@ pub enum Strategy {
     /// networks when it fits, as no relation is added.
     AsWritten,
     /// Variables that only some conditions of a rule share projected into relations of their own
-    /// (`network::ground::decompose`), then every state-dependent relation restricted to the instances its
-    /// readers can ask for (the magic-sets rewrite of `engine::demand`, reading only what binds the
+    /// (`network::ground::decompose`), then every state-dependent relation restricted to the
+    /// instances its readers can ask for (the magic-sets rewrite of `engine::demand`, reading only what binds the
     /// asked arguments): chess's frame rule. (Checkers' and skirmish's move rules shrink too, but
     /// as written they fit the budget and play faster, so they load that way.)
     Decomposed,
