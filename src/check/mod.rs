@@ -17,7 +17,9 @@ mod graph;
 use hashbrown::{HashMap, HashSet};
 
 use crate::diagnostics::{count, Diagnostic};
-use crate::syntax::ast::{Atom, Literal, Program, Span, Statement, Sym, Syntax, Term};
+use crate::syntax::ast::{
+    Atom, Literal, Program, Span, Statement, Sym, Syntax, Term, MAX_EXPANDED_CONDITIONS,
+};
 use crate::syntax::Keyword;
 
 pub use crate::syntax::ast::{for_each_atom, for_each_var};
@@ -584,6 +586,48 @@ impl Checker<'_> {
         }
     }
 
+    /// The rule where the program's `or`s, multiplied out, pass the conditions the engines take
+    /// ([`MAX_EXPANDED_CONDITIONS`], counted as the lowering counts them).
+    fn expansion(&mut self) {
+        let mut total: u64 = 0;
+        for st in &self.p.statements {
+            let own = st.expanded_conditions();
+            total = total.saturating_add(own);
+            if total <= MAX_EXPANDED_CONDITIONS {
+                continue;
+            }
+            let or = match self.p.syntax {
+                Syntax::Infix => "`|`",
+                Syntax::Kif => "`or`",
+            };
+            let what = if own > MAX_EXPANDED_CONDITIONS {
+                format!(
+                    "the {or}s of this rule multiply out into {} conditions, more than the \
+                     {MAX_EXPANDED_CONDITIONS} the engines take (each alternative becomes a rule of its own)",
+                    if own == u64::MAX { "countless".to_string() } else { own.to_string() }
+                )
+            } else {
+                format!(
+                    "with this rule, the {or}s of the rules multiply out into more than the \
+                     {MAX_EXPANDED_CONDITIONS} conditions the engines take (each alternative becomes a rule of its own)"
+                )
+            };
+            let help = match self.p.syntax {
+                Syntax::Infix => {
+                    "give a disjunction a relation of its own, `either(X) :- p(X)` and \
+                     `either(X) :- q(X)`, and write `either(X)` in its place"
+                }
+                Syntax::Kif => {
+                    "give a disjunction a relation of its own, `(<= (either ?x) (p ?x))` and \
+                     `(<= (either ?x) (q ?x))`, and write `(either ?x)` in its place"
+                }
+            };
+            self.errors
+                .push(Diagnostic::error(st.span(), what).with_help(help));
+            return;
+        }
+    }
+
     fn usage_warnings(&mut self) {
         let mut defined: HashMap<Sym, Span> = HashMap::new();
         let mut used: HashMap<Sym, Span> = HashMap::new();
@@ -809,6 +853,7 @@ pub fn check(p: &Program) -> CheckReport {
     ));
     c.required();
     c.playable();
+    c.expansion();
     c.usage_warnings();
     c.errors.sort_by_key(|d| d.span.start);
     let summary = c.summary(strata);

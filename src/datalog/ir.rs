@@ -16,7 +16,7 @@ use hashbrown::HashMap;
 use super::terms::{TermId, TermStore};
 use super::EngineError;
 use crate::datalog::Invalid;
-use crate::syntax::ast::{self, Literal, Statement, Sym, Syntax, Term};
+use crate::syntax::ast::{self, Literal, Statement, Sym, Syntax, Term, MAX_EXPANDED_CONDITIONS};
 
 /// A relation: a name and an arity.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -442,7 +442,19 @@ pub fn lower(src: &ast::Program) -> Result<Program, EngineError> {
         aux: 0,
         negations: hashbrown::HashSet::new(),
     };
+    let mut conditions: u64 = 0;
     for st in &src.statements {
+        conditions = conditions.saturating_add(st.expanded_conditions());
+        if conditions > MAX_EXPANDED_CONDITIONS {
+            let at = match st {
+                Statement::Rule { head, .. } => head.pred,
+                Statement::Operation { action, .. } => action.pred,
+            };
+            return Err(EngineError::Invalid(Invalid::TooManyConditions {
+                at: src.symbols.name(at).to_string(),
+                limit: MAX_EXPANDED_CONDITIONS,
+            }));
+        }
         match st {
             Statement::Rule { head, body, .. } => l.rule(head, body)?,
             Statement::Operation {

@@ -431,3 +431,27 @@ fn per_state_shortcuts_keep_the_meaning() {
         );
     }
 }
+
+#[test]
+fn lowering_refuses_ors_that_multiply_past_the_limit_instead_of_filling_memory() {
+    let game = |ors: usize| {
+        let body = "(or (true (a)) (true (b))) ".repeat(ors);
+        let src = format!(
+            "(role r) (init (a)) (legal r go) (<= (next (a)) (true (a))) (goal r 100) \
+             (<= terminal {body})"
+        );
+        crate::syntax::parse_str(&src, Syntax::Kif).expect("parses")
+    };
+    let ir = lower(&game(10)).expect("ten two-way ors lower");
+    assert_eq!(ir.rules.iter().filter(|r| r.body.len() == 10).count(), 1024);
+    match lower(&game(20)) {
+        Err(EngineError::Invalid(crate::datalog::Invalid::TooManyConditions { at, limit })) => {
+            assert_eq!(at, "terminal");
+            assert_eq!(limit, crate::syntax::ast::MAX_EXPANDED_CONDITIONS);
+        }
+        other => panic!(
+            "expected too many conditions, got {:?}",
+            other.map(|_| "a program")
+        ),
+    }
+}

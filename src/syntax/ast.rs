@@ -182,6 +182,104 @@ impl Statement {
             Statement::Rule { span, .. } | Statement::Operation { span, .. } => *span,
         }
     }
+
+    /// How many conditions (and effects) the engines write for this statement once its `or`s are
+    /// multiplied out: each alternative of a body becomes a rule of its own, and a negated
+    /// conjunction a relation of its own (saturating at `u64::MAX`). The checker and the lowering
+    /// hold a program to [`MAX_EXPANDED_CONDITIONS`] of them by this one count.
+    pub fn expanded_conditions(&self) -> u64 {
+        let (body, effects) = match self {
+            Statement::Rule { body, .. } => (body, 0),
+            Statement::Operation {
+                conditions,
+                effects,
+                ..
+            } => (conditions, effects.len() as u64),
+        };
+        let e = Expansion::of_all(body);
+        e.conditions
+            .saturating_add(e.alternatives.saturating_mul(effects))
+            .saturating_add(e.aux)
+    }
+}
+
+/// The most conditions a program may multiply out into (see [`Statement::expanded_conditions`]): a
+/// body of eighteen two-way `or`s is 262,144 rules, so a few hundred bytes of rules could otherwise
+/// fill any memory. The public corpus's largest, chess, needs 503.
+pub const MAX_EXPANDED_CONDITIONS: u64 = 1 << 20;
+
+/// What a conjunction of literals multiplies out into.
+#[derive(Clone, Copy)]
+struct Expansion {
+    /// Its alternatives (conjunctions of plain literals).
+    alternatives: u64,
+    /// Their literals, all alternatives together.
+    conditions: u64,
+    /// The conditions of the relations made for negated conjunctions inside it (each made once).
+    aux: u64,
+}
+
+impl Expansion {
+    const ONE: Expansion = Expansion {
+        alternatives: 1,
+        conditions: 0,
+        aux: 0,
+    };
+
+    fn of_all(lits: &[Literal]) -> Expansion {
+        lits.iter()
+            .fold(Expansion::ONE, |acc, l| acc.and(Expansion::of(l)))
+    }
+
+    fn of(l: &Literal) -> Expansion {
+        match l {
+            Literal::Atom(_) => Expansion {
+                alternatives: 1,
+                conditions: 1,
+                aux: 0,
+            },
+            Literal::Not(inner, _) => match &**inner {
+                Literal::Not(x, _) => Expansion::of(x),
+                Literal::Atom(_) => Expansion::of(inner),
+                compound => {
+                    let e = Expansion::of(compound);
+                    Expansion {
+                        alternatives: 1,
+                        conditions: 1,
+                        aux: e.conditions.saturating_add(e.aux),
+                    }
+                }
+            },
+            Literal::Or(xs, _) => xs.iter().fold(
+                Expansion {
+                    alternatives: 0,
+                    conditions: 0,
+                    aux: 0,
+                },
+                |acc, x| {
+                    let e = Expansion::of(x);
+                    Expansion {
+                        alternatives: acc.alternatives.saturating_add(e.alternatives),
+                        conditions: acc.conditions.saturating_add(e.conditions),
+                        aux: acc.aux.saturating_add(e.aux),
+                    }
+                },
+            ),
+            Literal::And(xs, _) => Expansion::of_all(xs),
+        }
+    }
+
+    /// Every alternative of `self` with every alternative of `other`.
+    fn and(self, other: Expansion) -> Expansion {
+        Expansion {
+            alternatives: self.alternatives.saturating_mul(other.alternatives),
+            conditions: self
+                .conditions
+                .saturating_mul(other.alternatives)
+                .saturating_add(other.conditions.saturating_mul(self.alternatives)),
+            aux: self.aux.saturating_add(other.aux),
+        }
+    }
 }
 
 /// Which concrete syntax a program was read from (and is printed in by default).
@@ -385,5 +483,30 @@ mod tests {
             });
         }
         assert_eq!(p, q);
+    }
+
+    #[test]
+    fn expanded_conditions_count_what_the_lowering_writes() {
+        let check = |src: &str, expected: &[u64]| {
+            let p = crate::syntax::parse_str(src, Syntax::Kif).expect("parses");
+            let counts: Vec<u64> = p
+                .statements
+                .iter()
+                .map(|s| s.expanded_conditions())
+                .collect();
+            assert_eq!(counts, expected, "{src}");
+        };
+        check("(p 1)", &[0]);
+        check("(<= (p ?x) (q ?x) (r ?x))", &[2]);
+        // (a | b) & (c | d): four rules of two conditions.
+        check("(<= p (or a b) (or c d))", &[8]);
+        // Three alternatives, the last itself a conjunction, then one more condition each.
+        check("(<= p (or a b (and c d)) e)", &[7]);
+        // A negated conjunction is one condition and a relation of its own with two.
+        check("(<= p (not (and a b)) c)", &[4]);
+        check("(<= p (not (not (or a b))))", &[2]);
+        // Saturates instead of overflowing.
+        let ors = "(or a b) ".repeat(70);
+        check(&format!("(<= p {ors})"), &[u64::MAX]);
     }
 }
