@@ -179,6 +179,31 @@ impl Diagnostic {
     }
 }
 
+/// The most problems listed for one stage of one file: past it the rest is likely noise (a stray
+/// `)` a line), and listing a million of them would cost the reader and a server far more.
+pub const MAX_LISTED: usize = 100;
+
+/// `ds` (in source order) cut to [`MAX_LISTED`], with an error at the first one left out saying how
+/// many more there are.
+pub fn capped(mut ds: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    if ds.len() <= MAX_LISTED {
+        return ds;
+    }
+    let more = ds.len() - MAX_LISTED;
+    let (at, severity) = (ds[MAX_LISTED].span, ds[MAX_LISTED].severity);
+    ds.truncate(MAX_LISTED);
+    let message = format!(
+        "{} from here on are not listed",
+        count(more, "more problem")
+    );
+    let rest = match severity {
+        Severity::Error => Diagnostic::error(at, message),
+        Severity::Warning => Diagnostic::warning(at, message),
+    };
+    ds.push(rest.with_help("fix the ones above first: many of the rest may follow from them"));
+    ds
+}
+
 /// The 1-based line and column (in characters) of byte `offset` in `source`.
 ///
 /// Offsets past the end or inside a multi-byte character are clamped, so any span can be shown.
@@ -283,6 +308,20 @@ mod tests {
             text,
             "f.kif:2:7: error: bad\n2 | (init (p ?y))\n  |       ^^\n  = help: fix it\n"
         );
+    }
+
+    #[test]
+    fn a_flood_of_problems_is_cut_with_a_count_of_the_rest() {
+        let ds: Vec<Diagnostic> = (0..MAX_LISTED as u32 + 7)
+            .map(|i| Diagnostic::error(Span::new(i as usize, i as usize + 1), "stray `)`"))
+            .collect();
+        let cut = capped(ds);
+        assert_eq!(cut.len(), MAX_LISTED + 1);
+        let last = cut.last().expect("the count");
+        assert_eq!(last.message, "7 more problems from here on are not listed");
+        assert_eq!(last.span, Span::new(MAX_LISTED, MAX_LISTED + 1));
+        let few = vec![Diagnostic::error(Span::new(0, 1), "one")];
+        assert_eq!(capped(few.clone()).len(), 1);
     }
 
     #[test]

@@ -16,7 +16,7 @@ mod graph;
 
 use hashbrown::{HashMap, HashSet};
 
-use crate::diagnostics::{count, Diagnostic};
+use crate::diagnostics::{capped, count, Diagnostic};
 use crate::syntax::ast::{
     Atom, Literal, Program, Span, Statement, Sym, Syntax, Term, MAX_EXPANDED_CONDITIONS,
 };
@@ -858,8 +858,8 @@ pub fn check(p: &Program) -> CheckReport {
     c.errors.sort_by_key(|d| d.span.start);
     let summary = c.summary(strata);
     CheckReport {
-        errors: c.errors,
-        warnings: c.warnings,
+        errors: capped(c.errors),
+        warnings: capped(c.warnings),
         summary,
     }
 }

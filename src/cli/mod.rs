@@ -465,12 +465,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         }
         (Some(Command::Bench(a)), _) => {
             let spec = GameSpec::from_args(&a.game)?;
-            if !(a.seconds.is_finite() && a.seconds > 0.0) {
-                return Err(CliError::Usage(format!(
-                    "--seconds must be positive, not {}",
-                    a.seconds
-                )));
-            }
+            clock_seconds("--seconds", a.seconds)?;
             if !(1..=1024).contains(&a.threads) {
                 return Err(CliError::Usage(format!(
                     "--threads must be between 1 and 1024, not {}",

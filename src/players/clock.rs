@@ -86,9 +86,12 @@ impl Deadline {
         Deadline(at)
     }
 
-    /// The deadline `budget` from now.
+    /// The deadline `budget` from now (a century at most: an `Instant` cannot reach every
+    /// `Duration`).
     pub fn after(budget: Duration) -> Deadline {
-        Deadline(Instant::now() + budget)
+        const CENTURY: Duration = Duration::from_secs(100 * 365 * 86_400);
+        let now = Instant::now();
+        Deadline(now + budget.min(CENTURY))
     }
 
     /// When it falls.

@@ -20,6 +20,8 @@
 //! labelled with the game's own coordinates on its edges. Cells holding a blank (`b`, `blank`,
 //! `empty`) or nothing are drawn as `.`.
 
+use hashbrown::HashMap;
+
 use crate::datalog::terms::{TermId, TermStore};
 use crate::drawing::{Drawing, Grid};
 use crate::syntax::ast::{for_each_atom, Atom, Program, Statement, Sym, Syntax, Term};
@@ -417,6 +419,9 @@ pub(crate) fn draw_state(
             .filter(|&&t| board.holds(terms, t))
             .map(|&t| board.split(terms, t))
             .collect();
+        if too_many_squares(&squares) {
+            continue; // listed as facts: a drawing that size helps nobody, and costs every step
+        }
         let mut occupied: Vec<_> = cells.iter().map(|c| (c.0, c.1, c.2)).collect();
         occupied.sort();
         let before = occupied.len();
@@ -465,6 +470,28 @@ pub(crate) fn draw_state(
     }
 }
 
+/// The most squares a board may have to be drawn (a 64 by 64 grid): past it, its facts are listed.
+const MAX_DRAWN_SQUARES: usize = 64 * 64;
+
+/// Whether the grids of `squares` would pass [`MAX_DRAWN_SQUARES`] (rows times columns, over all
+/// parts of the board).
+fn too_many_squares(squares: &[Square]) -> bool {
+    let distinct = |mut v: Vec<(Option<TermId>, TermId)>| {
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    let firsts = distinct(squares.iter().map(|s| (s.0, s.1)).collect());
+    let seconds = distinct(squares.iter().map(|s| (s.0, s.2)).collect());
+    // Per part, its rows times its columns.
+    let mut total = 0usize;
+    for part in firsts.chunk_by(|a, b| a.0 == b.0) {
+        let columns = seconds.iter().filter(|s| s.0 == part[0].0).count();
+        total = total.saturating_add(part.len().saturating_mul(columns));
+    }
+    total > MAX_DRAWN_SQUARES
+}
+
 /// A square's value as drawn: its parts separated by `/` (`white/rook`).
 fn value_text(parts: &[TermId], show: &dyn Fn(TermId) -> String) -> String {
     parts.iter().map(|&t| show(t)).collect::<Vec<_>>().join("/")
@@ -498,15 +525,14 @@ fn grid(
         Orientation::AcrossUp => (seconds.into_iter().rev().collect(), firsts),
         Orientation::RowColumn => (firsts, seconds),
     };
+    let on: HashMap<(TermId, TermId), &String> = cells.iter().map(|c| ((c.0, c.1), &c.2)).collect();
     let value = |row: TermId, column: TermId| {
         let (a, b) = match orientation {
             Orientation::AcrossUp => (column, row),
             Orientation::RowColumn => (row, column),
         };
-        cells
-            .iter()
-            .find(|c| c.0 == a && c.1 == b)
-            .map(|c| c.2.clone())
+        on.get(&(a, b))
+            .map(|v| (*v).clone())
             .filter(|v| !is_blank(v))
     };
     Grid {
@@ -568,6 +594,35 @@ mod tests {
         assert!(Shape::four(&[name("a"), name("b"), name("c"), name("d")]).is_none());
         let l = layout("(<= (next (cellHolds ?q ?x ?y ?p)) (true (cellHolds ?q ?x ?y ?p)))");
         assert_eq!(l.four, vec![("cellHolds".to_string(), pentago)]);
+    }
+
+    #[test]
+    fn a_board_past_the_drawn_size_is_listed_as_facts() {
+        let draw = |side: usize| {
+            let l = layout("(<= (next (cell ?x ?y ?z)) (true (cell ?x ?y ?z)))");
+            let mut terms = TermStore::new(crate::syntax::ast::Symbols::new());
+            let (cell, b) = (terms.intern_sym("cell"), terms.intern_sym("b"));
+            let b = terms.constant(b);
+            let mut domain = Vec::new();
+            for x in 0..side {
+                for y in 0..side {
+                    let (x, y) = (
+                        terms.intern_sym(&x.to_string()),
+                        terms.intern_sym(&y.to_string()),
+                    );
+                    let (x, y) = (terms.constant(x), terms.constant(y));
+                    domain.push(terms.func(cell, &[x, y, b]));
+                }
+            }
+            draw_state(&terms, &domain[..3], &domain, Syntax::Kif, &l)
+        };
+        let small = draw(64);
+        assert_eq!(small.boards.len(), 1);
+        assert_eq!(small.boards[0].cells.len(), 64);
+        assert!(small.facts.is_empty());
+        let big = draw(65);
+        assert!(big.boards.is_empty(), "65 by 65 squares is past the limit");
+        assert_eq!(big.facts.len(), 3, "{:?}", big.facts);
     }
 
     #[test]

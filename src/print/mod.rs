@@ -92,7 +92,10 @@ impl<'a> Spacing<'a> {
     /// Emits a blank line when the author left one between the last item printed and `start`.
     fn gap(&mut self, start: u32, out: &mut String) {
         if let Some(end) = self.last_end {
-            if self.blanks.iter().any(|&b| b > end && b < start) && !out.ends_with("\n\n") {
+            // The blank lines are in source order: the first after `end` says it.
+            let first_after = self.blanks.partition_point(|&b| b <= end);
+            let between = self.blanks.get(first_after).is_some_and(|&b| b < start);
+            if between && !out.ends_with("\n\n") {
                 out.push('\n');
             }
         }

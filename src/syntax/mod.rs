@@ -16,7 +16,7 @@ use std::path::Path;
 
 use lalrpop_util::{lalrpop_mod, ParseError};
 
-use crate::diagnostics::Diagnostic;
+use crate::diagnostics::{capped, Diagnostic};
 pub use ast::Syntax;
 use ast::{Program, Span, Statement, Symbols};
 pub use keyword::Keyword;
@@ -158,7 +158,7 @@ pub fn parse_kif(src: &str) -> Result<Program, Vec<Diagnostic>> {
         |t| *t == KifTok::RParen,
     ));
     if !errors.is_empty() {
-        return Err(errors);
+        return Err(capped(errors));
     }
     // With balanced parentheses every token sequence is a list of S-expressions, so the parser's own
     // errors cannot happen; they are still turned into diagnostics rather than trusted away.
@@ -174,7 +174,7 @@ pub fn parse_kif(src: &str) -> Result<Program, Vec<Diagnostic>> {
     let errors = conv.errors;
     drop(sexprs);
     if !errors.is_empty() {
-        return Err(errors);
+        return Err(capped(errors));
     }
     Ok(Program {
         statements,
@@ -203,7 +203,7 @@ pub fn parse_infix(src: &str) -> Result<Program, Vec<Diagnostic>> {
     ));
     errors.extend(check_negation_runs(&lexed.tokens));
     if !errors.is_empty() {
-        return Err(errors);
+        return Err(capped(errors));
     }
     let tokens = lexed.tokens;
     let mut ctx = infix::Ctx::default();
@@ -230,7 +230,7 @@ pub fn parse_infix(src: &str) -> Result<Program, Vec<Diagnostic>> {
         }
     }
     if !errors.is_empty() {
-        return Err(errors);
+        return Err(capped(errors));
     }
     Ok(Program {
         statements,

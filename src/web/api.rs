@@ -235,19 +235,35 @@ fn parse(b: &RulesBody) -> Result<crate::syntax::ast::Program, ApiError> {
     })
 }
 
+/// Runs `work` on the blocking pool: parsing and printing a megabyte of rules takes long enough to
+/// stall the runtime's few threads, and with them every page and event stream.
+async fn off_the_runtime<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    tokio::task::spawn_blocking(work).await.map_err(|e| {
+        ApiError::new(
+            axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+            format!("the request's work failed: {e}"),
+        )
+    })?
+}
+
 /// `POST /api/fmt`: the rules laid out in their own syntax.
 pub async fn fmt(body_: Result<Json<RulesBody>, JsonRejection>) -> ApiResult {
     let b = body(body_)?;
-    let program = parse(&b)?;
-    let text = crate::print::format(&program);
-    if !crate::print::reads_back(&program, &text) {
-        return Err(ApiError::new(
-            axum::http::StatusCode::INTERNAL_SERVER_ERROR,
-            "the formatted text does not read back as the same rules, so the rules are left as \
-             they are (please report this)",
-        ));
-    }
-    Ok(Json(json!({ "text": text })).into_response())
+    off_the_runtime(move || {
+        let program = parse(&b)?;
+        let text = crate::print::format(&program);
+        if !crate::print::reads_back(&program, &text) {
+            return Err(ApiError::new(
+                axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+                "the formatted text does not read back as the same rules, so the rules are left as \
+                 they are (please report this)",
+            ));
+        }
+        Ok(Json(json!({ "text": text })).into_response())
+    })
+    .await
 }
 
 /// `POST /api/convert`: the rules in the other syntax (`to`).
@@ -256,14 +272,18 @@ pub async fn convert(body_: Result<Json<RulesBody>, JsonRejection>) -> ApiResult
     let to = syntax_named(b.to.as_deref().ok_or_else(|| {
         ApiError::bad("say which syntax to convert to: \"to\": \"kif\" or \"to\": \"gdl\"")
     })?)?;
-    let program = parse(&b)?;
-    let converted = crate::print::convert(&program, to)
-        .map_err(|e| ApiError::new(axum::http::StatusCode::UNPROCESSABLE_ENTITY, e.to_string()))?;
-    let text = match to {
-        Syntax::Kif => crate::print::to_kif(&converted),
-        Syntax::Infix => crate::print::to_infix(&converted),
-    };
-    Ok(Json(json!({ "text": text, "syntax": syntax_name(to) })).into_response())
+    off_the_runtime(move || {
+        let program = parse(&b)?;
+        let converted = crate::print::convert(&program, to).map_err(|e| {
+            ApiError::new(axum::http::StatusCode::UNPROCESSABLE_ENTITY, e.to_string())
+        })?;
+        let text = match to {
+            Syntax::Kif => crate::print::to_kif(&converted),
+            Syntax::Infix => crate::print::to_infix(&converted),
+        };
+        Ok(Json(json!({ "text": text, "syntax": syntax_name(to) })).into_response())
+    })
+    .await
 }
 
 /// A replay's request: the record, and the game when the record's name is not one of the library.
