@@ -43,7 +43,7 @@
 //! digits and its score. Loading checks every line and says which one is wrong.
 
 use std::fmt::Write as _;
-use std::io::Write as _;
+use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
 
 use hashbrown::HashMap;
@@ -57,6 +57,10 @@ pub const FORMAT_LINE: &str = "ggp-learned 1";
 
 /// The seed's learning rate.
 pub const DEFAULT_RATE: f64 = 0.3;
+
+/// The largest learned-scores file read: a gigabyte (tic-tac-toe's table, 4,156 states, takes
+/// 90 kB).
+pub const MAX_MODEL_BYTES: u64 = 1 << 30;
 
 /// Why learning, saving or loading scores failed.
 #[derive(Debug, thiserror::Error)]
@@ -366,12 +370,31 @@ impl Model {
         f.flush().map_err(io)
     }
 
-    /// Reads scores from `path`.
+    /// Reads scores from `path`: a regular file of at most [`MAX_MODEL_BYTES`] (a device or a pipe
+    /// could be read for ever, and the web's pages name the file).
     pub fn load(path: &Path) -> Result<Model, ModelError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ModelError::Io {
+        let io = |source| ModelError::Io {
             path: path.to_path_buf(),
             source,
-        })?;
+        };
+        let refused = |why: String| io(std::io::Error::new(std::io::ErrorKind::InvalidInput, why));
+        let meta = std::fs::metadata(path).map_err(io)?;
+        if !meta.is_file() {
+            return Err(refused(
+                "not a regular file (learned scores are read from a file `ggp-run train` wrote)"
+                    .to_string(),
+            ));
+        }
+        if meta.len() > MAX_MODEL_BYTES {
+            return Err(refused(format!(
+                "{} bytes, more than the {MAX_MODEL_BYTES} a learned-scores file may have",
+                meta.len()
+            )));
+        }
+        let mut text = String::new();
+        std::fs::File::open(path)
+            .and_then(|f| f.take(MAX_MODEL_BYTES).read_to_string(&mut text))
+            .map_err(io)?;
         Model::parse(&text, path)
     }
 
@@ -479,6 +502,22 @@ mod tests {
     use super::*;
     use crate::games::nim::Nim;
     use crate::games::tictactoe::TicTacToe;
+
+    #[test]
+    fn only_a_regular_file_is_read_as_scores() {
+        // A directory stands for the devices and pipes a page could name: not a regular file.
+        let dir = std::env::temp_dir();
+        match Model::load(&dir) {
+            Err(ModelError::Io { source, .. }) => {
+                assert_eq!(source.kind(), std::io::ErrorKind::InvalidInput);
+                assert!(
+                    source.to_string().contains("not a regular file"),
+                    "{source}"
+                );
+            }
+            other => panic!("expected a refusal, got {:?}", other.map(|_| "a model")),
+        }
+    }
 
     #[test]
     fn learn_tictactoe_scores_round_trip_through_the_file() {
