@@ -87,6 +87,9 @@ struct MatchEntry {
     /// What the player's thinking after its last answer watches: the next request, or the match's
     /// end, stops it.
     wanted: Wanted,
+    /// Held by every task working for the match (its build, its searches): see
+    /// [`PlayerServer::let_go`].
+    work: Arc<()>,
 }
 
 /// The count a pondering player watches (see [`Player::ponder`](crate::players::Player::ponder)): 2
@@ -115,6 +118,11 @@ pub struct PlayerServer {
     config: ServerConfig,
     log: Log,
     matches: Mutex<HashMap<String, MatchEntry>>,
+    /// The work still running for matches the server has let go (aborted, stopped, evicted): a
+    /// build or a search runs to its deadline, which a start clock of days puts far off, so it
+    /// counts against capacity until it ends, and a manager that starts and aborts matches cannot
+    /// pile them up.
+    orphans: Mutex<Vec<std::sync::Weak<()>>>,
     /// The longest recent time, in microseconds, between a search's return and its reply being ready
     /// plus the time before the search started: what the margin must cover on this machine.
     overhead_micros: AtomicU64,
@@ -161,6 +169,7 @@ impl PlayerServer {
             config,
             log,
             matches: Mutex::new(HashMap::new()),
+            orphans: Mutex::new(Vec::new()),
             overhead_micros: AtomicU64::new(0),
         })
     }
@@ -173,23 +182,43 @@ impl PlayerServer {
     /// Forgets matches whose manager has gone quiet, so that they do not hold capacity for ever.
     fn evict_abandoned(&self) {
         let mut matches = self.matches();
-        let before = matches.len();
-        matches.retain(|_, m| m.session.is_none() || m.last_seen.elapsed() < m.idle_limit);
-        if matches.len() < before {
+        let quiet: Vec<String> = matches
+            .iter()
+            .filter(|(_, m)| m.session.is_some() && m.last_seen.elapsed() >= m.idle_limit)
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in &quiet {
+            if let Some(entry) = matches.remove(id) {
+                self.let_go(&entry);
+            }
+        }
+        if !quiet.is_empty() {
             (self.log)(&format!(
                 "{} - evicted {}",
                 time_of_day(),
-                crate::diagnostics::count_as(
-                    before - matches.len(),
-                    "abandoned match",
-                    "abandoned matches"
-                )
+                crate::diagnostics::count_as(quiet.len(), "abandoned match", "abandoned matches")
             ));
         }
     }
 
+    /// Notes the work still running for a match the server no longer holds (see `orphans`).
+    fn let_go(&self, entry: &MatchEntry) {
+        if Arc::strong_count(&entry.work) > 1 {
+            let mut orphans = self.orphans.lock().unwrap_or_else(PoisonError::into_inner);
+            orphans.push(Arc::downgrade(&entry.work));
+        }
+    }
+
+    /// The places taken: the matches held, and those let go whose work still runs.
+    fn occupied(&self, matches: &HashMap<String, MatchEntry>) -> usize {
+        let mut orphans = self.orphans.lock().unwrap_or_else(PoisonError::into_inner);
+        orphans.retain(|w| w.strong_count() > 0);
+        matches.len() + orphans.len()
+    }
+
     fn busy(&self) -> bool {
-        self.matches().len() >= self.config.capacity
+        let matches = self.matches();
+        self.occupied(&matches) >= self.config.capacity
     }
 
     /// The margin kept out of a play clock: the configured one, or twice the overhead replies have been
@@ -238,6 +267,7 @@ impl PlayerServer {
                 let Some(entry) = self.matches().remove(&match_id) else {
                     return Reply::ok("busy");
                 };
+                self.let_go(&entry);
                 entry.wanted.stop();
                 let Some(session) = entry.session else {
                     return Reply::ok("done");
@@ -256,7 +286,10 @@ impl PlayerServer {
                 Reply::ok("done").noted(note)
             }
             Message::Abort { match_id } => match self.matches().remove(&match_id) {
-                Some(_) => Reply::ok("aborted"),
+                Some(entry) => {
+                    self.let_go(&entry);
+                    Reply::ok("aborted")
+                }
                 None => Reply::ok("busy"),
             },
         }
@@ -272,9 +305,10 @@ impl PlayerServer {
         arrived: Instant,
     ) -> Reply {
         self.evict_abandoned();
+        let work = Arc::new(());
         {
             let mut matches = self.matches();
-            if matches.contains_key(&match_id) || matches.len() >= self.config.capacity {
+            if matches.contains_key(&match_id) || self.occupied(&matches) >= self.config.capacity {
                 return Reply::ok("busy");
             }
             // Holds the slot while the game is built, so that capacity counts it.
@@ -286,6 +320,7 @@ impl PlayerServer {
                     last_seen: arrived,
                     idle_limit: (start_clock + play_clock) * 2 + Duration::from_secs(60),
                     wanted: Wanted::new(),
+                    work: Arc::clone(&work),
                 },
             );
         }
@@ -305,6 +340,7 @@ impl PlayerServer {
         let server = Arc::clone(self);
         let id = match_id.clone();
         let built = tokio::task::spawn_blocking(move || {
+            let _working = work;
             let source = GameSource::RuleText {
                 text: rules,
                 name: id,
@@ -367,7 +403,7 @@ impl PlayerServer {
         moves: Option<Vec<String>>,
         arrived: Instant,
     ) -> Reply {
-        let (session, play_clock, wanted, ponder) = {
+        let (session, play_clock, wanted, ponder, work) = {
             let mut matches = self.matches();
             let alone = matches.len() == 1;
             match matches.get_mut(match_id) {
@@ -376,6 +412,7 @@ impl PlayerServer {
                     play_clock,
                     last_seen,
                     wanted,
+                    work,
                     ..
                 }) => {
                     *last_seen = arrived;
@@ -383,7 +420,13 @@ impl PlayerServer {
                     // the session; this answer's starts with a count of its own.
                     *wanted = Wanted::new();
                     let ponder = self.config.ponder && alone;
-                    (Arc::clone(s), *play_clock, Arc::clone(&wanted.0), ponder)
+                    (
+                        Arc::clone(s),
+                        *play_clock,
+                        Arc::clone(&wanted.0),
+                        ponder,
+                        Arc::clone(work),
+                    )
                 }
                 _ => return Reply::ok("busy"),
             }
@@ -398,6 +441,7 @@ impl PlayerServer {
         // The search's task answers through `reply_tx`, then may go on thinking (holding the
         // session) until the next request or the match's end lowers `wanted`.
         tokio::task::spawn_blocking(move || {
+            let _working = work;
             let mut s = session.lock().unwrap_or_else(PoisonError::into_inner);
             let searching = Instant::now();
             if let Some(moves) = &moves {
@@ -733,6 +777,7 @@ mod tests {
                 last_seen: Instant::now(),
                 idle_limit: Duration::from_secs(60),
                 wanted: Wanted::new(),
+                work: Arc::new(()),
             },
         );
         let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -757,6 +802,110 @@ mod tests {
             let reply = server.play("other", None, Instant::now()).await;
             assert_eq!(reply.body, "busy");
         });
+    }
+
+    /// A player whose search runs until the test lets it go, whatever its deadline.
+    struct Held(Arc<(Mutex<bool>, std::sync::Condvar)>);
+
+    impl Session for Held {
+        fn role(&self) -> &str {
+            "r"
+        }
+        fn engine(&self) -> crate::load::EngineKind {
+            crate::load::EngineKind::Native
+        }
+        fn prepare(&mut self, _: Deadline) -> Option<String> {
+            None
+        }
+        fn advance(&mut self, _: &[String]) -> Result<(), SessionError> {
+            Ok(())
+        }
+        fn fallback_move(&mut self) -> Result<String, SessionError> {
+            Ok("noop".into())
+        }
+        fn choose(&mut self, _: Deadline) -> Result<MoveReply, SessionError> {
+            let (released, changed) = &*self.0;
+            let mut r = released.lock().unwrap();
+            while !*r {
+                r = changed.wait(r).unwrap();
+            }
+            Ok(MoveReply {
+                mv: "late".into(),
+                effort: String::new(),
+                fallback: None,
+            })
+        }
+        fn stop(&mut self, _: Option<&[String]>) -> Result<Option<Goal>, SessionError> {
+            Ok(None)
+        }
+    }
+
+    #[test]
+    fn an_aborted_match_s_search_holds_its_place_until_it_ends() {
+        let config = ServerConfig {
+            margin: Duration::from_millis(200),
+            capacity: 1,
+            ..ServerConfig::default()
+        };
+        let server = PlayerServer::new(config, Arc::new(|_: &str| {}));
+        let gate = Arc::new((Mutex::new(false), std::sync::Condvar::new()));
+        /// Lets the search go however the test ends: a runtime dropped with it still blocked
+        /// would wait for it for ever.
+        struct Release(Arc<(Mutex<bool>, std::sync::Condvar)>);
+        impl Drop for Release {
+            fn drop(&mut self) {
+                let (released, changed) = &*self.0;
+                *released.lock().unwrap_or_else(PoisonError::into_inner) = true;
+                changed.notify_all();
+            }
+        }
+        server.matches().insert(
+            "m".into(),
+            MatchEntry {
+                session: Some(Arc::new(Mutex::new(
+                    Box::new(Held(Arc::clone(&gate))) as Box<dyn Session>
+                ))),
+                play_clock: Duration::from_secs(1),
+                last_seen: Instant::now(),
+                idle_limit: Duration::from_secs(60),
+                wanted: Wanted::new(),
+                work: Arc::new(()),
+            },
+        );
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        // Dropped before the runtime (declared after it).
+        let release = Release(Arc::clone(&gate));
+        let status = |server: &Arc<PlayerServer>| {
+            runtime
+                .block_on(server.answer(Message::Info, Instant::now()))
+                .body
+        };
+        // The search overruns: the fallback answers, and the search goes on.
+        let reply = runtime.block_on(server.play("m", None, Instant::now()));
+        assert_eq!(reply.body, "noop");
+        let abort = Message::Abort {
+            match_id: "m".into(),
+        };
+        let reply = runtime.block_on(server.answer(abort, Instant::now()));
+        assert_eq!(reply.body, "aborted");
+        assert!(
+            status(&server).contains("(status busy)"),
+            "the search still runs"
+        );
+        drop(release);
+        // Bounded: the search ends as soon as it is let go.
+        let waiting = Instant::now();
+        while !status(&server).contains("(status available)") {
+            assert!(
+                waiting.elapsed() < Duration::from_secs(60),
+                "the place was never freed"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
     }
 
     /// A session that answers at once and then thinks until the next request (or its limit),
@@ -824,6 +973,7 @@ mod tests {
                 last_seen: Instant::now(),
                 idle_limit: Duration::from_secs(600),
                 wanted: Wanted::new(),
+                work: Arc::new(()),
             },
         );
         let runtime = tokio::runtime::Builder::new_multi_thread()
