@@ -313,6 +313,13 @@ pub async fn replay(
         other => MatchRecord::from_json(&other.to_string()),
     }
     .map_err(|e| ApiError::bad(format!("not a match record: {e}")))?;
+    if record.moves.len() > crate::referee::MAX_STEPS {
+        return Err(ApiError::bad(format!(
+            "the record has {} joint moves, more than the {} a match here may have",
+            record.moves.len(),
+            crate::referee::MAX_STEPS
+        )));
+    }
     let source = match (&b.text, &b.game) {
         (Some(text), _) => GameSource::RuleText {
             text: text.clone(),
@@ -336,7 +343,10 @@ pub async fn replay(
         }
     };
     let options = web.config.load;
+    // A replay loads a game and draws every state, as a match does: it takes a match's place.
+    let place = web.take_place()?;
     let frames = tokio::task::spawn_blocking(move || {
+        let _place = place;
         let game = load(&source, &options).map_err(load_error)?;
         game.visit(Frames(&record))
             .map_err(|why| ApiError::new(axum::http::StatusCode::UNPROCESSABLE_ENTITY, why))

@@ -429,6 +429,17 @@ fn bad_requests_get_a_4xx_that_says_what_was_expected() {
             "record",
         ),
         (
+            "/api/replay",
+            json_,
+            json!({
+                "record": {"matchId": "m", "startClock": 1, "playClock": 1, "states": [], "moves": vec![Vec::<String>::new(); 10_001]},
+                "game": "tictactoe",
+            })
+            .to_string(),
+            400,
+            "10001 joint moves, more than the 10000",
+        ),
+        (
             "/api/tournaments",
             json_,
             json!({"game": "tictactoe", "players": ["random"]}).to_string(),
