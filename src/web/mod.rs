@@ -58,9 +58,51 @@ impl FromRef<App> for Arc<Tournaments> {
     }
 }
 
+/// How much of a request body the server waits for, and how long.
+#[derive(Clone, Copy)]
+struct BodyBounds {
+    bytes: usize,
+    time: std::time::Duration,
+}
+
+/// Reads a request's whole body, within the read timeout, before any route sees it: the connection
+/// times the headers only, and a client sending a body a byte a minute would otherwise hold one of
+/// the server's connections for ever (and, with enough of them, every one).
+async fn body_in_time(
+    axum::extract::State(bounds): axum::extract::State<BodyBounds>,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let (parts, body) = req.into_parts();
+    match tokio::time::timeout(bounds.time, axum::body::to_bytes(body, bounds.bytes)).await {
+        Ok(Ok(bytes)) => {
+            let req = axum::extract::Request::from_parts(parts, axum::body::Body::from(bytes));
+            next.run(req).await
+        }
+        Ok(Err(_)) => ApiError::new(
+            axum::http::StatusCode::PAYLOAD_TOO_LARGE,
+            format!(
+                "the request's body is larger than the {} bytes this server reads",
+                bounds.bytes
+            ),
+        )
+        .into_response(),
+        Err(_) => ApiError::new(
+            axum::http::StatusCode::REQUEST_TIMEOUT,
+            format!("the request's body did not arrive within {:?}", bounds.time),
+        )
+        .into_response(),
+    }
+}
+
 /// The server's routes for `shared`: the pages, their assets and the API.
 pub fn router(shared: Arc<Shared>) -> Router {
     let limit = shared.config.max_body_bytes;
+    let bounds = BodyBounds {
+        bytes: limit,
+        time: shared.config.read_timeout,
+    };
     let app = App {
         matches: Arc::new(Matches::new(Arc::clone(&shared))),
         tournaments: Arc::new(Tournaments::new(Arc::clone(&shared))),
@@ -95,6 +137,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
             )
         })
         .layer(DefaultBodyLimit::max(limit))
+        .layer(axum::middleware::from_fn_with_state(bounds, body_in_time))
         .with_state(app)
 }
 

@@ -328,6 +328,34 @@ fn fmt_and_convert_answer_text_that_checks() {
 }
 
 #[test]
+fn a_body_that_trickles_in_is_cut_off_at_the_read_timeout() {
+    use std::io::{Read, Write};
+    let s = start(WebConfig {
+        read_timeout: Duration::from_millis(500),
+        abandon_after: Duration::from_secs(3600),
+        ..WebConfig::default()
+    });
+    let addr = s.base.trim_start_matches("http://");
+    let mut conn = std::net::TcpStream::connect(addr).expect("connects");
+    // Bounds the test, not the server: the answer comes after the server's half second.
+    conn.set_read_timeout(Some(Duration::from_secs(120)))
+        .unwrap();
+    write!(
+        conn,
+        "POST /api/check HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\
+         Content-Length: 1000\r\n\r\n{{\"te"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    let _ = conn.read_to_string(&mut answer);
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("did not arrive within"), "{answer}");
+    // The server still answers others.
+    let (status, _) = s.get("/api/games");
+    assert_eq!(status, 200);
+}
+
+#[test]
 fn bad_requests_get_a_4xx_that_says_what_was_expected() {
     let s = start(WebConfig {
         max_body_bytes: 64 << 10,
