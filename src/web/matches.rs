@@ -35,9 +35,16 @@ use crate::referee::{
     Turn, Violation,
 };
 
+/// The most bytes of events a match's feed keeps: past it the match is stopped. Every event is
+/// kept for pages that join late, and a state's drawing can take tens of kilobytes (a 64 by 64
+/// board), so a long match on a big board would otherwise grow the server by a gigabyte.
+const MAX_FEED_BYTES: usize = 32 << 20;
+
 /// A sequence of JSON events that pages follow from any point; it ends with `end`.
 pub struct Feed {
     events: Mutex<Vec<Arc<str>>>,
+    /// The events' bytes, all together.
+    bytes: AtomicUsize,
     done: AtomicBool,
     changed: tokio::sync::watch::Sender<usize>,
 }
@@ -46,6 +53,7 @@ impl Feed {
     fn new() -> Feed {
         Feed {
             events: Mutex::new(Vec::new()),
+            bytes: AtomicUsize::new(0),
             done: AtomicBool::new(false),
             changed: tokio::sync::watch::channel(0).0,
         }
@@ -53,8 +61,10 @@ impl Feed {
 
     /// Adds an event.
     pub fn push(&self, event: Value) {
+        let text: Arc<str> = event.to_string().into();
+        self.bytes.fetch_add(text.len(), Ordering::SeqCst);
         let mut events = self.events.lock().unwrap_or_else(PoisonError::into_inner);
-        events.push(event.to_string().into());
+        events.push(text);
         let n = events.len();
         drop(events);
         self.changed.send_replace(n);
@@ -81,6 +91,11 @@ impl Feed {
             .unwrap_or_else(PoisonError::into_inner)
             .get(i)
             .cloned()
+    }
+
+    /// Whether the events have passed [`MAX_FEED_BYTES`].
+    fn is_full(&self) -> bool {
+        self.bytes.load(Ordering::SeqCst) > MAX_FEED_BYTES
     }
 
     /// Whether the last event is in.
@@ -447,6 +462,10 @@ impl<G: Game> Observer<G> for Follow {
         if self.room.abandoned() {
             self.room.stop();
         }
+        let full = self.room.feed.is_full();
+        if full {
+            self.room.stop();
+        }
         let roles = &game.info().roles;
         let event = match event {
             MatchEvent::Starting { seats, .. } => json!({
@@ -492,6 +511,13 @@ impl<G: Game> Observer<G> for Follow {
                 "type": "finished", "goals": goals, "result": verdict.words(roles),
             }),
             MatchEvent::Aborted { step, reason } => {
+                let reason = match full {
+                    true => format!(
+                        "the match's events passed the {} MB a match may show",
+                        MAX_FEED_BYTES >> 20
+                    ),
+                    false => reason.to_string(),
+                };
                 json!({ "type": "aborted", "step": step, "reason": reason })
             }
         };
@@ -827,5 +853,27 @@ pub async fn record(State(matches): State<Arc<Matches>>, Path(id): Path<String>)
             StatusCode::CONFLICT,
             "the match is still running; its record is ready when it ends",
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_feed_is_full_past_its_bytes() {
+        let feed = Feed::new();
+        let event = json!({ "type": "state", "text": "x".repeat(1 << 20) });
+        let each = event.to_string().len();
+        for _ in 0..MAX_FEED_BYTES / each {
+            feed.push(event.clone());
+        }
+        assert!(
+            !feed.is_full(),
+            "{} bytes",
+            feed.bytes.load(Ordering::SeqCst)
+        );
+        feed.push(event);
+        assert!(feed.is_full());
     }
 }
