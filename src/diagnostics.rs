@@ -183,12 +183,13 @@ impl Diagnostic {
 /// `)` a line), and listing a million of them would cost the reader and a server far more.
 pub const MAX_LISTED: usize = 100;
 
-/// `ds` (in source order) cut to [`MAX_LISTED`], with an error at the first one left out saying how
-/// many more there are.
+/// `ds` in source order, cut to [`MAX_LISTED`], with a problem at the first one left out saying
+/// how many more there are.
 pub fn capped(mut ds: Vec<Diagnostic>) -> Vec<Diagnostic> {
     if ds.len() <= MAX_LISTED {
         return ds;
     }
+    ds.sort_by_key(|d| d.span.start);
     let more = ds.len() - MAX_LISTED;
     let (at, severity) = (ds[MAX_LISTED].span, ds[MAX_LISTED].severity);
     ds.truncate(MAX_LISTED);

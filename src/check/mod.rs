@@ -18,7 +18,7 @@ use hashbrown::{HashMap, HashSet};
 
 use crate::diagnostics::{capped, count, Diagnostic};
 use crate::syntax::ast::{
-    Atom, Literal, Program, Span, Statement, Sym, Syntax, Term, MAX_EXPANDED_CONDITIONS,
+    Atom, Literal, Program, Span, Statement, Sym, Syntax, Term, MAX_EXPANDED_TERMS,
 };
 use crate::syntax::Keyword;
 
@@ -586,30 +586,30 @@ impl Checker<'_> {
         }
     }
 
-    /// The rule where the program's `or`s, multiplied out, pass the conditions the engines take
-    /// ([`MAX_EXPANDED_CONDITIONS`], counted as the lowering counts them).
+    /// The rule where the program's `or`s, multiplied out, pass the terms the engines take
+    /// ([`MAX_EXPANDED_TERMS`], counted as the lowering counts them).
     fn expansion(&mut self) {
         let mut total: u64 = 0;
         for st in &self.p.statements {
-            let own = st.expanded_conditions();
+            let own = st.expanded_terms();
             total = total.saturating_add(own);
-            if total <= MAX_EXPANDED_CONDITIONS {
+            if total <= MAX_EXPANDED_TERMS {
                 continue;
             }
             let or = match self.p.syntax {
                 Syntax::Infix => "`|`",
                 Syntax::Kif => "`or`",
             };
-            let what = if own > MAX_EXPANDED_CONDITIONS {
+            let what = if own > MAX_EXPANDED_TERMS {
                 format!(
-                    "the {or}s of this rule multiply out into {} conditions, more than the \
-                     {MAX_EXPANDED_CONDITIONS} the engines take (each alternative becomes a rule of its own)",
+                    "the {or}s of this rule multiply out into rules of {} terms, more than the \
+                     {MAX_EXPANDED_TERMS} the engines take (each alternative becomes a rule of its own)",
                     if own == u64::MAX { "countless".to_string() } else { own.to_string() }
                 )
             } else {
                 format!(
-                    "with this rule, the {or}s of the rules multiply out into more than the \
-                     {MAX_EXPANDED_CONDITIONS} conditions the engines take (each alternative becomes a rule of its own)"
+                    "with this rule, the {or}s of the rules multiply out into rules of more than the \
+                     {MAX_EXPANDED_TERMS} terms the engines take (each alternative becomes a rule of its own)"
                 )
             };
             let help = match self.p.syntax {

@@ -16,7 +16,7 @@ use hashbrown::HashMap;
 use super::terms::{TermId, TermStore};
 use super::EngineError;
 use crate::datalog::Invalid;
-use crate::syntax::ast::{self, Literal, Statement, Sym, Syntax, Term, MAX_EXPANDED_CONDITIONS};
+use crate::syntax::ast::{self, Literal, Statement, Sym, Syntax, Term, MAX_EXPANDED_TERMS};
 
 /// A relation: a name and an arity.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -444,15 +444,15 @@ pub fn lower(src: &ast::Program) -> Result<Program, EngineError> {
     };
     let mut conditions: u64 = 0;
     for st in &src.statements {
-        conditions = conditions.saturating_add(st.expanded_conditions());
-        if conditions > MAX_EXPANDED_CONDITIONS {
+        conditions = conditions.saturating_add(st.expanded_terms());
+        if conditions > MAX_EXPANDED_TERMS {
             let at = match st {
                 Statement::Rule { head, .. } => head.pred,
                 Statement::Operation { action, .. } => action.pred,
             };
-            return Err(EngineError::Invalid(Invalid::TooManyConditions {
+            return Err(EngineError::Invalid(Invalid::TooManyTerms {
                 at: src.symbols.name(at).to_string(),
-                limit: MAX_EXPANDED_CONDITIONS,
+                limit: MAX_EXPANDED_TERMS,
             }));
         }
         match st {

@@ -89,13 +89,13 @@ pub enum Invalid {
     /// A term could not be made (the term store is full).
     #[error("a term could not be made")]
     TermNotMade,
-    /// The rules multiply out into more conditions than the engines take (see
-    /// [`MAX_EXPANDED_CONDITIONS`](crate::syntax::ast::MAX_EXPANDED_CONDITIONS)).
+    /// The rules multiply out into more terms than the engines take (see
+    /// [`MAX_EXPANDED_TERMS`](crate::syntax::ast::MAX_EXPANDED_TERMS)).
     #[error(
-        "the rules multiply out into more than {limit} conditions at the rule for `{at}` (each \
+        "the rules multiply out into more than {limit} terms at the rule for `{at}` (each \
          alternative of an `or` becomes a rule of its own): give the `or`s relations of their own"
     )]
-    TooManyConditions {
+    TooManyTerms {
         /// The relation (or action) of the rule where the count passed the limit.
         at: String,
         /// The limit.

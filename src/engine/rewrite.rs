@@ -248,9 +248,13 @@ const MAX_UNFOLD_USES: usize = 4;
 ///   (`~(a & b)` is `~a | ~b`; exact because the view has no existential variable).
 ///
 /// Views read more than [`MAX_UNFOLD_USES`] times stay (unfolding would repeat their work), and the
-/// number of rules at most doubles.
+/// number of rules at most doubles. An unfolding that would write more than four times the program's
+/// literals (or rules) is not made, and ends the rewrite: a chain of views each reading the one below
+/// several times, or a reader of several negated views, multiplies out exponentially.
 pub(crate) fn unfold_views(p: &mut Program, keep: &[RelId], dynamic: &[bool]) {
     let limit = p.rules.len() * 2 + 16;
+    let literals: usize = p.rules.iter().map(|r| r.body.len()).sum();
+    let bounds = (limit * 4, literals * 4 + 4096);
     for _ in 0..256 {
         if p.rules.len() > limit {
             break;
@@ -258,7 +262,9 @@ pub(crate) fn unfold_views(p: &mut Program, keep: &[RelId], dynamic: &[bool]) {
         let Some(view) = pick_view(p, keep, dynamic) else {
             break;
         };
-        unfold(p, view);
+        if !unfold(p, view, bounds) {
+            break;
+        }
     }
 }
 
@@ -355,15 +361,24 @@ fn pick_view(p: &Program, keep: &[RelId], dynamic: &[bool]) -> Option<usize> {
     None
 }
 
-/// Rewrites every reading of the view defined by rule `vi` (see [`unfold_views`]) and drops the rule.
-fn unfold(p: &mut Program, vi: usize) {
+/// Rewrites every reading of the view defined by rule `vi` (see [`unfold_views`]) and drops the rule;
+/// leaves the program as it was and answers false when that would write more than `max_rules` rules
+/// or `max_literals` literals.
+fn unfold(p: &mut Program, vi: usize, (max_rules, max_literals): (usize, usize)) -> bool {
+    let kept = p.rules.clone();
     let view = p.rules.remove(vi);
     let rel = view.head.rel;
     let rules = std::mem::take(&mut p.rules);
     let mut out = Vec::with_capacity(rules.len());
+    // Literals written so far, in `out` and still in the work list.
+    let mut written: usize = rules.iter().map(|r| r.body.len()).sum();
     for r in rules {
         let mut work = vec![r];
         while let Some(r) = work.pop() {
+            if out.len() + work.len() > max_rules || written > max_literals {
+                p.rules = kept;
+                return false;
+            }
             let found = r
                 .body
                 .iter()
@@ -380,6 +395,7 @@ fn unfold(p: &mut Program, vi: usize) {
             let mut copy = r.clone();
             let lits = instantiate(&view, &args, &mut copy.var_names, &mut p.terms);
             if negative {
+                written = written.saturating_add(r.body.len() * lits.len().saturating_sub(1));
                 // Last alternative pushed first, so that the copies come out in body order.
                 for l in lits.into_iter().rev() {
                     let mut alt = r.clone();
@@ -387,12 +403,14 @@ fn unfold(p: &mut Program, vi: usize) {
                     work.push(alt);
                 }
             } else {
+                written = written.saturating_add(lits.len().saturating_sub(1));
                 copy.body.splice(j..=j, lits);
                 work.push(copy);
             }
         }
     }
     p.rules = out;
+    true
 }
 
 /// The view's body with its head variables replaced by `args` and its other variables renamed to

@@ -445,13 +445,35 @@ fn lowering_refuses_ors_that_multiply_past_the_limit_instead_of_filling_memory()
     let ir = lower(&game(10)).expect("ten two-way ors lower");
     assert_eq!(ir.rules.iter().filter(|r| r.body.len() == 10).count(), 1024);
     match lower(&game(20)) {
-        Err(EngineError::Invalid(crate::datalog::Invalid::TooManyConditions { at, limit })) => {
+        Err(EngineError::Invalid(crate::datalog::Invalid::TooManyTerms { at, limit })) => {
             assert_eq!(at, "terminal");
-            assert_eq!(limit, crate::syntax::ast::MAX_EXPANDED_CONDITIONS);
+            assert_eq!(limit, crate::syntax::ast::MAX_EXPANDED_TERMS);
         }
         other => panic!(
             "expected too many conditions, got {:?}",
             other.map(|_| "a program")
         ),
     }
+}
+
+#[test]
+fn a_chain_of_views_read_four_times_each_loads_without_multiplying_out() {
+    // v1 reads v0 four times, v2 reads v1 four times, ...: unfolded all the way, the top's body
+    // would hold 4^14 literals.
+    let mut src = String::from(
+        "(role r) (init (c 1)) (legal r go) (<= (next (c ?x)) (true (c ?x))) \
+         (<= (v0 ?x) (true (c ?x)))",
+    );
+    for k in 1..=14 {
+        src.push_str(&format!(
+            " (<= (v{k} ?x) (v{j} ?x) (v{j} ?x) (v{j} ?x) (v{j} ?x))",
+            j = k - 1
+        ));
+    }
+    src.push_str(" (<= (goal r 100) (v14 1)) (<= terminal (v14 1))");
+    let p = crate::syntax::parse_str(&src, Syntax::Kif).expect("parses");
+    let game = RuleGame::from_program(&p, "views").expect("loads");
+    let s = game.initial_state();
+    assert!(game.is_terminal(&s));
+    assert_eq!(game.goal(&s, 0), 100);
 }

@@ -483,11 +483,15 @@ fn too_many_squares(squares: &[Square]) -> bool {
     };
     let firsts = distinct(squares.iter().map(|s| (s.0, s.1)).collect());
     let seconds = distinct(squares.iter().map(|s| (s.0, s.2)).collect());
+    let mut columns: HashMap<Option<TermId>, usize> = HashMap::new();
+    for s in &seconds {
+        *columns.entry(s.0).or_default() += 1;
+    }
     // Per part, its rows times its columns.
     let mut total = 0usize;
     for part in firsts.chunk_by(|a, b| a.0 == b.0) {
-        let columns = seconds.iter().filter(|s| s.0 == part[0].0).count();
-        total = total.saturating_add(part.len().saturating_mul(columns));
+        let across = columns.get(&part[0].0).copied().unwrap_or(0);
+        total = total.saturating_add(part.len().saturating_mul(across));
     }
     total > MAX_DRAWN_SQUARES
 }

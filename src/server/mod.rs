@@ -264,10 +264,15 @@ impl PlayerServer {
             }
             Message::Play { match_id, moves } => self.play(&match_id, moves, arrived).await,
             Message::Stop { match_id, moves } => {
-                let Some(entry) = self.matches().remove(&match_id) else {
-                    return Reply::ok("busy");
+                let entry = {
+                    let mut matches = self.matches();
+                    let Some(entry) = matches.remove(&match_id) else {
+                        return Reply::ok("busy");
+                    };
+                    // Under the lock, so that no start sees the place free meanwhile.
+                    self.let_go(&entry);
+                    entry
                 };
-                self.let_go(&entry);
                 entry.wanted.stop();
                 let Some(session) = entry.session else {
                     return Reply::ok("done");
@@ -339,6 +344,8 @@ impl PlayerServer {
         };
         let server = Arc::clone(self);
         let id = match_id.clone();
+        // Which entry is this start's: an abort and a new start of the same id may replace it.
+        let mine = Arc::downgrade(&work);
         let built = tokio::task::spawn_blocking(move || {
             let _working = work;
             let source = GameSource::RuleText {
@@ -361,6 +368,12 @@ impl PlayerServer {
         .await
         .unwrap_or_else(|e| Err(format!("building the game failed: {e}")));
         let mut matches = self.matches();
+        let ours = matches
+            .get(&match_id)
+            .is_some_and(|e| std::sync::Weak::ptr_eq(&mine, &Arc::downgrade(&e.work)));
+        if !ours {
+            return Reply::ok("busy").noted("aborted while the game was built");
+        }
         match built {
             Ok((session, report, prepared)) => {
                 let mut note = format!(
@@ -386,7 +399,6 @@ impl PlayerServer {
                         entry.last_seen = Instant::now();
                         Reply::ok("ready").noted(note)
                     }
-                    // Aborted while it was being built.
                     None => Reply::ok("busy").noted("aborted while the game was built"),
                 }
             }
@@ -722,299 +734,4 @@ pub fn run_router(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::session::{MoveReply, SessionError};
-    use super::*;
-    use crate::game::Goal;
-
-    /// A player that ignores its deadline.
-    struct Stubborn;
-
-    impl Session for Stubborn {
-        fn role(&self) -> &str {
-            "r"
-        }
-        fn engine(&self) -> crate::load::EngineKind {
-            crate::load::EngineKind::Native
-        }
-        fn prepare(&mut self, _: Deadline) -> Option<String> {
-            None
-        }
-        fn advance(&mut self, _: &[String]) -> Result<(), SessionError> {
-            Ok(())
-        }
-        fn fallback_move(&mut self) -> Result<String, SessionError> {
-            Ok("noop".into())
-        }
-        fn choose(&mut self, _: Deadline) -> Result<MoveReply, SessionError> {
-            std::thread::sleep(Duration::from_millis(4000));
-            Ok(MoveReply {
-                mv: "late".into(),
-                effort: String::new(),
-                fallback: None,
-            })
-        }
-        fn stop(&mut self, _: Option<&[String]>) -> Result<Option<Goal>, SessionError> {
-            Ok(None)
-        }
-    }
-
-    #[test]
-    fn a_search_that_overruns_is_answered_with_the_fallback_in_time() {
-        // A clock of seconds: the fallback comes half a margin before its end, and the machine may
-        // be busy.
-        let config = ServerConfig {
-            margin: Duration::from_millis(1000),
-            capacity: 1,
-            ..ServerConfig::default()
-        };
-        let server = PlayerServer::new(config, Arc::new(|_: &str| {}));
-        server.matches().insert(
-            "m".into(),
-            MatchEntry {
-                session: Some(Arc::new(Mutex::new(Box::new(Stubborn) as Box<dyn Session>))),
-                play_clock: Duration::from_secs(3),
-                last_seen: Instant::now(),
-                idle_limit: Duration::from_secs(60),
-                wanted: Wanted::new(),
-                work: Arc::new(()),
-            },
-        );
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .unwrap();
-        runtime.block_on(async {
-            let info = server.answer(Message::Info, Instant::now()).await;
-            assert!(info.body.contains("(status busy)"), "{}", info.body);
-            let arrived = Instant::now();
-            let reply = server.play("m", None, arrived).await;
-            assert_eq!(
-                (reply.status, reply.body.as_str()),
-                (StatusCode::OK, "noop")
-            );
-            assert!(
-                arrived.elapsed() < Duration::from_secs(3),
-                "{:?}",
-                arrived.elapsed()
-            );
-            let reply = server.play("other", None, Instant::now()).await;
-            assert_eq!(reply.body, "busy");
-        });
-    }
-
-    /// A player whose search runs until the test lets it go, whatever its deadline.
-    struct Held(Arc<(Mutex<bool>, std::sync::Condvar)>);
-
-    impl Session for Held {
-        fn role(&self) -> &str {
-            "r"
-        }
-        fn engine(&self) -> crate::load::EngineKind {
-            crate::load::EngineKind::Native
-        }
-        fn prepare(&mut self, _: Deadline) -> Option<String> {
-            None
-        }
-        fn advance(&mut self, _: &[String]) -> Result<(), SessionError> {
-            Ok(())
-        }
-        fn fallback_move(&mut self) -> Result<String, SessionError> {
-            Ok("noop".into())
-        }
-        fn choose(&mut self, _: Deadline) -> Result<MoveReply, SessionError> {
-            let (released, changed) = &*self.0;
-            let mut r = released.lock().unwrap();
-            while !*r {
-                r = changed.wait(r).unwrap();
-            }
-            Ok(MoveReply {
-                mv: "late".into(),
-                effort: String::new(),
-                fallback: None,
-            })
-        }
-        fn stop(&mut self, _: Option<&[String]>) -> Result<Option<Goal>, SessionError> {
-            Ok(None)
-        }
-    }
-
-    #[test]
-    fn an_aborted_match_s_search_holds_its_place_until_it_ends() {
-        let config = ServerConfig {
-            margin: Duration::from_millis(200),
-            capacity: 1,
-            ..ServerConfig::default()
-        };
-        let server = PlayerServer::new(config, Arc::new(|_: &str| {}));
-        let gate = Arc::new((Mutex::new(false), std::sync::Condvar::new()));
-        /// Lets the search go however the test ends: a runtime dropped with it still blocked
-        /// would wait for it for ever.
-        struct Release(Arc<(Mutex<bool>, std::sync::Condvar)>);
-        impl Drop for Release {
-            fn drop(&mut self) {
-                let (released, changed) = &*self.0;
-                *released.lock().unwrap_or_else(PoisonError::into_inner) = true;
-                changed.notify_all();
-            }
-        }
-        server.matches().insert(
-            "m".into(),
-            MatchEntry {
-                session: Some(Arc::new(Mutex::new(
-                    Box::new(Held(Arc::clone(&gate))) as Box<dyn Session>
-                ))),
-                play_clock: Duration::from_secs(1),
-                last_seen: Instant::now(),
-                idle_limit: Duration::from_secs(60),
-                wanted: Wanted::new(),
-                work: Arc::new(()),
-            },
-        );
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .unwrap();
-        // Dropped before the runtime (declared after it).
-        let release = Release(Arc::clone(&gate));
-        let status = |server: &Arc<PlayerServer>| {
-            runtime
-                .block_on(server.answer(Message::Info, Instant::now()))
-                .body
-        };
-        // The search overruns: the fallback answers, and the search goes on.
-        let reply = runtime.block_on(server.play("m", None, Instant::now()));
-        assert_eq!(reply.body, "noop");
-        let abort = Message::Abort {
-            match_id: "m".into(),
-        };
-        let reply = runtime.block_on(server.answer(abort, Instant::now()));
-        assert_eq!(reply.body, "aborted");
-        assert!(
-            status(&server).contains("(status busy)"),
-            "the search still runs"
-        );
-        drop(release);
-        // Bounded: the search ends as soon as it is let go.
-        let waiting = Instant::now();
-        while !status(&server).contains("(status available)") {
-            assert!(
-                waiting.elapsed() < Duration::from_secs(60),
-                "the place was never freed"
-            );
-            std::thread::sleep(Duration::from_millis(5));
-        }
-    }
-
-    /// A session that answers at once and then thinks until the next request (or its limit),
-    /// writing down what ended each spell of thinking.
-    struct Pondering {
-        /// Per spell: whether a request (or the match's end) stopped it, rather than its limit.
-        spells: Arc<Mutex<Vec<bool>>>,
-    }
-
-    impl Session for Pondering {
-        fn role(&self) -> &str {
-            "r"
-        }
-        fn engine(&self) -> crate::load::EngineKind {
-            crate::load::EngineKind::Native
-        }
-        fn prepare(&mut self, _: Deadline) -> Option<String> {
-            None
-        }
-        fn advance(&mut self, _: &[String]) -> Result<(), SessionError> {
-            Ok(())
-        }
-        fn fallback_move(&mut self) -> Result<String, SessionError> {
-            Ok("fallback".into())
-        }
-        fn choose(&mut self, _: Deadline) -> Result<MoveReply, SessionError> {
-            Ok(MoveReply {
-                mv: "chosen".into(),
-                effort: String::new(),
-                fallback: None,
-            })
-        }
-        fn stop(&mut self, _: Option<&[String]>) -> Result<Option<Goal>, SessionError> {
-            Ok(None)
-        }
-        fn ponder(&mut self, until: Deadline, wanted: &AtomicUsize) -> u64 {
-            while wanted.load(Ordering::Relaxed) > 1 && !until.passed() {
-                std::thread::sleep(Duration::from_millis(1));
-            }
-            let stopped = wanted.load(Ordering::Relaxed) <= 1;
-            self.spells.lock().unwrap().push(stopped);
-            1
-        }
-    }
-
-    /// Plays three steps of a match whose session ponders and ends it with `end`; returns what
-    /// ended each spell of thinking.
-    fn ponder_through(ponder: bool, end: Message) -> Vec<bool> {
-        let config = ServerConfig {
-            margin: Duration::from_millis(100),
-            ponder,
-            ..ServerConfig::default()
-        };
-        let server = PlayerServer::new(config, Arc::new(|_: &str| {}));
-        let spells = Arc::new(Mutex::new(Vec::new()));
-        let session = Pondering {
-            spells: Arc::clone(&spells),
-        };
-        server.matches().insert(
-            "m".into(),
-            MatchEntry {
-                session: Some(Arc::new(Mutex::new(Box::new(session) as Box<dyn Session>))),
-                // Long enough that a spell ended by its own limit is told from one a request ended.
-                play_clock: Duration::from_secs(60),
-                last_seen: Instant::now(),
-                idle_limit: Duration::from_secs(600),
-                wanted: Wanted::new(),
-                work: Arc::new(()),
-            },
-        );
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .unwrap();
-        runtime.block_on(async {
-            for _ in 0..3 {
-                // Each request gets the session's own move: the thinking before it let go.
-                let reply = server.play("m", None, Instant::now()).await;
-                assert_eq!(reply.body, "chosen");
-            }
-            server.answer(end, Instant::now()).await;
-        });
-        // The last spell ends when the match does: wait for it (bounded by the spell's limit).
-        let expected = if ponder { 3 } else { 0 };
-        let waiting = Instant::now();
-        while spells.lock().unwrap().len() < expected && waiting.elapsed() < Duration::from_secs(90)
-        {
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        let spells = spells.lock().unwrap().clone();
-        spells
-    }
-
-    #[test]
-    fn a_session_thinks_between_requests_until_the_next_one_comes() {
-        let stop = Message::Stop {
-            match_id: "m".into(),
-            moves: None,
-        };
-        assert_eq!(ponder_through(true, stop), [true, true, true]);
-        let abort = Message::Abort {
-            match_id: "m".into(),
-        };
-        assert_eq!(ponder_through(true, abort), [true, true, true]);
-        let stop = Message::Stop {
-            match_id: "m".into(),
-            moves: None,
-        };
-        assert!(ponder_through(false, stop).is_empty());
-    }
-}
+mod tests;

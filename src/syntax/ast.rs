@@ -183,40 +183,76 @@ impl Statement {
         }
     }
 
-    /// How many conditions (and effects) the engines write for this statement once its `or`s are
-    /// multiplied out: each alternative of a body becomes a rule of its own, and a negated
-    /// conjunction a relation of its own (saturating at `u64::MAX`). The checker and the lowering
-    /// hold a program to [`MAX_EXPANDED_CONDITIONS`] of them by this one count.
-    pub fn expanded_conditions(&self) -> u64 {
-        let (body, effects) = match self {
-            Statement::Rule { body, .. } => (body, 0),
+    /// How much the engines write for this statement once its `or`s are multiplied out, in term
+    /// nodes (an atom with its arguments' terms, saturating at `u64::MAX`): each alternative of a body
+    /// becomes a rule of its own with a copy of the head and of the variables' names (an operation,
+    /// one rule per effect with a copy of the conditions), a negated conjunction a relation of its
+    /// own, and the largest product built on the way counts, even when a later empty `or` drops it.
+    /// The checker and the lowering hold a program to [`MAX_EXPANDED_TERMS`] by this one count.
+    pub fn expanded_terms(&self) -> u64 {
+        let (head, body, effects): (&Atom, &[Literal], &[Effect]) = match self {
+            Statement::Rule { head, body, .. } => (head, body, &[]),
             Statement::Operation {
+                action,
                 conditions,
                 effects,
                 ..
-            } => (conditions, effects.len() as u64),
+            } => (action, conditions, effects),
         };
         let e = Expansion::of_all(body);
-        e.conditions
-            .saturating_add(e.alternatives.saturating_mul(effects))
-            .saturating_add(e.aux)
+        // Variable occurrences bound the names each rule keeps.
+        let mut variables = 0u64;
+        let mut count = |a: &Atom| {
+            a.args
+                .iter()
+                .for_each(|t| for_each_var(t, &mut |_, _| variables += 1))
+        };
+        count(head);
+        body.iter()
+            .for_each(|l| for_each_atom(l, false, &mut |a, _| count(a)));
+        effects.iter().for_each(|e| count(&e.atom));
+        let per_rule = 1 + atom_size(head) + variables;
+        let rules_per_alternative = (effects.len() as u64).max(1);
+        let effect_size: u64 = effects.iter().map(|e| atom_size(&e.atom)).sum();
+        let written = e
+            .conditions
+            .saturating_mul(rules_per_alternative)
+            .saturating_add(
+                e.alternatives
+                    .saturating_mul(rules_per_alternative.saturating_mul(per_rule))
+                    .saturating_add(e.alternatives.saturating_mul(effect_size)),
+            );
+        written.max(e.peak).saturating_add(e.aux)
     }
 }
 
-/// The most conditions a program may multiply out into (see [`Statement::expanded_conditions`]): a
+/// An atom's term nodes, itself included.
+fn atom_size(a: &Atom) -> u64 {
+    fn nodes(t: &Term) -> u64 {
+        match t {
+            Term::Var(..) | Term::Const(..) => 1,
+            Term::Func(_, args, _) => args.iter().fold(1, |n, a| n.saturating_add(nodes(a))),
+        }
+    }
+    a.args.iter().fold(1, |n, t| n.saturating_add(nodes(t)))
+}
+
+/// The most terms a program may multiply out into (see [`Statement::expanded_terms`]): a
 /// body of eighteen two-way `or`s is 262,144 rules, so a few hundred bytes of rules could otherwise
-/// fill any memory. The public corpus's largest, chess, needs 503.
-pub const MAX_EXPANDED_CONDITIONS: u64 = 1 << 20;
+/// fill any memory. The public corpus's largest, chess, needs 6,985.
+pub const MAX_EXPANDED_TERMS: u64 = 1 << 20;
 
 /// What a conjunction of literals multiplies out into.
 #[derive(Clone, Copy)]
 struct Expansion {
     /// Its alternatives (conjunctions of plain literals).
     alternatives: u64,
-    /// Their literals, all alternatives together.
+    /// Their literals' term nodes, all alternatives together.
     conditions: u64,
-    /// The conditions of the relations made for negated conjunctions inside it (each made once).
+    /// What the relations made for negated conjunctions inside it take (each made once).
     aux: u64,
+    /// The most any product on the way held (nodes, plus one per alternative for its list).
+    peak: u64,
 }
 
 impl Expansion {
@@ -224,7 +260,13 @@ impl Expansion {
         alternatives: 1,
         conditions: 0,
         aux: 0,
+        peak: 1,
     };
+
+    /// What a list of `alternatives` holding `conditions` nodes takes.
+    fn held(alternatives: u64, conditions: u64) -> u64 {
+        alternatives.saturating_add(conditions)
+    }
 
     fn of_all(lits: &[Literal]) -> Expansion {
         lits.iter()
@@ -232,52 +274,63 @@ impl Expansion {
     }
 
     fn of(l: &Literal) -> Expansion {
+        let plain = |size: u64, aux: u64| Expansion {
+            alternatives: 1,
+            conditions: size,
+            aux,
+            peak: Expansion::held(1, size),
+        };
         match l {
-            Literal::Atom(_) => Expansion {
-                alternatives: 1,
-                conditions: 1,
-                aux: 0,
-            },
+            Literal::Atom(a) => plain(atom_size(a), 0),
             Literal::Not(inner, _) => match &**inner {
                 Literal::Not(x, _) => Expansion::of(x),
-                Literal::Atom(_) => Expansion::of(inner),
+                Literal::Atom(a) => plain(atom_size(a), 0),
                 compound => {
+                    // A relation of its own over the shared variables: its rules are the compound's
+                    // alternatives.
                     let e = Expansion::of(compound);
-                    Expansion {
-                        alternatives: 1,
-                        conditions: 1,
-                        aux: e.conditions.saturating_add(e.aux),
-                    }
+                    let made = Expansion::held(e.alternatives, e.conditions).max(e.peak);
+                    plain(1, made.saturating_add(e.aux))
                 }
             },
-            Literal::Or(xs, _) => xs.iter().fold(
-                Expansion {
+            Literal::Or(xs, _) => {
+                let mut acc = Expansion {
                     alternatives: 0,
                     conditions: 0,
                     aux: 0,
-                },
-                |acc, x| {
+                    peak: 0,
+                };
+                for x in xs {
                     let e = Expansion::of(x);
-                    Expansion {
-                        alternatives: acc.alternatives.saturating_add(e.alternatives),
-                        conditions: acc.conditions.saturating_add(e.conditions),
-                        aux: acc.aux.saturating_add(e.aux),
-                    }
-                },
-            ),
+                    acc.alternatives = acc.alternatives.saturating_add(e.alternatives);
+                    acc.conditions = acc.conditions.saturating_add(e.conditions);
+                    acc.aux = acc.aux.saturating_add(e.aux);
+                    acc.peak = acc.peak.max(e.peak);
+                }
+                acc.peak = acc
+                    .peak
+                    .max(Expansion::held(acc.alternatives, acc.conditions));
+                acc
+            }
             Literal::And(xs, _) => Expansion::of_all(xs),
         }
     }
 
     /// Every alternative of `self` with every alternative of `other`.
     fn and(self, other: Expansion) -> Expansion {
+        let alternatives = self.alternatives.saturating_mul(other.alternatives);
+        let conditions = self
+            .conditions
+            .saturating_mul(other.alternatives)
+            .saturating_add(other.conditions.saturating_mul(self.alternatives));
         Expansion {
-            alternatives: self.alternatives.saturating_mul(other.alternatives),
-            conditions: self
-                .conditions
-                .saturating_mul(other.alternatives)
-                .saturating_add(other.conditions.saturating_mul(self.alternatives)),
+            alternatives,
+            conditions,
             aux: self.aux.saturating_add(other.aux),
+            peak: self
+                .peak
+                .max(other.peak)
+                .max(Expansion::held(alternatives, conditions)),
         }
     }
 }
@@ -486,27 +539,40 @@ mod tests {
     }
 
     #[test]
-    fn expanded_conditions_count_what_the_lowering_writes() {
+    fn expanded_terms_count_what_the_lowering_writes() {
         let check = |src: &str, expected: &[u64]| {
             let p = crate::syntax::parse_str(src, Syntax::Kif).expect("parses");
-            let counts: Vec<u64> = p
-                .statements
-                .iter()
-                .map(|s| s.expanded_conditions())
-                .collect();
+            let counts: Vec<u64> = p.statements.iter().map(|s| s.expanded_terms()).collect();
             assert_eq!(counts, expected, "{src}");
         };
-        check("(p 1)", &[0]);
-        check("(<= (p ?x) (q ?x) (r ?x))", &[2]);
-        // (a | b) & (c | d): four rules of two conditions.
-        check("(<= p (or a b) (or c d))", &[8]);
-        // Three alternatives, the last itself a conjunction, then one more condition each.
-        check("(<= p (or a b (and c d)) e)", &[7]);
-        // A negated conjunction is one condition and a relation of its own with two.
-        check("(<= p (not (and a b)) c)", &[4]);
-        check("(<= p (not (not (or a b))))", &[2]);
+        // A fact: one rule of a head of two nodes and no variable.
+        check("(p 1)", &[3]);
+        // Three atoms of two nodes, one rule with three variable names.
+        check("(<= (p ?x) (q ?x) (r ?x))", &[4 + 3 + 3]);
+        // (a | b) & (c | d): four rules of two one-node conditions, each with its head.
+        check("(<= p (or a b) (or c d))", &[8 + 4 * 2]);
+        // A negated conjunction is one condition and a relation of its own with one rule of two.
+        check("(<= p (not (and a b)) c)", &[2 + 2 + 3]);
+        check("(<= p (not (not (or a b))))", &[2 + 2 * 2]);
+        // Arguments weigh: a two-way or of ten-argument atoms.
+        check(
+            "(<= p (or (q 1 2 3 4 5 6 7 8 9 10) (q 1 2 3 4 5 6 7 8 9 10)))",
+            &[22 + 2 * 2],
+        );
+        // Empty conjunctions are still alternatives, and the product an empty `or` drops still
+        // counts.
+        let ands = "(or (and) (and)) ".repeat(40);
+        assert!(count(&format!("(<= p {ands})")) >= 1 << 40);
+        let ors = format!("{}(or)", "(or a b) ".repeat(30));
+        assert!(count(&format!("(<= p {ors})")) >= 1 << 30);
         // Saturates instead of overflowing.
         let ors = "(or a b) ".repeat(70);
         check(&format!("(<= p {ors})"), &[u64::MAX]);
+    }
+
+    /// The count of a program of one statement.
+    fn count(src: &str) -> u64 {
+        let p = crate::syntax::parse_str(src, Syntax::Kif).expect("parses");
+        p.statements[0].expanded_terms()
     }
 }

@@ -178,6 +178,8 @@ pub async fn check(
                         all.extend(tested.problems);
                     }
                 }
+                // Each of them is placed by a scan of the text: a few hundred at most.
+                let all = crate::diagnostics::capped(all);
                 json!({
                     "ok": ok,
                     "diagnostics": diags(&all),
@@ -372,6 +374,9 @@ fn shown_moves<G: Game>(game: &G, state: &G::State, joint: &[String]) -> Vec<Str
 /// A record's states drawn, with the moves that led to each.
 struct Frames<'a>(&'a MatchRecord);
 
+/// The most a replay sends, drawings and texts together (a match's feed keeps as much).
+const MAX_REPLAY_BYTES: usize = 32 << 20;
+
 impl Visitor for Frames<'_> {
     type Output = Result<Value, String>;
 
@@ -379,19 +384,25 @@ impl Visitor for Frames<'_> {
         let game = loaded.game.as_ref();
         let record = self.0;
         let states = crate::referee::record::replay(game, record)?;
-        let steps: Vec<Value> = states
-            .iter()
-            .enumerate()
-            .map(|(step, state)| {
-                json!({
-                    "step": step,
-                    "drawing": game.drawing(state),
-                    "text": game.show_state(state),
-                    "moves": step.checked_sub(1).map(|s| shown_moves(game, &states[s], &record.moves[s])),
-                    "errors": step.checked_sub(1).and_then(|s| record.errors.get(s)),
-                })
-            })
-            .collect();
+        let mut steps: Vec<Value> = Vec::with_capacity(states.len());
+        let mut bytes = 0usize;
+        for (step, state) in states.iter().enumerate() {
+            let frame = json!({
+                "step": step,
+                "drawing": game.drawing(state),
+                "text": game.show_state(state),
+                "moves": step.checked_sub(1).map(|s| shown_moves(game, &states[s], &record.moves[s])),
+                "errors": step.checked_sub(1).and_then(|s| record.errors.get(s)),
+            });
+            bytes += frame.to_string().len();
+            if bytes > MAX_REPLAY_BYTES {
+                return Err(format!(
+                    "the replay's first {step} states take more than the {} MB a replay may send",
+                    MAX_REPLAY_BYTES >> 20
+                ));
+            }
+            steps.push(frame);
+        }
         Ok(json!({
             "game": game.info().name,
             "roles": game.info().roles,

@@ -61,6 +61,11 @@ impl Feed {
 
     /// Adds an event.
     pub fn push(&self, event: Value) {
+        // Past the bytes, what a page may send without end (moves it tries, a search's lines)
+        // is dropped: the match stops at the referee's next event.
+        if self.is_full() && matches!(event["type"].as_str(), Some("thinking" | "rejected")) {
+            return;
+        }
         let text: Arc<str> = event.to_string().into();
         self.bytes.fetch_add(text.len(), Ordering::SeqCst);
         let mut events = self.events.lock().unwrap_or_else(PoisonError::into_inner);
@@ -875,5 +880,12 @@ mod tests {
         );
         feed.push(event);
         assert!(feed.is_full());
+        let bytes = feed.bytes.load(Ordering::SeqCst);
+        feed.push(json!({ "type": "rejected", "move": "x" }));
+        assert_eq!(
+            feed.bytes.load(Ordering::SeqCst),
+            bytes,
+            "dropped once full"
+        );
     }
 }

@@ -80,10 +80,10 @@ async fn body_in_time(
             let req = axum::extract::Request::from_parts(parts, axum::body::Body::from(bytes));
             next.run(req).await
         }
-        Ok(Err(_)) => ApiError::new(
+        Ok(Err(e)) => ApiError::new(
             axum::http::StatusCode::PAYLOAD_TOO_LARGE,
             format!(
-                "the request's body is larger than the {} bytes this server reads",
+                "the request's body could not be read whole (this server reads at most {} bytes): {e}",
                 bounds.bytes
             ),
         )
