@@ -5,10 +5,17 @@ use super::session::{MoveReply, SessionError};
 use super::*;
 use crate::game::Goal;
 
-/// A player that ignores its deadline.
-struct Stubborn;
+/// A player whose search is the given function, whatever its deadline, with `noop` to fall back on,
+/// and, when it has one, the given thinking after an answer.
+struct Searching {
+    search: Box<dyn FnMut() -> MoveReply + Send>,
+    ponder: Option<Box<Thinking>>,
+}
 
-impl Session for Stubborn {
+/// Thinking after an answer: until a deadline, watching the count of [`Wanted`]; the simulations.
+type Thinking = dyn FnMut(Deadline, &AtomicUsize) -> u64 + Send;
+
+impl Session for Searching {
     fn role(&self) -> &str {
         "r"
     }
@@ -25,16 +32,73 @@ impl Session for Stubborn {
         Ok("noop".into())
     }
     fn choose(&mut self, _: Deadline) -> Result<MoveReply, SessionError> {
-        std::thread::sleep(Duration::from_millis(4000));
-        Ok(MoveReply {
-            mv: "late".into(),
-            effort: String::new(),
-            fallback: None,
-        })
+        Ok((self.search)())
     }
     fn stop(&mut self, _: Option<&[String]>) -> Result<Option<Goal>, SessionError> {
         Ok(None)
     }
+    fn ponder(&mut self, until: Deadline, wanted: &AtomicUsize) -> u64 {
+        match &mut self.ponder {
+            Some(ponder) => ponder(until, wanted),
+            None => 0,
+        }
+    }
+}
+
+/// A player whose search is `search`, and which does not think after answering.
+fn searching(search: impl FnMut() -> MoveReply + Send + 'static) -> Searching {
+    Searching {
+        search: Box::new(search),
+        ponder: None,
+    }
+}
+
+/// A server with `config` holding match `m`, played by `session`.
+fn serving(
+    config: ServerConfig,
+    session: Box<dyn Session>,
+    play_clock: Duration,
+    idle_limit: Duration,
+) -> Arc<PlayerServer> {
+    let server = PlayerServer::new(config, Arc::new(|_: &str| {}));
+    server.matches().insert(
+        "m".into(),
+        MatchEntry {
+            session: Some(Arc::new(Mutex::new(session))),
+            play_clock,
+            last_seen: Instant::now(),
+            idle_limit,
+            wanted: Wanted::new(),
+            work: Arc::new(()),
+        },
+    );
+    server
+}
+
+/// A runtime of one worker, as the tests drive the server's answers.
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// The move a search gives too late.
+fn late() -> MoveReply {
+    MoveReply {
+        mv: "late".into(),
+        effort: String::new(),
+        fallback: None,
+    }
+}
+
+/// A player that ignores its deadline.
+fn stubborn() -> Searching {
+    searching(|| {
+        std::thread::sleep(Duration::from_millis(4000));
+        late()
+    })
 }
 
 #[test]
@@ -46,23 +110,13 @@ fn a_search_that_overruns_is_answered_with_the_fallback_in_time() {
         capacity: 1,
         ..ServerConfig::default()
     };
-    let server = PlayerServer::new(config, Arc::new(|_: &str| {}));
-    server.matches().insert(
-        "m".into(),
-        MatchEntry {
-            session: Some(Arc::new(Mutex::new(Box::new(Stubborn) as Box<dyn Session>))),
-            play_clock: Duration::from_secs(3),
-            last_seen: Instant::now(),
-            idle_limit: Duration::from_secs(60),
-            wanted: Wanted::new(),
-            work: Arc::new(()),
-        },
+    let server = serving(
+        config,
+        Box::new(stubborn()),
+        Duration::from_secs(3),
+        Duration::from_secs(60),
     );
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
+    let runtime = runtime();
     runtime.block_on(async {
         let info = server.answer(Message::Info, Instant::now()).await;
         assert!(info.body.contains("(status busy)"), "{}", info.body);
@@ -82,40 +136,16 @@ fn a_search_that_overruns_is_answered_with_the_fallback_in_time() {
     });
 }
 
-/// A player whose search runs until the test lets it go, whatever its deadline.
-struct Held(Arc<(Mutex<bool>, std::sync::Condvar)>);
-
-impl Session for Held {
-    fn role(&self) -> &str {
-        "r"
-    }
-    fn engine(&self) -> crate::load::EngineKind {
-        crate::load::EngineKind::Native
-    }
-    fn prepare(&mut self, _: Deadline) -> Option<String> {
-        None
-    }
-    fn advance(&mut self, _: &[String]) -> Result<(), SessionError> {
-        Ok(())
-    }
-    fn fallback_move(&mut self) -> Result<String, SessionError> {
-        Ok("noop".into())
-    }
-    fn choose(&mut self, _: Deadline) -> Result<MoveReply, SessionError> {
-        let (released, changed) = &*self.0;
-        let mut r = released.lock().unwrap();
+/// A player whose search runs until `gate` opens, whatever its deadline.
+fn held(gate: Arc<(Mutex<bool>, std::sync::Condvar)>) -> Searching {
+    searching(move || {
+        let (released, changed) = &*gate;
+        let mut r = released.lock().unwrap_or_else(PoisonError::into_inner);
         while !*r {
-            r = changed.wait(r).unwrap();
+            r = changed.wait(r).unwrap_or_else(PoisonError::into_inner);
         }
-        Ok(MoveReply {
-            mv: "late".into(),
-            effort: String::new(),
-            fallback: None,
-        })
-    }
-    fn stop(&mut self, _: Option<&[String]>) -> Result<Option<Goal>, SessionError> {
-        Ok(None)
-    }
+        late()
+    })
 }
 
 #[test]
@@ -126,7 +156,6 @@ fn an_aborted_match_s_search_holds_its_place_until_it_ends() {
         capacity: 1,
         ..ServerConfig::default()
     };
-    let server = PlayerServer::new(config, Arc::new(|_: &str| {}));
     let gate = Arc::new((Mutex::new(false), std::sync::Condvar::new()));
     /// Lets the search go however the test ends: a runtime dropped with it still blocked
     /// would wait for it for ever.
@@ -138,24 +167,13 @@ fn an_aborted_match_s_search_holds_its_place_until_it_ends() {
             changed.notify_all();
         }
     }
-    server.matches().insert(
-        "m".into(),
-        MatchEntry {
-            session: Some(Arc::new(Mutex::new(
-                Box::new(Held(Arc::clone(&gate))) as Box<dyn Session>
-            ))),
-            play_clock: Duration::from_secs(3),
-            last_seen: Instant::now(),
-            idle_limit: Duration::from_secs(60),
-            wanted: Wanted::new(),
-            work: Arc::new(()),
-        },
+    let server = serving(
+        config,
+        Box::new(held(Arc::clone(&gate))),
+        Duration::from_secs(3),
+        Duration::from_secs(60),
     );
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
+    let runtime = runtime();
     // Dropped before the runtime (declared after it).
     let release = Release(Arc::clone(&gate));
     let status = |server: &Arc<PlayerServer>| {
@@ -188,45 +206,23 @@ fn an_aborted_match_s_search_holds_its_place_until_it_ends() {
 }
 
 /// A session that answers at once and then thinks until the next request (or its limit),
-/// writing down what ended each spell of thinking.
-struct Pondering {
-    /// Per spell: whether a request (or the match's end) stopped it, rather than its limit.
-    spells: Arc<Mutex<Vec<bool>>>,
-}
-
-impl Session for Pondering {
-    fn role(&self) -> &str {
-        "r"
-    }
-    fn engine(&self) -> crate::load::EngineKind {
-        crate::load::EngineKind::Native
-    }
-    fn prepare(&mut self, _: Deadline) -> Option<String> {
-        None
-    }
-    fn advance(&mut self, _: &[String]) -> Result<(), SessionError> {
-        Ok(())
-    }
-    fn fallback_move(&mut self) -> Result<String, SessionError> {
-        Ok("fallback".into())
-    }
-    fn choose(&mut self, _: Deadline) -> Result<MoveReply, SessionError> {
-        Ok(MoveReply {
+/// writing down in `spells` whether a request (or the match's end) stopped each spell of thinking,
+/// rather than its limit.
+fn pondering(spells: Arc<Mutex<Vec<bool>>>) -> Searching {
+    Searching {
+        search: Box::new(|| MoveReply {
             mv: "chosen".into(),
             effort: String::new(),
             fallback: None,
-        })
-    }
-    fn stop(&mut self, _: Option<&[String]>) -> Result<Option<Goal>, SessionError> {
-        Ok(None)
-    }
-    fn ponder(&mut self, until: Deadline, wanted: &AtomicUsize) -> u64 {
-        while wanted.load(Ordering::Relaxed) > 1 && !until.passed() {
-            std::thread::sleep(Duration::from_millis(1));
-        }
-        let stopped = wanted.load(Ordering::Relaxed) <= 1;
-        self.spells.lock().unwrap().push(stopped);
-        1
+        }),
+        ponder: Some(Box::new(move |until: Deadline, wanted: &AtomicUsize| {
+            while wanted.load(Ordering::Relaxed) > 1 && !until.passed() {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            let stopped = wanted.load(Ordering::Relaxed) <= 1;
+            spells.lock().unwrap().push(stopped);
+            1
+        })),
     }
 }
 
@@ -238,28 +234,16 @@ fn ponder_through(ponder: bool, end: Message) -> Vec<bool> {
         ponder,
         ..ServerConfig::default()
     };
-    let server = PlayerServer::new(config, Arc::new(|_: &str| {}));
     let spells = Arc::new(Mutex::new(Vec::new()));
-    let session = Pondering {
-        spells: Arc::clone(&spells),
-    };
-    server.matches().insert(
-        "m".into(),
-        MatchEntry {
-            session: Some(Arc::new(Mutex::new(Box::new(session) as Box<dyn Session>))),
-            // Long enough that a spell ended by its own limit is told from one a request ended.
-            play_clock: Duration::from_secs(60),
-            last_seen: Instant::now(),
-            idle_limit: Duration::from_secs(600),
-            wanted: Wanted::new(),
-            work: Arc::new(()),
-        },
+    let session = pondering(Arc::clone(&spells));
+    // Long enough that a spell ended by its own limit is told from one a request ended.
+    let server = serving(
+        config,
+        Box::new(session),
+        Duration::from_secs(60),
+        Duration::from_secs(600),
     );
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
+    let runtime = runtime();
     runtime.block_on(async {
         for _ in 0..3 {
             // Each request gets the session's own move: the thinking before it let go.
