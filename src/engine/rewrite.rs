@@ -249,12 +249,13 @@ const MAX_UNFOLD_USES: usize = 4;
 ///
 /// Views read more than [`MAX_UNFOLD_USES`] times stay (unfolding would repeat their work), and the
 /// number of rules at most doubles. An unfolding that would write more than four times the program's
-/// literals (or rules) is not made, and ends the rewrite: a chain of views each reading the one below
-/// several times, or a reader of several negated views, multiplies out exponentially.
+/// terms (or rules) is not made, and ends the rewrite: a chain of views each reading the one below
+/// several times, or passing it a term twice its size, or a reader of several negated views,
+/// multiplies out exponentially.
 pub(crate) fn unfold_views(p: &mut Program, keep: &[RelId], dynamic: &[bool]) {
     let limit = p.rules.len() * 2 + 16;
-    let literals: usize = p.rules.iter().map(|r| r.body.len()).sum();
-    let bounds = (limit * 4, literals * 4 + 4096);
+    let size: usize = p.rules.iter().map(body_size).sum();
+    let bounds = (limit * 4, size.saturating_mul(4).saturating_add(4096));
     for _ in 0..256 {
         if p.rules.len() > limit {
             break;
@@ -361,21 +362,44 @@ fn pick_view(p: &Program, keep: &[RelId], dynamic: &[bool]) -> Option<usize> {
     None
 }
 
+/// A rule body's size: its literals' term nodes.
+fn body_size(r: &Rule) -> usize {
+    r.body.iter().map(lit_size).sum()
+}
+
+/// A pattern's term nodes.
+fn pat_size(x: &Pat) -> usize {
+    match x {
+        Pat::Var(_) | Pat::Term(_) => 1,
+        Pat::Func(_, args) => 1 + args.iter().map(pat_size).sum::<usize>(),
+    }
+}
+
+/// A literal's term nodes, itself included.
+fn lit_size(l: &Lit) -> usize {
+    let pat = pat_size;
+    match l {
+        Lit::Pos(a) | Lit::Neg(a) => 1 + a.args.iter().map(pat).sum::<usize>(),
+        Lit::Cmp(_, x, y) => 1 + pat(x) + pat(y),
+        Lit::Arith(_, x, y, z) => 1 + pat(x) + pat(y) + pat(z),
+    }
+}
+
 /// Rewrites every reading of the view defined by rule `vi` (see [`unfold_views`]) and drops the rule;
 /// leaves the program as it was and answers false when that would write more than `max_rules` rules
-/// or `max_literals` literals.
-fn unfold(p: &mut Program, vi: usize, (max_rules, max_literals): (usize, usize)) -> bool {
+/// or bodies of more than `max_size` terms.
+fn unfold(p: &mut Program, vi: usize, (max_rules, max_size): (usize, usize)) -> bool {
     let kept = p.rules.clone();
     let view = p.rules.remove(vi);
     let rel = view.head.rel;
     let rules = std::mem::take(&mut p.rules);
     let mut out = Vec::with_capacity(rules.len());
-    // Literals written so far, in `out` and still in the work list.
-    let mut written: usize = rules.iter().map(|r| r.body.len()).sum();
+    // Terms written so far, in `out` and still in the work list.
+    let mut written: usize = rules.iter().map(body_size).sum();
     for r in rules {
         let mut work = vec![r];
         while let Some(r) = work.pop() {
-            if out.len() + work.len() > max_rules || written > max_literals {
+            if out.len() + work.len() > max_rules || written > max_size {
                 p.rules = kept;
                 return false;
             }
@@ -392,10 +416,29 @@ fn unfold(p: &mut Program, vi: usize, (max_rules, max_literals): (usize, usize))
                 Lit::Pos(a) => (false, a.args.clone()),
                 _ => unreachable!("found an atom"),
             };
+            // The view's body with every variable replaced by the largest argument bounds its copy.
+            let largest = args.iter().map(pat_size).max().unwrap_or(1);
+            if written.saturating_add(body_size(&view).saturating_mul(largest)) > max_size {
+                p.rules = kept;
+                return false;
+            }
             let mut copy = r.clone();
             let lits = instantiate(&view, &args, &mut copy.var_names, &mut p.terms);
+            // Weighed before the copies are made: one reading can multiply a rule many times.
+            let added = match negative {
+                true => body_size(&r).saturating_mul(lits.len().saturating_sub(1)),
+                false => lits
+                    .iter()
+                    .map(lit_size)
+                    .sum::<usize>()
+                    .saturating_sub(lit_size(&r.body[j])),
+            };
+            written = written.saturating_add(added);
+            if out.len() + work.len() + lits.len() > max_rules || written > max_size {
+                p.rules = kept;
+                return false;
+            }
             if negative {
-                written = written.saturating_add(r.body.len() * lits.len().saturating_sub(1));
                 // Last alternative pushed first, so that the copies come out in body order.
                 for l in lits.into_iter().rev() {
                     let mut alt = r.clone();
@@ -403,7 +446,6 @@ fn unfold(p: &mut Program, vi: usize, (max_rules, max_literals): (usize, usize))
                     work.push(alt);
                 }
             } else {
-                written = written.saturating_add(lits.len().saturating_sub(1));
                 copy.body.splice(j..=j, lits);
                 work.push(copy);
             }

@@ -456,24 +456,48 @@ fn lowering_refuses_ors_that_multiply_past_the_limit_instead_of_filling_memory()
     }
 }
 
+/// A game counting 0, 1, 2 in `s`, with the views `views` (KIF) and the goals and terminal after.
+fn counting_with(views: &str, goals: &str) -> RuleGame {
+    let src = format!(
+        "(role r) (init (s 0)) (succ 0 1) (succ 1 2) (legal r go) \
+         (<= (next (s ?y)) (true (s ?x)) (succ ?x ?y)) (<= (v0 ?x) (true (s ?x))) {views} {goals} \
+         (<= terminal (true (s 2)))"
+    );
+    let p = crate::syntax::parse_str(&src, Syntax::Kif).expect("parses");
+    RuleGame::from_program(&p, "views").expect("loads")
+}
+
 #[test]
 fn a_chain_of_views_read_four_times_each_loads_without_multiplying_out() {
     // v1 reads v0 four times, v2 reads v1 four times, ...: unfolded all the way, the top's body
-    // would hold 4^14 literals.
-    let mut src = String::from(
-        "(role r) (init (c 1)) (legal r go) (<= (next (c ?x)) (true (c ?x))) \
-         (<= (v0 ?x) (true (c ?x)))",
+    // would hold 4^14 literals, each with variables of its own.
+    let views: String = (1..=14)
+        .map(|k| {
+            let j = k - 1;
+            format!(" (<= (v{k} ?x) (v{j} ?x) (v{j} ?y1) (v{j} ?y2) (v{j} ?y3))")
+        })
+        .collect();
+    let game = counting_with(
+        &views,
+        "(<= (goal r 100) (v14 2)) (<= (goal r 0) (not (v14 2)))",
     );
-    for k in 1..=14 {
-        src.push_str(&format!(
-            " (<= (v{k} ?x) (v{j} ?x) (v{j} ?x) (v{j} ?x) (v{j} ?x))",
-            j = k - 1
-        ));
-    }
-    src.push_str(" (<= (goal r 100) (v14 1)) (<= terminal (v14 1))");
-    let p = crate::syntax::parse_str(&src, Syntax::Kif).expect("parses");
-    let game = RuleGame::from_program(&p, "views").expect("loads");
     let s = game.initial_state();
-    assert!(game.is_terminal(&s));
-    assert_eq!(game.goal(&s, 0), 100);
+    assert!(!game.is_terminal(&s));
+    assert_eq!(game.goal(&s, 0), 0);
+}
+
+#[test]
+fn a_chain_of_views_doubling_a_term_loads_without_multiplying_out() {
+    // v1 passes v0 a term twice its argument's size, v2 passes v1 one, ...: unfolded all the way,
+    // the reader's one literal would hold a term of 2^40 nodes.
+    let views: String = (1..=40)
+        .map(|k| format!(" (<= (v{k} ?x) (v{} (f ?x ?x)))", k - 1))
+        .collect();
+    let game = counting_with(
+        &views,
+        "(<= (goal r 100) (true (s 2))) (<= (goal r 0) (v40 1))",
+    );
+    let s = game.initial_state();
+    assert!(!game.is_terminal(&s));
+    assert_eq!(game.goal(&s, 0), 0);
 }

@@ -287,9 +287,18 @@ impl Expansion {
                 Literal::Atom(a) => plain(atom_size(a), 0),
                 compound => {
                     // A relation of its own over the shared variables: its rules are the compound's
-                    // alternatives.
+                    // alternatives, each with a head of those variables and their names.
                     let e = Expansion::of(compound);
-                    let made = Expansion::held(e.alternatives, e.conditions).max(e.peak);
+                    let mut variables = 0u64;
+                    for_each_atom(compound, false, &mut |a, _| {
+                        a.args
+                            .iter()
+                            .for_each(|t| for_each_var(t, &mut |_, _| variables += 1))
+                    });
+                    let per_rule = variables.saturating_mul(2).saturating_add(1);
+                    let made = Expansion::held(e.alternatives, e.conditions)
+                        .max(e.peak)
+                        .saturating_add(e.alternatives.saturating_mul(per_rule));
                     plain(1, made.saturating_add(e.aux))
                 }
             },
@@ -552,8 +561,15 @@ mod tests {
         // (a | b) & (c | d): four rules of two one-node conditions, each with its head.
         check("(<= p (or a b) (or c d))", &[8 + 4 * 2]);
         // A negated conjunction is one condition and a relation of its own with one rule of two.
-        check("(<= p (not (and a b)) c)", &[2 + 2 + 3]);
+        check("(<= p (not (and a b)) c)", &[2 + 2 + 4]);
         check("(<= p (not (not (or a b))))", &[2 + 2 * 2]);
+        // The relation's rules copy the compound's variables, once for each alternative.
+        // Three conditions, a rule of six (head, names), the relation's alternatives (seven) and
+        // its three rules of three (head and name of `?x`).
+        check(
+            "(<= (p ?x) (q ?x) (not (or (r ?x) a a)))",
+            &[3 + 6 + 7 + 3 * 3],
+        );
         // Arguments weigh: a two-way or of ten-argument atoms.
         check(
             "(<= p (or (q 1 2 3 4 5 6 7 8 9 10) (q 1 2 3 4 5 6 7 8 9 10)))",

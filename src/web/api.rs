@@ -175,11 +175,10 @@ pub async fn check(
                         let tested = play_test(program, &text, &file);
                         ok = !tested.has_errors();
                         played = (tested.played > 0).then(|| tested.summary());
-                        all.extend(tested.problems);
+                        // Each is placed by a scan of the text: a few hundred at most.
+                        all.extend(crate::diagnostics::capped(tested.problems));
                     }
                 }
-                // Each of them is placed by a scan of the text: a few hundred at most.
-                let all = crate::diagnostics::capped(all);
                 json!({
                     "ok": ok,
                     "diagnostics": diags(&all),
@@ -397,7 +396,8 @@ impl Visitor for Frames<'_> {
             bytes += frame.to_string().len();
             if bytes > MAX_REPLAY_BYTES {
                 return Err(format!(
-                    "the replay's first {step} states take more than the {} MB a replay may send",
+                    "the replay's first {} states take more than the {} MB a replay may send",
+                    step + 1,
                     MAX_REPLAY_BYTES >> 20
                 ));
             }
