@@ -399,10 +399,6 @@ fn unfold(p: &mut Program, vi: usize, (max_rules, max_size): (usize, usize)) -> 
     for r in rules {
         let mut work = vec![r];
         while let Some(r) = work.pop() {
-            if out.len() + work.len() > max_rules || written > max_size {
-                p.rules = kept;
-                return false;
-            }
             let found = r
                 .body
                 .iter()

@@ -201,16 +201,10 @@ impl Statement {
         };
         let e = Expansion::of_all(body);
         // Variable occurrences bound the names each rule keeps.
-        let mut variables = 0u64;
-        let mut count = |a: &Atom| {
-            a.args
-                .iter()
-                .for_each(|t| for_each_var(t, &mut |_, _| variables += 1))
-        };
-        count(head);
-        body.iter()
-            .for_each(|l| for_each_atom(l, false, &mut |a, _| count(a)));
-        effects.iter().for_each(|e| count(&e.atom));
+        let variables = variable_occurrences(
+            std::iter::once(head).chain(effects.iter().map(|e| &e.atom)),
+            body,
+        );
         let per_rule = 1 + atom_size(head) + variables;
         let rules_per_alternative = (effects.len() as u64).max(1);
         let effect_size: u64 = effects.iter().map(|e| atom_size(&e.atom)).sum();
@@ -224,6 +218,20 @@ impl Statement {
             );
         written.max(e.peak).saturating_add(e.aux)
     }
+}
+
+/// The variable occurrences of `atoms` and of the atoms inside `lits`.
+fn variable_occurrences<'a>(atoms: impl Iterator<Item = &'a Atom>, lits: &[Literal]) -> u64 {
+    let mut n = 0u64;
+    let mut count = |a: &Atom| {
+        a.args
+            .iter()
+            .for_each(|t| for_each_var(t, &mut |_, _| n += 1))
+    };
+    atoms.for_each(&mut count);
+    lits.iter()
+        .for_each(|l| for_each_atom(l, false, &mut |a, _| count(a)));
+    n
 }
 
 /// An atom's term nodes, itself included.
@@ -289,12 +297,8 @@ impl Expansion {
                     // A relation of its own over the shared variables: its rules are the compound's
                     // alternatives, each with a head of those variables and their names.
                     let e = Expansion::of(compound);
-                    let mut variables = 0u64;
-                    for_each_atom(compound, false, &mut |a, _| {
-                        a.args
-                            .iter()
-                            .for_each(|t| for_each_var(t, &mut |_, _| variables += 1))
-                    });
+                    let variables =
+                        variable_occurrences(std::iter::empty(), std::slice::from_ref(compound));
                     let per_rule = variables.saturating_mul(2).saturating_add(1);
                     let made = Expansion::held(e.alternatives, e.conditions)
                         .max(e.peak)
