@@ -185,24 +185,85 @@ pub const MAX_LISTED: usize = 100;
 
 /// `ds` in source order, cut to [`MAX_LISTED`], with a problem at the first one left out saying
 /// how many more there are.
-pub fn capped(mut ds: Vec<Diagnostic>) -> Vec<Diagnostic> {
-    if ds.len() <= MAX_LISTED {
-        return ds;
+pub fn capped(ds: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    let mut problems = Problems::new();
+    problems.extend(ds);
+    problems.into_listed()
+}
+
+/// Problems gathered while a stage reads a file, holding a bounded number however many are found:
+/// the first [`MAX_LISTED`] in source order, the next (where the count of the rest is reported),
+/// and a count of the others. A megabyte of stray `)` would otherwise build a million diagnostics,
+/// a hundred times the file's size, only for all but a hundred to be thrown away.
+#[derive(Debug, Default)]
+pub struct Problems {
+    kept: Vec<Diagnostic>,
+    left_out: usize,
+}
+
+impl Problems {
+    /// No problems yet.
+    pub fn new() -> Problems {
+        Problems::default()
     }
-    ds.sort_by_key(|d| d.span.start);
-    let more = ds.len() - MAX_LISTED;
-    let (at, severity) = (ds[MAX_LISTED].span, ds[MAX_LISTED].severity);
-    ds.truncate(MAX_LISTED);
-    let message = format!(
-        "{} from here on are not listed",
-        count(more, "more problem")
-    );
-    let rest = match severity {
-        Severity::Error => Diagnostic::error(at, message),
-        Severity::Warning => Diagnostic::warning(at, message),
-    };
-    ds.push(rest.with_help("fix the ones above first: many of the rest may follow from them"));
-    ds
+
+    /// Adds a problem (in any order: the listing is sorted).
+    pub fn push(&mut self, d: Diagnostic) {
+        self.kept.push(d);
+        if self.kept.len() >= 4 * (MAX_LISTED + 1) {
+            self.trim();
+        }
+    }
+
+    /// Adds every problem of `ds`.
+    pub fn extend(&mut self, ds: impl IntoIterator<Item = Diagnostic>) {
+        for d in ds {
+            self.push(d);
+        }
+    }
+
+    /// Whether nothing was found.
+    pub fn is_empty(&self) -> bool {
+        self.kept.is_empty()
+    }
+
+    /// How many problems were found, listed or not.
+    pub fn len(&self) -> usize {
+        self.kept.len() + self.left_out
+    }
+
+    // A stable sort keeps the earliest pushed of problems at the same place first, as one sort of
+    // them all would.
+    fn trim(&mut self) {
+        self.kept.sort_by_key(|d| d.span.start);
+        let keep = MAX_LISTED + 1;
+        self.left_out += self.kept.len().saturating_sub(keep);
+        self.kept.truncate(keep);
+    }
+
+    /// The problems as listed: in source order, at most [`MAX_LISTED`] of them, then one at the
+    /// first left out saying how many more there are.
+    pub fn into_listed(mut self) -> Vec<Diagnostic> {
+        self.trim();
+        if self.kept.len() <= MAX_LISTED {
+            return self.kept;
+        }
+        let more = self.kept.len() - MAX_LISTED + self.left_out;
+        let first_left_out = self.kept.pop().expect("more than MAX_LISTED are kept");
+        self.kept.truncate(MAX_LISTED);
+        let message = format!(
+            "{} from here on are not listed",
+            count(more, "more problem")
+        );
+        let rest = match first_left_out.severity {
+            Severity::Error => Diagnostic::error(first_left_out.span, message),
+            Severity::Warning => Diagnostic::warning(first_left_out.span, message),
+        };
+        self.kept.push(
+            rest.with_help("fix the ones above first: many of the rest may follow from them"),
+        );
+        self.kept
+    }
 }
 
 /// The 1-based line and column (in characters) of byte `offset` in `source`.
@@ -320,9 +381,45 @@ mod tests {
         assert_eq!(cut.len(), MAX_LISTED + 1);
         let last = cut.last().expect("the count");
         assert_eq!(last.message, "7 more problems from here on are not listed");
-        assert_eq!(last.span, Span::new(MAX_LISTED, MAX_LISTED + 1));
+        assert_eq!(last.span.start, MAX_LISTED as u32, "at the first left out");
         let few = vec![Diagnostic::error(Span::new(0, 1), "one")];
         assert_eq!(capped(few.clone()).len(), 1);
+    }
+
+    #[test]
+    fn problems_hold_a_bounded_number_and_list_what_one_cut_of_them_all_would() {
+        // Pushed out of order, in several runs, with ties: the listing is the same as sorting them
+        // all at once, and far fewer than were found are ever held.
+        let all: Vec<Diagnostic> = (0..10_000u32)
+            .map(|i| {
+                let at = ((i * 7919) % 5_000) as usize;
+                Diagnostic::error(Span::new(at, at + 1), format!("problem {i}"))
+            })
+            .collect();
+        let mut problems = Problems::new();
+        for d in all.iter().cloned() {
+            problems.push(d);
+            assert!(problems.kept.len() < 4 * (MAX_LISTED + 1));
+        }
+        assert_eq!(problems.len(), all.len());
+        let listed = problems.into_listed();
+        let mut sorted = all.clone();
+        sorted.sort_by_key(|d| d.span.start);
+        let messages = |ds: &[Diagnostic]| ds.iter().map(|d| d.message.clone()).collect::<Vec<_>>();
+        assert_eq!(
+            messages(&listed[..MAX_LISTED]),
+            messages(&sorted[..MAX_LISTED])
+        );
+        let last = listed.last().expect("the count");
+        assert_eq!(
+            last.message,
+            format!(
+                "{} more problems from here on are not listed",
+                all.len() - MAX_LISTED
+            )
+        );
+        assert_eq!(last.span.start, sorted[MAX_LISTED].span.start);
+        assert!(Problems::new().into_listed().is_empty());
     }
 
     #[test]

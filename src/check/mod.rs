@@ -16,7 +16,7 @@ mod graph;
 
 use hashbrown::{HashMap, HashSet};
 
-use crate::diagnostics::{capped, count, Diagnostic};
+use crate::diagnostics::{count, Diagnostic, Problems};
 use crate::syntax::ast::{
     Atom, Literal, Program, Span, Statement, Sym, Syntax, Term, MAX_EXPANDED_TERMS,
 };
@@ -100,8 +100,8 @@ pub fn semantics(p: &Program) -> Semantics {
 struct Checker<'p> {
     p: &'p Program,
     sem: Semantics,
-    errors: Vec<Diagnostic>,
-    warnings: Vec<Diagnostic>,
+    errors: Problems,
+    warnings: Problems,
 }
 
 impl Checker<'_> {
@@ -731,7 +731,6 @@ impl Checker<'_> {
                 ),
             );
         }
-        out.sort_by_key(|d| d.span.start);
         self.warnings.extend(out);
     }
 
@@ -820,8 +819,8 @@ pub fn check(p: &Program) -> CheckReport {
     let mut c = Checker {
         p,
         sem: semantics(p),
-        errors: Vec::new(),
-        warnings: Vec::new(),
+        errors: Problems::new(),
+        warnings: Problems::new(),
     };
     c.arities();
     c.safety();
@@ -855,11 +854,10 @@ pub fn check(p: &Program) -> CheckReport {
     c.playable();
     c.expansion();
     c.usage_warnings();
-    c.errors.sort_by_key(|d| d.span.start);
     let summary = c.summary(strata);
     CheckReport {
-        errors: capped(c.errors),
-        warnings: capped(c.warnings),
+        errors: c.errors.into_listed(),
+        warnings: c.warnings.into_listed(),
         summary,
     }
 }

@@ -3,7 +3,7 @@
 //! KIF's grammar is only parentheses; what a list means depends on where it stands (a statement, a
 //! literal, a term), so that decision is made here, where each misuse gets its own message.
 
-use crate::diagnostics::Diagnostic;
+use crate::diagnostics::{Diagnostic, Problems};
 use crate::syntax::ast::{Atom, Literal, Span, Statement, Symbols, Term};
 use crate::syntax::keyword::Keyword;
 
@@ -40,7 +40,7 @@ pub struct Converter<'a> {
     /// Where names are interned.
     pub symbols: &'a mut Symbols,
     /// Everything found wrong so far.
-    pub errors: Vec<Diagnostic>,
+    pub errors: Problems,
 }
 
 impl Converter<'_> {

@@ -4,7 +4,7 @@
 
 use logos::Logos;
 
-use crate::diagnostics::Diagnostic;
+use crate::diagnostics::{Diagnostic, Problems};
 use crate::syntax::ast::{Comment, Span};
 
 /// The deepest parenthesis nesting accepted. Real games nest a handful of levels; the limit keeps the
@@ -153,8 +153,8 @@ pub struct Lexed<T> {
     pub tokens: Vec<Spanned<T>>,
     /// The comments, in order.
     pub comments: Vec<Comment>,
-    /// The lexical errors, all of them.
-    pub errors: Vec<Diagnostic>,
+    /// The lexical errors.
+    pub errors: Problems,
 }
 
 fn lex_error(err: LexError, span: Span, src: &str) -> Diagnostic {
@@ -174,8 +174,9 @@ pub fn lex_kif(src: &str) -> Lexed<KifTok<'_>> {
     let mut out = Lexed {
         tokens: Vec::new(),
         comments: Vec::new(),
-        errors: Vec::new(),
+        errors: Problems::new(),
     };
+    let mut bad_run = None;
     let mut lexer = KifTok::lexer(src);
     while let Some(tok) = lexer.next() {
         let r = lexer.span();
@@ -186,29 +187,48 @@ pub fn lex_kif(src: &str) -> Lexed<KifTok<'_>> {
                 span,
             }),
             Ok(KifTok::Var("")) => {
+                flush(&mut out.errors, &mut bad_run);
                 out.errors.push(
                     Diagnostic::error(span, "`?` must be followed by a variable name")
                         .with_help("write a name right after `?`, for example `?x`"),
                 );
             }
             Ok(t) => out.tokens.push((r.start, t, r.end)),
-            Err(e) => push_lex_error(&mut out.errors, e, span, src),
+            Err(e) => push_lex_error(&mut out.errors, &mut bad_run, e, span, src),
         }
     }
+    flush(&mut out.errors, &mut bad_run);
     out
 }
 
-/// Runs of bad characters are reported once, not once per character.
-fn push_lex_error(errors: &mut Vec<Diagnostic>, e: LexError, span: Span, src: &str) {
+/// Runs of bad characters are reported once, not once per character: `bad_run` is the run being
+/// read, pushed when something else comes.
+fn push_lex_error(
+    errors: &mut Problems,
+    bad_run: &mut Option<Diagnostic>,
+    e: LexError,
+    span: Span,
+    src: &str,
+) {
     if e == LexError::BadChar {
-        if let Some(last) = errors.last_mut() {
-            if last.span.end == span.start && last.message.starts_with("unexpected character") {
-                last.span.end = span.end;
+        if let Some(run) = bad_run {
+            if run.span.end == span.start {
+                run.span.end = span.end;
                 return;
             }
         }
+        flush(errors, bad_run);
+        *bad_run = Some(lex_error(e, span, src));
+        return;
     }
+    flush(errors, bad_run);
     errors.push(lex_error(e, span, src));
+}
+
+fn flush(errors: &mut Problems, bad_run: &mut Option<Diagnostic>) {
+    if let Some(run) = bad_run.take() {
+        errors.push(run);
+    }
 }
 
 /// Cuts infix text into tokens.
@@ -216,8 +236,9 @@ pub fn lex_infix(src: &str) -> Lexed<InfixTok<'_>> {
     let mut out = Lexed {
         tokens: Vec::new(),
         comments: Vec::new(),
-        errors: Vec::new(),
+        errors: Problems::new(),
     };
+    let mut bad_run = None;
     let mut lexer = InfixTok::lexer(src);
     while let Some(tok) = lexer.next() {
         let r = lexer.span();
@@ -228,9 +249,10 @@ pub fn lex_infix(src: &str) -> Lexed<InfixTok<'_>> {
                 span,
             }),
             Ok(t) => out.tokens.push((r.start, t, r.end)),
-            Err(e) => push_lex_error(&mut out.errors, e, span, src),
+            Err(e) => push_lex_error(&mut out.errors, &mut bad_run, e, span, src),
         }
     }
+    flush(&mut out.errors, &mut bad_run);
     out
 }
 
@@ -244,8 +266,8 @@ pub fn check_parens<T>(
     balance: bool,
     is_open: impl Fn(&T) -> bool,
     is_close: impl Fn(&T) -> bool,
-) -> Vec<Diagnostic> {
-    let mut errors = Vec::new();
+    errors: &mut Problems,
+) {
     let mut open: Vec<usize> = Vec::new();
     let mut too_deep_reported = false;
     for (start, tok, end) in tokens {
@@ -274,7 +296,6 @@ pub fn check_parens<T>(
                 .with_help(format!("add {} `)` where the statement ends", open.len())),
         );
     }
-    errors
 }
 
 #[cfg(test)]

@@ -16,7 +16,7 @@ use std::path::Path;
 
 use lalrpop_util::{lalrpop_mod, ParseError};
 
-use crate::diagnostics::{capped, Diagnostic};
+use crate::diagnostics::{Diagnostic, Problems};
 pub use ast::Syntax;
 use ast::{Program, Span, Statement, Symbols};
 pub use keyword::Keyword;
@@ -151,14 +151,15 @@ pub fn parse_file(path: &Path) -> Result<(Program, String), (Vec<Diagnostic>, St
 pub fn parse_kif(src: &str) -> Result<Program, Vec<Diagnostic>> {
     let lexed = lexer::lex_kif(src);
     let mut errors = lexed.errors;
-    errors.extend(lexer::check_parens(
+    lexer::check_parens(
         &lexed.tokens,
         true,
         |t| *t == KifTok::LParen,
         |t| *t == KifTok::RParen,
-    ));
+        &mut errors,
+    );
     if !errors.is_empty() {
-        return Err(capped(errors));
+        return Err(errors.into_listed());
     }
     // With balanced parentheses every token sequence is a list of S-expressions, so the parser's own
     // errors cannot happen; they are still turned into diagnostics rather than trusted away.
@@ -168,13 +169,13 @@ pub fn parse_kif(src: &str) -> Result<Program, Vec<Diagnostic>> {
     let mut symbols = Symbols::new();
     let mut conv = kif::Converter {
         symbols: &mut symbols,
-        errors: Vec::new(),
+        errors: Problems::new(),
     };
     let statements: Vec<Statement> = sexprs.iter().filter_map(|e| conv.statement(e)).collect();
     let errors = conv.errors;
     drop(sexprs);
     if !errors.is_empty() {
-        return Err(capped(errors));
+        return Err(errors.into_listed());
     }
     Ok(Program {
         statements,
@@ -195,15 +196,16 @@ const MAX_SYNTAX_ERRORS: usize = 20;
 pub fn parse_infix(src: &str) -> Result<Program, Vec<Diagnostic>> {
     let lexed = lexer::lex_infix(src);
     let mut errors = lexed.errors;
-    errors.extend(lexer::check_parens(
+    lexer::check_parens(
         &lexed.tokens,
         false,
         |t| *t == InfixTok::LParen,
         |t| *t == InfixTok::RParen,
-    ));
+        &mut errors,
+    );
     errors.extend(check_negation_runs(&lexed.tokens));
     if !errors.is_empty() {
-        return Err(capped(errors));
+        return Err(errors.into_listed());
     }
     let tokens = lexed.tokens;
     let mut ctx = infix::Ctx::default();
@@ -230,7 +232,7 @@ pub fn parse_infix(src: &str) -> Result<Program, Vec<Diagnostic>> {
         }
     }
     if !errors.is_empty() {
-        return Err(capped(errors));
+        return Err(errors.into_listed());
     }
     Ok(Program {
         statements,
