@@ -55,6 +55,9 @@ use crate::game::{mix64, Dynamics, Game, GameInfo, RoleIndex};
 /// The first line of a learned-scores file.
 pub const FORMAT_LINE: &str = "ggp-learned 1";
 
+/// How every version's first line starts.
+const FORMAT_PREFIX: &str = "ggp-learned ";
+
 /// The seed's learning rate.
 pub const DEFAULT_RATE: f64 = 0.3;
 
@@ -391,10 +394,28 @@ impl Model {
                 meta.len()
             )));
         }
-        let mut text = String::new();
-        std::fs::File::open(path)
-            .and_then(|f| f.take(MAX_MODEL_BYTES).read_to_string(&mut text))
+        let mut file = std::fs::File::open(path).map_err(io)?;
+        // The first line tells a scores file from any other before the rest (up to a gigabyte) is
+        // read: a page naming a game's rules or a log gets its answer at once.
+        let mut head = Vec::new();
+        (&mut file)
+            .take(FORMAT_PREFIX.len() as u64)
+            .read_to_end(&mut head)
             .map_err(io)?;
+        if !head.starts_with(FORMAT_PREFIX.as_bytes()) {
+            return Model::parse(&String::from_utf8_lossy(&head), path);
+        }
+        let mut rest = Vec::new();
+        file.take(MAX_MODEL_BYTES)
+            .read_to_end(&mut rest)
+            .map_err(io)?;
+        head.append(&mut rest);
+        let text = String::from_utf8(head).map_err(|e| {
+            refused(format!(
+                "not UTF-8 text (at byte {}): not a file `ggp-run train` wrote",
+                e.utf8_error().valid_up_to()
+            ))
+        })?;
         Model::parse(&text, path)
     }
 
@@ -516,6 +537,32 @@ mod tests {
                 );
             }
             other => panic!("expected a refusal, got {:?}", other.map(|_| "a model")),
+        }
+    }
+
+    #[test]
+    fn a_file_that_is_not_scores_is_refused_at_its_first_line() {
+        // A gigabyte (sparse: it takes no disk) of rules and zero bytes is refused from its first
+        // bytes, not read whole first.
+        let dir = std::env::temp_dir().join(format!("ggp-learn-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("rules.kif");
+        let mut f = std::fs::File::create(&path).unwrap();
+        f.write_all(b"(role x)\n").unwrap();
+        f.set_len(MAX_MODEL_BYTES).unwrap();
+        drop(f);
+        let got = Model::load(&path);
+        std::fs::remove_dir_all(&dir).unwrap();
+        match got {
+            Err(ModelError::Format {
+                line: 1, message, ..
+            }) => {
+                assert!(message.contains("not a learned-scores file"), "{message}")
+            }
+            other => panic!(
+                "expected a format error, got {:?}",
+                other.map(|_| "a model")
+            ),
         }
     }
 
