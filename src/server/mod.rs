@@ -346,6 +346,12 @@ impl PlayerServer {
         let id = match_id.clone();
         // Which entry is this start's: an abort and a new start of the same id may replace it.
         let mine = Arc::downgrade(&work);
+        let mut building = Building {
+            server: self,
+            match_id: &match_id,
+            mine: mine.clone(),
+            armed: true,
+        };
         let built = tokio::task::spawn_blocking(move || {
             let _working = work;
             let source = GameSource::RuleText {
@@ -367,11 +373,9 @@ impl PlayerServer {
         })
         .await
         .unwrap_or_else(|e| Err(format!("building the game failed: {e}")));
+        building.armed = false;
         let mut matches = self.matches();
-        let ours = matches
-            .get(&match_id)
-            .is_some_and(|e| std::sync::Weak::ptr_eq(&mine, &Arc::downgrade(&e.work)));
-        if !ours {
+        if !is_mine(&matches, &match_id, &mine) {
             return Reply::ok("busy").noted("aborted while the game was built");
         }
         match built {
@@ -503,6 +507,41 @@ impl PlayerServer {
             }
             Ok((Err(e), _)) => Reply::error(StatusCode::BAD_REQUEST, e),
             Err(e) => Reply::error(StatusCode::INTERNAL_SERVER_ERROR, e),
+        }
+    }
+}
+
+/// Whether `matches` holds `match_id` as the entry whose work token `mine` is.
+fn is_mine(
+    matches: &HashMap<String, MatchEntry>,
+    match_id: &str,
+    mine: &std::sync::Weak<()>,
+) -> bool {
+    matches
+        .get(match_id)
+        .is_some_and(|e| std::sync::Weak::ptr_eq(mine, &Arc::downgrade(&e.work)))
+}
+
+/// A start's place while its game is built: if the start is dropped before the build ends (its
+/// connection reset, so no manager will ever hear "ready"), the place is let go then, not held
+/// until an abort names the match; the build still counts against capacity until it ends.
+struct Building<'a> {
+    server: &'a PlayerServer,
+    match_id: &'a str,
+    mine: std::sync::Weak<()>,
+    armed: bool,
+}
+
+impl Drop for Building<'_> {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        let mut matches = self.server.matches();
+        if is_mine(&matches, self.match_id, &self.mine) {
+            if let Some(entry) = matches.remove(self.match_id) {
+                self.server.let_go(&entry);
+            }
         }
     }
 }

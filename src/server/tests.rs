@@ -1,5 +1,6 @@
-//! The server's answers with sessions built in code: a search that overruns, one that ponders, and
-//! one that goes on after its match is aborted.
+//! The server's answers with sessions built in code (a search that overruns, one that ponders, and
+//! one that goes on after its match is aborted) and with a real game's starts, dropped or aborted
+//! while the game is built.
 
 use super::session::{MoveReply, SessionError};
 use super::*;
@@ -136,6 +137,98 @@ fn a_search_that_overruns_is_answered_with_the_fallback_in_time() {
     });
 }
 
+/// The start of match `m` of Connect Four, whose build (the player thinks through the start clock
+/// less the margin, a second by default) takes `start_clock` less a second.
+fn start_connect4(start_clock: f64) -> Message {
+    let program = crate::syntax::parse_infix(include_str!("../../games/connect4.gdl")).unwrap();
+    let rules = crate::print::to_kif(&crate::print::convert(&program, Syntax::Kif).unwrap());
+    Message::Start {
+        match_id: "m".into(),
+        role: "red".into(),
+        rules,
+        start_clock,
+        play_clock: 1.0,
+    }
+}
+
+/// Waits until `ready` holds, bounded by a minute.
+fn wait_until(what: &str, mut ready: impl FnMut() -> bool) {
+    let waiting = Instant::now();
+    while !ready() {
+        assert!(waiting.elapsed() < Duration::from_secs(60), "{what}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+#[test]
+fn a_start_dropped_while_its_game_is_built_lets_its_place_go_when_the_build_ends() {
+    let config = ServerConfig {
+        capacity: 1,
+        ..ServerConfig::default()
+    };
+    let server = PlayerServer::new(config, Arc::new(|_: &str| {}));
+    let start = start_connect4(2.0);
+    let runtime = runtime();
+    let status = |server: &Arc<PlayerServer>| {
+        runtime
+            .block_on(server.answer(Message::Info, Instant::now()))
+            .body
+    };
+    // No time at all: the start is polled once (it takes its place and hands the build to the
+    // blocking pool) and then dropped, as when the manager's connection resets.
+    let dropped = runtime.block_on(async {
+        tokio::time::timeout(Duration::ZERO, server.answer(start, Instant::now())).await
+    });
+    assert!(
+        dropped.is_err(),
+        "the build ended before its first poll returned"
+    );
+    // The build ends by its start clock.
+    wait_until("the dropped start's place was never let go", || {
+        status(&server).contains("(status available)")
+    });
+    assert!(server.matches().is_empty());
+}
+
+#[test]
+fn a_start_aborted_while_its_game_is_built_leaves_a_new_start_of_the_same_match_alone() {
+    // Room for the aborted build, still running, and the new one.
+    let config = ServerConfig {
+        capacity: 2,
+        ..ServerConfig::default()
+    };
+    let server = PlayerServer::new(config, Arc::new(|_: &str| {}));
+    let runtime = runtime();
+    let started = |server: &Arc<PlayerServer>| {
+        let server = Arc::clone(server);
+        // Builds of three seconds: the abort and the second start come well within the first's.
+        runtime.spawn(async move { server.answer(start_connect4(4.0), Instant::now()).await })
+    };
+    let first = started(&server);
+    wait_until("the first start never took its place", || {
+        server.matches().contains_key("m")
+    });
+    let abort = Message::Abort {
+        match_id: "m".into(),
+    };
+    assert_eq!(
+        runtime.block_on(server.answer(abort, Instant::now())).body,
+        "aborted"
+    );
+    let second = started(&server);
+    wait_until("the second start never took its place", || {
+        server.matches().contains_key("m")
+    });
+    let first = runtime.block_on(first).unwrap();
+    assert_eq!(
+        first.body, "busy",
+        "the aborted build took the new start's place"
+    );
+    let second = runtime.block_on(second).unwrap();
+    assert_eq!(second.body, "ready", "{:?}", second.note);
+    assert!(server.matches()["m"].session.is_some());
+}
+
 /// A player whose search runs until `gate` opens, whatever its deadline.
 fn held(gate: Arc<(Mutex<bool>, std::sync::Condvar)>) -> Searching {
     searching(move || {
@@ -194,15 +287,10 @@ fn an_aborted_match_s_search_holds_its_place_until_it_ends() {
         "the search still runs"
     );
     drop(release);
-    // Bounded: the search ends as soon as it is let go.
-    let waiting = Instant::now();
-    while !status(&server).contains("(status available)") {
-        assert!(
-            waiting.elapsed() < Duration::from_secs(60),
-            "the place was never freed"
-        );
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    // The search ends as soon as it is let go.
+    wait_until("the place was never freed", || {
+        status(&server).contains("(status available)")
+    });
 }
 
 /// A session that answers at once and then thinks until the next request (or its limit),
