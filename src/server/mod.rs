@@ -511,6 +511,48 @@ impl PlayerServer {
     }
 }
 
+/// Why a request's body was not read.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum BodyError {
+    /// More bytes than the server reads.
+    #[error("the body is longer than the {0} bytes this server reads")]
+    TooLarge(usize),
+    /// Not all there within the read timeout.
+    #[error("the body did not arrive within {0:?}")]
+    Late(Duration),
+    /// Broken off or malformed (a reset connection, a bad chunk).
+    #[error("the body could not be read: {0}")]
+    Broken(String),
+}
+
+impl BodyError {
+    /// The status that answers it.
+    pub(crate) fn status(&self) -> StatusCode {
+        match self {
+            BodyError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            BodyError::Late(_) => StatusCode::REQUEST_TIMEOUT,
+            BodyError::Broken(_) => StatusCode::BAD_REQUEST,
+        }
+    }
+}
+
+/// A request's whole body, at most `limit` bytes and all there within `time`: the connection times
+/// the headers only, and a body sent a byte a minute would otherwise hold a connection for ever.
+pub(crate) async fn read_body(
+    body: Body,
+    limit: usize,
+    time: Duration,
+) -> Result<axum::body::Bytes, BodyError> {
+    use http_body_util::BodyExt as _;
+    let limited = http_body_util::Limited::new(body, limit);
+    match tokio::time::timeout(time, limited.collect()).await {
+        Err(_) => Err(BodyError::Late(time)),
+        Ok(Ok(collected)) => Ok(collected.to_bytes()),
+        Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => Err(BodyError::TooLarge(limit)),
+        Ok(Err(e)) => Err(BodyError::Broken(e.to_string())),
+    }
+}
+
 /// Whether `matches` holds `match_id` as the entry whose work token `mine` is.
 fn is_mine(
     matches: &HashMap<String, MatchEntry>,
@@ -624,23 +666,9 @@ async fn read_message(server: &PlayerServer, req: Request) -> Result<String, Rep
             .ok_or_else(|| Reply::error(StatusCode::BAD_REQUEST, "no message in the query"));
     }
     let limit = server.config.max_message_bytes;
-    let body = tokio::time::timeout(
-        server.config.read_timeout,
-        axum::body::to_bytes(req.into_body(), limit),
-    )
-    .await
-    .map_err(|_| {
-        Reply::error(
-            StatusCode::REQUEST_TIMEOUT,
-            "the message did not arrive in time",
-        )
-    })?
-    .map_err(|e| {
-        Reply::error(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            format!("the message could not be read (at most {limit} bytes): {e}"),
-        )
-    })?;
+    let body = read_body(req.into_body(), limit, server.config.read_timeout)
+        .await
+        .map_err(|e| Reply::error(e.status(), e))?;
     let text = String::from_utf8(body.to_vec())
         .map_err(|_| Reply::error(StatusCode::BAD_REQUEST, "the message is not UTF-8"))?;
     match query {

@@ -65,9 +65,8 @@ struct BodyBounds {
     time: std::time::Duration,
 }
 
-/// Reads a request's whole body, within the read timeout, before any route sees it: the connection
-/// times the headers only, and a client sending a body a byte a minute would otherwise hold one of
-/// the server's connections for ever (and, with enough of them, every one).
+/// Reads a request's whole body, within the read timeout, before any route sees it (see
+/// [`read_body`](crate::server::read_body)).
 async fn body_in_time(
     axum::extract::State(bounds): axum::extract::State<BodyBounds>,
     req: axum::extract::Request,
@@ -75,24 +74,12 @@ async fn body_in_time(
 ) -> axum::response::Response {
     use axum::response::IntoResponse;
     let (parts, body) = req.into_parts();
-    match tokio::time::timeout(bounds.time, axum::body::to_bytes(body, bounds.bytes)).await {
-        Ok(Ok(bytes)) => {
+    match crate::server::read_body(body, bounds.bytes, bounds.time).await {
+        Ok(bytes) => {
             let req = axum::extract::Request::from_parts(parts, axum::body::Body::from(bytes));
             next.run(req).await
         }
-        Ok(Err(e)) => ApiError::new(
-            axum::http::StatusCode::PAYLOAD_TOO_LARGE,
-            format!(
-                "the request's body could not be read whole (this server reads at most {} bytes): {e}",
-                bounds.bytes
-            ),
-        )
-        .into_response(),
-        Err(_) => ApiError::new(
-            axum::http::StatusCode::REQUEST_TIMEOUT,
-            format!("the request's body did not arrive within {:?}", bounds.time),
-        )
-        .into_response(),
+        Err(e) => ApiError::new(e.status(), e.to_string()).into_response(),
     }
 }
 

@@ -597,6 +597,13 @@ fn a_server_survives_hostile_clients_and_still_plays() {
     let huge = post(&format!("(info {})", "x".repeat(5 << 20)));
     let (status, _) = status_and_body(&raw_exchange(addr, &huge, limit));
     assert!(status == 413 || status == 0, "{status}");
+    // A body broken off by a malformed chunk is a bad request, not one too large.
+    let broken =
+        b"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n\
+                   6\r\n(info)\r\nzz\r\n";
+    let (status, body) = status_and_body(&raw_exchange(addr, broken, limit));
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains("could not be read"), "{body}");
 
     // A body that arrives a byte at a time is read; a body or headers that stall are cut off after the
     // read timeout.

@@ -328,7 +328,7 @@ fn fmt_and_convert_answer_text_that_checks() {
 }
 
 #[test]
-fn a_body_that_trickles_in_is_cut_off_at_the_read_timeout() {
+fn a_body_that_trickles_in_or_breaks_off_is_refused_with_its_reason() {
     use std::io::{Read, Write};
     let s = start(WebConfig {
         read_timeout: Duration::from_millis(500),
@@ -350,6 +350,20 @@ fn a_body_that_trickles_in_is_cut_off_at_the_read_timeout() {
     let _ = conn.read_to_string(&mut answer);
     assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
     assert!(answer.contains("did not arrive within"), "{answer}");
+    // A body broken off by a malformed chunk is a bad request, not one too large.
+    let mut conn = std::net::TcpStream::connect(addr).expect("connects");
+    conn.set_read_timeout(Some(Duration::from_secs(120)))
+        .unwrap();
+    write!(
+        conn,
+        "POST /api/check HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\
+         Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n2\r\n{{}}\r\nzz\r\n"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    let _ = conn.read_to_string(&mut answer);
+    assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
+    assert!(answer.contains("could not be read"), "{answer}");
     // The server still answers others.
     let (status, _) = s.get("/api/games");
     assert_eq!(status, 200);
