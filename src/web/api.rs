@@ -344,12 +344,13 @@ pub async fn replay(
         }
     };
     let options = web.config.load;
+    let limit = web.config.max_shown_bytes;
     // A replay loads a game and draws every state, as a match does: it takes a match's place.
     let place = web.take_place()?;
     let frames = tokio::task::spawn_blocking(move || {
         let _place = place;
         let game = load(&source, &options).map_err(load_error)?;
-        game.visit(Frames(&record))
+        game.visit(Frames(&record, limit))
             .map_err(|why| ApiError::new(axum::http::StatusCode::UNPROCESSABLE_ENTITY, why))
     })
     .await
@@ -370,18 +371,16 @@ fn shown_moves<G: Game>(game: &G, state: &G::State, joint: &[String]) -> Vec<Str
         .collect()
 }
 
-/// A record's states drawn, with the moves that led to each.
-struct Frames<'a>(&'a MatchRecord);
-
-/// The most a replay sends, drawings and texts together (a match's feed keeps as much).
-const MAX_REPLAY_BYTES: usize = 32 << 20;
+/// A record's states drawn, with the moves that led to each, in at most so many bytes (drawings
+/// and texts together; see [`WebConfig::max_shown_bytes`](super::WebConfig)).
+struct Frames<'a>(&'a MatchRecord, usize);
 
 impl Visitor for Frames<'_> {
     type Output = Result<Value, String>;
 
     fn visit<G: Game>(self, loaded: Loaded<G>) -> Self::Output {
         let game = loaded.game.as_ref();
-        let record = self.0;
+        let Frames(record, limit) = self;
         let states = crate::referee::record::replay(game, record)?;
         let mut steps: Vec<Value> = Vec::with_capacity(states.len());
         let mut bytes = 0usize;
@@ -394,11 +393,11 @@ impl Visitor for Frames<'_> {
                 "errors": step.checked_sub(1).and_then(|s| record.errors.get(s)),
             });
             bytes += frame.to_string().len();
-            if bytes > MAX_REPLAY_BYTES {
+            if bytes > limit {
                 return Err(format!(
-                    "the replay's first {} states take more than the {} MB a replay may send",
+                    "the replay's first {} states take more than the {limit} bytes a replay may \
+                     send",
                     step + 1,
-                    MAX_REPLAY_BYTES >> 20
                 ));
             }
             steps.push(frame);

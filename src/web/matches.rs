@@ -35,25 +35,23 @@ use crate::referee::{
     Turn, Violation,
 };
 
-/// The most bytes of events a match's feed keeps: past it the match is stopped. Every event is
-/// kept for pages that join late, and a state's drawing can take tens of kilobytes (a 64 by 64
-/// board), so a long match on a big board would otherwise grow the server by a gigabyte.
-const MAX_FEED_BYTES: usize = 32 << 20;
-
 /// A sequence of JSON events that pages follow from any point; it ends with `end`.
 pub struct Feed {
     events: Mutex<Vec<Arc<str>>>,
     /// The events' bytes, all together.
     bytes: AtomicUsize,
+    /// The most bytes it keeps (see [`WebConfig::max_shown_bytes`](super::WebConfig)).
+    limit: usize,
     done: AtomicBool,
     changed: tokio::sync::watch::Sender<usize>,
 }
 
 impl Feed {
-    fn new() -> Feed {
+    fn new(limit: usize) -> Feed {
         Feed {
             events: Mutex::new(Vec::new()),
             bytes: AtomicUsize::new(0),
+            limit,
             done: AtomicBool::new(false),
             changed: tokio::sync::watch::channel(0).0,
         }
@@ -98,9 +96,9 @@ impl Feed {
             .cloned()
     }
 
-    /// Whether the events have passed [`MAX_FEED_BYTES`].
+    /// Whether the events have passed the feed's limit.
     fn is_full(&self) -> bool {
-        self.bytes.load(Ordering::SeqCst) > MAX_FEED_BYTES
+        self.bytes.load(Ordering::SeqCst) > self.limit
     }
 
     /// Whether the last event is in.
@@ -329,6 +327,7 @@ pub async fn create(
         specs,
         config,
         abandon_after: web.config.abandon_after,
+        shown_bytes: web.config.max_shown_bytes,
         place,
     };
     settings.stop = Some(Arc::new(AtomicBool::new(false)));
@@ -350,6 +349,7 @@ struct Prepare {
     specs: Vec<SeatSpec>,
     config: PlayerConfig,
     abandon_after: Duration,
+    shown_bytes: usize,
     place: Place,
 }
 
@@ -382,7 +382,7 @@ impl Visitor for Prepared {
             game: info.name.clone(),
             roles: info.roles.clone(),
             seats: p.specs.iter().map(|s| s.to_string()).collect(),
-            feed: Arc::new(Feed::new()),
+            feed: Arc::new(Feed::new(p.shown_bytes)),
             inputs: Mutex::new((0..info.num_roles()).map(|_| VecDeque::new()).collect()),
             input_arrived: Condvar::new(),
             stop,
@@ -518,8 +518,8 @@ impl<G: Game> Observer<G> for Follow {
             MatchEvent::Aborted { step, reason } => {
                 let reason = match full {
                     true => format!(
-                        "the match's events passed the {} MB a match may show",
-                        MAX_FEED_BYTES >> 20
+                        "the match's events passed the {} bytes a match may show",
+                        self.room.feed.limit
                     ),
                     false => reason.to_string(),
                 };
@@ -867,10 +867,11 @@ mod tests {
 
     #[test]
     fn a_feed_is_full_past_its_bytes() {
-        let feed = Feed::new();
+        let limit = 32 << 20;
+        let feed = Feed::new(limit);
         let event = json!({ "type": "state", "text": "x".repeat(1 << 20) });
         let each = event.to_string().len();
-        for _ in 0..MAX_FEED_BYTES / each {
+        for _ in 0..limit / each {
             feed.push(event.clone());
         }
         assert!(

@@ -33,6 +33,11 @@ pub struct WebConfig {
     pub abandon_after: Duration,
     /// How long a request's headers may take to arrive.
     pub read_timeout: Duration,
+    /// The most bytes a match's events (its feed, kept for pages that join late) or a replay's
+    /// drawings may take: a state's drawing can take tens of kilobytes (a 64 by 64 board), so a
+    /// long match on a big board would otherwise grow the server by a gigabyte. A match is stopped
+    /// past it; a replay is refused.
+    pub max_shown_bytes: usize,
 }
 
 impl Default for WebConfig {
@@ -45,6 +50,7 @@ impl Default for WebConfig {
             players: PlayerConfig::default(),
             abandon_after: Duration::from_secs(5),
             read_timeout: Duration::from_secs(10),
+            max_shown_bytes: 32 << 20,
         }
     }
 }

@@ -584,6 +584,58 @@ fn a_match_between_programs_is_watched_to_its_end_and_replays_from_its_record() 
 }
 
 #[test]
+fn a_match_or_replay_past_the_bytes_it_may_show_is_stopped_or_refused() {
+    // A whole match's record, from a server that shows as much as it likes.
+    let roomy = server();
+    let request = json!({
+        "game": "connect4", "players": ["random", "random"], "startclock": 1, "playclock": 0.2,
+    });
+    let id = roomy.start_match(request.clone());
+    let events = roomy.follow(id, |_| false);
+    assert!(types(&events).contains(&"finished"), "{:?}", types(&events));
+    let (status, record) = roomy.get(&format!("/api/matches/{id}/record"));
+    assert_eq!(status, 200);
+
+    let limit = 2 << 10;
+    let cramped = start(WebConfig {
+        abandon_after: Duration::from_secs(3600),
+        max_shown_bytes: limit,
+        ..WebConfig::default()
+    });
+    // The match stops at the referee's first event past the bytes, and says why.
+    let id = cramped.start_match(request);
+    let events = cramped.follow(id, |_| false);
+    let shown: usize = events.iter().map(|e| e.to_string().len()).sum();
+    let aborted = events
+        .iter()
+        .find(|e| e["type"] == "aborted")
+        .unwrap_or_else(|| panic!("not stopped after {shown} bytes: {:?}", types(&events)));
+    assert!(
+        aborted["reason"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("passed the {limit} bytes a match may show")),
+        "{aborted}"
+    );
+    // Past the bytes come the event that found the feed full, the one after it, and the end.
+    let largest = events.iter().map(|e| e.to_string().len()).max().unwrap();
+    assert!(
+        shown > limit && shown <= limit + 3 * largest,
+        "{shown} bytes, the largest event {largest}"
+    );
+    // The whole match's replay is refused with the reason.
+    let (status, refused) = cramped.post("/api/replay", json!({ "record": record }));
+    assert_eq!(status, 422, "{refused}");
+    assert!(
+        refused["error"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("more than the {limit} bytes a replay may send")),
+        "{refused}"
+    );
+}
+
+#[test]
 fn a_person_moves_takes_back_and_stops_through_the_api() {
     let s = server();
     let id = s.start_match(json!({
