@@ -151,6 +151,15 @@ fn start_connect4(start_clock: f64) -> Message {
     }
 }
 
+/// A server of the default player holding at most `capacity` matches, and none yet.
+fn holding(capacity: usize) -> Arc<PlayerServer> {
+    let config = ServerConfig {
+        capacity,
+        ..ServerConfig::default()
+    };
+    PlayerServer::new(config, Arc::new(|_: &str| {}))
+}
+
 /// Waits until `ready` holds, bounded by a minute.
 fn wait_until(what: &str, mut ready: impl FnMut() -> bool) {
     let waiting = Instant::now();
@@ -162,11 +171,7 @@ fn wait_until(what: &str, mut ready: impl FnMut() -> bool) {
 
 #[test]
 fn a_start_dropped_while_its_game_is_built_lets_its_place_go_when_the_build_ends() {
-    let config = ServerConfig {
-        capacity: 1,
-        ..ServerConfig::default()
-    };
-    let server = PlayerServer::new(config, Arc::new(|_: &str| {}));
+    let server = holding(1);
     let start = start_connect4(2.0);
     let runtime = runtime();
     let status = |server: &Arc<PlayerServer>| {
@@ -193,11 +198,7 @@ fn a_start_dropped_while_its_game_is_built_lets_its_place_go_when_the_build_ends
 #[test]
 fn a_start_aborted_while_its_game_is_built_leaves_a_new_start_of_the_same_match_alone() {
     // Room for the aborted build, still running, and the new one.
-    let config = ServerConfig {
-        capacity: 2,
-        ..ServerConfig::default()
-    };
-    let server = PlayerServer::new(config, Arc::new(|_: &str| {}));
+    let server = holding(2);
     let runtime = runtime();
     let started = |server: &Arc<PlayerServer>| {
         let server = Arc::clone(server);
