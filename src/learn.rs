@@ -43,7 +43,7 @@
 //! digits and its score. Loading checks every line and says which one is wrong.
 
 use std::fmt::Write as _;
-use std::io::{Read as _, Write as _};
+use std::io::{Read, Write as _};
 use std::path::{Path, PathBuf};
 
 use hashbrown::HashMap;
@@ -394,26 +394,37 @@ impl Model {
                 meta.len()
             )));
         }
-        let mut file = std::fs::File::open(path).map_err(io)?;
-        // The first line tells a scores file from any other before the rest (up to a gigabyte) is
-        // read: a page naming a game's rules or a log gets its answer at once.
-        let mut head = Vec::new();
-        (&mut file)
+        let file = std::fs::File::open(path).map_err(io)?;
+        Model::read(file, path)
+    }
+
+    /// Reads scores from `source` (at most [`MAX_MODEL_BYTES`]); `path` names it in errors. The
+    /// first bytes tell a scores file from any other before the rest (up to a gigabyte) is read: a
+    /// page naming a game's rules or a log gets its answer at once.
+    fn read(mut source: impl Read, path: &Path) -> Result<Model, ModelError> {
+        let io = |source| ModelError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let mut text = Vec::new();
+        (&mut source)
             .take(FORMAT_PREFIX.len() as u64)
-            .read_to_end(&mut head)
+            .read_to_end(&mut text)
             .map_err(io)?;
-        if !head.starts_with(FORMAT_PREFIX.as_bytes()) {
-            return Model::parse(&String::from_utf8_lossy(&head), path);
+        if !text.starts_with(FORMAT_PREFIX.as_bytes()) {
+            return Model::parse(&String::from_utf8_lossy(&text), path);
         }
-        let mut rest = Vec::new();
-        file.take(MAX_MODEL_BYTES)
-            .read_to_end(&mut rest)
+        source
+            .take(MAX_MODEL_BYTES - text.len() as u64)
+            .read_to_end(&mut text)
             .map_err(io)?;
-        head.append(&mut rest);
-        let text = String::from_utf8(head).map_err(|e| {
-            refused(format!(
-                "not UTF-8 text (at byte {}): not a file `ggp-run train` wrote",
-                e.utf8_error().valid_up_to()
+        let text = String::from_utf8(text).map_err(|e| {
+            io(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!(
+                    "not UTF-8 text (at byte {}): not a file `ggp-run train` wrote",
+                    e.utf8_error().valid_up_to()
+                ),
             ))
         })?;
         Model::parse(&text, path)
@@ -541,19 +552,23 @@ mod tests {
     }
 
     #[test]
-    fn a_file_that_is_not_scores_is_refused_at_its_first_line() {
-        // A gigabyte (sparse: it takes no disk) of rules and zero bytes is refused from its first
-        // bytes, not read whole first.
-        let dir = std::env::temp_dir().join(format!("ggp-learn-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("rules.kif");
-        let mut f = std::fs::File::create(&path).unwrap();
-        f.write_all(b"(role x)\n").unwrap();
-        f.set_len(MAX_MODEL_BYTES).unwrap();
-        drop(f);
-        let got = Model::load(&path);
-        std::fs::remove_dir_all(&dir).unwrap();
-        match got {
+    fn a_file_that_is_not_scores_is_refused_from_its_first_bytes() {
+        /// Rules, then an error for any read past the first bytes: a reader that read the whole
+        /// file before looking at it would fail on that, not on the rules.
+        struct Rules(&'static [u8]);
+        impl Read for Rules {
+            fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+                if self.0.is_empty() {
+                    return Err(std::io::Error::other("read past the first bytes"));
+                }
+                let n = buf.len().min(self.0.len());
+                buf[..n].copy_from_slice(&self.0[..n]);
+                self.0 = &self.0[n..];
+                Ok(n)
+            }
+        }
+        let rules = Rules(b"(role x)\n(role o)\n");
+        match Model::read(rules, Path::new("rules.kif")) {
             Err(ModelError::Format {
                 line: 1, message, ..
             }) => {

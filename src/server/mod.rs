@@ -549,7 +549,18 @@ pub(crate) async fn read_body(
         Err(_) => Err(BodyError::Late(time)),
         Ok(Ok(collected)) => Ok(collected.to_bytes()),
         Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => Err(BodyError::TooLarge(limit)),
-        Ok(Err(e)) => Err(BodyError::Broken(e.to_string())),
+        Ok(Err(e)) => {
+            // hyper's errors name what was being done ("reading a body"), their sources what
+            // went wrong (a bad chunk size).
+            let mut why = e.to_string();
+            let mut cause = e.source();
+            while let Some(c) = cause {
+                why.push_str(": ");
+                why.push_str(&c.to_string());
+                cause = c.source();
+            }
+            Err(BodyError::Broken(why))
+        }
     }
 }
 
@@ -564,9 +575,11 @@ fn is_mine(
         .is_some_and(|e| std::sync::Weak::ptr_eq(mine, &Arc::downgrade(&e.work)))
 }
 
-/// A start's place while its game is built: if the start is dropped before the build ends (its
-/// connection reset, so no manager will ever hear "ready"), the place is let go then, not held
-/// until an abort names the match; the build still counts against capacity until it ends.
+/// A start's place while its game is built: if the start's future is dropped before the build
+/// ends (the runtime shutting down; a connection reset would, but the server's half-closing
+/// connections do not watch for one while a request is answered), the place is let go then, not
+/// held until an abort names the match; the build still counts against capacity until it ends. A
+/// start whose answer goes nowhere leaves a match that is evicted when idle like any other.
 struct Building<'a> {
     server: &'a PlayerServer,
     match_id: &'a str,

@@ -202,8 +202,8 @@ fn a_start_aborted_while_its_game_is_built_leaves_a_new_start_of_the_same_match_
     let runtime = runtime();
     let started = |server: &Arc<PlayerServer>| {
         let server = Arc::clone(server);
-        // Builds of three seconds: the abort and the second start come well within the first's.
-        runtime.spawn(async move { server.answer(start_connect4(4.0), Instant::now()).await })
+        // Builds of seven seconds: the abort and the second start come well within the first's.
+        runtime.spawn(async move { server.answer(start_connect4(8.0), Instant::now()).await })
     };
     let first = started(&server);
     wait_until("the first start never took its place", || {
