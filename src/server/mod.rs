@@ -555,8 +555,12 @@ pub(crate) async fn read_body(
             let mut why = e.to_string();
             let mut cause = e.source();
             while let Some(c) = cause {
-                why.push_str(": ");
-                why.push_str(&c.to_string());
+                // axum's wrapper shows its source's text as its own.
+                let text = c.to_string();
+                if !why.ends_with(&text) {
+                    why.push_str(": ");
+                    why.push_str(&text);
+                }
                 cause = c.source();
             }
             Err(BodyError::Broken(why))

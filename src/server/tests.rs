@@ -180,7 +180,7 @@ fn a_start_dropped_while_its_game_is_built_lets_its_place_go_when_the_build_ends
             .body
     };
     // No time at all: the start is polled once (it takes its place and hands the build to the
-    // blocking pool) and then dropped, as when the manager's connection resets.
+    // blocking pool) and then dropped, as when the runtime shuts down.
     let dropped = runtime.block_on(async {
         tokio::time::timeout(Duration::ZERO, server.answer(start, Instant::now())).await
     });

@@ -31,7 +31,7 @@ pub struct WebConfig {
     pub players: PlayerConfig,
     /// How long a match may go unwatched (its page closed) before it is stopped.
     pub abandon_after: Duration,
-    /// How long a request's headers may take to arrive.
+    /// How long a request's headers, and then its body, may take to arrive.
     pub read_timeout: Duration,
     /// The most bytes a match's events (its feed, kept for pages that join late) or a replay's
     /// drawings may take: a state's drawing can take tens of kilobytes (a 64 by 64 board), so a

@@ -361,6 +361,11 @@ fn a_body_that_trickles_in_or_breaks_off_is_refused_with_its_reason() {
     assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
     assert!(answer.contains("could not be read"), "{answer}");
     assert!(answer.contains("chunk"), "the cause is named: {answer}");
+    assert_eq!(
+        answer.matches("error reading a body").count(),
+        1,
+        "each cause once: {answer}"
+    );
     // The server still answers others.
     let (status, _) = s.get("/api/games");
     assert_eq!(status, 200);
