@@ -477,10 +477,15 @@ fn a_chain_of_views_read_four_times_each_loads_without_multiplying_out() {
             format!(" (<= (v{k} ?x) (v{j} ?x) (v{j} ?y1) (v{j} ?y2) (v{j} ?y3))")
         })
         .collect();
-    let game = counting_with(
+    loads_and_scores_0(
         &views,
         "(<= (goal r 100) (v14 2)) (<= (goal r 0) (not (v14 2)))",
     );
+}
+
+/// The counting game with `rules` added loads, and its initial state, not terminal, scores 0.
+fn loads_and_scores_0(rules: &str, goals: &str) {
+    let game = counting_with(rules, goals);
     let s = game.initial_state();
     assert!(!game.is_terminal(&s));
     assert_eq!(game.goal(&s, 0), 0);
@@ -493,11 +498,8 @@ fn a_chain_of_views_doubling_a_term_loads_without_multiplying_out() {
     let views: String = (1..=40)
         .map(|k| format!(" (<= (v{k} ?x) (v{} (f ?x ?x)))", k - 1))
         .collect();
-    let game = counting_with(
+    loads_and_scores_0(
         &views,
         "(<= (goal r 100) (true (s 2))) (<= (goal r 0) (v40 1))",
     );
-    let s = game.initial_state();
-    assert!(!game.is_terminal(&s));
-    assert_eq!(game.goal(&s, 0), 0);
 }

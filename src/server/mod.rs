@@ -345,11 +345,10 @@ impl PlayerServer {
         let server = Arc::clone(self);
         let id = match_id.clone();
         // Which entry is this start's: an abort and a new start of the same id may replace it.
-        let mine = Arc::downgrade(&work);
-        let mut building = Building {
+        let building = Building {
             server: self,
             match_id: &match_id,
-            mine: mine.clone(),
+            mine: Arc::downgrade(&work),
             armed: true,
         };
         let built = tokio::task::spawn_blocking(move || {
@@ -373,7 +372,7 @@ impl PlayerServer {
         })
         .await
         .unwrap_or_else(|e| Err(format!("building the game failed: {e}")));
-        building.armed = false;
+        let mine = building.disarm();
         let mut matches = self.matches();
         if !is_mine(&matches, &match_id, &mine) {
             return Reply::ok("busy").noted("aborted while the game was built");
@@ -589,6 +588,14 @@ struct Building<'a> {
     match_id: &'a str,
     mine: std::sync::Weak<()>,
     armed: bool,
+}
+
+impl Building<'_> {
+    /// The build has ended: the start goes on with its entry's token.
+    fn disarm(mut self) -> std::sync::Weak<()> {
+        self.armed = false;
+        std::mem::take(&mut self.mine)
+    }
 }
 
 impl Drop for Building<'_> {

@@ -94,6 +94,16 @@ fn late() -> MoveReply {
     }
 }
 
+/// A server for one match whose margin is a second: the fallback to a search that overruns
+/// comes half a margin before the clock's end, time enough on a busy machine.
+fn one_place() -> ServerConfig {
+    ServerConfig {
+        margin: Duration::from_millis(1000),
+        capacity: 1,
+        ..ServerConfig::default()
+    }
+}
+
 /// A player that ignores its deadline.
 fn stubborn() -> Searching {
     searching(|| {
@@ -104,15 +114,8 @@ fn stubborn() -> Searching {
 
 #[test]
 fn a_search_that_overruns_is_answered_with_the_fallback_in_time() {
-    // A clock of seconds: the fallback comes half a margin before its end, and the machine may
-    // be busy.
-    let config = ServerConfig {
-        margin: Duration::from_millis(1000),
-        capacity: 1,
-        ..ServerConfig::default()
-    };
     let server = serving(
-        config,
+        one_place(),
         Box::new(stubborn()),
         Duration::from_secs(3),
         Duration::from_secs(60),
@@ -244,12 +247,6 @@ fn held(gate: Arc<(Mutex<bool>, std::sync::Condvar)>) -> Searching {
 
 #[test]
 fn an_aborted_match_s_search_holds_its_place_until_it_ends() {
-    let config = ServerConfig {
-        // The fallback comes half a margin before the clock's end, and the machine may be busy.
-        margin: Duration::from_millis(1000),
-        capacity: 1,
-        ..ServerConfig::default()
-    };
     let gate = Arc::new((Mutex::new(false), std::sync::Condvar::new()));
     /// Lets the search go however the test ends: a runtime dropped with it still blocked
     /// would wait for it for ever.
@@ -262,7 +259,7 @@ fn an_aborted_match_s_search_holds_its_place_until_it_ends() {
         }
     }
     let server = serving(
-        config,
+        one_place(),
         Box::new(held(Arc::clone(&gate))),
         Duration::from_secs(3),
         Duration::from_secs(60),

@@ -187,7 +187,6 @@ pub fn lex_kif(src: &str) -> Lexed<KifTok<'_>> {
                 span,
             }),
             Ok(KifTok::Var("")) => {
-                flush(&mut out.errors, &mut bad_run);
                 out.errors.push(
                     Diagnostic::error(span, "`?` must be followed by a variable name")
                         .with_help("write a name right after `?`, for example `?x`"),
@@ -197,12 +196,12 @@ pub fn lex_kif(src: &str) -> Lexed<KifTok<'_>> {
             Err(e) => push_lex_error(&mut out.errors, &mut bad_run, e, span, src),
         }
     }
-    flush(&mut out.errors, &mut bad_run);
+    out.errors.extend(bad_run);
     out
 }
 
 /// Runs of bad characters are reported once, not once per character: `bad_run` is the run being
-/// read, pushed when something else comes.
+/// read, pushed when another starts (or, by the lexer, at the end; the listing is sorted anyway).
 fn push_lex_error(
     errors: &mut Problems,
     bad_run: &mut Option<Diagnostic>,
@@ -210,24 +209,13 @@ fn push_lex_error(
     span: Span,
     src: &str,
 ) {
-    if e == LexError::BadChar {
-        if let Some(run) = bad_run {
-            if run.span.end == span.start {
-                run.span.end = span.end;
-                return;
-            }
-        }
-        flush(errors, bad_run);
-        *bad_run = Some(lex_error(e, span, src));
+    if e != LexError::BadChar {
+        errors.push(lex_error(e, span, src));
         return;
     }
-    flush(errors, bad_run);
-    errors.push(lex_error(e, span, src));
-}
-
-fn flush(errors: &mut Problems, bad_run: &mut Option<Diagnostic>) {
-    if let Some(run) = bad_run.take() {
-        errors.push(run);
+    match bad_run {
+        Some(run) if run.span.end == span.start => run.span.end = span.end,
+        _ => errors.extend(bad_run.replace(lex_error(e, span, src))),
     }
 }
 
@@ -252,7 +240,7 @@ pub fn lex_infix(src: &str) -> Lexed<InfixTok<'_>> {
             Err(e) => push_lex_error(&mut out.errors, &mut bad_run, e, span, src),
         }
     }
-    flush(&mut out.errors, &mut bad_run);
+    out.errors.extend(bad_run);
     out
 }
 
