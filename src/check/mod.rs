@@ -862,6 +862,97 @@ pub fn check(p: &Program) -> CheckReport {
     }
 }
 
+/// The arities the engines read a keyword relation at, and a use of it in `syntax`.
+fn keyword_arity(name: &str, syntax: Syntax) -> Option<(&'static [usize], &'static str)> {
+    let kif = syntax == Syntax::Kif;
+    let (arities, example): (&'static [usize], _) = match Keyword::of(name)? {
+        Keyword::Role => (&[1], if kif { "(role white)" } else { "role(white)" }),
+        Keyword::Init => (
+            &[1],
+            if kif {
+                "(init (cell 1 1 b))"
+            } else {
+                "init(cell(1,1,b))"
+            },
+        ),
+        Keyword::True => (
+            &[1],
+            if kif {
+                "(true (cell 1 1 b))"
+            } else {
+                "true(cell(1,1,b))"
+            },
+        ),
+        Keyword::Next => (
+            &[1],
+            if kif {
+                "(next (cell ?m ?n x))"
+            } else {
+                "next(cell(M,N,x))"
+            },
+        ),
+        Keyword::Base => (
+            &[1],
+            if kif {
+                "(base (cell 1 1 b))"
+            } else {
+                "base(cell(1,1,b))"
+            },
+        ),
+        Keyword::Does => (
+            &[2],
+            if kif {
+                "(does white (mark ?m ?n))"
+            } else {
+                "does(white,mark(M,N))"
+            },
+        ),
+        Keyword::Input => (
+            &[2],
+            if kif {
+                "(input white (mark 1 1))"
+            } else {
+                "input(white,mark(1,1))"
+            },
+        ),
+        // Epilog's one-argument `legal(A)` is the move of whoever has control.
+        Keyword::Legal => (
+            &[2, 1],
+            if kif {
+                "(legal white (mark ?m ?n))"
+            } else {
+                "legal(white,mark(M,N))"
+            },
+        ),
+        Keyword::Goal => (
+            &[2],
+            if kif {
+                "(goal white 100)"
+            } else {
+                "goal(white,100)"
+            },
+        ),
+        Keyword::Terminal => (
+            &[0],
+            if kif {
+                "(<= terminal (line x))"
+            } else {
+                "terminal :- line(x)"
+            },
+        ),
+        Keyword::Distinct => (
+            &[2],
+            if kif {
+                "(distinct ?m ?n)"
+            } else {
+                "distinct(M,N)"
+            },
+        ),
+        Keyword::Implies | Keyword::Not | Keyword::Or | Keyword::And => return None,
+    };
+    Some((arities, example))
+}
+
 struct Arities<'p> {
     p: &'p Program,
     seen: HashMap<(bool, Sym), (usize, Span)>,
@@ -871,6 +962,26 @@ struct Arities<'p> {
 
 impl Arities<'_> {
     fn note(&mut self, func: bool, s: Sym, arity: usize, span: Span) {
+        let name = self.p.symbols.name(s);
+        if let (false, Some((arities, example))) = (func, keyword_arity(name, self.p.syntax)) {
+            // The engines read a keyword only at its own arity: any other use is another relation,
+            // and the game would silently lack the keyword.
+            if !arities.contains(&arity) && self.reported.insert((func, s, arity)) {
+                let takes = match arities {
+                    [0] => "no arguments".to_string(),
+                    [n] => count(*n, "argument"),
+                    _ => format!("{} or {} arguments", arities[0], arities[1]),
+                };
+                self.errors.push(
+                    Diagnostic::error(
+                        span,
+                        format!("`{}` takes {takes}, not {arity}", name.to_ascii_lowercase()),
+                    )
+                    .with_help(format!("write it like `{example}`")),
+                );
+            }
+            return;
+        }
         let &mut (first, first_span) = self.seen.entry((func, s)).or_insert((arity, span));
         if first != arity && self.reported.insert((func, s, arity)) {
             let what = if func { "function" } else { "relation" };

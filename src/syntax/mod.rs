@@ -203,7 +203,7 @@ pub fn parse_infix(src: &str) -> Result<Program, Vec<Diagnostic>> {
         |t| *t == InfixTok::RParen,
         &mut errors,
     );
-    errors.extend(check_negation_runs(&lexed.tokens));
+    errors.extend(check_nesting(&lexed.tokens));
     if !errors.is_empty() {
         return Err(errors.into_listed());
     }
@@ -256,20 +256,41 @@ fn blank_lines(src: &str) -> Vec<u32> {
     out
 }
 
-/// Long runs of `~` nest literals as deeply as parentheses do, so they are bounded the same way.
-fn check_negation_runs(tokens: &[Spanned<InfixTok>]) -> Option<Diagnostic> {
-    let mut run = 0;
+/// A `~` nests the literal after it as deeply as a parenthesis does, so the two count together:
+/// `~(~(~(q)))` is six levels deep. Parentheses alone are bounded by [`lexer::check_parens`], which
+/// also names their own mistakes; this bounds the mix (a run of `~` before every `(` would otherwise
+/// nest literals hundreds of thousands deep within both limits).
+fn check_nesting(tokens: &[Spanned<InfixTok>]) -> Option<Diagnostic> {
+    // Per open parenthesis, the run of `~` before it: what its closing takes off the depth.
+    let mut open: Vec<usize> = Vec::new();
+    let (mut depth, mut run) = (0usize, 0usize);
     for &(l, t, r) in tokens {
-        if t == InfixTok::Not {
-            run += 1;
-            if run > lexer::MAX_DEPTH {
-                return Some(Diagnostic::error(
-                    Span::new(l, r),
-                    format!("more than {} `~` in a row", lexer::MAX_DEPTH),
-                ));
+        match t {
+            InfixTok::Not => run += 1,
+            InfixTok::LParen => {
+                open.push(run + 1);
+                depth += run + 1;
+                run = 0;
             }
-        } else {
-            run = 0;
+            InfixTok::RParen => {
+                depth -= open.pop().unwrap_or(0);
+                run = 0;
+            }
+            _ => run = 0,
+        }
+        if depth + run > lexer::MAX_DEPTH {
+            let what = if t == InfixTok::Not && open.is_empty() {
+                format!("more than {} `~` in a row", lexer::MAX_DEPTH)
+            } else {
+                format!(
+                    "literals nested more than {} deep (each `~` and `(` is a level)",
+                    lexer::MAX_DEPTH
+                )
+            };
+            return Some(
+                Diagnostic::error(Span::new(l, r), what)
+                    .with_help("no game needs literals this deep; `~~q` is `q`"),
+            );
         }
     }
     None

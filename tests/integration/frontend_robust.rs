@@ -118,6 +118,12 @@ fn deep_nesting_is_an_error_not_a_crash() {
         format!("p({}a{})", "f(".repeat(n), ")".repeat(n)),
         format!("p :- {}q", "~".repeat(n)),
         format!("p :- {}q{}", "(".repeat(n), ")".repeat(n)),
+        // Within both the parentheses' and the `~` runs' own limits, but half a million deep.
+        format!(
+            "p :- {}q{}",
+            format!("{}(", "~".repeat(499)).repeat(499),
+            ")".repeat(499)
+        ),
     ] {
         let e = parse_infix(&src).unwrap_err();
         spans_inside(&e, src.len());
