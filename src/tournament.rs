@@ -32,7 +32,7 @@
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use crate::game::{mix64, Game, GameError, Goal};
@@ -70,6 +70,21 @@ pub struct TournamentOptions {
     pub config: PlayerConfig,
     /// Games played at once (at least 1).
     pub workers: usize,
+    /// Set by someone who wants the tournament stopped (a page's Stop button): no game starts after
+    /// it, and the games in play end before their next step.
+    pub stop: Option<Arc<AtomicBool>>,
+}
+
+/// The games a tournament played: every game of its schedule, or those that ended before it stopped.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Played {
+    /// The games that ended, in schedule order.
+    pub records: Vec<GameRecord>,
+    /// Games in the schedule.
+    pub total: usize,
+    /// Why the tournament stopped before the end of its schedule, when it did: a game that could not
+    /// be played to its end (its players and reason), or a stop asked for.
+    pub stopped: Option<String>,
 }
 
 /// One game of the schedule and its result.
@@ -163,13 +178,15 @@ pub fn schedule(entrants: usize, roles: usize, games: u32) -> Vec<Vec<usize>> {
 }
 
 /// Plays the whole schedule of `entrants` on `loaded`'s game; `on_game` is called after each game with
-/// the number finished so far and its record. Records come back in schedule order.
+/// the number finished so far and its record. A game that cannot be played to its end (the step cap, a
+/// seat that fails to start) stops the tournament, which keeps the games already played. An error
+/// means no game could start.
 pub fn run<G: Game>(
     loaded: &Loaded<G>,
     entrants: &[SeatSpec],
     options: &TournamentOptions,
     on_game: impl Fn(usize, &GameRecord) + Sync,
-) -> Result<Vec<GameRecord>, TournamentError> {
+) -> Result<Played, TournamentError> {
     let info = loaded.game.info();
     let roles = info.num_roles();
     for e in entrants {
@@ -211,6 +228,7 @@ pub fn run<G: Game>(
         .iter()
         .map(|e| matches!(e, SeatSpec::Remote(_)))
         .collect();
+    let names = entrant_names(entrants);
     let run_id = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis());
@@ -233,6 +251,7 @@ pub fn run<G: Game>(
                 .collect::<Result<Vec<Box<dyn Seat<G>>>, _>>()?;
             let settings = MatchSettings {
                 grace: options.grace,
+                stop: options.stop.clone(),
                 ..MatchSettings::new(
                     format!("tournament.{run_id}.{i}"),
                     options.clock,
@@ -250,8 +269,13 @@ pub fn run<G: Game>(
             match (result.goals, result.aborted) {
                 (Some(goals), None) => Ok((goals, result.substituted, tally.0)),
                 (_, why) => Err(TournamentError::Usage(format!(
-                    "game {} stopped early: {}",
+                    "game {} ({}) stopped early: {}",
                     i + 1,
+                    seats
+                        .iter()
+                        .map(|&e| names[e].as_str())
+                        .collect::<Vec<_>>()
+                        .join(" against "),
                     why.unwrap_or_default()
                 ))),
             }
@@ -278,7 +302,7 @@ fn run_schedule(
     exclusive: &[bool],
     play: impl Fn(usize, &[usize], &PlayerConfig) -> Result<Outcome, TournamentError> + Sync,
     on_game: impl Fn(usize, &GameRecord) + Sync,
-) -> Result<Vec<GameRecord>, TournamentError> {
+) -> Result<Played, TournamentError> {
     if entrants < 2 && roles > 1 {
         return Err(TournamentError::Usage(
             "a tournament needs at least two players".into(),
@@ -294,11 +318,17 @@ fn run_schedule(
     let freed = Condvar::new();
     let done = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
+    let asked_to_stop = || {
+        options
+            .stop
+            .as_ref()
+            .is_some_and(|s| s.load(Ordering::Relaxed))
+    };
     // The next game this worker may start, its exclusive entrants marked busy; None when none is left.
     let take = || -> Option<usize> {
         let mut p = pending.lock().ok()?;
         loop {
-            if stop.load(Ordering::Relaxed) || p.games.is_empty() {
+            if stop.load(Ordering::Relaxed) || asked_to_stop() || p.games.is_empty() {
                 return None;
             }
             let free =
@@ -359,26 +389,34 @@ fn run_schedule(
             });
         }
     });
-    if let Some(e) = first_error.into_inner().ok().flatten() {
-        return Err(e);
-    }
     let results = results
         .into_inner()
         .map_err(|_| TournamentError::Usage("a worker thread panicked".into()))?;
-    seatings
+    let total = seatings.len();
+    let records: Vec<GameRecord> = seatings
         .into_iter()
         .zip(results)
-        .map(|(seats, outcome)| {
-            outcome
-                .map(|(goals, substituted, effort)| GameRecord {
-                    seats,
-                    goals,
-                    substituted,
-                    effort,
-                })
-                .ok_or_else(|| TournamentError::Usage("a game was not played".into()))
+        .filter_map(|(seats, outcome)| {
+            outcome.map(|(goals, substituted, effort)| GameRecord {
+                seats,
+                goals,
+                substituted,
+                effort,
+            })
         })
-        .collect()
+        .collect();
+    let failed = first_error.into_inner().ok().flatten();
+    let stopped = if asked_to_stop() {
+        Some("stopped on request".to_string())
+    } else {
+        failed.map(|e| e.to_string())
+    };
+    Ok(Played {
+        stopped: stopped
+            .or_else(|| (records.len() < total).then(|| "a game was not played".to_string())),
+        records,
+        total,
+    })
 }
 
 /// One entrant's line of the table.

@@ -99,6 +99,7 @@ impl Tournament {
             grace: GRACE,
             config,
             workers: self.workers,
+            stop: None,
         }
     }
 
@@ -204,7 +205,7 @@ impl Visitor for Tournament {
         let total = schedule(self.players.len(), info.num_roles(), self.games).len();
         let bar = Self::bar(total);
         let options = self.options(super::commands::with_depth(&self.config, &loaded));
-        let records = run(&loaded, &self.players, &options, |done, _| {
+        let played = run(&loaded, &self.players, &options, |done, _| {
             bar.set_position(done as u64)
         })
         .map_err(|e| CliError::Failed(e.to_string()))?;
@@ -214,6 +215,15 @@ impl Visitor for Tournament {
             loaded.report.engine,
             loaded.evaluator.name()
         );
-        self.report(&info.name, &info.roles, &how, &records)
+        // The games played before a failure still make a table.
+        self.report(&info.name, &info.roles, &how, &played.records)?;
+        match played.stopped {
+            Some(why) => Err(CliError::Failed(format!(
+                "the tournament stopped after {} of its {} games: {why}",
+                played.records.len(),
+                played.total
+            ))),
+            None => Ok(()),
+        }
     }
 }

@@ -247,6 +247,9 @@ const _: () = assert!(ggp::load::DEFAULT_GROUNDING.as_secs() == DEFAULT_GROUNDIN
 /// The longest clock the command line accepts: a day.
 const MAX_CLOCK_SECONDS: f64 = 86_400.0;
 
+/// The most games a pair plays in a tournament (the schedule is made before the first game).
+const MAX_TOURNAMENT_GAMES: u32 = 100_000;
+
 fn clock_seconds(flag: &str, seconds: f64) -> Result<std::time::Duration, CliError> {
     if seconds.is_finite() && seconds > 0.0 && seconds <= MAX_CLOCK_SECONDS {
         Ok(std::time::Duration::from_secs_f64(seconds))
@@ -537,8 +540,11 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
                 .filter(|p| !p.trim().is_empty())
                 .map(str::parse)
                 .collect::<Result<Vec<ggp::referee::SeatSpec>, _>>()?;
-            if a.games == 0 {
-                return Err(CliError::Usage("--games must be at least 1".into()));
+            if !(1..=MAX_TOURNAMENT_GAMES).contains(&a.games) {
+                return Err(CliError::Usage(format!(
+                    "--games must be between 1 and {MAX_TOURNAMENT_GAMES} (games per pair), not {}",
+                    a.games
+                )));
             }
             commands::fraction_is_read(a.search.fraction.is_some(), &players)?;
             let config = a.search.config(false)?;

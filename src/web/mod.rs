@@ -112,6 +112,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/api/matches/{id}/record", get(matches::record))
         .route("/api/tournaments", post(tournaments::create))
         .route("/api/tournaments/{id}", get(tournaments::status))
+        .route("/api/tournaments/{id}/stop", post(tournaments::stop))
         .route("/api/tournaments/{id}/csv", get(tournaments::csv))
         .fallback(|| async {
             ApiError::not_found("no such page or API route; the pages start at /")

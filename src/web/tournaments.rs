@@ -1,6 +1,7 @@
 //! Tournaments on the page: [`crate::tournament::run`] on a thread of its own, its table refreshed
 //! after every game for the page to poll, and its CSV to download.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -71,6 +72,8 @@ pub struct TournamentRoom {
     game: String,
     names: Vec<String>,
     progress: Mutex<Progress>,
+    /// Set by the page's Stop: no game starts after it, and those in play end before their next step.
+    stop: Arc<AtomicBool>,
 }
 
 #[derive(Default)]
@@ -144,6 +147,7 @@ pub async fn create(
             ..web.config.players.clone()
         },
         workers: 1,
+        stop: Some(Arc::new(AtomicBool::new(false))),
     };
     let load_options = web.config.load;
     let room = tokio::task::spawn_blocking(move || {
@@ -190,6 +194,7 @@ impl Visitor for Start {
                 total,
                 ..Progress::default()
             }),
+            stop: self.options.stop.clone().unwrap_or_default(),
         });
         let running = Arc::clone(&room);
         let Start {
@@ -201,13 +206,23 @@ impl Visitor for Start {
         std::thread::Builder::new()
             .name(format!("web tournament {}", room.id))
             .spawn(move || {
-                let _place = place;
                 let result = tournament::run(&loaded, &specs, &options, |_, record| {
                     running.progress().records.push(record.clone());
                 });
+                // Free before it reads done, so that a page seeing it done may start another.
+                drop(place);
                 let mut progress = running.progress();
                 match result {
-                    Ok(records) => progress.records = records,
+                    Ok(played) => {
+                        progress.records = played.records;
+                        progress.error = played.stopped.map(|why| {
+                            format!(
+                                "stopped after {} of {} games: {why}",
+                                progress.records.len(),
+                                played.total
+                            )
+                        });
+                    }
                     Err(e) => progress.error = Some(e.to_string()),
                 }
                 progress.done = true;
@@ -227,6 +242,7 @@ fn summary(room: &TournamentRoom) -> Value {
         "played": progress.records.len(),
         "total": progress.total,
         "done": progress.done,
+        "stopping": room.stop.load(Ordering::Relaxed) && !progress.done,
         "error": progress.error,
         "table": table,
     })
@@ -235,6 +251,20 @@ fn summary(room: &TournamentRoom) -> Value {
 /// `GET /api/tournaments/{id}`: games played so far and the table.
 pub async fn status(State(hall): State<Arc<Tournaments>>, Path(id): Path<String>) -> ApiResult {
     let room = hall.rooms.get(&id)?;
+    Ok(Json(summary(&room)).into_response())
+}
+
+/// `POST /api/tournaments/{id}/stop` with a JSON body (`{}`, as a match's stop): no game starts after
+/// it, and the games in play end before their next step (within a play clock). The tournament's table
+/// keeps the games that ended.
+pub async fn stop(
+    State(hall): State<Arc<Tournaments>>,
+    Path(id): Path<String>,
+    body_: Result<Json<Value>, JsonRejection>,
+) -> ApiResult {
+    body(body_)?;
+    let room = hall.rooms.get(&id)?;
+    room.stop.store(true, Ordering::Relaxed);
     Ok(Json(summary(&room)).into_response())
 }
 

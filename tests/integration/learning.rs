@@ -4,6 +4,8 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use ggp::games::tictactoe::TicTacToe;
@@ -11,7 +13,10 @@ use ggp::learn::{train, DEFAULT_RATE};
 use ggp::load::{load, AnyGame, GameSource, LoadOptions, Loaded};
 use ggp::players::{Clock, PlayerConfig};
 use ggp::referee::{SeatSpec, GRACE};
-use ggp::tournament::{entrant_names, run, standings, to_csv, Standing, TournamentOptions};
+use ggp::tournament::{
+    entrant_names, run, standings, to_csv, GameRecord, Played, Standing, TournamentError,
+    TournamentOptions,
+};
 
 use crate::common;
 use common::shared;
@@ -40,7 +45,16 @@ fn options(games: u32, play_ms: u64) -> TournamentOptions {
         grace: GRACE,
         config: PlayerConfig::default(),
         workers: 2,
+        stop: None,
     }
+}
+
+/// The records of a tournament that played its whole schedule.
+fn everything(played: Result<Played, TournamentError>) -> Vec<GameRecord> {
+    let played = played.expect("the tournament runs");
+    assert_eq!(played.stopped, None);
+    assert_eq!(played.records.len(), played.total);
+    played.records
 }
 
 /// Native 3×3 tic-tac-toe, as the loader gives it.
@@ -77,7 +91,7 @@ fn learned_tictactoe_never_loses_to_random() {
             .unwrap(),
         "random".parse().unwrap(),
     ];
-    let records = run(&game, &specs, &options(200, 200), |_, _| {}).unwrap();
+    let records = everything(run(&game, &specs, &options(200, 200), |_, _| {}));
     assert_eq!(records.len(), 200);
     // Both seats, half each.
     assert_eq!(records.iter().filter(|r| r.seats[0] == 0).count(), 100);
@@ -91,7 +105,7 @@ fn learned_tictactoe_never_loses_to_random() {
 fn a_tiny_tournament_adds_up_and_writes_csv() {
     let game = tictactoe();
     let specs: Vec<SeatSpec> = vec!["legal".parse().unwrap(), "random".parse().unwrap()];
-    let records = run(&game, &specs, &options(6, 50), |_, _| {}).unwrap();
+    let records = everything(run(&game, &specs, &options(6, 50), |_, _| {}));
     assert_eq!(records.len(), 6);
     let names = entrant_names(&specs);
     let table = standings(&names, &records);
@@ -205,6 +219,64 @@ fn check_rows(rows: &[Vec<String>], players: usize) {
         assert!(n[0] > 0);
         assert_eq!(n[1] + n[2] + n[3], n[0], "{r:?}");
     }
+}
+
+#[test]
+fn a_stopped_tournament_keeps_the_games_it_played() {
+    let game = tictactoe();
+    let specs: Vec<SeatSpec> = vec!["legal".parse().unwrap(), "random".parse().unwrap()];
+    let stop = Arc::new(AtomicBool::new(false));
+    let options = TournamentOptions {
+        stop: Some(Arc::clone(&stop)),
+        workers: 1,
+        ..options(50, 50)
+    };
+    let played = run(&game, &specs, &options, |done, _| {
+        if done == 3 {
+            stop.store(true, Ordering::Relaxed);
+        }
+    })
+    .unwrap();
+    assert_eq!(
+        played.records.len(),
+        3,
+        "one worker: no game starts after the stop"
+    );
+    assert_eq!(played.total, 50);
+    assert_eq!(played.stopped.as_deref(), Some("stopped on request"));
+    check_table(&standings(&entrant_names(&specs), &played.records));
+}
+
+#[test]
+fn a_game_that_cannot_be_played_stops_the_tournament_and_keeps_the_rest() {
+    let source =
+        GameSource::RuleFile(Path::new(env!("CARGO_MANIFEST_DIR")).join("games/tictactoe.gdl"));
+    let Ok(AnyGame::Network(game)) = load(&source, &LoadOptions::default()) else {
+        panic!("games/tictactoe.gdl loads on the network");
+    };
+    // Nobody listens on a port just freed: the third entrant cannot start a match.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .unwrap()
+        .port();
+    let specs: Vec<SeatSpec> = ["legal", "random", &format!("http://127.0.0.1:{port}")]
+        .iter()
+        .map(|p| p.parse().unwrap())
+        .collect();
+    let options = TournamentOptions {
+        workers: 1,
+        ..options(2, 50)
+    };
+    let played = run(&game, &specs, &options, |_, _| {}).unwrap();
+    // The pair without it plays first.
+    assert_eq!(played.records.len(), 2, "{:?}", played.stopped);
+    assert!(played.records.iter().all(|r| !r.seats.contains(&2)));
+    assert_eq!(played.total, 6);
+    let why = played.stopped.unwrap();
+    assert!(
+        why.contains("could not start") && why.contains(&format!("127.0.0.1:{port}")),
+        "{why}"
+    );
 }
 
 #[test]

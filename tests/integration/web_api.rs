@@ -847,3 +847,53 @@ fn a_tournament_fills_its_table_and_gives_its_csv() {
     assert_eq!(lines.len(), 3, "{csv}");
     assert!(lines[0].starts_with("player,"), "{csv}");
 }
+
+#[test]
+fn a_tournament_stopped_keeps_its_table_and_frees_its_place() {
+    let s = server();
+    let long =
+        json!({"game": "tictactoe", "players": ["mcts", "random"], "games": 100, "playclock": 0.5});
+    let (status, t) = s.post("/api/tournaments", long.clone());
+    assert_eq!(status, 201, "{t}");
+    let id = t["id"].as_u64().unwrap();
+    let (status, stopping) = s.post(&format!("/api/tournaments/{id}/stop"), json!({}));
+    assert_eq!(status, 200, "{stopping}");
+    let mut last = Value::Null;
+    for _ in 0..1200 {
+        last = s.get_json(&format!("/api/tournaments/{id}")).1;
+        if last["done"] == true {
+            break;
+        }
+        assert_eq!(last["stopping"], true, "{last}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(last["done"], true, "{last}");
+    assert_eq!(last["stopping"], false, "{last}");
+    let played = last["played"].as_u64().unwrap();
+    assert!(played < 100, "{last}");
+    assert_eq!(
+        last["error"],
+        format!("stopped after {played} of 100 games: stopped on request"),
+    );
+    let seats: u64 = last["table"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["games"].as_u64().unwrap())
+        .sum();
+    assert_eq!(seats, 2 * played, "{last}");
+    let (status, _) = s.post(&format!("/api/tournaments/{id}/stop"), json!({}));
+    assert_eq!(
+        status, 200,
+        "stopping a finished tournament changes nothing"
+    );
+    let (status, none) = s.post("/api/tournaments/999999/stop", json!({}));
+    assert_eq!(status, 404, "{none}");
+    // Its place is free again: as many tournaments as the server runs at once can start.
+    for _ in 0..WebConfig::default().max_matches {
+        let (status, t) = s.post("/api/tournaments", long.clone());
+        assert_eq!(status, 201, "{t}");
+        let id = t["id"].as_u64().unwrap();
+        s.post(&format!("/api/tournaments/{id}/stop"), json!({}));
+    }
+}

@@ -536,6 +536,27 @@ fn a_tournament_fills_its_table_in_the_page() {
             .await
             .starts_with("2 of 2 games played"));
         b.screenshot("tournament").await;
+        // A long one, stopped from the page: its table keeps the games that ended.
+        b.type_into("#t-players", "mcts, random").await;
+        b.type_into("#t-games", "50").await;
+        b.type_into("#t-playclock", "0.5").await;
+        b.click("#t-start").await;
+        b.until(
+            "!document.querySelector('#t-stop').hidden",
+            "the Stop button",
+        )
+        .await;
+        b.click("#t-stop").await;
+        b.until(
+            "!document.querySelector('#t-csv').hidden && \
+             document.querySelector('#t-progress').textContent.includes('stopped on request')",
+            "the stopped tournament's table",
+        )
+        .await;
+        assert!(b
+            .text("#t-progress")
+            .await
+            .contains("of 50 games played (stopped after"));
         b.close().await;
     });
 }

@@ -611,9 +611,14 @@ async function startTournament(event) {
   leaveView(); // a table still followed from an earlier start
   let stop = false;
   leaveView = () => { stop = true; };
+  const id = t.id;
+  $('#t-stop').hidden = false;
+  $('#t-stop').onclick = () => api(`/api/tournaments/${id}/stop`, {}).catch((e) => notice(e.message));
   while (!stop) {
     t = await api(`/api/tournaments/${t.id}`);
-    $('#t-progress').textContent = `${t.played} of ${t.total} games played${t.done ? ', done' : '…'}${t.error ? `: ${t.error}` : ''}`;
+    const state = t.done ? (t.error ? '' : ', done') : t.stopping ? ', stopping after the games in play…' : '…';
+    $('#t-progress').textContent = `${t.played} of ${t.total} games played${state}${t.error ? ` (${t.error})` : ''}`;
+    $('#t-stop').hidden = t.done || t.stopping;
     $('#t-table tbody').replaceChildren(...t.table.map((s) => el('tr', {},
       el('td', {}, s.name), el('td', {}, String(s.games)), el('td', {}, String(s.wins)),
       el('td', {}, String(s.draws)), el('td', {}, String(s.losses)),
