@@ -247,6 +247,9 @@ const _: () = assert!(ggp::load::DEFAULT_GROUNDING.as_secs() == DEFAULT_GROUNDIN
 /// The longest clock the command line accepts: a day.
 const MAX_CLOCK_SECONDS: f64 = 86_400.0;
 
+/// The longest sequences perft counts: recursion one level a move, and 2^64 sequences past any count.
+const MAX_PERFT_DEPTH: u32 = 64;
+
 /// The most games a pair plays in a tournament (the schedule is made before the first game).
 const MAX_TOURNAMENT_GAMES: u32 = 100_000;
 
@@ -464,6 +467,13 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         }
         (Some(Command::Perft(a)), _) => {
             let spec = GameSpec::from_args(&a.game)?;
+            if a.depth > MAX_PERFT_DEPTH {
+                return Err(CliError::Usage(format!(
+                    "perft's depth must be at most {MAX_PERFT_DEPTH} (sequences of two moves a step \
+                     that long are more than any machine counts), not {}",
+                    a.depth
+                )));
+            }
             spec.load()?.visit(search::Perft { depth: a.depth })
         }
         (Some(Command::Bench(a)), _) => {

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use ggp::bench::measure_playouts_parallel;
 use ggp::evaluators::{Estimate, Evaluator, Outcome};
-use ggp::game::{perft, Game, GameError};
+use ggp::game::{joint_moves, perft, Game, GameError};
 use ggp::load::{Loaded, Visitor};
 use ggp::players::seeds::trace::{seeds_text, Readable};
 use ggp::players::{make_player, Ask, Clock, Deadline, PlayerConfig, PlayerKind, PlayerSpec};
@@ -251,7 +251,29 @@ impl Visitor for Perft {
     fn visit<G: Game>(self, loaded: Loaded<G>) -> Result<(), CliError> {
         let game = loaded.game.as_ref();
         let started = Instant::now();
-        let n = perft(game, &game.initial_state(), self.depth);
+        let state = game.initial_state();
+        let n = if self.depth == 0 || game.is_terminal(&state) {
+            1
+        } else {
+            // Counted first move by first move, so that a long count shows how far it is.
+            let mut buffers = vec![Vec::new(); game.info().num_roles()];
+            let firsts = joint_moves(game, &state, &mut buffers);
+            let bar = indicatif::ProgressBar::new(firsts.len() as u64);
+            bar.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "{bar:30} {pos}/{len} first moves counted ({elapsed} elapsed, {eta} left)",
+                )
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            );
+            let mut total = 0u64;
+            for joint in &firsts {
+                let next = game.next_state(&state, joint);
+                total = total.saturating_add(perft(game, &next, self.depth - 1));
+                bar.inc(1);
+            }
+            bar.finish_and_clear();
+            total
+        };
         println!("{n}");
         eprintln!(
             "perft {} took {:.3}s",

@@ -725,7 +725,7 @@ fn perft_inner<G: Game>(
     let mut total = 0;
     for joint in &joints {
         let next = game.next_state(state, joint);
-        total += perft_inner(game, &next, depth - 1, buffers);
+        total = u64::saturating_add(total, perft_inner(game, &next, depth - 1, buffers));
     }
     total
 }

@@ -527,7 +527,7 @@ pub fn read(path: &Path) -> Result<String, LoadError> {
         Ok(_) => {}
         Err(e) => return Err(unreadable(io_reason(&e))),
     }
-    let bytes = std::fs::read(path).map_err(|e| unreadable(io_reason(&e)))?;
+    let bytes = crate::syntax::read_source(path).map_err(|e| unreadable(io_reason(&e)))?;
     String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
         LoadError::Invalid {

@@ -43,10 +43,13 @@ impl Terminal {
         std::thread::spawn(move || {
             let mut input = input;
             loop {
-                let mut line = String::new();
-                match input.read_line(&mut line) {
+                // Bytes that are not UTF-8 (a terminal in another encoding) make a line that names no
+                // move, answered as any mistyped move is, rather than an end of input.
+                let mut bytes = Vec::new();
+                match input.read_until(b'\n', &mut bytes) {
                     Ok(0) => break,
                     Ok(_) => {
+                        let line = String::from_utf8_lossy(&bytes).into_owned();
                         if tx.send(Ok(line)).is_err() {
                             break;
                         }

@@ -114,10 +114,34 @@ pub fn parse_str(src: &str, syntax: Syntax) -> Result<Program, Vec<Diagnostic>> 
     }
 }
 
+/// The most bytes a rule file may hold: the largest games known are a few hundred kilobytes, and
+/// parsing takes some tens of times a file's size in memory.
+pub const MAX_SOURCE_BYTES: u64 = 64 << 20;
+
+/// A rule file's bytes, or why they cannot be read: a file longer than [`MAX_SOURCE_BYTES`] (a
+/// device such as `/dev/zero` included) is refused after that many bytes rather than read whole.
+pub fn read_source(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(MAX_SOURCE_BYTES + 1)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_SOURCE_BYTES {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "it is longer than the {} MB a rule file may hold",
+                MAX_SOURCE_BYTES >> 20
+            ),
+        ));
+    }
+    Ok(bytes)
+}
+
 /// Reads and parses a rule file, in the syntax its text is written in ([`syntax_of_file`]). Returns the
 /// source text too, for rendering diagnostics.
 pub fn parse_file(path: &Path) -> Result<(Program, String), (Vec<Diagnostic>, String)> {
-    let bytes = std::fs::read(path).map_err(|e| {
+    let bytes = read_source(path).map_err(|e| {
         (
             vec![Diagnostic::error(
                 Span::default(),

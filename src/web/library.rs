@@ -171,9 +171,15 @@ impl Library {
                 .collect();
             files.sort();
             for path in files {
-                let text = std::fs::read_to_string(&path).map_err(|e| {
-                    std::io::Error::new(e.kind(), format!("{}: {e}", path.display()))
-                })?;
+                let text = crate::syntax::read_source(&path)
+                    .and_then(|bytes| {
+                        String::from_utf8(bytes).map_err(|_| {
+                            std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8 text")
+                        })
+                    })
+                    .map_err(|e| {
+                        std::io::Error::new(e.kind(), format!("{}: {e}", path.display()))
+                    })?;
                 let (syntax, _) = crate::syntax::syntax_of_file(&path, &text);
                 let style = std::fs::read_to_string(path.with_extension("style"))
                     .map(|s| Style::parse(&s))

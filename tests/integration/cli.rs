@@ -189,6 +189,23 @@ fn errors_are_clear_and_do_not_panic() {
     check_error(&["nim", "--player", "queen=legal"], "unknown role `queen`");
     check_error(&["nim", "--rows", "3"], "--rows");
     check_error(&["nim", "--depth", "deep"], "invalid value 'deep'");
+    check_error(&["perft", "nim", "200000"], "depth must be at most 64");
+    // A device that never ends is refused after the bytes a rule file may hold.
+    check_error(
+        &["check", "/dev/zero"],
+        "longer than the 64 MB a rule file may hold",
+    );
+    check_error(
+        &[
+            "tournament",
+            "nim",
+            "--players",
+            "random,legal",
+            "--games",
+            "4000000000",
+        ],
+        "--games must be between 1 and 100000",
+    );
     check_error(
         &["connect4", "--rows", "9", "--cols", "9"],
         "(rows + 1) * cols <= 64",

@@ -217,3 +217,30 @@ fn a_person_takes_back_moves_and_the_match_resumes_there() {
     assert_eq!(taken_back, [Some(0)], "back to where x last chose");
     assert_eq!(played, ["mark(3,3)", "noop"]);
 }
+
+#[test]
+fn a_line_that_is_not_utf8_is_a_mistyped_move_not_the_end_of_input() {
+    let game = TicTacToe::new(3, 3).unwrap();
+    let script = b"mark(\xff,1)\nmark(2,2)\n".to_vec();
+    let person = Terminal::new(
+        Box::new(std::io::Cursor::new(script)),
+        Box::new(std::io::sink()),
+        false,
+    );
+    let mut seats: Vec<Box<dyn Seat<TicTacToe>>> =
+        vec![Box::new(person), program(&game, PlayerKind::Legal, 1, 1)];
+    let mut played: Vec<String> = Vec::new();
+    let mut watch = |g: &TicTacToe, e: &MatchEvent<'_, TicTacToe>| {
+        if let MatchEvent::Moves { moves, .. } = e {
+            played.push(g.show_move(&moves[0].mv));
+        }
+    };
+    let settings = MatchSettings::new("latin-1", clock(1000), 1);
+    let result = run_match(&game, None, &mut seats, &settings, &mut [&mut watch]).unwrap();
+    assert_eq!(result.aborted.as_deref(), Some("input ended"));
+    assert_eq!(
+        played,
+        ["mark(2,2)", "noop"],
+        "the bad line was asked again"
+    );
+}
