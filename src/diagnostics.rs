@@ -46,6 +46,31 @@ impl Hash for Span {
     fn hash<H: Hasher>(&self, _: &mut H) {}
 }
 
+/// Text from elsewhere (a remote player's reply, a client's match id) made safe to print on one line:
+/// control characters (a terminal's escape sequences, line breaks that would forge log lines) escaped,
+/// and at most `limit` characters kept, with `…` where it was cut.
+///
+/// ```
+/// use ggp::diagnostics::printable;
+/// assert_eq!(printable("a\nb\u{1b}[2J", 10), "a\\nb\\u{1b}[2J");
+/// assert_eq!(printable("abcdef", 3), "abc…");
+/// ```
+pub fn printable(text: &str, limit: usize) -> String {
+    let mut out = String::new();
+    for (i, c) in text.chars().enumerate() {
+        if i == limit {
+            out.push('…');
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// `n` and the noun, singular or plural as `n` asks: `1 role`, `2 roles`, `0 errors` (the noun's
 /// plural is `plural`, or the noun with an `s`).
 pub fn count(n: usize, noun: &str) -> String {

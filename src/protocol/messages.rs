@@ -4,6 +4,7 @@
 //! Rules and moves inside a message are kept as text, sliced from the message itself: the game engines
 //! parse rules, and [`crate::game::Game::parse_move`] reads moves leniently against the legal ones.
 
+use crate::diagnostics::count;
 use std::fmt;
 
 /// How deeply lists may nest in a message. Real game descriptions nest a dozen levels; the limit keeps a
@@ -320,12 +321,14 @@ impl Message {
                 let kind = if keyword == "play" { "play" } else { "stop" };
                 // ggp-base's older managers send `(stop ID)` without moves.
                 if args.is_empty() || args.len() > 2 || (kind == "play" && args.len() != 2) {
+                    let wanted = if kind == "play" {
+                        "a match id and the last moves (`nil` on the first play)"
+                    } else {
+                        "a match id and the last moves (or the match id alone)"
+                    };
                     return Err(MessageError::Arguments {
                         kind,
-                        why: format!("expected a match id and the last moves, got {args:?}")
-                            .chars()
-                            .take(200)
-                            .collect(),
+                        why: format!("expected {wanted}, got {}", count(args.len(), "argument")),
                     });
                 }
                 let match_id = atom_arg(kind, "match id", &args[0])?;
@@ -460,14 +463,18 @@ fn rules_text(
     }
 }
 
+/// The longest clock a message may give: a player's work for a match runs to its clock, and an
+/// abort does not cut it short, so a clock of months would hold the player's place that long.
+const MAX_CLOCK_SECONDS: f64 = 86_400.0;
+
 fn seconds(kind: &'static str, what: &str, s: &Sexp) -> Result<f64, MessageError> {
     s.atom()
         .and_then(|a| a.parse::<f64>().ok())
-        .filter(|x| x.is_finite() && *x >= 0.0 && *x <= 1e7)
+        .filter(|x| x.is_finite() && *x >= 0.0 && *x <= MAX_CLOCK_SECONDS)
         .ok_or_else(|| MessageError::Arguments {
             kind,
             why: format!(
-                "the {what} must be a number of seconds, not `{}`",
+                "the {what} must be a number of seconds from 0 to {MAX_CLOCK_SECONDS} (a day), not `{}`",
                 short(&s.to_string())
             ),
         })
@@ -518,21 +525,37 @@ mod tests {
     }
 
     #[test]
-    fn bad_messages_are_errors_not_panics() {
-        for bad in [
-            "",
-            "(",
-            ")",
-            "(start)",
-            "(play)",
-            "(play m1 notalist)",
-            "(start m r (rules) x 1)",
-            "(hello)",
-            "\"open",
-            "(() () ())",
-            "(play (x) nil)",
+    fn bad_messages_are_errors_that_say_what_was_expected() {
+        for (bad, expected) in [
+            ("", ""),
+            ("(", ""),
+            (")", ""),
+            ("(start)", "expected 5 arguments, got 0"),
+            (
+                "(play)",
+                "expected a match id and the last moves (`nil` on the first play), got 0 arguments",
+            ),
+            ("(play m1)", "got 1 argument"),
+            (
+                "(stop m1 nil x)",
+                "(or the match id alone), got 3 arguments",
+            ),
+            ("(play m1 notalist)", "the moves must be `nil` or a list"),
+            (
+                "(start m r (rules) x 1)",
+                "the start clock must be a number of seconds from 0 to 86400 (a day), not `x`",
+            ),
+            (
+                "(start m r (rules) 10 1e7)",
+                "the play clock must be a number of seconds from 0 to 86400 (a day), not `1e7`",
+            ),
+            ("(hello)", ""),
+            ("\"open", ""),
+            ("(() () ())", ""),
+            ("(play (x) nil)", "match id"),
         ] {
-            assert!(Message::parse(bad).is_err(), "{bad}");
+            let e = Message::parse(bad).expect_err(bad).to_string();
+            assert!(e.contains(expected), "{bad}: {e}");
         }
         let deep = "(".repeat(100_000);
         assert!(Message::parse(&deep).is_err());

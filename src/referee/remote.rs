@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use super::events::Violation;
 use super::seat::{Answer, MatchStart, Seat, Turn};
+use crate::diagnostics::printable;
 use crate::game::Game;
 use crate::protocol::messages::{parse_one, Message, Sexp};
 
@@ -88,7 +89,7 @@ impl RemoteSeat {
                 detail: format!(
                     "{} answered HTTP {status}: {}",
                     self.url,
-                    body.chars().take(200).collect::<String>()
+                    printable(&body, 200)
                 ),
             });
         }
@@ -103,7 +104,7 @@ impl RemoteSeat {
         };
         items.iter().find_map(|item| match item {
             Sexp::List(pair, _) if pair.len() == 2 && pair[0].is_word("name") => {
-                Some(pair[1].to_string())
+                Some(printable(&pair[1].to_string(), 100))
             }
             _ => None,
         })
@@ -163,7 +164,8 @@ impl<G: Game> Seat<G> for RemoteSeat {
             Ok(reply) => reply,
             Err(problem) => return Answer::Failed(problem),
         };
-        let shown: String = reply.trim().chars().take(100).collect();
+        // What a remote player sends is printed on terminals and pages: no escape sequences.
+        let shown = printable(reply.trim(), 100);
         let illegal = |detail: String| {
             Answer::Failed(Violation::Illegal {
                 answer: shown.clone(),
@@ -172,7 +174,12 @@ impl<G: Game> Seat<G> for RemoteSeat {
         };
         let sexp = match parse_one(&reply) {
             Ok(sexp) => sexp,
-            Err(e) => return illegal(format!("unreadable reply `{shown}`: {e}")),
+            Err(e) => {
+                return illegal(format!(
+                    "unreadable reply `{shown}`: {}",
+                    printable(&e.to_string(), 200)
+                ))
+            }
         };
         match turn
             .game
@@ -183,7 +190,7 @@ impl<G: Game> Seat<G> for RemoteSeat {
                 stats: None,
                 explanation: None,
             },
-            Err(e) => illegal(e.to_string()),
+            Err(e) => illegal(printable(&e.to_string(), 300)),
         }
     }
 

@@ -128,6 +128,25 @@ pub struct PlayerServer {
     overhead_micros: AtomicU64,
 }
 
+/// When a request came: its first byte (the manager's clock started no later, so deadlines count
+/// from it) and the moment its whole message had been read (the player's own overhead counts from it).
+#[derive(Clone, Copy, Debug)]
+struct Arrival {
+    first_byte: Instant,
+    read: Instant,
+}
+
+impl Arrival {
+    #[cfg(test)]
+    fn now() -> Arrival {
+        let now = Instant::now();
+        Arrival {
+            first_byte: now,
+            read: now,
+        }
+    }
+}
+
 /// A reply: status and body.
 struct Reply {
     status: StatusCode,
@@ -237,7 +256,8 @@ impl PlayerServer {
             .store(decayed.max(new), Ordering::Relaxed);
     }
 
-    async fn answer(self: &Arc<Self>, message: Message, arrived: Instant) -> Reply {
+    async fn answer(self: &Arc<Self>, message: Message, arrival: Arrival) -> Reply {
+        let arrived = arrival.first_byte;
         match message {
             Message::Info => {
                 self.evict_abandoned();
@@ -262,7 +282,7 @@ impl PlayerServer {
                 )
                 .await
             }
-            Message::Play { match_id, moves } => self.play(&match_id, moves, arrived).await,
+            Message::Play { match_id, moves } => self.play(&match_id, moves, arrival).await,
             Message::Stop { match_id, moves } => {
                 let entry = {
                     let mut matches = self.matches();
@@ -416,8 +436,9 @@ impl PlayerServer {
         self: &Arc<Self>,
         match_id: &str,
         moves: Option<Vec<String>>,
-        arrived: Instant,
+        arrival: Arrival,
     ) -> Reply {
+        let arrived = arrival.first_byte;
         let (session, play_clock, wanted, ponder, work) = {
             let mut matches = self.matches();
             let alone = matches.len() == 1;
@@ -490,14 +511,20 @@ impl PlayerServer {
                             .noted("the search overran its deadline: random legal move"),
                         _ => Reply::error(
                             StatusCode::SERVICE_UNAVAILABLE,
-                            "the previous search has not finished",
+                            format!(
+                                "no move was ready in time: the previous step's search still holds \
+                                 this match, or a play clock of {:.3} s is too short to start one",
+                                play_clock.as_secs_f64()
+                            ),
                         ),
                     };
                 }
             };
         match outcome {
             Ok((Ok(reply), searched)) => {
-                self.note_overhead(arrived.elapsed().saturating_sub(searched));
+                // From the message read, not its first byte: a client that sends its body slowly
+                // must not widen every match's margin.
+                self.note_overhead(arrival.read.elapsed().saturating_sub(searched));
                 let note = match &reply.fallback {
                     Some(why) => format!("random legal move: {why}"),
                     None => reply.effort,
@@ -649,10 +676,7 @@ pub fn time_of_day() -> String {
 /// A reply on one line for the log: at most `limit` characters.
 fn log_text(text: &str, limit: usize) -> String {
     let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    match one_line.char_indices().nth(limit) {
-        Some((cut, _)) => format!("{}…", &one_line[..cut]),
-        None => one_line,
-    }
+    crate::diagnostics::printable(&one_line, limit)
 }
 
 fn respond(reply: Reply) -> Response {
@@ -706,7 +730,9 @@ async fn handle(State(server): State<Arc<PlayerServer>>, req: Request) -> Respon
     if req.method() == Method::OPTIONS {
         return respond(Reply::ok(""));
     }
-    let (kind, id, reply) = match read_message(&server, req).await {
+    let message = read_message(&server, req).await;
+    let read = Instant::now();
+    let (kind, id, reply) = match message {
         Err(reply) => ("-".to_string(), "-".to_string(), reply),
         Ok(text) => match Message::parse(&text) {
             Err(e) => (
@@ -716,8 +742,13 @@ async fn handle(State(server): State<Arc<PlayerServer>>, req: Request) -> Respon
             ),
             Ok(message) => {
                 let kind = message.kind().to_string();
-                let id = message.match_id().unwrap_or("-").to_string();
-                let reply = server.answer(message, arrived).await;
+                // A quoted id may hold line breaks: it must not forge lines of the log.
+                let id = crate::diagnostics::printable(message.match_id().unwrap_or("-"), 100);
+                let arrival = Arrival {
+                    first_byte: arrived,
+                    read,
+                };
+                let reply = server.answer(message, arrival).await;
                 (kind, id, reply)
             }
         },

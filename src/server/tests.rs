@@ -122,10 +122,11 @@ fn a_search_that_overruns_is_answered_with_the_fallback_in_time() {
     );
     let runtime = runtime();
     runtime.block_on(async {
-        let info = server.answer(Message::Info, Instant::now()).await;
+        let info = server.answer(Message::Info, Arrival::now()).await;
         assert!(info.body.contains("(status busy)"), "{}", info.body);
-        let arrived = Instant::now();
-        let reply = server.play("m", None, arrived).await;
+        let arrival = Arrival::now();
+        let arrived = arrival.first_byte;
+        let reply = server.play("m", None, arrival).await;
         assert_eq!(
             (reply.status, reply.body.as_str()),
             (StatusCode::OK, "noop")
@@ -135,7 +136,7 @@ fn a_search_that_overruns_is_answered_with_the_fallback_in_time() {
             "{:?}",
             arrived.elapsed()
         );
-        let reply = server.play("other", None, Instant::now()).await;
+        let reply = server.play("other", None, Arrival::now()).await;
         assert_eq!(reply.body, "busy");
     });
 }
@@ -179,13 +180,13 @@ fn a_start_dropped_while_its_game_is_built_lets_its_place_go_when_the_build_ends
     let runtime = runtime();
     let status = |server: &Arc<PlayerServer>| {
         runtime
-            .block_on(server.answer(Message::Info, Instant::now()))
+            .block_on(server.answer(Message::Info, Arrival::now()))
             .body
     };
     // No time at all: the start is polled once (it takes its place and hands the build to the
     // blocking pool) and then dropped, as when the runtime shuts down.
     let dropped = runtime.block_on(async {
-        tokio::time::timeout(Duration::ZERO, server.answer(start, Instant::now())).await
+        tokio::time::timeout(Duration::ZERO, server.answer(start, Arrival::now())).await
     });
     assert!(
         dropped.is_err(),
@@ -206,7 +207,7 @@ fn a_start_aborted_while_its_game_is_built_leaves_a_new_start_of_the_same_match_
     let started = |server: &Arc<PlayerServer>| {
         let server = Arc::clone(server);
         // Builds of seven seconds: the abort and the second start come well within the first's.
-        runtime.spawn(async move { server.answer(start_connect4(8.0), Instant::now()).await })
+        runtime.spawn(async move { server.answer(start_connect4(8.0), Arrival::now()).await })
     };
     let first = started(&server);
     wait_until("the first start never took its place", || {
@@ -216,7 +217,7 @@ fn a_start_aborted_while_its_game_is_built_leaves_a_new_start_of_the_same_match_
         match_id: "m".into(),
     };
     assert_eq!(
-        runtime.block_on(server.answer(abort, Instant::now())).body,
+        runtime.block_on(server.answer(abort, Arrival::now())).body,
         "aborted"
     );
     let second = started(&server);
@@ -269,16 +270,16 @@ fn an_aborted_match_s_search_holds_its_place_until_it_ends() {
     let release = Release(Arc::clone(&gate));
     let status = |server: &Arc<PlayerServer>| {
         runtime
-            .block_on(server.answer(Message::Info, Instant::now()))
+            .block_on(server.answer(Message::Info, Arrival::now()))
             .body
     };
     // The search overruns: the fallback answers, and the search goes on.
-    let reply = runtime.block_on(server.play("m", None, Instant::now()));
+    let reply = runtime.block_on(server.play("m", None, Arrival::now()));
     assert_eq!(reply.body, "noop");
     let abort = Message::Abort {
         match_id: "m".into(),
     };
-    let reply = runtime.block_on(server.answer(abort, Instant::now()));
+    let reply = runtime.block_on(server.answer(abort, Arrival::now()));
     assert_eq!(reply.body, "aborted");
     assert!(
         status(&server).contains("(status busy)"),
@@ -333,10 +334,10 @@ fn ponder_through(ponder: bool, end: Message) -> Vec<bool> {
     runtime.block_on(async {
         for _ in 0..3 {
             // Each request gets the session's own move: the thinking before it let go.
-            let reply = server.play("m", None, Instant::now()).await;
+            let reply = server.play("m", None, Arrival::now()).await;
             assert_eq!(reply.body, "chosen");
         }
-        server.answer(end, Instant::now()).await;
+        server.answer(end, Arrival::now()).await;
     });
     // The last spell ends when the match does: wait for it (bounded by the spell's limit).
     let expected = if ponder { 3 } else { 0 };
@@ -364,4 +365,32 @@ fn a_session_thinks_between_requests_until_the_next_one_comes() {
         moves: None,
     };
     assert!(ponder_through(false, stop).is_empty());
+}
+
+#[test]
+fn a_message_slow_to_arrive_does_not_widen_every_match_s_margin() {
+    let server = serving(
+        one_place(),
+        Box::new(searching(|| MoveReply {
+            mv: "quick".into(),
+            effort: String::new(),
+            fallback: None,
+        })),
+        Duration::from_secs(20),
+        Duration::from_secs(60),
+    );
+    let clock = Duration::from_secs(20);
+    // Its first byte came nine seconds before the rest: the manager's clock counts them, the
+    // player's overhead does not.
+    let read = Instant::now();
+    let arrival = Arrival {
+        first_byte: read - Duration::from_secs(9),
+        read,
+    };
+    let reply = runtime().block_on(server.play("m", None, arrival));
+    assert_eq!(reply.body, "quick");
+    // Twice the nine seconds would be 15 s (three quarters of the clock); the player's own overhead
+    // is milliseconds, however busy the machine.
+    let margin = server.margin(clock);
+    assert!(margin < Duration::from_secs(9), "{margin:?}");
 }

@@ -4,13 +4,13 @@
 use std::sync::Arc;
 
 use axum::extract::rejection::JsonRejection;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::response::IntoResponse;
 use axum::Json;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::shared::{body, ApiError, ApiResult, Shared};
+use super::shared::{body, ApiError, ApiResult, Segment, Shared};
 use crate::diagnostics::{line_col, render, Diagnostic, Severity};
 use crate::game::Game;
 use crate::load::{
@@ -113,7 +113,7 @@ pub async fn games(State(web): State<Arc<Shared>>) -> ApiResult {
 }
 
 /// `GET /api/games/{name}`: a game's rules and stylesheet.
-pub async fn game(State(web): State<Arc<Shared>>, Path(name): Path<String>) -> ApiResult {
+pub async fn game(State(web): State<Arc<Shared>>, Segment(name): Segment) -> ApiResult {
     let entry = web
         .library()
         .get(&name)

@@ -1,11 +1,10 @@
 //! The pages' files, embedded in the binary so that an installed `ggp-run` serves them with nothing
 //! else on the machine: one HTML page, its script and its stylesheet, no build step.
 
-use axum::extract::Path;
 use axum::http::header;
 use axum::response::{Html, IntoResponse, Response};
 
-use super::shared::ApiError;
+use super::shared::{ApiError, Segment};
 
 const INDEX: &str = include_str!("assets/index.html");
 
@@ -30,7 +29,7 @@ pub async fn index() -> Html<&'static str> {
 }
 
 /// `GET /assets/{file}`.
-pub async fn file(Path(name): Path<String>) -> Result<Response, ApiError> {
+pub async fn file(Segment(name): Segment) -> Result<Response, ApiError> {
     let (_, kind, text) = FILES
         .iter()
         .find(|f| f.0 == name)

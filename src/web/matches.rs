@@ -16,7 +16,7 @@ use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use axum::extract::rejection::JsonRejection;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::IntoResponse;
@@ -25,7 +25,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::api::{load_error, syntax_named, unknown_game};
-use super::shared::{body, ApiError, ApiResult, Place, Room, Rooms, Shared};
+use super::shared::{body, ApiError, ApiResult, Place, Room, Rooms, Segment, Shared};
 use crate::game::{Dynamics, Game, RoleIndex};
 use crate::load::{load, GameSource, Loaded, Visitor};
 use crate::players::{Candidate, Certainty, Clock, PlayerConfig};
@@ -708,7 +708,7 @@ pub async fn list(State(matches): State<Arc<Matches>>) -> ApiResult {
 }
 
 /// `GET /api/matches/{id}`: a match's seats and whether it is over.
-pub async fn status(State(matches): State<Arc<Matches>>, Path(id): Path<String>) -> ApiResult {
+pub async fn status(State(matches): State<Arc<Matches>>, Segment(id): Segment) -> ApiResult {
     Ok(Json(matches.rooms.get(&id)?.summary()).into_response())
 }
 
@@ -716,7 +716,7 @@ pub async fn status(State(matches): State<Arc<Matches>>, Path(id): Path<String>)
 /// after `Last-Event-ID` when the page reconnects).
 pub async fn events(
     State(matches): State<Arc<Matches>>,
-    Path(id): Path<String>,
+    Segment(id): Segment,
     headers: HeaderMap,
 ) -> ApiResult {
     let room = matches.rooms.get(&id)?;
@@ -755,7 +755,7 @@ pub struct PersonMove {
 /// `POST /api/matches/{id}/move`: a person's move for their role.
 pub async fn play(
     State(matches): State<Arc<Matches>>,
-    Path(id): Path<String>,
+    Segment(id): Segment,
     body_: Result<Json<PersonMove>, JsonRejection>,
 ) -> ApiResult {
     let b = body(body_)?;
@@ -818,7 +818,7 @@ pub async fn play(
 /// match before its next step.
 pub async fn stop(
     State(matches): State<Arc<Matches>>,
-    Path(id): Path<String>,
+    Segment(id): Segment,
     body_: Result<Json<Value>, JsonRejection>,
 ) -> ApiResult {
     body(body_)?;
@@ -828,7 +828,7 @@ pub async fn stop(
 }
 
 /// `GET /api/matches/{id}/record`: the match record (ggp-base's JSON) once the match has ended.
-pub async fn record(State(matches): State<Arc<Matches>>, Path(id): Path<String>) -> ApiResult {
+pub async fn record(State(matches): State<Arc<Matches>>, Segment(id): Segment) -> ApiResult {
     let room = matches.rooms.get(&id)?;
     let record = room
         .record

@@ -212,6 +212,24 @@ impl<T: Room> Rooms<T> {
     }
 }
 
+/// The route's one variable part (a game's name, a match's id), or a JSON error when it is not text
+/// (`%FF`), as every error of the API is; axum's own `Path` answers those in plain text.
+pub struct Segment(pub String);
+
+impl<S: Send + Sync> axum::extract::FromRequestParts<S> for Segment {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        state: &S,
+    ) -> Result<Self, Self::Rejection> {
+        axum::extract::Path::<String>::from_request_parts(parts, state)
+            .await
+            .map(|axum::extract::Path(s)| Segment(s))
+            .map_err(|e| ApiError::bad(format!("the address cannot be read: {}", e.body_text())))
+    }
+}
+
 /// An API error: a status and a sentence that says what was expected, sent as `{"error": ...}`
 /// (with the rules' diagnostics when they are the problem).
 #[derive(Debug)]

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use axum::extract::rejection::JsonRejection;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::IntoResponse;
 use axum::Json;
@@ -14,7 +14,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::api::{load_error, unknown_game};
-use super::shared::{body, ApiError, ApiResult, Place, Room, Rooms, Shared};
+use super::shared::{body, ApiError, ApiResult, Place, Room, Rooms, Segment, Shared};
 use crate::game::Game;
 use crate::load::{load, Loaded, Visitor};
 use crate::players::{Clock, PlayerConfig};
@@ -249,7 +249,7 @@ fn summary(room: &TournamentRoom) -> Value {
 }
 
 /// `GET /api/tournaments/{id}`: games played so far and the table.
-pub async fn status(State(hall): State<Arc<Tournaments>>, Path(id): Path<String>) -> ApiResult {
+pub async fn status(State(hall): State<Arc<Tournaments>>, Segment(id): Segment) -> ApiResult {
     let room = hall.rooms.get(&id)?;
     Ok(Json(summary(&room)).into_response())
 }
@@ -259,7 +259,7 @@ pub async fn status(State(hall): State<Arc<Tournaments>>, Path(id): Path<String>
 /// keeps the games that ended.
 pub async fn stop(
     State(hall): State<Arc<Tournaments>>,
-    Path(id): Path<String>,
+    Segment(id): Segment,
     body_: Result<Json<Value>, JsonRejection>,
 ) -> ApiResult {
     body(body_)?;
@@ -269,7 +269,7 @@ pub async fn stop(
 }
 
 /// `GET /api/tournaments/{id}/csv`: the table as CSV (as `ggp-run tournament --csv` writes it).
-pub async fn csv(State(hall): State<Arc<Tournaments>>, Path(id): Path<String>) -> ApiResult {
+pub async fn csv(State(hall): State<Arc<Tournaments>>, Segment(id): Segment) -> ApiResult {
     let room = hall.rooms.get(&id)?;
     Ok((
         [

@@ -352,6 +352,9 @@ enum Misbehaviour {
     Garbage,
     /// Never replies to `start` in time.
     MissesStart,
+    /// Names itself and replies with a terminal's escape sequences (which must not reach the
+    /// operator's terminal).
+    Escapes,
 }
 
 /// A test player written with axum: ready to start, and misbehaving as told.
@@ -371,6 +374,9 @@ fn misbehaving_player(how: Misbehaviour) -> String {
             let app = Router::new().fallback(move |body: String| async move {
                 let lower = body.trim_start().to_ascii_lowercase();
                 if lower.starts_with("(info") {
+                    if let Misbehaviour::Escapes = how {
+                        return "((name \"evil\u{1b}[2J\") (status available))".to_string();
+                    }
                     return "((name misbehaving) (status available))".to_string();
                 }
                 if lower.starts_with("(start") {
@@ -388,6 +394,7 @@ fn misbehaving_player(how: Misbehaviour) -> String {
                         Misbehaviour::Illegal => "(mark 9 9)".to_string(),
                         Misbehaviour::Garbage => ")) not ((a move".to_string(),
                         Misbehaviour::MissesStart => "noop".to_string(),
+                        Misbehaviour::Escapes => "(mark \u{1b}[2J 9)".to_string(),
                     };
                 }
                 "done".to_string()
@@ -429,6 +436,7 @@ fn misbehaving_players_are_substituted_and_recorded() {
         (Misbehaviour::Illegal, "IL"),
         (Misbehaviour::Garbage, "IL"),
         (Misbehaviour::MissesStart, "TO"),
+        (Misbehaviour::Escapes, "IL"),
     ];
     let players: Vec<_> = cases
         .iter()
@@ -460,6 +468,10 @@ fn misbehaving_players_are_substituted_and_recorded() {
     });
     for (name, code, out, record) in &results {
         check_record("ticTacToe.kif", record);
+        assert!(
+            !out.contains('\u{1b}'),
+            "{name}: an escape reached the terminal:\n{out}"
+        );
         let errors = errors_of(record, 1);
         assert!(
             errors.iter().all(|e| e == code),

@@ -505,6 +505,9 @@ fn bad_requests_get_a_4xx_that_says_what_was_expected() {
             415,
             "Content-Type",
         ),
+        // An address whose variable part is not text is a JSON error too.
+        ("/api/matches/%FF/stop", json_, "{}".into(), 400, "address"),
+        ("/api/tournaments/%FF/stop", json_, "{}".into(), 400, "UTF-8"),
     ];
     for (path, content_type, body, status, says) in cases {
         let (got, text) = s.send(path, content_type, body.clone());
@@ -532,6 +535,10 @@ fn bad_requests_get_a_4xx_that_says_what_was_expected() {
     assert!(text.contains("POST"), "{text}");
     let (status, text) = s.get("/assets/nothing.js");
     assert_eq!(status, 404, "{text}");
+    let (status, text) = s.get("/api/games/%FF");
+    assert_eq!(status, 400, "{text}");
+    let error: Value = serde_json::from_str(&text).expect("errors are JSON");
+    assert!(error["error"].as_str().unwrap().contains("address"), "{text}");
     let (status, page) = s.get("/");
     assert_eq!(status, 200);
     assert!(page.contains("<script src=\"/assets/app.js\">"));
