@@ -178,7 +178,7 @@ pub fn check_supported(info: &GameInfo) -> Result<(), ModelError> {
 
 /// The score of a finished game from the first role's point of view, in −1..=1.
 pub fn terminal_score<G: Game>(game: &G, state: &G::State) -> f64 {
-    (f64::from(game.goal(state, 0) - game.goal(state, 1)) / 100.0).clamp(-1.0, 1.0)
+    (f64::from(game.goal(state, 0).saturating_sub(game.goal(state, 1))) / 100.0).clamp(-1.0, 1.0)
 }
 
 /// The seed's `best_next_state`: the index (in `moves`) of the move of `role` in `state` whose next state

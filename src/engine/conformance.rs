@@ -137,7 +137,20 @@ pub fn replay<G: TraceGame>(game: &G, trace: &str) -> ReplayReport {
         None => report.passed += 1,
     };
     let show = |r: Result<String, String>| r.unwrap_or_else(|e| e);
-    for line in trace.lines() {
+    // A line the format does not know fails where it stands: a harness that skipped it would pass a
+    // trace it never read.
+    let unknown = |number: usize, step: usize, at: usize, line: &str| Difference {
+        playout: number,
+        step,
+        what: "trace record".into(),
+        expected: "a record of shared/conformance/FORMAT.md".into(),
+        actual: format!(
+            "line {}: `{}`",
+            at + 1,
+            line.chars().take(80).collect::<String>()
+        ),
+    };
+    for (at, line) in trace.lines().enumerate() {
         let (tag, rest) = line.split_once(' ').unwrap_or((line, ""));
         match tag {
             "roles" => {
@@ -149,12 +162,16 @@ pub fn replay<G: TraceGame>(game: &G, trace: &str) -> ReplayReport {
                 if let Some(p) = cur.take() {
                     finish(p, &mut report);
                 }
+                let number = rest.trim().parse();
                 let mut p = Playout {
-                    number: rest.trim().parse().unwrap_or(0),
+                    number: *number.as_ref().unwrap_or(&report.failed.len()),
                     state: game.initial_state(),
                     step: 0,
                     failed: None,
                 };
+                if number.is_err() {
+                    p.failed = Some(unknown(p.number, 0, at, line));
+                }
                 if let Some(expected) = &roles_differ {
                     p.check("roles", expected, game.info().roles.join(" "));
                 }
@@ -170,7 +187,13 @@ pub fn replay<G: TraceGame>(game: &G, trace: &str) -> ReplayReport {
             }
             _ => {}
         }
-        let Some(p) = cur.as_mut() else { continue };
+        let Some(p) = cur.as_mut() else {
+            if !line.trim().is_empty() {
+                let number = report.passed + report.failed.len();
+                report.failed.push(unknown(number, 0, at, line));
+            }
+            continue;
+        };
         if p.failed.is_some() {
             continue;
         }
@@ -226,7 +249,10 @@ pub fn replay<G: TraceGame>(game: &G, trace: &str) -> ReplayReport {
                     .collect();
                 p.check("goals", rest, got.join(" "));
             }
-            _ => {}
+            // A long game's playout stopped before its end: nothing to check.
+            "cut" => {}
+            "" if rest.is_empty() => {}
+            _ => p.failed = Some(unknown(p.number, p.step, at, line)),
         }
     }
     if let Some(p) = cur.take() {
@@ -267,7 +293,41 @@ fn split_terms(s: &str) -> Vec<&str> {
 
 #[cfg(test)]
 mod tests {
-    use super::split_terms;
+    use super::*;
+
+    /// A one-step game: `go` from `a` to `b`, which ends it.
+    fn one_step() -> RuleGame {
+        let rules = "(role r) (init (a)) (<= (next (b)) (does r go)) (legal r go) \
+                     (<= terminal (true (b))) (goal r 100)";
+        let program = crate::syntax::parse_kif(rules).expect("parses");
+        RuleGame::from_program(&program, "one step").expect("loads")
+    }
+
+    #[test]
+    fn a_record_the_format_does_not_know_fails_its_playout_with_its_line() {
+        let good =
+            "roles r\nplayout 0\nstate a\nlegal r go\ndoes go\nstate b\nterminal\ngoals 100\nend\n";
+        let report = replay(&one_step(), good);
+        assert_eq!((report.passed, report.failed.len()), (1, 0), "{report}");
+        let cut = good.replace("terminal\ngoals 100\n", "cut\n");
+        let report = replay(&one_step(), &cut);
+        assert_eq!((report.passed, report.failed.len()), (1, 0), "{report}");
+        for (bad, line) in [
+            (
+                good.replace("legal r go", "legl r go"),
+                "line 4: `legl r go`",
+            ),
+            (
+                good.replace("playout 0", "playout zero"),
+                "line 2: `playout zero`",
+            ),
+            (format!("{good}goals 100\n"), "line 10: `goals 100`"),
+        ] {
+            let report = replay(&one_step(), &bad);
+            assert_eq!(report.failed.len(), 1, "{bad}: {report}");
+            assert_eq!(report.failed[0].actual, line, "{bad}");
+        }
+    }
 
     #[test]
     fn terms_split_at_top_level_spaces() {

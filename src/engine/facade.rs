@@ -94,8 +94,8 @@ pub fn zero_sum(goal_values: &[Vec<i64>]) -> bool {
         return false;
     };
     !a.is_empty()
-        && a.iter().all(|v| b.contains(&(100 - v)))
-        && b.iter().all(|v| a.contains(&(100 - v)))
+        && a.iter().all(|v| b.contains(&100i64.saturating_sub(*v)))
+        && b.iter().all(|v| a.contains(&100i64.saturating_sub(*v)))
 }
 
 /// The no-op move, `noop`, when the rules name one: the move a waiting role plays, which

@@ -25,8 +25,9 @@ use crate::players::{Ask, Choice, Deadline, Player, PlayerError, SearchStats};
 pub struct LearnedPlayer {
     file: Option<PathBuf>,
     model: Option<Arc<Model>>,
-    /// The fingerprint of the game the model was last checked against.
-    checked: Option<u64>,
+    /// The game the model was last checked against, by its name and initial state: checking takes
+    /// the states two joint moves deep (thousands of them on a big board), too slow for every move.
+    checked: Option<(String, u64)>,
     rng: SmallRng,
 }
 
@@ -63,11 +64,14 @@ impl LearnedPlayer {
                 m
             }
         };
-        let fp = crate::learn::fingerprint(game);
-        if self.checked != Some(fp) {
+        let seen = (
+            game.info().name.clone(),
+            game.state_key(&game.initial_state()),
+        );
+        if self.checked.as_ref() != Some(&seen) {
             let path = self.file.clone().unwrap_or_else(|| PathBuf::from("scores"));
             model.check(game, &path)?;
-            self.checked = Some(fp);
+            self.checked = Some(seen);
         }
         Ok(model)
     }

@@ -538,7 +538,10 @@ fn bad_requests_get_a_4xx_that_says_what_was_expected() {
     let (status, text) = s.get("/api/games/%FF");
     assert_eq!(status, 400, "{text}");
     let error: Value = serde_json::from_str(&text).expect("errors are JSON");
-    assert!(error["error"].as_str().unwrap().contains("address"), "{text}");
+    assert!(
+        error["error"].as_str().unwrap().contains("address"),
+        "{text}"
+    );
     let (status, page) = s.get("/");
     assert_eq!(status, 200);
     assert!(page.contains("<script src=\"/assets/app.js\">"));
