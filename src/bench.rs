@@ -117,7 +117,8 @@ pub fn measure_playouts_in_lanes<G: Game>(
             let started = Instant::now();
             let mut playouts = 0u64;
             for _ in 0..*batch {
-                playouts += u64::from(game.playout_goals(&start, rng, &mut buf, lanes, &mut goals));
+                playouts +=
+                    u64::from(game.playout_goals(&start, rng, &mut buf, lanes, &mut goals, None));
             }
             PlayoutStats {
                 playouts,

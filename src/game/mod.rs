@@ -467,8 +467,10 @@ pub trait Game: Send + Sync + 'static {
     }
 
     /// Plays up to `count` random playouts from `state` (at most 10,000 joint moves each) and adds each
-    /// role's goal at their ends to `goal_totals`; returns how many it played (at least one). The default
-    /// plays them one after the other; the network plays 64 at once, one per bit of a word.
+    /// role's goal at their ends to `goal_totals`; returns how many it played: at least one, or none
+    /// when `deadline` passed first (the default reads the clock as [`Pace`] does, and plays no more
+    /// playouts once it passed; the network reads it once a step). The default plays them one after
+    /// the other; the network plays 64 at once, one per bit of a word.
     fn playout_goals(
         &self,
         state: &Self::State,
@@ -476,15 +478,26 @@ pub trait Game: Send + Sync + 'static {
         buf: &mut Vec<Self::Move>,
         count: u32,
         goal_totals: &mut [i64],
+        deadline: Option<Instant>,
     ) -> u32 {
-        let count = count.max(1);
-        for _ in 0..count {
-            let (end, _) = self.random_playout(state, rng, buf, 10_000);
+        let mut pace = Pace::new();
+        let mut played = 0;
+        for _ in 0..count.max(1) {
+            let end = match deadline {
+                None => Some(self.random_playout(state, rng, buf, 10_000)),
+                Some(until) => pace.play_on(state.clone(), 0, 10_000, until, |s, n| {
+                    self.random_playout(s, rng, buf, n)
+                }),
+            };
+            let Some((end, _)) = end else {
+                break;
+            };
             for (r, total) in goal_totals.iter_mut().enumerate() {
                 *total += i64::from(self.goal(&end, r));
             }
+            played += 1;
         }
-        count
+        played
     }
 
     /// Plays one random playout from each of `count` states (`state_of(k)` is the `k`-th; at most
@@ -904,6 +917,28 @@ fn fast_bit_deposit() -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_batch_of_playouts_stops_at_its_deadline_and_adds_nothing_then() {
+        use rand::SeedableRng;
+        let game = crate::games::tictactoe::TicTacToe::new(3, 3).unwrap();
+        let (mut rng, mut buf) = (SmallRng::seed_from_u64(1), Vec::new());
+        let start = game.initial_state();
+        let mut totals = [0i64; 2];
+        assert_eq!(
+            game.playout_goals(&start, &mut rng, &mut buf, 64, &mut totals, None),
+            64
+        );
+        // Every playout ends with goals adding up to 100 (a win and a loss, or a draw of 50 each).
+        assert_eq!(totals[0] + totals[1], 64 * 100);
+        let mut totals = [0i64; 2];
+        let passed = Some(Instant::now());
+        assert_eq!(
+            game.playout_goals(&start, &mut rng, &mut buf, 64, &mut totals, passed),
+            0
+        );
+        assert_eq!(totals, [0, 0]);
+    }
 
     #[test]
     fn the_nth_set_bit_is_found_the_same_way_with_or_without_bit_deposit() {

@@ -63,6 +63,21 @@ impl NetGame {
         max_steps: u32,
         goal_totals: &mut [i64],
     ) -> (u32, u64) {
+        self.batch_playouts_until(state, rng, lanes, max_steps, goal_totals, None)
+            .unwrap_or((lanes.clamp(1, 64), 0))
+    }
+
+    /// [`NetGame::batch_playouts_from`], stopped when `deadline` passes (the clock is read once a
+    /// step): then `None`, and nothing is added to `goal_totals`.
+    pub(crate) fn batch_playouts_until(
+        &self,
+        state: &BitState,
+        rng: &mut SmallRng,
+        lanes: u32,
+        max_steps: u32,
+        goal_totals: &mut [i64],
+        deadline: Option<Instant>,
+    ) -> Option<(u32, u64)> {
         let n = &self.net;
         let lanes = lanes.clamp(1, 64);
         let all = if lanes == 64 { !0 } else { (1u64 << lanes) - 1 };
@@ -72,7 +87,7 @@ impl NetGame {
             for p in state.ones() {
                 s.vals[1 + p] = !0;
             }
-            let steps = self.play_lanes(s, rng, all, max_steps, None).unwrap_or(0);
+            let steps = self.play_lanes(s, rng, all, max_steps, deadline)?;
             if !goal_totals.is_empty() {
                 let vals = &mut s.vals;
                 self.run_pass(Part::AllState, vals);
@@ -83,7 +98,7 @@ impl NetGame {
                     }
                 }
             }
-            (lanes, steps)
+            Some((lanes, steps))
         })
     }
 

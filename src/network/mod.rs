@@ -768,9 +768,10 @@ impl Game for NetGame {
         _buf: &mut Vec<NetMove>,
         count: u32,
         goal_totals: &mut [i64],
+        deadline: Option<Instant>,
     ) -> u32 {
-        let (lanes, _) = self.batch_playouts_from(state, rng, count.min(64), 10_000, goal_totals);
-        lanes
+        self.batch_playouts_until(state, rng, count.min(64), 10_000, goal_totals, deadline)
+            .map_or(0, |(lanes, _)| lanes)
     }
 
     fn playout_goals_each<'s>(

@@ -644,7 +644,18 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
                         }
                     } else if *leaf_playouts > 1 {
                         goal_totals.fill(0);
-                        let n = game.playout_goals(from, rng, buf, *leaf_playouts, goal_totals);
+                        let n = game.playout_goals(
+                            from,
+                            rng,
+                            buf,
+                            *leaf_playouts,
+                            goal_totals,
+                            Some(deadline),
+                        );
+                        if n == 0 {
+                            // The deadline came first: nothing to back up.
+                            return;
+                        }
                         for (reward, total) in rewards.iter_mut().zip(goal_totals.iter()) {
                             *reward =
                                 (*total as f64 / (100.0 * f64::from(n.max(1)))).clamp(0.0, 1.0);
