@@ -189,13 +189,17 @@ impl Visitor for Replay<'_> {
                     (n, _) if n == roles.len() => Some(step[role].as_str()),
                     (1, Some(mover)) if mover == role => Some(step[0].as_str()),
                     (1, Some(_)) => None,
-                    _ => {
+                    (n, mover) => {
+                        let one = match mover {
+                            Some(m) => format!("the move of {} (whose turn it is), or ", roles[m]),
+                            None => "(every role moves at once here) ".to_string(),
+                        };
                         return Err(CliError::Usage(format!(
-                            "{at}: every role moves at once here, so give {} moves in role order \
-                             ({}) joined by `&`",
+                            "{at}: {} given; give {one}{} moves in role order ({}) joined by `&`",
+                            ggp::diagnostics::count(n, "move"),
                             roles.len(),
                             roles.join(", ")
-                        )))
+                        )));
                     }
                 };
                 let mv = match text {

@@ -211,8 +211,14 @@ fn play_and_search_start_anywhere() {
     check(
         "search games/roshambo.gdl --moves rock",
         "",
-        "error: step 1 (rock): every role moves at once here, so give 2 moves in role order \
-         (left, right) joined by `&`",
+        "error: step 1 (rock): 1 move given; give (every role moves at once here) 2 moves in role \
+         order (left, right) joined by `&`",
+    );
+    check(
+        "search games/tictactoe.gdl --moves mark(1,1)&noop&noop",
+        "",
+        "error: step 1 (mark(1,1) & noop & noop): 3 moves given; give the move of x (whose turn it \
+         is), or 2 moves in role order (x, o) joined by `&`",
     );
     check(
         "search tictactoe --moves 1",
