@@ -258,6 +258,8 @@ pub fn train<G: Game>(
     // A rule game could loop forever; a game this long restarts as if it had ended.
     const MAX_GAME_TURNS: u64 = 100_000;
     let mut game_turns = 0;
+    const SHOW_EVERY: std::time::Duration = std::time::Duration::from_millis(250);
+    let mut shown = std::time::Instant::now();
     while done.turns < turns {
         if game.is_terminal(&state) || game_turns == MAX_GAME_TURNS {
             state = start.clone();
@@ -285,9 +287,12 @@ pub fn train<G: Game>(
         state = next;
         done.turns += 1;
         game_turns += 1;
-        if done.turns % 4096 == 0 {
+        // Every 4,096 turns, or sooner where a turn is slow (a rule game on Datalog): a progress bar
+        // that moves at least every quarter second.
+        if done.turns % 4096 == 0 || (done.turns % 16 == 0 && shown.elapsed() >= SHOW_EVERY) {
             done.states = scores.len();
             progress(&done);
+            shown = std::time::Instant::now();
         }
     }
     done.states = scores.len();
@@ -453,6 +458,7 @@ impl Model {
                 ))
             }
         }
+        let ends_at = text.lines().count().max(1);
         let mut field = |name: &str| -> Result<(usize, String), ModelError> {
             match lines.next() {
                 Some((n, l)) => match l.split_once(' ') {
@@ -460,7 +466,10 @@ impl Model {
                     _ if l == name => Ok((n, String::new())),
                     _ => Err(err(n, format!("expected the `{name}` line, found `{l}`"))),
                 },
-                None => Err(err(0, format!("the file ends before the `{name}` line"))),
+                None => Err(err(
+                    ends_at,
+                    format!("the file ends before the `{name}` line"),
+                )),
             }
         };
         let (_, game) = field("game")?;
@@ -631,5 +640,10 @@ mod tests {
         ] {
             assert!(Model::parse(text, p).is_err(), "{text:?}");
         }
+        // A file that ends early is placed at its last line.
+        let e = Model::parse("ggp-learned 1\ngame g\n", p)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(e, "x: line 2: the file ends before the `roles` line");
     }
 }

@@ -11,6 +11,7 @@
 
 use crate::diagnostics::Diagnostic;
 use crate::syntax::ast::{for_each_atom, Atom, Program, Statement, Sym, Symbols, Syntax, Term};
+use crate::syntax::Keyword;
 
 /// Why a state cannot replace the rules' `init`.
 #[derive(Debug, thiserror::Error)]
@@ -62,7 +63,10 @@ pub fn with_initial_state(program: &Program, state: &str) -> Result<String, Posi
     out.comments.clear();
     out.blank_lines.clear();
     out.statements.retain(|s| match s {
-        Statement::Rule { head, .. } => program.symbols.name(head.pred) != "init",
+        // KIF's keywords are read in any letter case: `(INIT ...)` is replaced too.
+        Statement::Rule { head, .. } => {
+            Keyword::of(program.symbols.name(head.pred)) != Some(Keyword::Init)
+        }
         Statement::Operation { .. } => true,
     });
     let known = state_relations(program);
@@ -122,8 +126,8 @@ fn state_relations(program: &Program) -> Vec<(String, usize)> {
     // The fact inside `init(...)`, `next(...)`, `true(...)` or `base(...)`.
     let held = |a: &Atom| -> Option<(Sym, usize)> {
         if !matches!(
-            program.symbols.name(a.pred),
-            "init" | "next" | "true" | "base"
+            Keyword::of(program.symbols.name(a.pred)),
+            Some(Keyword::Init | Keyword::Next | Keyword::True | Keyword::Base)
         ) {
             return None;
         }
@@ -212,6 +216,16 @@ mod tests {
             assert!(!text.contains("init(control(x))"), "{text}");
             assert!(parse_str(&text, Syntax::Infix).is_ok(), "{text}");
         }
+    }
+
+    #[test]
+    fn keywords_in_capitals_are_replaced_and_read_as_keywords() {
+        let rules = "(ROLE a) (INIT (count 0)) (<= (LEGAL a go) (TRUE (count ?n))) \
+                     (<= (NEXT (count 1)) (DOES a go)) (<= TERMINAL (TRUE (count 1))) (GOAL a 100)";
+        let program = parse_str(rules, Syntax::Kif).unwrap();
+        let text = with_initial_state(&program, "(count 1)").unwrap();
+        assert!(text.contains("(init (count 1))"), "{text}");
+        assert!(!text.contains("(count 0)"), "{text}");
     }
 
     #[test]
