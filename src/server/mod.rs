@@ -732,14 +732,22 @@ async fn handle(State(server): State<Arc<PlayerServer>>, req: Request) -> Respon
     }
     let message = read_message(&server, req).await;
     let read = Instant::now();
+    let message = match message {
+        // A long message (a start's rules) is parsed on the blocking pool, so that the runtime's
+        // few threads go on answering the other matches meanwhile.
+        Ok(text) if text.len() > 64 << 10 => {
+            tokio::task::spawn_blocking(move || Message::parse(&text))
+                .await
+                .map_err(|e| Reply::error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))
+                .map(|parsed| parsed.map_err(|e| Reply::error(StatusCode::BAD_REQUEST, e)))
+        }
+        Ok(text) => Ok(Message::parse(&text).map_err(|e| Reply::error(StatusCode::BAD_REQUEST, e))),
+        Err(reply) => Err(reply),
+    };
     let (kind, id, reply) = match message {
         Err(reply) => ("-".to_string(), "-".to_string(), reply),
-        Ok(text) => match Message::parse(&text) {
-            Err(e) => (
-                "?".to_string(),
-                "-".to_string(),
-                Reply::error(StatusCode::BAD_REQUEST, e),
-            ),
+        Ok(parsed) => match parsed {
+            Err(reply) => ("?".to_string(), "-".to_string(), reply),
             Ok(message) => {
                 let kind = message.kind().to_string();
                 // A quoted id may hold line breaks: it must not forge lines of the log.
@@ -777,9 +785,16 @@ pub fn router(server: Arc<PlayerServer>) -> Router {
     Router::new().fallback(handle).with_state(server)
 }
 
-/// Connections served at once; more are closed on arrival, so that a flood costs the server nothing
-/// but the refusals.
+/// Connections served at once; more are refused on arrival (a 503 that says why, written within a
+/// second, to at most [`MAX_REFUSING`] of them at a time; past that they are closed unanswered), so
+/// that a flood costs the server nothing but the refusals.
 pub const MAX_CONNECTIONS: usize = 512;
+
+/// Refusals written at once; a flood past them is closed without a word.
+const MAX_REFUSING: usize = 64;
+
+/// What a connection past [`MAX_CONNECTIONS`] is told.
+const REFUSAL: &str = "the server holds as many connections as it takes; try again\n";
 
 /// Serves `router` on `listener` until the process ends, each connection with a header read timeout
 /// (so a client that trickles its headers is cut off like one that trickles its body) and at most
@@ -790,7 +805,19 @@ pub async fn serve_router(
     read_timeout: Duration,
     log: Log,
 ) -> std::io::Result<()> {
-    let open = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+    serve_at_most(listener, router, read_timeout, log, MAX_CONNECTIONS).await
+}
+
+/// [`serve_router`] with room for `cap` connections.
+async fn serve_at_most(
+    listener: tokio::net::TcpListener,
+    router: Router,
+    read_timeout: Duration,
+    log: Log,
+    cap: usize,
+) -> std::io::Result<()> {
+    let open = Arc::new(tokio::sync::Semaphore::new(cap));
+    let refusing = Arc::new(tokio::sync::Semaphore::new(MAX_REFUSING));
     loop {
         let stream = match listener.accept().await {
             Ok((stream, _)) => stream,
@@ -803,7 +830,20 @@ pub async fn serve_router(
             }
         };
         let Ok(permit) = Arc::clone(&open).try_acquire_owned() else {
-            drop(stream);
+            if let Ok(refusal) = Arc::clone(&refusing).try_acquire_owned() {
+                tokio::spawn(async move {
+                    use tokio::io::AsyncWriteExt;
+                    let _refusal = refusal;
+                    let mut stream = stream;
+                    let reply = format!(
+                        "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\n\
+                         Connection: close\r\nRetry-After: 1\r\nContent-Length: {}\r\n\r\n{REFUSAL}",
+                        REFUSAL.len()
+                    );
+                    let write = stream.write_all(reply.as_bytes());
+                    let _ = tokio::time::timeout(Duration::from_secs(1), write).await;
+                });
+            }
             continue;
         };
         let service = hyper_util::service::TowerToHyperService::new(router.clone());

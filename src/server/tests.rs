@@ -394,3 +394,44 @@ fn a_message_slow_to_arrive_does_not_widen_every_match_s_margin() {
     let margin = server.margin(clock);
     assert!(margin < Duration::from_secs(9), "{margin:?}");
 }
+
+#[test]
+fn a_connection_past_the_cap_is_told_why_it_is_refused() {
+    use std::io::{Read, Write};
+    let runtime = runtime();
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    let addr = listener.local_addr().unwrap();
+    let router = Router::new().fallback(|| async { "served" });
+    let log: Log = Arc::new(|_: &str| {});
+    let cap = 4;
+    runtime.spawn(serve_at_most(
+        listener,
+        router,
+        Duration::from_secs(60),
+        log,
+        cap,
+    ));
+    // Every place taken by a connection that sends nothing (each waits for its headers for a minute).
+    let held: Vec<std::net::TcpStream> = (0..cap)
+        .map(|_| std::net::TcpStream::connect(addr).unwrap())
+        .collect();
+    let bounded = Some(Duration::from_secs(60));
+    // The server takes the held connections in order; a place may still be free until it has.
+    let mut reply = String::new();
+    for _ in 0..600 {
+        let mut next = std::net::TcpStream::connect(addr).unwrap();
+        next.set_read_timeout(bounded).unwrap();
+        let _ = next.write_all(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        reply.clear();
+        let _ = next.read_to_string(&mut reply);
+        if reply.starts_with("HTTP/1.1 503") {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(reply.starts_with("HTTP/1.1 503"), "{reply}");
+    assert!(reply.ends_with(REFUSAL), "{reply}");
+    drop(held);
+}
