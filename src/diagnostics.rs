@@ -47,7 +47,8 @@ impl Hash for Span {
 }
 
 /// Text from elsewhere (a remote player's reply, a client's match id) made safe to print on one line:
-/// control characters (a terminal's escape sequences, line breaks that would forge log lines) escaped,
+/// control characters (a terminal's escape sequences, line breaks that would forge log lines) and
+/// the invisible characters that reorder text escaped,
 /// and at most `limit` characters kept, with `…` where it was cut.
 ///
 /// ```
@@ -62,7 +63,11 @@ pub fn printable(text: &str, limit: usize) -> String {
             out.push('…');
             break;
         }
-        if c.is_control() {
+        // Control characters, and the invisible ones that reorder or break lines (bidirectional
+        // overrides and isolates, the line and paragraph separators).
+        if c.is_control()
+            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{2028}' | '\u{2029}')
+        {
             out.extend(c.escape_default());
         } else {
             out.push(c);

@@ -406,14 +406,18 @@ fn run_schedule(
         })
         .collect();
     let failed = first_error.into_inner().ok().flatten();
-    let stopped = if asked_to_stop() {
+    // A stop asked for once every game had ended stopped nothing.
+    let stopped = if records.len() == total {
+        None
+    } else if let Some(e) = failed.filter(|_| !asked_to_stop()) {
+        Some(e.to_string())
+    } else if asked_to_stop() {
         Some("stopped on request".to_string())
     } else {
-        failed.map(|e| e.to_string())
+        Some("a game was not played".to_string())
     };
     Ok(Played {
-        stopped: stopped
-            .or_else(|| (records.len() < total).then(|| "a game was not played".to_string())),
+        stopped,
         records,
         total,
     })

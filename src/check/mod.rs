@@ -136,6 +136,7 @@ impl Checker<'_> {
     fn arities(&mut self) {
         let mut a = Arities {
             p: self.p,
+            operational: self.sem == Semantics::Operation,
             seen: HashMap::new(),
             reported: HashSet::new(),
             errors: Vec::new(),
@@ -862,8 +863,13 @@ pub fn check(p: &Program) -> CheckReport {
     }
 }
 
-/// The arities the engines read a keyword relation at, and a use of it in `syntax`.
-fn keyword_arity(name: &str, syntax: Syntax) -> Option<(&'static [usize], &'static str)> {
+/// The arities the engines read a keyword relation at (in a game of operation rules when
+/// `operational`), and a use of it in `syntax`.
+fn keyword_arity(
+    name: &str,
+    syntax: Syntax,
+    operational: bool,
+) -> Option<(&'static [usize], &'static str)> {
     let kif = syntax == Syntax::Kif;
     let (arities, example): (&'static [usize], _) = match Keyword::of(name)? {
         Keyword::Role => (&[1], if kif { "(role white)" } else { "role(white)" }),
@@ -915,9 +921,10 @@ fn keyword_arity(name: &str, syntax: Syntax) -> Option<(&'static [usize], &'stat
                 "input(white,mark(1,1))"
             },
         ),
-        // Epilog's one-argument `legal(A)` is the move of whoever has control.
+        // Epilog's one-argument `legal(A)` is the move of whoever has control, in games of operation
+        // rules only: classic GDL reads `legal` with its role.
         Keyword::Legal => (
-            &[2, 1],
+            if operational { &[2, 1] } else { &[2] },
             if kif {
                 "(legal white (mark ?m ?n))"
             } else {
@@ -955,6 +962,8 @@ fn keyword_arity(name: &str, syntax: Syntax) -> Option<(&'static [usize], &'stat
 
 struct Arities<'p> {
     p: &'p Program,
+    /// A game of operation rules, whose `legal` may take the action alone.
+    operational: bool,
     seen: HashMap<(bool, Sym), (usize, Span)>,
     reported: HashSet<(bool, Sym, usize)>,
     errors: Vec<Diagnostic>,
@@ -963,7 +972,10 @@ struct Arities<'p> {
 impl Arities<'_> {
     fn note(&mut self, func: bool, s: Sym, arity: usize, span: Span) {
         let name = self.p.symbols.name(s);
-        if let (false, Some((arities, example))) = (func, keyword_arity(name, self.p.syntax)) {
+        let operational = self.operational;
+        if let (false, Some((arities, example))) =
+            (func, keyword_arity(name, self.p.syntax, operational))
+        {
             // The engines read a keyword only at its own arity: any other use is another relation,
             // and the game would silently lack the keyword.
             if !arities.contains(&arity) && self.reported.insert((func, s, arity)) {

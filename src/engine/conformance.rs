@@ -251,7 +251,7 @@ pub fn replay<G: TraceGame>(game: &G, trace: &str) -> ReplayReport {
             }
             // A long game's playout stopped before its end: nothing to check.
             "cut" => {}
-            "" if rest.is_empty() => {}
+            _ if line.trim().is_empty() => {}
             _ => p.failed = Some(unknown(p.number, p.step, at, line)),
         }
     }

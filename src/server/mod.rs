@@ -128,11 +128,12 @@ pub struct PlayerServer {
     overhead_micros: AtomicU64,
 }
 
-/// When a request came: its first byte (the manager's clock started no later, so deadlines count
-/// from it) and the moment its whole message had been read (the player's own overhead counts from it).
+/// When a request came: when its headers had been read (the manager's clock started earlier still, so
+/// deadlines count from here) and when its whole message had (the player's own overhead counts from
+/// there).
 #[derive(Clone, Copy, Debug)]
 struct Arrival {
-    first_byte: Instant,
+    headers: Instant,
     read: Instant,
 }
 
@@ -141,7 +142,7 @@ impl Arrival {
     fn now() -> Arrival {
         let now = Instant::now();
         Arrival {
-            first_byte: now,
+            headers: now,
             read: now,
         }
     }
@@ -257,7 +258,7 @@ impl PlayerServer {
     }
 
     async fn answer(self: &Arc<Self>, message: Message, arrival: Arrival) -> Reply {
-        let arrived = arrival.first_byte;
+        let arrived = arrival.headers;
         match message {
             Message::Info => {
                 self.evict_abandoned();
@@ -438,7 +439,7 @@ impl PlayerServer {
         moves: Option<Vec<String>>,
         arrival: Arrival,
     ) -> Reply {
-        let arrived = arrival.first_byte;
+        let arrived = arrival.headers;
         let (session, play_clock, wanted, ponder, work) = {
             let mut matches = self.matches();
             let alone = matches.len() == 1;
@@ -522,7 +523,7 @@ impl PlayerServer {
             };
         match outcome {
             Ok((Ok(reply), searched)) => {
-                // From the message read, not its first byte: a client that sends its body slowly
+                // From the message read, not its headers: a client that sends its body slowly
                 // must not widen every match's margin.
                 self.note_overhead(arrival.read.elapsed().saturating_sub(searched));
                 let note = match &reply.fallback {
@@ -753,7 +754,7 @@ async fn handle(State(server): State<Arc<PlayerServer>>, req: Request) -> Respon
                 // A quoted id may hold line breaks: it must not forge lines of the log.
                 let id = crate::diagnostics::printable(message.match_id().unwrap_or("-"), 100);
                 let arrival = Arrival {
-                    first_byte: arrived,
+                    headers: arrived,
                     read,
                 };
                 let reply = server.answer(message, arrival).await;
@@ -840,8 +841,23 @@ async fn serve_at_most(
                          Connection: close\r\nRetry-After: 1\r\nContent-Length: {}\r\n\r\n{REFUSAL}",
                         REFUSAL.len()
                     );
-                    let write = stream.write_all(reply.as_bytes());
-                    let _ = tokio::time::timeout(Duration::from_secs(1), write).await;
+                    // Written, then the request read off and dropped: closing a socket with
+                    // unread input resets it, and the reset may overtake the reply.
+                    let refuse = async {
+                        use tokio::io::AsyncReadExt;
+                        stream.write_all(reply.as_bytes()).await?;
+                        stream.shutdown().await?;
+                        let mut sink = [0u8; 4096];
+                        let mut left = 64usize << 10;
+                        while left > 0 {
+                            match stream.read(&mut sink).await? {
+                                0 => break,
+                                n => left = left.saturating_sub(n),
+                            }
+                        }
+                        std::io::Result::Ok(())
+                    };
+                    let _ = tokio::time::timeout(Duration::from_secs(1), refuse).await;
                 });
             }
             continue;

@@ -125,7 +125,7 @@ fn a_search_that_overruns_is_answered_with_the_fallback_in_time() {
         let info = server.answer(Message::Info, Arrival::now()).await;
         assert!(info.body.contains("(status busy)"), "{}", info.body);
         let arrival = Arrival::now();
-        let arrived = arrival.first_byte;
+        let arrived = arrival.headers;
         let reply = server.play("m", None, arrival).await;
         assert_eq!(
             (reply.status, reply.body.as_str()),
@@ -380,11 +380,11 @@ fn a_message_slow_to_arrive_does_not_widen_every_match_s_margin() {
         Duration::from_secs(60),
     );
     let clock = Duration::from_secs(20);
-    // Its first byte came nine seconds before the rest: the manager's clock counts them, the
-    // player's overhead does not.
+    // Its headers came nine seconds before the rest: the manager's clock counts them, the player's
+    // overhead does not.
     let read = Instant::now();
     let arrival = Arrival {
-        first_byte: read - Duration::from_secs(9),
+        headers: read.checked_sub(Duration::from_secs(9)).unwrap_or(read),
         read,
     };
     let reply = runtime().block_on(server.play("m", None, arrival));
