@@ -12,11 +12,14 @@
 //! ([`crate::load::play_test`]): the engines call [`check`] themselves, so the checker cannot depend
 //! on them.
 
+mod arity;
 mod graph;
+
+use arity::Arities;
 
 use hashbrown::{HashMap, HashSet};
 
-use crate::diagnostics::{count, Diagnostic, Problems};
+use crate::diagnostics::{Diagnostic, Problems};
 use crate::syntax::ast::{
     Atom, Literal, Program, Span, Statement, Sym, Syntax, Term, MAX_EXPANDED_TERMS,
 };
@@ -134,13 +137,7 @@ impl Checker<'_> {
 
     /// One arity per relation and per function symbol; the first use sets it.
     fn arities(&mut self) {
-        let mut a = Arities {
-            p: self.p,
-            operational: self.sem == Semantics::Operation,
-            seen: HashMap::new(),
-            reported: HashSet::new(),
-            errors: Vec::new(),
-        };
+        let mut a = Arities::new(self.p, self.sem == Semantics::Operation);
         for st in &self.p.statements {
             match st {
                 Statement::Rule { head, body, .. } => {
@@ -169,7 +166,7 @@ impl Checker<'_> {
                 }
             }
         }
-        self.errors.extend(a.errors);
+        self.errors.extend(a.into_errors());
     }
 
     /// Variables bound by the positive ordinary atoms of a conjunction (a disjunction binds what all
@@ -860,176 +857,5 @@ pub fn check(p: &Program) -> CheckReport {
         errors: c.errors.into_listed(),
         warnings: c.warnings.into_listed(),
         summary,
-    }
-}
-
-/// The arities the engines read a keyword relation at (in a game of operation rules when
-/// `operational`), and a use of it in `syntax`.
-fn keyword_arity(
-    name: &str,
-    syntax: Syntax,
-    operational: bool,
-) -> Option<(&'static [usize], &'static str)> {
-    let kif = syntax == Syntax::Kif;
-    let (arities, example): (&'static [usize], _) = match Keyword::of(name)? {
-        Keyword::Role => (&[1], if kif { "(role white)" } else { "role(white)" }),
-        Keyword::Init => (
-            &[1],
-            if kif {
-                "(init (cell 1 1 b))"
-            } else {
-                "init(cell(1,1,b))"
-            },
-        ),
-        Keyword::True => (
-            &[1],
-            if kif {
-                "(true (cell 1 1 b))"
-            } else {
-                "true(cell(1,1,b))"
-            },
-        ),
-        Keyword::Next => (
-            &[1],
-            if kif {
-                "(next (cell ?m ?n x))"
-            } else {
-                "next(cell(M,N,x))"
-            },
-        ),
-        Keyword::Base => (
-            &[1],
-            if kif {
-                "(base (cell 1 1 b))"
-            } else {
-                "base(cell(1,1,b))"
-            },
-        ),
-        Keyword::Does => (
-            &[2],
-            if kif {
-                "(does white (mark ?m ?n))"
-            } else {
-                "does(white,mark(M,N))"
-            },
-        ),
-        Keyword::Input => (
-            &[2],
-            if kif {
-                "(input white (mark 1 1))"
-            } else {
-                "input(white,mark(1,1))"
-            },
-        ),
-        // Epilog's one-argument `legal(A)` is the move of whoever has control, in games of operation
-        // rules only: classic GDL reads `legal` with its role.
-        Keyword::Legal => (
-            if operational { &[2, 1] } else { &[2] },
-            if kif {
-                "(legal white (mark ?m ?n))"
-            } else {
-                "legal(white,mark(M,N))"
-            },
-        ),
-        Keyword::Goal => (
-            &[2],
-            if kif {
-                "(goal white 100)"
-            } else {
-                "goal(white,100)"
-            },
-        ),
-        Keyword::Terminal => (
-            &[0],
-            if kif {
-                "(<= terminal (line x))"
-            } else {
-                "terminal :- line(x)"
-            },
-        ),
-        Keyword::Distinct => (
-            &[2],
-            if kif {
-                "(distinct ?m ?n)"
-            } else {
-                "distinct(M,N)"
-            },
-        ),
-        Keyword::Implies | Keyword::Not | Keyword::Or | Keyword::And => return None,
-    };
-    Some((arities, example))
-}
-
-struct Arities<'p> {
-    p: &'p Program,
-    /// A game of operation rules, whose `legal` may take the action alone.
-    operational: bool,
-    seen: HashMap<(bool, Sym), (usize, Span)>,
-    reported: HashSet<(bool, Sym, usize)>,
-    errors: Vec<Diagnostic>,
-}
-
-impl Arities<'_> {
-    fn note(&mut self, func: bool, s: Sym, arity: usize, span: Span) {
-        let name = self.p.symbols.name(s);
-        let operational = self.operational;
-        if let (false, Some((arities, example))) =
-            (func, keyword_arity(name, self.p.syntax, operational))
-        {
-            // The engines read a keyword only at its own arity: any other use is another relation,
-            // and the game would silently lack the keyword.
-            if !arities.contains(&arity) && self.reported.insert((func, s, arity)) {
-                let takes = match arities {
-                    [0] => "no arguments".to_string(),
-                    [n] => count(*n, "argument"),
-                    _ => format!("{} or {} arguments", arities[0], arities[1]),
-                };
-                self.errors.push(
-                    Diagnostic::error(
-                        span,
-                        format!("`{}` takes {takes}, not {arity}", name.to_ascii_lowercase()),
-                    )
-                    .with_help(format!("write it like `{example}`")),
-                );
-            }
-            return;
-        }
-        let &mut (first, first_span) = self.seen.entry((func, s)).or_insert((arity, span));
-        if first != arity && self.reported.insert((func, s, arity)) {
-            let what = if func { "function" } else { "relation" };
-            let name = self.p.symbols.name(s);
-            self.errors.push(
-                Diagnostic::error(
-                    span,
-                    format!(
-                        "the {what} `{name}` has {} here but {first} where it is first used",
-                        count(arity, "argument")
-                    ),
-                )
-                .with_label(
-                    first_span,
-                    format!("`{name}` first used with {} here", count(first, "argument")),
-                )
-                .with_help(format!(
-                    "every use of `{name}` must have the same number of arguments"
-                )),
-            );
-        }
-    }
-
-    fn term(&mut self, t: &Term) {
-        if let Term::Func(f, args, s) = t {
-            self.note(true, *f, args.len(), *s);
-            for a in args {
-                self.term(a);
-            }
-        }
-    }
-
-    fn atom(&mut self, a: &Atom) {
-        self.note(false, a.pred, a.args.len(), a.span);
-        for t in &a.args {
-            self.term(t);
-        }
     }
 }

@@ -366,6 +366,13 @@ pub fn replay_file(
     if let Some(why) = fallback_note(loaded.report()) {
         eprintln!("{}", why.replace("plays this game", "replays this trace"));
     }
+    // A file of no playouts at all is not a trace (its lines would each fail as unknown records).
+    if !text.lines().any(|l| l.split(' ').next() == Some("playout")) {
+        return Err(CliError::File {
+            path: trace.to_path_buf(),
+            message: "no playouts in the trace (expected `playout K` lines, see FORMAT.md)".into(),
+        });
+    }
     let report = match &loaded {
         AnyGame::Network(l) => ggp::network::replay(l.game.as_ref(), &text),
         AnyGame::Datalog(l) => ggp::engine::conformance::replay(l.game.as_ref(), &text),
@@ -376,12 +383,6 @@ pub fn replay_file(
             )))
         }
     };
-    if report.passed + report.failed.len() == 0 {
-        return Err(CliError::File {
-            path: trace.to_path_buf(),
-            message: "no playouts in the trace (expected `playout K` lines, see FORMAT.md)".into(),
-        });
-    }
     write!(out, "{report}")?;
     Ok(report.failed.is_empty())
 }
