@@ -310,7 +310,9 @@ fn run_schedule(
     }
     let seatings = schedule(entrants, roles, options.games);
     let results: Mutex<Vec<Option<Outcome>>> = Mutex::new(vec![None; seatings.len()]);
-    let first_error: Mutex<Option<TournamentError>> = Mutex::new(None);
+    // The first failure, and whether a stop had been asked for when it came (the games in play
+    // still end after a failure, and a stop pressed meanwhile must not hide it).
+    let first_error: Mutex<Option<(TournamentError, bool)>> = Mutex::new(None);
     let pending = Mutex::new(Pending {
         games: (0..seatings.len()).collect(),
         busy: vec![false; entrants],
@@ -380,7 +382,7 @@ fn run_schedule(
                             stop.store(true, Ordering::Relaxed);
                             freed.notify_all();
                             if let Ok(mut slot) = first_error.lock() {
-                                slot.get_or_insert(e);
+                                slot.get_or_insert((e, asked_to_stop()));
                             }
                             break;
                         }
@@ -409,7 +411,7 @@ fn run_schedule(
     // A stop asked for once every game had ended stopped nothing.
     let stopped = if records.len() == total {
         None
-    } else if let Some(e) = failed.filter(|_| !asked_to_stop()) {
+    } else if let Some((e, _)) = failed.filter(|(_, after_stop)| !after_stop) {
         Some(e.to_string())
     } else if asked_to_stop() {
         Some("stopped on request".to_string())
