@@ -458,7 +458,6 @@ impl Model {
                 ))
             }
         }
-        let ends_at = text.lines().count().max(1);
         let mut field = |name: &str| -> Result<(usize, String), ModelError> {
             match lines.next() {
                 Some((n, l)) => match l.split_once(' ') {
@@ -466,8 +465,9 @@ impl Model {
                     _ if l == name => Ok((n, String::new())),
                     _ => Err(err(n, format!("expected the `{name}` line, found `{l}`"))),
                 },
+                // Counted only here: a scores file may be a gigabyte of lines.
                 None => Err(err(
-                    ends_at,
+                    text.lines().count().max(1),
                     format!("the file ends before the `{name}` line"),
                 )),
             }
