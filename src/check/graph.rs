@@ -50,9 +50,20 @@ pub(super) struct Graph {
 }
 
 impl Graph {
-    fn node(&mut self, s: Sym) -> usize {
+    fn node(&mut self, p: &Program, s: Sym) -> usize {
         if let Some(&i) = self.index.get(&s) {
             return i;
+        }
+        // `GOAL` is `goal` to the engines (keywords and built-ins in any case): one relation.
+        let name = p.symbols.name(s);
+        let lower = name.to_ascii_lowercase();
+        if crate::datalog::ir::folds_case(&lower) {
+            if let Some(&i) = self.index.iter().find_map(|(other, i)| {
+                (p.symbols.name(*other).eq_ignore_ascii_case(name)).then_some(i)
+            }) {
+                self.index.insert(s, i);
+                return i;
+            }
         }
         let i = self.nodes.len();
         self.nodes.push(s);
@@ -73,11 +84,11 @@ impl Graph {
         for st in &p.statements {
             match st {
                 Statement::Rule { head, body, .. } => {
-                    let h = g.node(head.pred);
+                    let h = g.node(p, head.pred);
                     g.defined_at[h].get_or_insert(head.span);
                     for l in body {
                         for_each_atom(l, false, &mut |a, neg| {
-                            let b = g.node(a.pred);
+                            let b = g.node(p, a.pred);
                             g.edges[h].push(Edge {
                                 to: b,
                                 negative: neg,
@@ -96,11 +107,11 @@ impl Graph {
                     // their relations still get a stratum.
                     for l in conditions {
                         for_each_atom(l, false, &mut |a, _| {
-                            g.node(a.pred);
+                            g.node(p, a.pred);
                         });
                     }
                     for e in effects {
-                        g.node(e.atom.pred);
+                        g.node(p, e.atom.pred);
                     }
                 }
             }
@@ -145,7 +156,11 @@ impl Graph {
                     .collect::<Vec<_>>()
                     .join(", ");
                 errors.push(
-                    Diagnostic::error(span, format!("negation is not stratified: {list} depend on each other through a negation"))
+                    Diagnostic::error(span, if names.len() == 1 {
+                        format!("negation is not stratified: {list} depends on its own negation")
+                    } else {
+                        format!("negation is not stratified: {list} depend on each other through a negation")
+                    })
                         .with_help(format!(
                             "a relation must not depend on its own negation; break the cycle through `{}`",
                             if p.syntax == crate::syntax::ast::Syntax::Infix { "~" } else { "not" }
@@ -177,7 +192,8 @@ impl Graph {
             let Statement::Rule { head, body, .. } = st else {
                 return false;
             };
-            if head.pred != atom.pred || !unifiable(head, atom) {
+            // The same relation, `GOAL` and `goal` too (one node).
+            if self.index.get(&head.pred) != self.index.get(&atom.pred) || !unifiable(head, atom) {
                 return false;
             }
             let mut inside = false;

@@ -22,6 +22,7 @@ use hashbrown::{HashMap, HashSet};
 use crate::diagnostics::{Diagnostic, Problems};
 use crate::syntax::ast::{
     Atom, Literal, Program, Span, Statement, Sym, Syntax, Term, MAX_EXPANDED_TERMS,
+    MAX_RULE_CONDITIONS,
 };
 use crate::syntax::Keyword;
 
@@ -474,6 +475,33 @@ impl Checker<'_> {
         state
     }
 
+    /// In an operation game, only `init` and the operations write state facts: a rule or fact of a
+    /// state relation would be a view of the same name, which the engines cannot tell apart.
+    fn state_not_defined(&mut self, state: &HashSet<Sym>) {
+        for st in &self.p.statements {
+            let Statement::Rule { head, .. } = st else {
+                continue;
+            };
+            if !state.contains(&head.pred) {
+                continue;
+            }
+            let name = self.name(head.pred);
+            self.errors.push(
+                Diagnostic::error(
+                    head.span,
+                    format!(
+                        "`{name}` is a state fact (it appears in `init`, `base` or an effect), so \
+                         no rule or fact may define it"
+                    ),
+                )
+                .with_help(format!(
+                    "write `init({name}(...))` for a fact of the initial state, an effect \
+                     `==> {name}(...)` to add it in play, or give the view another name"
+                )),
+            );
+        }
+    }
+
     fn required(&mut self) {
         let mut has = HashSet::new();
         for st in &self.p.statements {
@@ -589,6 +617,29 @@ impl Checker<'_> {
     fn expansion(&mut self) {
         let mut total: u64 = 0;
         for st in &self.p.statements {
+            let longest = st.longest_body();
+            if longest > MAX_RULE_CONDITIONS {
+                let help = match self.p.syntax {
+                    Syntax::Infix => {
+                        "give a group of the conditions a relation of its own, `part(X, Y) :- p(X) \
+                         & q(Y)`, and write `part(X, Y)` in their place"
+                    }
+                    Syntax::Kif => {
+                        "give a group of the conditions a relation of its own, `(<= (part ?x ?y) \
+                         (p ?x) (q ?y))`, and write `(part ?x ?y)` in their place"
+                    }
+                };
+                self.errors.push(
+                    Diagnostic::error(
+                        st.span(),
+                        format!(
+                            "this rule has {longest} conditions in a row, more than the \
+                             {MAX_RULE_CONDITIONS} the engines take in one rule"
+                        ),
+                    )
+                    .with_help(help),
+                );
+            }
             let own = st.expanded_terms();
             total = total.saturating_add(own);
             if total <= MAX_EXPANDED_TERMS {
@@ -673,7 +724,17 @@ impl Checker<'_> {
         for (&s, &span) in &used {
             let classic_input = matches!(self.kw(s), Some(Keyword::True | Keyword::Does));
             let state_read = self.sem == Semantics::Operation && state.contains(&s);
-            if !defined.contains_key(&s) && !classic_input && !state_read && !self.builtin(s) {
+            // `GOAL` is `goal` to the engines: defined when `goal` is.
+            let keyword_defined = self.kw(s).is_some()
+                && defined
+                    .keys()
+                    .any(|&d| self.name(d).eq_ignore_ascii_case(self.name(s)));
+            if !defined.contains_key(&s)
+                && !keyword_defined
+                && !classic_input
+                && !state_read
+                && !self.builtin(s)
+            {
                 let n = self.name(s);
                 let names: Vec<&str> = unread.iter().map(|&u| self.name(u)).collect();
                 let slip = crate::diagnostics::did_you_mean(n, names.iter().copied())
@@ -836,6 +897,7 @@ pub fn check(p: &Program) -> CheckReport {
         c.errors.extend(g.does_dependence(p));
     }
     let state = c.state_relations();
+    c.state_not_defined(&state);
     let state_reads = match c.sem {
         Semantics::Classic => "read neither `true` nor `does`, directly or through other relations",
         Semantics::Operation => "read no state fact, directly or through views",

@@ -16,7 +16,9 @@ use hashbrown::HashMap;
 use super::terms::{TermId, TermStore};
 use super::EngineError;
 use crate::datalog::Invalid;
-use crate::syntax::ast::{self, Literal, Statement, Sym, Syntax, Term, MAX_EXPANDED_TERMS};
+use crate::syntax::ast::{
+    self, Literal, Statement, Sym, Syntax, Term, MAX_EXPANDED_TERMS, MAX_RULE_CONDITIONS,
+};
 
 /// A relation: a name and an arity.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -367,6 +369,12 @@ const KEYWORDS: &[&str] = &[
 ];
 const ARITH: &[&str] = &["same", "plus", "minus", "times", "less", "leq"];
 
+/// Whether a relation name written in lower case is one the engines read in any case (`GOAL` is
+/// `goal`): the keywords and the built-ins.
+pub(crate) fn folds_case(lower: &str) -> bool {
+    KEYWORDS.contains(&lower) || ARITH.contains(&lower)
+}
+
 struct Lowerer {
     out: Program,
     rel_ids: HashMap<Sym, (RelId, usize)>,
@@ -444,14 +452,20 @@ pub fn lower(src: &ast::Program) -> Result<Program, EngineError> {
     };
     let mut conditions: u64 = 0;
     for st in &src.statements {
+        let at = || match st {
+            Statement::Rule { head, .. } => src.symbols.name(head.pred).to_string(),
+            Statement::Operation { action, .. } => src.symbols.name(action.pred).to_string(),
+        };
+        if st.longest_body() > MAX_RULE_CONDITIONS {
+            return Err(EngineError::Invalid(Invalid::TooLongRule {
+                at: at(),
+                limit: MAX_RULE_CONDITIONS,
+            }));
+        }
         conditions = conditions.saturating_add(st.expanded_terms());
         if conditions > MAX_EXPANDED_TERMS {
-            let at = match st {
-                Statement::Rule { head, .. } => head.pred,
-                Statement::Operation { action, .. } => action.pred,
-            };
             return Err(EngineError::Invalid(Invalid::TooManyTerms {
-                at: src.symbols.name(at).to_string(),
+                at: at(),
                 limit: MAX_EXPANDED_TERMS,
             }));
         }
@@ -502,8 +516,7 @@ impl Lowerer {
         // The output's table: it also knows the names lowering makes (`__not1`).
         let name = self.out.terms.name(s);
         let lower = name.to_ascii_lowercase();
-        if lower != name && (KEYWORDS.contains(&lower.as_str()) || ARITH.contains(&lower.as_str()))
-        {
+        if lower != name && folds_case(&lower) {
             self.out.terms.intern_sym(&lower)
         } else {
             s
@@ -664,6 +677,16 @@ impl Lowerer {
                 // `not (not x)` is `x`: a relation for `not x` would bind none of `x`'s variables.
                 if let Literal::Not(x, _) = &**inner {
                     return self.dnf(x, ctx, outside);
+                }
+                // `not (or a b)` is `not a` and `not b`: a relation of its own would need every
+                // alternative to bind the variables the rest of the rule shares with it, and
+                // `(not (or (true (winner ?r)) (true (winner none))))` does not.
+                if let Literal::Or(xs, _) = &**inner {
+                    let each: Vec<Literal> = xs
+                        .iter()
+                        .map(|x| Literal::Not(Box::new(x.clone()), *span))
+                        .collect();
+                    return self.dnf(&Literal::And(each, *span), ctx, outside);
                 }
                 if let Literal::Atom(a) = &**inner {
                     let lit = match self.positive(a, ctx)? {

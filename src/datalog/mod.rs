@@ -101,6 +101,18 @@ pub enum Invalid {
         /// The limit.
         limit: u64,
     },
+    /// A rule with more conditions than the engines take (see
+    /// [`MAX_RULE_CONDITIONS`](crate::syntax::ast::MAX_RULE_CONDITIONS)).
+    #[error(
+        "a rule for `{at}` has more than {limit} conditions in a row: give a group of them a \
+         relation of its own"
+    )]
+    TooLongRule {
+        /// The relation (or action) of the rule.
+        at: String,
+        /// The limit.
+        limit: u64,
+    },
 }
 
 /// How an evaluation ran away.

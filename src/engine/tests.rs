@@ -503,3 +503,50 @@ fn a_chain_of_views_doubling_a_term_loads_without_multiplying_out() {
         "(<= (goal r 100) (true (s 2))) (<= (goal r 0) (v40 1))",
     );
 }
+
+#[test]
+fn a_negated_or_whose_alternatives_bind_different_variables_loads_and_keeps_its_meaning() {
+    // As one relation of its own, `(true (winner none))` would be a rule that binds none of `?r`.
+    let src = "(role x) (role o) (init (s 0)) (legal x go) (legal o go) \
+               (<= (next (s 1)) (true (s 0))) (<= (next (winner x)) (true (s 0))) \
+               (<= (goal ?r 100) (true (winner ?r))) \
+               (<= (goal ?r 0) (role ?r) (not (or (true (winner ?r)) (true (winner none))))) \
+               (<= terminal (true (s 1)))";
+    let p = crate::syntax::parse_str(src, Syntax::Kif).expect("parses");
+    assert!(
+        crate::check::check(&p).errors.is_empty(),
+        "check calls it valid"
+    );
+    let game = RuleGame::from_program(&p, "negated or").expect("loads");
+    let s = game.initial_state();
+    assert_eq!(
+        (game.goal(&s, 0), game.goal(&s, 1)),
+        (0, 0),
+        "nobody has won"
+    );
+    let go = game.move_from_kif("go").expect("a move");
+    let s = game.next_state(&s, &[go, go]);
+    assert_eq!((game.goal(&s, 0), game.goal(&s, 1)), (100, 0), "x has won");
+}
+
+#[test]
+fn lowering_refuses_a_rule_longer_than_the_join_takes() {
+    let game = |n: usize| {
+        let body: String = (0..n).map(|i| format!("(f{i}) ")).collect();
+        let facts: String = (0..n).map(|i| format!("(f{i}) ")).collect();
+        let src =
+            format!("(role r) (init (a)) {facts} (<= (legal r go) {body}) (goal r 100) terminal");
+        crate::syntax::parse_str(&src, Syntax::Kif).expect("parses")
+    };
+    let limit = crate::syntax::ast::MAX_RULE_CONDITIONS as usize;
+    assert!(lower(&game(limit)).is_ok(), "a rule at the limit lowers");
+    match lower(&game(limit + 1)) {
+        Err(EngineError::Invalid(crate::datalog::Invalid::TooLongRule { at, .. })) => {
+            assert_eq!(at, "legal");
+        }
+        other => panic!(
+            "expected a rule too long, got {:?}",
+            other.map(|_| "a program")
+        ),
+    }
+}

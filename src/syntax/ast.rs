@@ -218,6 +218,56 @@ impl Statement {
             );
         written.max(e.peak).saturating_add(e.aux)
     }
+
+    /// The most conditions any rule the engines write for this statement has once its `or`s are
+    /// multiplied out: the longest alternative of its body, or of the body of a relation made for
+    /// a negated conjunction inside it (an operation's rules add its action and a `true` or two).
+    /// The checker and the lowering hold every rule to [`MAX_RULE_CONDITIONS`] by this count.
+    pub fn longest_body(&self) -> u64 {
+        let body = match self {
+            Statement::Rule { body, .. } => body,
+            Statement::Operation { conditions, .. } => conditions,
+        };
+        let (own, inner) = longest_of_all(body);
+        own.max(inner)
+    }
+}
+
+/// The most conditions a rule of the engines may have: each is a level of the join and a copy of
+/// the rule's plan per recursive condition, so a rule of ten thousand would take the stack and
+/// quadratic memory. The public corpus's longest has 40 (hitori).
+pub const MAX_RULE_CONDITIONS: u64 = 256;
+
+/// A conjunction's longest alternative, and the longest rule made for a negation inside it.
+fn longest_of_all(lits: &[Literal]) -> (u64, u64) {
+    lits.iter().fold((0, 0), |(own, inner), l| {
+        let (o, i) = longest(l);
+        (own.saturating_add(o), inner.max(i))
+    })
+}
+
+/// A literal's longest alternative, and the longest rule made for a negation inside it.
+fn longest(l: &Literal) -> (u64, u64) {
+    match l {
+        Literal::Atom(_) => (1, 0),
+        Literal::Not(inner, _) => match &**inner {
+            Literal::Not(x, _) => longest(x),
+            Literal::Atom(_) => (1, 0),
+            Literal::Or(xs, span) => xs.iter().fold((0, 0), |(own, inner), x| {
+                let (o, i) = longest(&Literal::Not(Box::new(x.clone()), *span));
+                (own.saturating_add(o), inner.max(i))
+            }),
+            compound => {
+                let (o, i) = longest(compound);
+                (1, o.max(i))
+            }
+        },
+        Literal::Or(xs, _) => xs.iter().fold((0, 0), |(own, inner), x| {
+            let (o, i) = longest(x);
+            (own.max(o), inner.max(i))
+        }),
+        Literal::And(xs, _) => longest_of_all(xs),
+    }
 }
 
 /// The variable occurrences of `atoms` and of the atoms inside `lits`.
@@ -293,6 +343,10 @@ impl Expansion {
             Literal::Not(inner, _) => match &**inner {
                 Literal::Not(x, _) => Expansion::of(x),
                 Literal::Atom(a) => plain(atom_size(a), 0),
+                // Lowered as the conjunction of the alternatives' negations.
+                Literal::Or(xs, span) => xs.iter().fold(Expansion::ONE, |acc, x| {
+                    acc.and(Expansion::of(&Literal::Not(Box::new(x.clone()), *span)))
+                }),
                 compound => {
                     // A relation of its own over the shared variables: its rules are the compound's
                     // alternatives, each with a head of those variables and their names.
@@ -567,11 +621,14 @@ mod tests {
         // A negated conjunction is one condition and a relation of its own with one rule of two.
         check("(<= p (not (and a b)) c)", &[2 + 2 + 4]);
         check("(<= p (not (not (or a b))))", &[2 + 2 * 2]);
-        // The relation's rules copy the compound's variables, once for each alternative.
+        // A negated `or` is the conjunction of its alternatives' negations: one rule of four
+        // conditions (six nodes) and six more (the head's two, three names of `?x`, one).
+        check("(<= (p ?x) (q ?x) (not (or (r ?x) a a)))", &[6 + 6]);
+        // A negated conjunction's relation copies its variables, once for each alternative.
         // Three conditions, a rule of six (head, names), the relation's alternatives (seven) and
         // its three rules of three (head and name of `?x`).
         check(
-            "(<= (p ?x) (q ?x) (not (or (r ?x) a a)))",
+            "(<= (p ?x) (q ?x) (not (and (or (r ?x) a a))))",
             &[3 + 6 + 7 + 3 * 3],
         );
         // Arguments weigh: a two-way or of ten-argument atoms.

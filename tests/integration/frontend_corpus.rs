@@ -26,17 +26,32 @@ fn corpus() -> Vec<PathBuf> {
 #[test]
 fn every_corpus_file_parses() {
     let mut failures = Vec::new();
+    let mut longest = (0, String::new());
     for path in corpus() {
         let src = std::fs::read_to_string(&path).unwrap();
         match parse_kif(&src) {
             Ok(p) => {
                 assert_eq!(p.syntax, Syntax::Kif);
                 assert!(!p.statements.is_empty(), "{}", path.display());
+                for st in &p.statements {
+                    longest = longest.max((st.longest_body(), path.display().to_string()));
+                }
             }
             Err(e) => failures.push(format!("{}: {:?}", path.display(), e)),
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // The limit on a rule's conditions leaves the real games far from it.
+    eprintln!(
+        "the corpus's longest rule: {} conditions, in {}",
+        longest.0, longest.1
+    );
+    assert!(
+        longest.0 * 4 <= ggp::syntax::ast::MAX_RULE_CONDITIONS,
+        "a corpus rule of {} conditions ({}) is near the limit",
+        longest.0,
+        longest.1
+    );
 }
 
 #[test]
