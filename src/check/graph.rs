@@ -6,7 +6,7 @@ use hashbrown::{HashMap, HashSet};
 use crate::datalog::scc;
 use crate::diagnostics::Diagnostic;
 use crate::syntax::ast::{for_each_atom, for_each_var};
-use crate::syntax::ast::{Atom, Literal, Program, Span, Statement, Sym, Term};
+use crate::syntax::ast::{Atom, Literal, Program, Span, Statement, Sym, Term, MAX_EXPANDED_TERMS};
 use crate::syntax::Keyword;
 
 /// The relations of a program in evaluation order: a relation's rules only need relations of lower
@@ -219,10 +219,16 @@ impl Graph {
                 continue;
             };
             let hc = self.scc[h];
-            let mut safe_vars: HashSet<Sym> = HashSet::new();
-            let mut recursive: Vec<&Atom> = Vec::new();
-            for l in body {
-                if let Literal::Atom(a) = l {
+            // Each alternative of the body's `or`s on its own, as the engines run it (a body that
+            // multiplies out past what the engines take is refused by the expansion check).
+            if st.expanded_terms() > MAX_EXPANDED_TERMS {
+                continue;
+            }
+            let mut reported: HashSet<(u32, u32)> = HashSet::new();
+            for alternative in positive_alternatives(body) {
+                let mut safe_vars: HashSet<Sym> = HashSet::new();
+                let mut recursive: Vec<&Atom> = Vec::new();
+                for a in alternative {
                     let c = self.index.get(&a.pred).map(|&i| self.scc[i]);
                     if c == Some(hc) {
                         recursive.push(a);
@@ -234,18 +240,17 @@ impl Graph {
                         }
                     }
                 }
-            }
-            for a in recursive {
-                for (i, t) in a.args.iter().enumerate() {
-                    if is_ground(t) || head.args.iter().any(|h| h == t) {
-                        continue;
-                    }
-                    let mut ok = true;
-                    for_each_var(t, &mut |v, _| ok &= safe_vars.contains(&v));
-                    if !ok {
-                        let q = p.symbols.name(a.pred);
-                        let hn = p.symbols.name(head.pred);
-                        errors.push(
+                for a in recursive {
+                    for (i, t) in a.args.iter().enumerate() {
+                        if is_ground(t) || head.args.iter().any(|h| h == t) {
+                            continue;
+                        }
+                        let mut ok = true;
+                        for_each_var(t, &mut |v, _| ok &= safe_vars.contains(&v));
+                        if !ok && reported.insert((t.span().start, t.span().end)) {
+                            let q = p.symbols.name(a.pred);
+                            let hn = p.symbols.name(head.pred);
+                            errors.push(
                             Diagnostic::error(t.span(), format!(
                                 "argument {} of `{q}` breaks GDL's recursion restriction in the rule for `{hn}`",
                                 i + 1
@@ -254,6 +259,7 @@ impl Graph {
                                 "`{q}` is recursive with `{hn}`; each of its arguments must be ground, an argument of the head, or bound by a non-recursive positive condition"
                             )),
                         );
+                        }
                     }
                 }
             }
@@ -348,6 +354,28 @@ fn is_ground(t: &Term) -> bool {
         Term::Const(..) => true,
         Term::Func(_, args, _) => args.iter().all(is_ground),
     }
+}
+
+/// The positive atoms of each alternative of a conjunction once its `or`s are multiplied out (a
+/// negation binds nothing, so what is under one is left out).
+fn positive_alternatives(lits: &[Literal]) -> Vec<Vec<&Atom>> {
+    fn of(l: &Literal) -> Vec<Vec<&Atom>> {
+        match l {
+            Literal::Atom(a) => vec![vec![a]],
+            Literal::Not(..) => vec![vec![]],
+            Literal::Or(xs, _) => xs.iter().flat_map(of).collect(),
+            Literal::And(xs, _) => positive_alternatives(xs),
+        }
+    }
+    lits.iter().fold(vec![vec![]], |alts, l| {
+        let sub = of(l);
+        alts.iter()
+            .flat_map(|a| {
+                sub.iter()
+                    .map(move |s| a.iter().chain(s).copied().collect::<Vec<_>>())
+            })
+            .collect()
+    })
 }
 
 fn unifiable(a: &Atom, b: &Atom) -> bool {
