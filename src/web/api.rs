@@ -192,7 +192,7 @@ pub async fn check(
         }
     })
     .await
-    .map_err(|e| ApiError::bad(format!("the check failed: {e}")))?;
+    .map_err(|e| ApiError::internal(format!("the check failed: {e}")))?;
     Ok(Json(answer).into_response())
 }
 
@@ -241,12 +241,9 @@ fn parse(b: &RulesBody) -> Result<crate::syntax::ast::Program, ApiError> {
 async fn off_the_runtime<T: Send + 'static>(
     work: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
 ) -> Result<T, ApiError> {
-    tokio::task::spawn_blocking(work).await.map_err(|e| {
-        ApiError::new(
-            axum::http::StatusCode::INTERNAL_SERVER_ERROR,
-            format!("the request's work failed: {e}"),
-        )
-    })?
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| ApiError::internal(format!("the request's work failed: {e}")))?
 }
 
 /// `POST /api/fmt`: the rules laid out in their own syntax.
@@ -354,7 +351,7 @@ pub async fn replay(
             .map_err(|why| ApiError::new(axum::http::StatusCode::UNPROCESSABLE_ENTITY, why))
     })
     .await
-    .map_err(|e| ApiError::bad(format!("the replay failed: {e}")))??;
+    .map_err(|e| ApiError::internal(format!("the replay failed: {e}")))??;
     Ok(Json(frames).into_response())
 }
 

@@ -164,6 +164,18 @@ enum Input {
     TakeBack,
 }
 
+/// A role's inbox: what its person sent and the seat has not read yet, and which turn the seat is
+/// asking (each `turn` event carries its number, so that a move sent for a turn that has ended is
+/// refused instead of being played on the next one).
+#[derive(Debug, Default)]
+struct Inbox {
+    queue: VecDeque<Input>,
+    /// The number of the latest turn asked (from 1).
+    turn: u64,
+    /// Whether the seat is waiting on that turn now.
+    asking: bool,
+}
+
 /// A match on the page: its feed, the people's inputs, and its record when it ends.
 pub struct MatchRoom {
     id: u64,
@@ -172,7 +184,7 @@ pub struct MatchRoom {
     seats: Vec<String>,
     feed: Arc<Feed>,
     /// Per role, what its person sent and the seat has not read yet.
-    inputs: Mutex<Vec<VecDeque<Input>>>,
+    inputs: Mutex<Vec<Inbox>>,
     input_arrived: Condvar,
     stop: Arc<AtomicBool>,
     record: Mutex<Option<String>>,
@@ -183,7 +195,7 @@ pub struct MatchRoom {
 }
 
 impl MatchRoom {
-    fn inputs(&self) -> std::sync::MutexGuard<'_, Vec<VecDeque<Input>>> {
+    fn inputs(&self) -> std::sync::MutexGuard<'_, Vec<Inbox>> {
         self.inputs.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -337,7 +349,7 @@ pub async fn create(
         game.visit(Prepared { prepare, settings })
     })
     .await
-    .map_err(|e| ApiError::bad(format!("the match could not start: {e}")))??;
+    .map_err(|e| ApiError::internal(format!("the match could not start: {e}")))??;
     let summary = room.summary();
     matches.rooms.insert(id, room);
     Ok((StatusCode::CREATED, Json(summary)).into_response())
@@ -383,7 +395,7 @@ impl Visitor for Prepared {
             roles: info.roles.clone(),
             seats: p.specs.iter().map(|s| s.to_string()).collect(),
             feed: Arc::new(Feed::new(p.shown_bytes)),
-            inputs: Mutex::new((0..info.num_roles()).map(|_| VecDeque::new()).collect()),
+            inputs: Mutex::new((0..info.num_roles()).map(|_| Inbox::default()).collect()),
             input_arrived: Condvar::new(),
             stop,
             record: Mutex::new(None),
@@ -452,7 +464,7 @@ impl Visitor for Prepared {
                     Some(recorder.into_record().to_json());
                 room.feed.end();
             })
-            .map_err(|e| ApiError::bad(format!("no thread for the match: {e}")))?;
+            .map_err(|e| ApiError::internal(format!("no thread for the match: {e}")))?;
         Ok(room)
     }
 }
@@ -577,17 +589,44 @@ impl<G: Game> Seat<G> for BrowserSeat {
             };
         }
         let squares = squares_changed(game, turn.state, turn.role, &legal);
-        self.room.inputs()[self.role].clear();
-        self.room.feed.push(json!({
-            "type": "turn",
-            "role": self.role,
-            "moves": legal.iter().zip(&squares).map(|(m, sq)| json!({
-                "move": game.show_move(m), "squares": sq,
-            })).collect::<Vec<_>>(),
-            "clock_ms": turn.clock.play.as_millis() as u64,
-            "can_take_back": self.can_take_back,
-        }));
+        let number = {
+            let mut inputs = self.room.inputs();
+            let inbox = &mut inputs[self.role];
+            inbox.queue.clear();
+            inbox.turn += 1;
+            inbox.asking = true;
+            inbox.turn
+        };
         let deadline = turn.asked + turn.clock.play;
+        let offer = |left: Duration| {
+            json!({
+                "type": "turn",
+                "role": self.role,
+                "turn": number,
+                "moves": legal.iter().zip(&squares).map(|(m, sq)| json!({
+                    "move": game.show_move(m), "squares": sq,
+                })).collect::<Vec<_>>(),
+                "clock_ms": left.as_millis() as u64,
+                "can_take_back": self.can_take_back,
+            })
+        };
+        self.room.feed.push(offer(turn.clock.play));
+        let answer = self.wait(turn, deadline, &offer);
+        self.room.inputs()[self.role].asking = false;
+        answer
+    }
+}
+
+impl BrowserSeat {
+    /// The person's answer to a turn offered, or why there is none by `deadline`; a move that does
+    /// not parse is `rejected` and the turn offered again with the time left.
+    fn wait<G: Game>(
+        &self,
+        turn: &Turn<'_, G>,
+        deadline: Instant,
+        offer: &dyn Fn(Duration) -> Value,
+    ) -> Answer<G::Move> {
+        let game = turn.game;
         let mut inputs = self.room.inputs();
         loop {
             if self.room.stop.load(Ordering::SeqCst) || self.room.abandoned() {
@@ -595,7 +634,7 @@ impl<G: Game> Seat<G> for BrowserSeat {
                     detail: "the page was closed or the match stopped".into(),
                 });
             }
-            match inputs[self.role].pop_front() {
+            match inputs[self.role].queue.pop_front() {
                 Some(Input::TakeBack) if self.can_take_back => return Answer::TakeBack,
                 Some(Input::TakeBack) => self.room.feed.push(json!({
                     "type": "rejected", "role": self.role,
@@ -609,9 +648,14 @@ impl<G: Game> Seat<G> for BrowserSeat {
                             explanation: None,
                         }
                     }
-                    Err(e) => self.room.feed.push(json!({
-                        "type": "rejected", "role": self.role, "error": e.to_string(),
-                    })),
+                    Err(e) => {
+                        self.room.feed.push(json!({
+                            "type": "rejected", "role": self.role, "error": e.to_string(),
+                        }));
+                        // The page let go of the turn when it sent the move: offer it again.
+                        let left = deadline.saturating_duration_since(Instant::now());
+                        self.room.feed.push(offer(left));
+                    }
                 },
                 None => {
                     let now = Instant::now();
@@ -750,6 +794,10 @@ pub struct PersonMove {
     /// Take back the role's last move instead.
     #[serde(default)]
     pub undo: bool,
+    /// The turn the move answers (the `turn` event's number): a move for a turn that has ended is
+    /// refused. Without it, the move answers whichever turn reads it.
+    #[serde(default)]
+    pub turn: Option<u64>,
 }
 
 /// `POST /api/matches/{id}/move`: a person's move for their role.
@@ -799,7 +847,24 @@ pub async fn play(
             )),
         };
     let mut inputs = room.inputs();
-    if inputs[role].len() >= MOST_QUEUED {
+    let inbox = &inputs[role];
+    if let Some(asked) = b.turn {
+        if asked != inbox.turn || !inbox.asking {
+            return Err(ApiError::new(
+                StatusCode::CONFLICT,
+                format!(
+                    "that move was for turn {asked} of {}, which has ended{}",
+                    room.roles[role],
+                    if inbox.asking {
+                        format!("; its turn now is {}", inbox.turn)
+                    } else {
+                        String::new()
+                    }
+                ),
+            ));
+        }
+    }
+    if inbox.queue.len() >= MOST_QUEUED {
         return Err(ApiError::new(
             StatusCode::TOO_MANY_REQUESTS,
             format!(
@@ -808,7 +873,7 @@ pub async fn play(
             ),
         ));
     }
-    inputs[role].push_back(input);
+    inputs[role].queue.push_back(input);
     drop(inputs);
     room.input_arrived.notify_all();
     Ok((StatusCode::ACCEPTED, Json(json!({ "queued": true }))).into_response())

@@ -161,7 +161,7 @@ pub async fn create(
         })
     })
     .await
-    .map_err(|e| ApiError::bad(format!("the tournament could not start: {e}")))??;
+    .map_err(|e| ApiError::internal(format!("the tournament could not start: {e}")))??;
     let summary = summary(&room);
     hall.rooms.insert(id, room);
     Ok((StatusCode::CREATED, Json(summary)).into_response())
@@ -206,14 +206,24 @@ impl Visitor for Start {
         std::thread::Builder::new()
             .name(format!("web tournament {}", room.id))
             .spawn(move || {
-                let result = tournament::run(&loaded, &specs, &options, |_, record| {
-                    running.progress().records.push(record.clone());
-                });
+                // A panic in a game's engine ends the tournament with an error, not a room
+                // polled as running for ever.
+                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    tournament::run(&loaded, &specs, &options, |_, record| {
+                        running.progress().records.push(record.clone());
+                    })
+                }));
                 // Free before it reads done, so that a page seeing it done may start another.
                 drop(place);
                 let mut progress = running.progress();
                 match result {
-                    Ok(played) => {
+                    Err(_) => {
+                        progress.error = Some(format!(
+                            "the tournament failed after {} games (a bug: please report it)",
+                            progress.records.len()
+                        ))
+                    }
+                    Ok(Ok(played)) => {
                         progress.records = played.records;
                         progress.error = played.stopped.map(|why| {
                             format!(
@@ -223,11 +233,11 @@ impl Visitor for Start {
                             )
                         });
                     }
-                    Err(e) => progress.error = Some(e.to_string()),
+                    Ok(Err(e)) => progress.error = Some(e.to_string()),
                 }
                 progress.done = true;
             })
-            .map_err(|e| ApiError::bad(format!("no thread for the tournament: {e}")))?;
+            .map_err(|e| ApiError::internal(format!("no thread for the tournament: {e}")))?;
         Ok(room)
     }
 }

@@ -672,9 +672,25 @@ fn a_person_moves_takes_back_and_stops_through_the_api() {
     );
     assert_eq!(status, 409, "{answer}");
     assert!(answer["error"].as_str().unwrap().contains("random"));
+    // A move for a turn that is not the one asked is refused, not played on a later turn.
+    let asked = events.last().unwrap()["turn"]
+        .as_u64()
+        .expect("a turn's number");
+    let (status, answer) = s.post(
+        &format!("/api/matches/{id}/move"),
+        json!({ "role": "x", "move": "mark(1,1)", "turn": asked + 1 }),
+    );
+    assert_eq!(status, 409, "{answer}");
+    assert!(
+        answer["error"]
+            .as_str()
+            .unwrap()
+            .contains("which has ended"),
+        "{answer}"
+    );
     let (status, _) = s.post(
         &format!("/api/matches/{id}/move"),
-        json!({ "role": "x", "move": "mark(4,4)" }),
+        json!({ "role": "x", "move": "mark(4,4)", "turn": asked }),
     );
     assert_eq!(status, 202);
     let (status, _) = s.post(
@@ -682,17 +698,26 @@ fn a_person_moves_takes_back_and_stops_through_the_api() {
         json!({ "role": 0, "move": "(mark 2 2)" }),
     );
     assert_eq!(status, 202);
+    // The first turn, offered again after the move that does not parse, then the next one.
     let mut seen_turns = 0;
     let events = s.follow(id, |e| {
         seen_turns += usize::from(e["type"] == "turn");
-        seen_turns == 2
+        seen_turns == 3
     });
     assert!(turn(&events), "{:?}", types(&events));
-    let rejected = events.iter().find(|e| e["type"] == "rejected").unwrap();
+    let at = events.iter().position(|e| e["type"] == "rejected").unwrap();
+    let rejected = &events[at];
     assert!(
         rejected["error"].as_str().unwrap().contains("mark(4,4)"),
         "{rejected}"
     );
+    let again = &events[at + 1];
+    assert_eq!(
+        (&again["type"], &again["turn"]),
+        (&json!("turn"), &json!(asked)),
+        "{again}"
+    );
+    assert!(again["clock_ms"].as_u64().unwrap() <= 600_000, "{again}");
     let played: Vec<&Value> = events
         .iter()
         .filter(|e| e["type"] == "moves")
@@ -705,10 +730,11 @@ fn a_person_moves_takes_back_and_stops_through_the_api() {
         json!({ "role": "x", "undo": true }),
     );
     assert_eq!(status, 202);
+    // The three turns before (one offered twice), then the first turn asked again.
     let mut turns = 0;
     let events = s.follow(id, |e| {
         turns += usize::from(e["type"] == "turn");
-        turns == 3
+        turns == 4
     });
     let back = events.iter().find(|e| e["type"] == "takenback").unwrap();
     assert_eq!(back["step"], 0, "{back}");

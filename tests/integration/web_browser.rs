@@ -531,10 +531,13 @@ fn a_tournament_fills_its_table_in_the_page() {
             "the finished table",
         )
         .await;
-        assert!(b
-            .text("#t-progress")
-            .await
-            .starts_with("2 of 2 games played"));
+        let first = b.js("location.hash").await;
+        assert!(
+            first.as_str().unwrap_or("").starts_with("#tournament/"),
+            "the address names the tournament: {first}"
+        );
+        let progress = b.text("#t-progress").await;
+        assert!(progress.contains(": 2 of 2 games played"), "{progress}");
         b.screenshot("tournament").await;
         // A long one, stopped from the page: its table keeps the games that ended.
         b.type_into("#t-players", "mcts, random").await;
@@ -542,8 +545,24 @@ fn a_tournament_fills_its_table_in_the_page() {
         b.type_into("#t-playclock", "0.5").await;
         b.click("#t-start").await;
         b.until(
-            "!document.querySelector('#t-stop').hidden",
+            &format!(
+                "location.hash.startsWith('#tournament/') && location.hash !== {first} && \
+                 !document.querySelector('#t-stop').hidden"
+            ),
             "the Stop button",
+        )
+        .await;
+        // Away and back: the running tournament is followed again, and can still be stopped.
+        let running = b.js("location.hash").await;
+        let running = running.as_str().expect("an address").to_string();
+        b.js("(location.hash = '#library', true)").await;
+        b.until("!document.querySelector('#library').hidden", "the library")
+            .await;
+        b.js(&format!("(location.hash = '{running}', true)")).await;
+        b.until(
+            "!document.querySelector('#t-stop').hidden && \
+             document.querySelector('#t-csv').hidden",
+            "the running tournament followed again",
         )
         .await;
         b.click("#t-stop").await;

@@ -68,7 +68,7 @@ async function route() {
       case 'match': show('match'); openMatch(Number(arg)); break;
       case 'matches': show('matches'); await listMatches(); break;
       case 'replay': show('replay'); await openReplay(arg); break;
-      case 'tournament': show('tournament'); await openTournament(); break;
+      case 'tournament': show('tournament'); await openTournament(arg); break;
       default: show('library'); await openLibrary();
     }
   } catch (e) {
@@ -153,7 +153,7 @@ async function check() {
   try {
     answer = await api('/api/check', { text: $('#rules').value, syntax: $('#syntax').value, play: true });
   } catch (e) {
-    status.textContent = e.message;
+    if (ticket === editor.checked) status.textContent = e.message;
     return;
   }
   if (ticket !== editor.checked) return; // a newer check is on its way
@@ -215,7 +215,8 @@ const KINDS = ['human', 'mcts', 'id', 'mcs', 'alphabeta', 'random', 'legal', 'ot
 let setupSource = null;
 
 async function openSetup(source) {
-  setupSource = source;
+  setupSource = null;
+  $('#seats').replaceChildren(); // an earlier game's seats, until these rules are known
   let text = source.text;
   let syntax = source.syntax;
   if (source.game) {
@@ -226,9 +227,9 @@ async function openSetup(source) {
   const checked = await api('/api/check', { text, syntax });
   if (!checked.ok) {
     notice('The rules have errors: open them in the editor to see where.');
-    $('#seats').replaceChildren();
     return;
   }
+  setupSource = source;
   $('#seats').replaceChildren(...checked.roles.map((role, i) => {
     const select = el('select', { class: 'seat', 'data-role': role },
       ...KINDS.map((k) => el('option', { value: k }, k)));
@@ -241,6 +242,7 @@ async function openSetup(source) {
 
 async function startMatch(event) {
   event.preventDefault();
+  if (!setupSource) return;
   const players = [...document.querySelectorAll('#seats .seat-row')].map((row) => {
     const kind = row.querySelector('select').value;
     return kind === 'other…' ? row.querySelector('input').value.trim() : kind;
@@ -252,11 +254,15 @@ async function startMatch(event) {
   };
   if (setupSource.game) request.game = setupSource.game;
   else Object.assign(request, { text: setupSource.text, syntax: setupSource.syntax });
+  // One match per click: the button waits for the server's answer.
+  $('#start').disabled = true;
   try {
     const created = await api('/api/matches', request);
     location.hash = `#match/${created.id}`;
   } catch (e) {
     notice(e.message);
+  } finally {
+    $('#start').disabled = false;
   }
 }
 
@@ -424,12 +430,14 @@ function redrawTurn() {
 }
 
 async function send(role, move) {
+  const asked = game.pending[role];
   delete game.pending[role]; // another role a person plays here may still be asked
   game.chosen = null;
   redraw();
   redrawTurn();
   try {
-    await api(`/api/matches/${game.id}/move`, { role, move });
+    // The turn's number: a move that arrives after its turn has ended is refused, not played later.
+    await api(`/api/matches/${game.id}/move`, { role, move, turn: asked ? asked.turn : undefined });
   } catch (e) {
     notice(e.message);
   }
@@ -586,10 +594,16 @@ function stepTo(step) {
 
 // ---- Tournament ---------------------------------------------------------------------------------
 
-async function openTournament() {
+// The form, and below it the tournament the address names (`#tournament/ID`), followed until it ends.
+async function openTournament(arg) {
   await loadGames();
   const select = $('#t-game');
   if (!select.options.length) select.replaceChildren(...games.map((g) => el('option', { value: g.name }, g.name)));
+  $('#t-csv').hidden = true;
+  $('#t-stop').hidden = true;
+  $('#t-progress').textContent = '';
+  $('#t-table tbody').replaceChildren();
+  if (arg) await followTournament(Number(arg));
 }
 
 async function startTournament(event) {
@@ -600,24 +614,35 @@ async function startTournament(event) {
     games: Number($('#t-games').value),
     playclock: Number($('#t-playclock').value),
   };
-  let t;
+  // One tournament per click: the button waits for the server's answer.
+  $('#t-start').disabled = true;
   try {
-    t = await api('/api/tournaments', request);
+    const t = await api('/api/tournaments', request);
+    // The address names it: the view follows it, and comes back to it after a visit elsewhere.
+    location.hash = `#tournament/${t.id}`;
   } catch (e) {
     notice(e.message);
-    return;
+  } finally {
+    $('#t-start').disabled = false;
   }
-  $('#t-csv').hidden = true;
-  leaveView(); // a table still followed from an earlier start
+}
+
+async function followTournament(id) {
   let stop = false;
   leaveView = () => { stop = true; };
-  const id = t.id;
-  $('#t-stop').hidden = false;
   $('#t-stop').onclick = () => api(`/api/tournaments/${id}/stop`, {}).catch((e) => notice(e.message));
+  let t;
   while (!stop) {
-    t = await api(`/api/tournaments/${t.id}`);
+    try {
+      t = await api(`/api/tournaments/${id}`);
+    } catch (e) {
+      notice(`Tournament #${id}: ${e.message}`);
+      $('#t-stop').hidden = true;
+      return;
+    }
+    if (stop) return; // the page moved on while the answer was on its way
     const state = t.done ? (t.error ? '' : ', done') : t.stopping ? ', stopping after the games in play…' : '…';
-    $('#t-progress').textContent = `${t.played} of ${t.total} games played${state}${t.error ? ` (${t.error})` : ''}`;
+    $('#t-progress').textContent = `#${id}: ${t.played} of ${t.total} games played${state}${t.error ? ` (${t.error})` : ''}`;
     $('#t-stop').hidden = t.done || t.stopping;
     $('#t-table tbody').replaceChildren(...t.table.map((s) => el('tr', {},
       el('td', {}, s.name), el('td', {}, String(s.games)), el('td', {}, String(s.wins)),
@@ -626,7 +651,8 @@ async function startTournament(event) {
     if (t.done) break;
     await new Promise((r) => setTimeout(r, 500));
   }
-  $('#t-csv').href = `/api/tournaments/${t.id}/csv`;
+  if (stop) return;
+  $('#t-csv').href = `/api/tournaments/${id}/csv`;
   $('#t-csv').hidden = false;
 }
 
