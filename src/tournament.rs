@@ -37,7 +37,7 @@ use std::time::Duration;
 
 use crate::game::{mix64, Game, GameError, Goal};
 use crate::load::Loaded;
-use crate::players::{Clock, PlayerConfig};
+use crate::players::{Clock, PlayerConfig, StopSwitch};
 use crate::referee::{
     make_seat, run_match, seat_results, MatchEvent, MatchSettings, Observer, RefereeError, Seat,
     SeatResult, SeatSpec,
@@ -72,7 +72,7 @@ pub struct TournamentOptions {
     pub workers: usize,
     /// Set by someone who wants the tournament stopped (a page's Stop button): no game starts after
     /// it, and the games in play end before their next step.
-    pub stop: Option<Arc<AtomicBool>>,
+    pub stop: Option<Arc<StopSwitch>>,
 }
 
 /// The games a tournament played: every game of its schedule, or those that ended before it stopped.
@@ -320,12 +320,7 @@ fn run_schedule(
     let freed = Condvar::new();
     let done = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
-    let asked_to_stop = || {
-        options
-            .stop
-            .as_ref()
-            .is_some_and(|s| s.load(Ordering::Relaxed))
-    };
+    let asked_to_stop = || options.stop.as_ref().is_some_and(|s| s.is_set());
     // The next game this worker may start, its exclusive entrants marked busy; None when none is left.
     let take = || -> Option<usize> {
         let mut p = pending.lock().ok()?;

@@ -5,7 +5,8 @@
 //! each move). A player is handed a [`Deadline`]: the play clock less a safety margin. Every player is
 //! anytime: it returns the best move it knows when the deadline comes.
 
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 /// The default play clock of the command line: long enough to search well, short enough that no
@@ -76,14 +77,18 @@ impl Default for Clock {
     }
 }
 
-/// The moment by which a player must have returned.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Deadline(Instant);
+/// The moment by which a player must have returned, and the [`Stop`] that may end its work sooner
+/// (a match stopped from the web page, a GGP `abort`).
+#[derive(Clone, Copy, Debug)]
+pub struct Deadline {
+    at: Instant,
+    stop: Option<Stop>,
+}
 
 impl Deadline {
     /// The deadline `at`.
     pub fn at(at: Instant) -> Deadline {
-        Deadline(at)
+        Deadline { at, stop: None }
     }
 
     /// The deadline `budget` from now (a century at most: an `Instant` cannot reach every
@@ -91,22 +96,129 @@ impl Deadline {
     pub fn after(budget: Duration) -> Deadline {
         const CENTURY: Duration = Duration::from_secs(100 * 365 * 86_400);
         let now = Instant::now();
-        Deadline(now + budget.min(CENTURY))
+        Deadline::at(now + budget.min(CENTURY))
     }
 
-    /// When it falls.
+    /// The same deadline, passed as soon as `stop` is set too.
+    pub fn or_stop(self, stop: Option<Stop>) -> Deadline {
+        Deadline {
+            stop: stop.or(self.stop),
+            ..self
+        }
+    }
+
+    /// The earlier of this deadline and `at`, stopped as this one is.
+    pub fn no_later_than(self, at: Instant) -> Deadline {
+        Deadline {
+            at: self.at.min(at),
+            ..self
+        }
+    }
+
+    /// When it falls, unless it is stopped first.
     pub fn instant(self) -> Instant {
-        self.0
+        self.at
     }
 
-    /// The time left (zero once it has passed).
+    /// What stops it early, if anything.
+    pub fn stop(self) -> Option<Stop> {
+        self.stop
+    }
+
+    /// Whether it was stopped before its time.
+    pub fn stopped(self) -> bool {
+        self.stop.is_some_and(Stop::is_set)
+    }
+
+    /// The time left (zero once it has passed or was stopped).
     pub fn remaining(self) -> Duration {
-        self.0.saturating_duration_since(Instant::now())
+        if self.stopped() {
+            return Duration::ZERO;
+        }
+        self.at.saturating_duration_since(Instant::now())
     }
 
-    /// Whether it has passed.
+    /// Whether it has passed (or was stopped).
     pub fn passed(self) -> bool {
-        Instant::now() >= self.0
+        Instant::now() >= self.at || self.stopped()
+    }
+}
+
+/// A flag that ends, before their deadlines, the searches given deadlines that carry it: a
+/// [`StopSwitch`]'s, read where a search reads its clock ([`Ticker`], [`Deadline::passed`]).
+///
+/// It is a plain reference so that a [`Deadline`] stays `Copy`: the flags live for the whole
+/// process, and a switch gives its flag back for the next switch when it is dropped (a search still
+/// holding the old token is one its match no longer waits for).
+#[derive(Clone, Copy)]
+pub struct Stop(&'static AtomicBool);
+
+impl Stop {
+    /// Whether it is set.
+    pub fn is_set(self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+impl std::fmt::Debug for Stop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Stop({})", self.is_set())
+    }
+}
+
+/// Flags given back by dropped switches, for the next ones: as many exist as switches ever lived
+/// at once.
+static FREE_FLAGS: Mutex<Vec<&'static AtomicBool>> = Mutex::new(Vec::new());
+
+/// The owner of a [`Stop`]: a match's (or a served player's) way to end its players' work now.
+pub struct StopSwitch(&'static AtomicBool);
+
+impl StopSwitch {
+    /// A switch not yet set.
+    pub fn new() -> StopSwitch {
+        let reused = FREE_FLAGS
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop();
+        let flag = reused.unwrap_or_else(|| Box::leak(Box::new(AtomicBool::new(false))));
+        flag.store(false, Ordering::Relaxed);
+        StopSwitch(flag)
+    }
+
+    /// Sets it: every deadline carrying its [`Stop`] has passed.
+    pub fn set(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether it is set.
+    pub fn is_set(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    /// The token deadlines carry.
+    pub fn token(&self) -> Stop {
+        Stop(self.0)
+    }
+}
+
+impl Default for StopSwitch {
+    fn default() -> Self {
+        StopSwitch::new()
+    }
+}
+
+impl std::fmt::Debug for StopSwitch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "StopSwitch({})", self.is_set())
+    }
+}
+
+impl Drop for StopSwitch {
+    fn drop(&mut self) {
+        FREE_FLAGS
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(self.0);
     }
 }
 
@@ -121,6 +233,7 @@ impl Deadline {
 #[derive(Clone, Debug)]
 pub struct Ticker {
     deadline: Instant,
+    stop: Option<Stop>,
     last: Instant,
     interval: u32,
     count: u32,
@@ -139,6 +252,7 @@ impl Ticker {
     pub fn new(deadline: Deadline) -> Ticker {
         Ticker {
             deadline: deadline.instant(),
+            stop: deadline.stop(),
             last: Instant::now(),
             interval: 1,
             count: 0,
@@ -163,6 +277,10 @@ impl Ticker {
 
     #[cold]
     fn read(&mut self) -> bool {
+        if self.stop.is_some_and(Stop::is_set) {
+            self.stopped = true;
+            return true;
+        }
         let now = Instant::now();
         let gap = now - self.last;
         self.last = now;
@@ -276,6 +394,32 @@ mod tests {
         assert!(Instant::now() <= deadline.instant() + Duration::from_millis(50));
         assert!(units > 1000, "it let the search work: {units} units");
         assert!(t.tick(), "once stopped it stays stopped");
+    }
+
+    #[test]
+    fn a_stop_passes_a_deadline_and_stops_its_ticker_before_their_time() {
+        let switch = StopSwitch::new();
+        let deadline = Deadline::after(Duration::from_secs(3600)).or_stop(Some(switch.token()));
+        let mut t = Ticker::new(deadline);
+        assert!(!t.tick() && !deadline.passed());
+        assert!(deadline.remaining() > Duration::from_secs(3000));
+        switch.set();
+        assert!(deadline.passed() && deadline.remaining() == Duration::ZERO);
+        // The ticker sees it at its next reading of the clock, within its interval of units.
+        assert!((0..1 << 21).any(|_| t.tick()), "the ticker never stopped");
+        // An earlier deadline keeps the stop.
+        assert!(deadline
+            .no_later_than(Instant::now() + Duration::from_secs(60))
+            .passed());
+        // A switch made after this one is dropped may reuse its flag: it starts unset.
+        drop(switch);
+        let next = StopSwitch::new();
+        assert!(
+            !next.is_set()
+                && !Deadline::after(Duration::from_secs(60))
+                    .or_stop(Some(next.token()))
+                    .passed()
+        );
     }
 
     #[test]

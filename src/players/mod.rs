@@ -21,7 +21,7 @@ pub mod puzzle;
 pub mod seeds;
 pub mod simple;
 
-pub use clock::{role_seed, thread_cpu_time, Clock, Deadline, Progress, Ticker};
+pub use clock::{role_seed, thread_cpu_time, Clock, Deadline, Progress, Stop, StopSwitch, Ticker};
 pub use greedy::GreedyPlayer;
 pub use id::IdPlayer;
 pub use kinds::{make_player, PlayerConfig, PlayerKind, PlayerSpec, UnknownPlayer};

@@ -28,12 +28,12 @@ use std::time::{Duration, Instant};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use crate::game::{Game, GameError, Goal, RoleIndex};
 use crate::load::Loaded;
-use crate::players::{make_player, Clock, PlayerConfig};
+use crate::players::{make_player, Clock, PlayerConfig, StopSwitch};
 use remote::RemoteSeat;
 
 pub use events::{
@@ -72,9 +72,9 @@ pub struct MatchSettings {
     pub seed: u64,
     /// What a seat that cannot start does to the match.
     pub missed_start: MissedStart,
-    /// Set by someone who wants the match stopped (a web page closed): the match is aborted before
-    /// its next step, once the seats asked have answered within their clocks.
-    pub stop: Option<Arc<AtomicBool>>,
+    /// Set by someone who wants the match stopped (a web page closed): the programs' searches end
+    /// at once (their deadlines carry it), and the match is aborted before its next step.
+    pub stop: Option<Arc<StopSwitch>>,
 }
 
 impl MatchSettings {
@@ -253,6 +253,7 @@ impl<G: Game> Referee<'_, '_, G> {
                         started,
                         can_take_back,
                         unprepared: Some(unprepared),
+                        stop: settings.stop.as_ref().map(|s| s.token()),
                     };
                     scope.spawn(move || {
                         let started = match seat.start(game, &start) {
@@ -427,8 +428,7 @@ impl<G: Game> Referee<'_, '_, G> {
     /// Why the match must stop now, when someone asked it to.
     fn stopped(&self) -> Option<String> {
         let stop = self.settings.stop.as_ref()?;
-        stop.load(Ordering::Relaxed)
-            .then(|| "the match was stopped".to_string())
+        stop.is_set().then(|| "the match was stopped".to_string())
     }
 
     /// The move `role` answered, with its effort, or why it cannot be played: an answer past the clock
@@ -561,6 +561,7 @@ fn ask_all<G: Game>(
                 grace: settings.grace,
                 asked,
                 unanswered: Some(unanswered),
+                stop: settings.stop.as_ref().map(|s| s.token()),
             }),
         };
         unanswered.fetch_sub(1, Ordering::Relaxed);

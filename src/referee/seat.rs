@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use super::events::Violation;
 use crate::game::{Game, RoleIndex};
 use crate::players::{
-    Ask, Clock, Deadline, Explanation, Player, PlayerSpec, SearchStats, UnknownPlayer,
+    Ask, Clock, Deadline, Explanation, Player, PlayerSpec, SearchStats, Stop, UnknownPlayer,
 };
 
 /// What a seat is told when a match starts.
@@ -31,12 +31,14 @@ pub struct MatchStart<'a> {
     pub can_take_back: bool,
     /// How many seats (this one included) are not ready yet.
     pub unprepared: Option<&'a AtomicUsize>,
+    /// Set when the match is stopped: the preparation ends then.
+    pub stop: Option<Stop>,
 }
 
 impl MatchStart<'_> {
     /// The deadline of the preparation.
     pub fn deadline(&self) -> Deadline {
-        self.clock.start_deadline(self.started)
+        self.clock.start_deadline(self.started).or_stop(self.stop)
     }
 }
 
@@ -59,12 +61,14 @@ pub struct Turn<'a, G: Game> {
     pub asked: Instant,
     /// How many of the seats asked in this state have not answered yet (this one included).
     pub unanswered: Option<&'a AtomicUsize>,
+    /// Set when the match is stopped: the search ends then, before its clock.
+    pub stop: Option<Stop>,
 }
 
 impl<G: Game> Turn<'_, G> {
-    /// The deadline a program is given: the play clock less its margin.
+    /// The deadline a program is given: the play clock less its margin, or the match's stop.
     pub fn deadline(&self) -> Deadline {
-        self.clock.move_deadline(self.asked)
+        self.clock.move_deadline(self.asked).or_stop(self.stop)
     }
 
     /// The longest the referee waits for an answer: the play clock and its grace.

@@ -26,7 +26,7 @@ use axum::Router;
 pub mod session;
 
 use crate::load::{load, GameSource, LoadOptions};
-use crate::players::{Deadline, PlayerConfig, PlayerKind, PlayerSpec};
+use crate::players::{Deadline, PlayerConfig, PlayerKind, PlayerSpec, StopSwitch};
 use crate::protocol::messages::Message;
 use crate::protocol::secs;
 use crate::syntax::ast::Syntax;
@@ -90,6 +90,9 @@ struct MatchEntry {
     /// Held by every task working for the match (its build, its searches): see
     /// [`PlayerServer::let_go`].
     work: Arc<()>,
+    /// Set when the match is let go (an abort, an eviction): its preparation and searches end then,
+    /// instead of running out their clocks for nobody.
+    stop: Arc<StopSwitch>,
 }
 
 /// The count a pondering player watches (see [`Player::ponder`](crate::players::Player::ponder)): 2
@@ -223,6 +226,7 @@ impl PlayerServer {
 
     /// Notes the work still running for a match the server no longer holds (see `orphans`).
     fn let_go(&self, entry: &MatchEntry) {
+        entry.stop.set();
         if Arc::strong_count(&entry.work) > 1 {
             let mut orphans = self.orphans.lock().unwrap_or_else(PoisonError::into_inner);
             orphans.push(Arc::downgrade(&entry.work));
@@ -332,6 +336,7 @@ impl PlayerServer {
     ) -> Reply {
         self.evict_abandoned();
         let work = Arc::new(());
+        let stop = Arc::new(StopSwitch::new());
         {
             let mut matches = self.matches();
             if matches.contains_key(&match_id) || self.occupied(&matches) >= self.config.capacity {
@@ -347,11 +352,13 @@ impl PlayerServer {
                     idle_limit: (start_clock + play_clock) * 2 + Duration::from_secs(60),
                     wanted: Wanted::new(),
                     work: Arc::clone(&work),
+                    stop: Arc::clone(&stop),
                 },
             );
         }
         let margin = self.margin(start_clock);
-        let deadline = Deadline::at(arrived + start_clock.saturating_sub(margin));
+        let deadline =
+            Deadline::at(arrived + start_clock.saturating_sub(margin)).or_stop(Some(stop.token()));
         // At most half of what is left builds the network; the evaluator, built in milliseconds, and
         // the player's preparation get the rest.
         let options = LoadOptions {
@@ -374,6 +381,8 @@ impl PlayerServer {
         };
         let built = tokio::task::spawn_blocking(move || {
             let _working = work;
+            // The switch lives as long as the preparation that reads it.
+            let _stop = stop;
             let source = GameSource::RuleText {
                 text: rules,
                 name: id,
@@ -440,7 +449,7 @@ impl PlayerServer {
         arrival: Arrival,
     ) -> Reply {
         let arrived = arrival.headers;
-        let (session, play_clock, wanted, ponder, work) = {
+        let (session, play_clock, wanted, ponder, work, stop) = {
             let mut matches = self.matches();
             let alone = matches.len() == 1;
             match matches.get_mut(match_id) {
@@ -450,6 +459,7 @@ impl PlayerServer {
                     last_seen,
                     wanted,
                     work,
+                    stop,
                     ..
                 }) => {
                     *last_seen = arrived;
@@ -463,13 +473,15 @@ impl PlayerServer {
                         Arc::clone(&wanted.0),
                         ponder,
                         Arc::clone(work),
+                        Arc::clone(stop),
                     )
                 }
                 _ => return Reply::ok("busy"),
             }
         };
         let margin = self.margin(play_clock);
-        let deadline = Deadline::at(arrived + play_clock.saturating_sub(margin));
+        let deadline =
+            Deadline::at(arrived + play_clock.saturating_sub(margin)).or_stop(Some(stop.token()));
         // The last moment to answer with the fallback move if the search overruns its deadline: half
         // the margin is still kept for the reply's way back.
         let last_moment = arrived + play_clock.saturating_sub(margin / 2);
@@ -479,6 +491,8 @@ impl PlayerServer {
         // session) until the next request or the match's end lowers `wanted`.
         tokio::task::spawn_blocking(move || {
             let _working = work;
+            // The switch lives as long as the search that reads it.
+            let _stop = stop;
             let mut s = session.lock().unwrap_or_else(PoisonError::into_inner);
             let searching = Instant::now();
             if let Some(moves) = &moves {

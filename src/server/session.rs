@@ -174,6 +174,8 @@ impl<G: Game> Session for MatchSession<G> {
             can_take_back: false,
             // A served player uses the whole start clock: it cannot know when the others are ready.
             unprepared: None,
+            // An abort ends the preparation.
+            stop: deadline.stop(),
         };
         self.seat
             .start(&self.loaded.game, &start)
@@ -212,6 +214,8 @@ impl<G: Game> Session for MatchSession<G> {
             asked: Instant::now(),
             // A served player cannot know when the other players answer the manager.
             unanswered: None,
+            // An abort ends the search.
+            stop: deadline.stop(),
         };
         match self.seat.ask(&turn) {
             Answer::Move { mv, stats, .. } => {

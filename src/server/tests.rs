@@ -2,6 +2,8 @@
 //! one that goes on after its match is aborted) and with a real game's starts, dropped or aborted
 //! while the game is built.
 
+use std::sync::atomic::AtomicBool;
+
 use super::session::{MoveReply, SessionError};
 use super::*;
 use crate::game::Goal;
@@ -9,7 +11,7 @@ use crate::game::Goal;
 /// A player whose search is the given function, whatever its deadline, with `noop` to fall back on,
 /// and, when it has one, the given thinking after an answer.
 struct Searching {
-    search: Box<dyn FnMut() -> MoveReply + Send>,
+    search: Box<dyn FnMut(Deadline) -> MoveReply + Send>,
     ponder: Option<Box<Thinking>>,
 }
 
@@ -32,8 +34,8 @@ impl Session for Searching {
     fn fallback_move(&mut self) -> Result<String, SessionError> {
         Ok("noop".into())
     }
-    fn choose(&mut self, _: Deadline) -> Result<MoveReply, SessionError> {
-        Ok((self.search)())
+    fn choose(&mut self, deadline: Deadline) -> Result<MoveReply, SessionError> {
+        Ok((self.search)(deadline))
     }
     fn stop(&mut self, _: Option<&[String]>) -> Result<Option<Goal>, SessionError> {
         Ok(None)
@@ -47,7 +49,7 @@ impl Session for Searching {
 }
 
 /// A player whose search is `search`, and which does not think after answering.
-fn searching(search: impl FnMut() -> MoveReply + Send + 'static) -> Searching {
+fn searching(search: impl FnMut(Deadline) -> MoveReply + Send + 'static) -> Searching {
     Searching {
         search: Box::new(search),
         ponder: None,
@@ -71,6 +73,7 @@ fn serving(
             idle_limit,
             wanted: Wanted::new(),
             work: Arc::new(()),
+            stop: Arc::new(StopSwitch::new()),
         },
     );
     server
@@ -106,7 +109,7 @@ fn one_place() -> ServerConfig {
 
 /// A player that ignores its deadline.
 fn stubborn() -> Searching {
-    searching(|| {
+    searching(|_| {
         std::thread::sleep(Duration::from_millis(4000));
         late()
     })
@@ -236,7 +239,7 @@ fn a_start_aborted_while_its_game_is_built_leaves_a_new_start_of_the_same_match_
 
 /// A player whose search runs until `gate` opens, whatever its deadline.
 fn held(gate: Arc<(Mutex<bool>, std::sync::Condvar)>) -> Searching {
-    searching(move || {
+    searching(move |_| {
         let (released, changed) = &*gate;
         let mut r = released.lock().unwrap_or_else(PoisonError::into_inner);
         while !*r {
@@ -292,12 +295,62 @@ fn an_aborted_match_s_search_holds_its_place_until_it_ends() {
     });
 }
 
+#[test]
+fn an_abort_ends_the_match_s_search_before_its_clock() {
+    let started = Arc::new(AtomicBool::new(false));
+    let searching_now = Arc::clone(&started);
+    // A search that uses all its time: the play clock is an hour.
+    let session = searching(move |deadline: Deadline| {
+        searching_now.store(true, Ordering::SeqCst);
+        while !deadline.passed() {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        MoveReply {
+            mv: "searched".into(),
+            effort: String::new(),
+            fallback: None,
+        }
+    });
+    let server = serving(
+        one_place(),
+        Box::new(session),
+        Duration::from_secs(3600),
+        Duration::from_secs(7200),
+    );
+    let runtime = runtime();
+    let playing = runtime.spawn({
+        let server = Arc::clone(&server);
+        async move { server.play("m", None, Arrival::now()).await }
+    });
+    wait_until("the search never started", || {
+        started.load(Ordering::SeqCst)
+    });
+    let abort = Message::Abort {
+        match_id: "m".into(),
+    };
+    let reply = runtime.block_on(server.answer(abort, Arrival::now()));
+    assert_eq!(reply.body, "aborted");
+    // The search ends at the abort: its move comes back, and its place is free. Without the stop,
+    // it would search for the hour (the bound below turns that into a failure).
+    let reply = runtime
+        .block_on(async { tokio::time::timeout(Duration::from_secs(600), playing).await })
+        .expect("the aborted search ended before its hour")
+        .expect("the request's task ran");
+    assert_eq!(reply.body, "searched");
+    wait_until("the place was never freed", || {
+        runtime
+            .block_on(server.answer(Message::Info, Arrival::now()))
+            .body
+            .contains("(status available)")
+    });
+}
+
 /// A session that answers at once and then thinks until the next request (or its limit),
 /// writing down in `spells` whether a request (or the match's end) stopped each spell of thinking,
 /// rather than its limit.
 fn pondering(spells: Arc<Mutex<Vec<bool>>>) -> Searching {
     Searching {
-        search: Box::new(|| MoveReply {
+        search: Box::new(|_| MoveReply {
             mv: "chosen".into(),
             effort: String::new(),
             fallback: None,
@@ -371,7 +424,7 @@ fn a_session_thinks_between_requests_until_the_next_one_comes() {
 fn a_message_slow_to_arrive_does_not_widen_every_match_s_margin() {
     let server = serving(
         one_place(),
-        Box::new(searching(|| MoveReply {
+        Box::new(searching(|_| MoveReply {
             mv: "quick".into(),
             effort: String::new(),
             fallback: None,

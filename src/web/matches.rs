@@ -28,7 +28,7 @@ use super::api::{load_error, syntax_named, unknown_game};
 use super::shared::{body, ApiError, ApiResult, Place, Room, Rooms, Segment, Shared};
 use crate::game::{Dynamics, Game, RoleIndex};
 use crate::load::{load, GameSource, Loaded, Visitor};
-use crate::players::{Candidate, Certainty, Clock, PlayerConfig};
+use crate::players::{Candidate, Certainty, Clock, PlayerConfig, StopSwitch};
 use crate::referee::record::Recorder;
 use crate::referee::{
     make_seat, run_match, Answer, MatchEvent, MatchSettings, MatchStart, Observer, Seat, SeatSpec,
@@ -186,7 +186,7 @@ pub struct MatchRoom {
     /// Per role, what its person sent and the seat has not read yet.
     inputs: Mutex<Vec<Inbox>>,
     input_arrived: Condvar,
-    stop: Arc<AtomicBool>,
+    stop: Arc<StopSwitch>,
     record: Mutex<Option<String>>,
     /// Pages following the feed now, and when the last one left.
     watchers: AtomicUsize,
@@ -212,7 +212,7 @@ impl MatchRoom {
 
     /// Asks the match to stop; a person's seat waiting for a move lets go at once.
     fn stop(&self) {
-        self.stop.store(true, Ordering::SeqCst);
+        self.stop.set();
         self.input_arrived.notify_all();
     }
 
@@ -342,7 +342,7 @@ pub async fn create(
         shown_bytes: web.config.max_shown_bytes,
         place,
     };
-    settings.stop = Some(Arc::new(AtomicBool::new(false)));
+    settings.stop = Some(Arc::new(StopSwitch::new()));
     let options = web.config.load;
     let room = tokio::task::spawn_blocking(move || {
         let game = load(&source, &options).map_err(load_error)?;
@@ -629,7 +629,7 @@ impl BrowserSeat {
         let game = turn.game;
         let mut inputs = self.room.inputs();
         loop {
-            if self.room.stop.load(Ordering::SeqCst) || self.room.abandoned() {
+            if self.room.stop.is_set() || self.room.abandoned() {
                 return Answer::Failed(Violation::ConnectionError {
                     detail: "the page was closed or the match stopped".into(),
                 });

@@ -1,7 +1,6 @@
 //! Tournaments on the page: [`crate::tournament::run`] on a thread of its own, its table refreshed
 //! after every game for the page to poll, and its CSV to download.
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -17,7 +16,7 @@ use super::api::{load_error, unknown_game};
 use super::shared::{body, ApiError, ApiResult, Place, Room, Rooms, Segment, Shared};
 use crate::game::Game;
 use crate::load::{load, Loaded, Visitor};
-use crate::players::{Clock, PlayerConfig};
+use crate::players::{Clock, PlayerConfig, StopSwitch};
 use crate::referee::SeatSpec;
 use crate::tournament::{self, GameRecord, Standing, TournamentOptions};
 
@@ -73,7 +72,7 @@ pub struct TournamentRoom {
     names: Vec<String>,
     progress: Mutex<Progress>,
     /// Set by the page's Stop: no game starts after it, and those in play end before their next step.
-    stop: Arc<AtomicBool>,
+    stop: Arc<StopSwitch>,
 }
 
 #[derive(Default)]
@@ -147,7 +146,7 @@ pub async fn create(
             ..web.config.players.clone()
         },
         workers: 1,
-        stop: Some(Arc::new(AtomicBool::new(false))),
+        stop: Some(Arc::new(StopSwitch::new())),
     };
     let load_options = web.config.load;
     let room = tokio::task::spawn_blocking(move || {
@@ -252,7 +251,7 @@ fn summary(room: &TournamentRoom) -> Value {
         "played": progress.records.len(),
         "total": progress.total,
         "done": progress.done,
-        "stopping": room.stop.load(Ordering::Relaxed) && !progress.done,
+        "stopping": room.stop.is_set() && !progress.done,
         "error": progress.error,
         "table": table,
     })
@@ -274,7 +273,7 @@ pub async fn stop(
 ) -> ApiResult {
     body(body_)?;
     let room = hall.rooms.get(&id)?;
-    room.stop.store(true, Ordering::Relaxed);
+    room.stop.set();
     Ok(Json(summary(&room)).into_response())
 }
 

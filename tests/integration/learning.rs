@@ -4,7 +4,6 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -225,7 +224,7 @@ fn check_rows(rows: &[Vec<String>], players: usize) {
 fn a_stopped_tournament_keeps_the_games_it_played() {
     let game = tictactoe();
     let specs: Vec<SeatSpec> = vec!["legal".parse().unwrap(), "random".parse().unwrap()];
-    let stop = Arc::new(AtomicBool::new(false));
+    let stop = Arc::new(ggp::players::StopSwitch::new());
     let options = TournamentOptions {
         stop: Some(Arc::clone(&stop)),
         workers: 1,
@@ -233,7 +232,7 @@ fn a_stopped_tournament_keeps_the_games_it_played() {
     };
     let played = run(&game, &specs, &options, |done, _| {
         if done == 3 {
-            stop.store(true, Ordering::Relaxed);
+            stop.set();
         }
     })
     .unwrap();

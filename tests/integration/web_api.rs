@@ -933,3 +933,29 @@ fn a_tournament_stopped_keeps_its_table_and_frees_its_place() {
         s.post(&format!("/api/tournaments/{id}/stop"), json!({}));
     }
 }
+
+#[test]
+fn a_stopped_match_ends_its_players_searches_at_once() {
+    let s = server();
+    let id = s.start_match(json!({
+        "game": "connect4", "players": ["mcts", "mcts"], "startclock": 1, "playclock": 3600,
+    }));
+    // A search is under way: its line of effort has come.
+    let events = s.follow(id, |e| e["type"] == "thinking");
+    assert_eq!(events.last().unwrap()["type"], "thinking", "{events:?}");
+    let stopped = Instant::now();
+    let (status, _) = s.post(&format!("/api/matches/{id}/stop"), json!({}));
+    assert_eq!(status, 200);
+    let events = s.follow(id, |_| false);
+    // Without the stop reaching the search, the match would wait out its hour-long play clock.
+    let took = stopped.elapsed();
+    assert!(
+        took < Duration::from_secs(600),
+        "the match ended {took:?} after its stop"
+    );
+    assert!(
+        events.iter().any(|e| e["type"] == "aborted"),
+        "{:?}",
+        types(&events)
+    );
+}

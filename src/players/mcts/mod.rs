@@ -581,7 +581,7 @@ impl<G: Game> Player<G> for MctsPlayer<G> {
     ) -> Result<(), PlayerError> {
         // Two play clocks of thinking at most: a local match's seats prepare side by side on the
         // same cores, and a long start clock would add its whole length to every match.
-        let tree_deadline = deadline.min(Deadline::after(play * 2));
+        let tree_deadline = deadline.no_later_than(Instant::now() + play * 2);
         self.start_thinking(game, role, deadline, tree_deadline, Some(unprepared));
         Ok(())
     }
