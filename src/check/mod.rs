@@ -171,10 +171,17 @@ impl Checker<'_> {
     }
 
     /// Variables bound by the positive ordinary atoms of a conjunction (a disjunction binds what all
-    /// its alternatives bind).
+    /// its alternatives bind), and by arithmetic whose operands they bind (`plus(X, 1, Y)` binds `Y`
+    /// once `X` is bound; `plus(Y, 0, Y)` alone binds nothing): passes until nothing more is bound.
     fn bound(&self, lits: &[Literal], out: &mut HashSet<Sym>) {
-        for l in lits {
-            self.bound_lit(l, out);
+        loop {
+            let before = out.len();
+            for l in lits {
+                self.bound_lit(l, out);
+            }
+            if out.len() == before {
+                return;
+            }
         }
     }
 
@@ -186,12 +193,21 @@ impl Checker<'_> {
                     atom_vars(a, &mut |v, _| {
                         out.insert(v);
                     });
-                } else if matches!(name, "plus" | "minus" | "times") {
-                    // Arithmetic computes its last argument.
-                    if let Some(t) = a.args.last() {
-                        for_each_var(t, &mut |v, _| {
-                            out.insert(v);
-                        });
+                } else if matches!(
+                    name.to_ascii_lowercase().as_str(),
+                    "plus" | "minus" | "times"
+                ) {
+                    // Arithmetic computes its last argument from the others, once they are bound.
+                    if let Some((result, operands)) = a.args.split_last() {
+                        let mut ready = true;
+                        for t in operands {
+                            for_each_var(t, &mut |v, _| ready &= out.contains(&v));
+                        }
+                        if ready {
+                            for_each_var(result, &mut |v, _| {
+                                out.insert(v);
+                            });
+                        }
                     }
                 }
             }
@@ -200,8 +216,9 @@ impl Checker<'_> {
             Literal::Or(ls, _) => {
                 let mut common: Option<HashSet<Sym>> = None;
                 for alt in ls {
-                    let mut b = HashSet::new();
-                    self.bound_lit(alt, &mut b);
+                    // What is bound already binds an alternative's arithmetic too.
+                    let mut b = out.clone();
+                    self.bound(std::slice::from_ref(alt), &mut b);
                     common = Some(match common {
                         None => b,
                         Some(c) => c.intersection(&b).copied().collect(),
@@ -224,7 +241,12 @@ impl Checker<'_> {
             Diagnostic::warning
         };
         let mut help = format!(
-            "`{name}` must also occur in a positive (not negated, not built-in) condition of the body, so that it has a value"
+            "`{name}` must also occur in a positive (not negated, not built-in) condition of the body{}, so that it has a value",
+            if self.p.syntax == Syntax::Infix {
+                " or be the result of `plus`, `minus` or `times` on variables that do"
+            } else {
+                ""
+            }
         );
         if fatal && self.p.syntax == Syntax::Kif {
             help.push_str(": the game reads this rule, so it cannot be played");
