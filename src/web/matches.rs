@@ -155,6 +155,16 @@ impl Room for MatchRoom {
     fn is_over(&self) -> bool {
         self.feed.is_done()
     }
+
+    fn bytes(&self) -> usize {
+        let record = self
+            .record
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_ref()
+            .map_or(0, String::len);
+        self.feed.bytes.load(Ordering::SeqCst) + record
+    }
 }
 
 /// What a person on the page sends for their role.

@@ -71,6 +71,10 @@ pub struct Shared {
 /// Finished matches and tournaments kept for their pages and records; older ones are forgotten.
 const KEPT: usize = 64;
 
+/// The most bytes the ended rooms a server remembers may hold together (a match's events and record
+/// reach 32 MB each, so [`KEPT`] of them alone could hold gigabytes): the oldest are forgotten past it.
+const KEPT_BYTES: usize = 256 << 20;
+
 impl Shared {
     /// The shared state: the bundled games and those of `config.folders`.
     pub fn new(config: WebConfig) -> std::io::Result<Shared> {
@@ -146,10 +150,15 @@ impl Drop for Place {
 pub trait Room {
     /// Whether it has ended (then it may be forgotten).
     fn is_over(&self) -> bool;
+
+    /// About how many bytes it holds (its events and record).
+    fn bytes(&self) -> usize {
+        0
+    }
 }
 
 /// The matches or tournaments a server remembers, by id; the oldest that are over are forgotten past
-/// [`KEPT`].
+/// [`KEPT`] rooms or [`KEPT_BYTES`] in the rooms that are over.
 pub struct Rooms<T> {
     rooms: Mutex<HashMap<u64, Arc<T>>>,
     /// What a room is called in messages (`match`).
@@ -181,22 +190,24 @@ impl<T: Room> Rooms<T> {
             .ok_or_else(|| ApiError::not_found(format!("no {noun} {id} on this server")))
     }
 
-    /// Adds `room` as `id`, forgetting the oldest rooms that are over past [`KEPT`].
+    /// Adds `room` as `id`, forgetting the oldest rooms that are over past [`KEPT`] rooms or
+    /// [`KEPT_BYTES`].
     pub fn insert(&self, id: u64, room: Arc<T>) {
         let mut rooms = self.lock();
         rooms.insert(id, room);
-        if rooms.len() <= KEPT {
-            return;
-        }
-        let mut over: Vec<u64> = rooms
+        let mut over: Vec<(u64, usize)> = rooms
             .iter()
             .filter(|(_, r)| r.is_over())
-            .map(|(k, _)| *k)
+            .map(|(k, r)| (*k, r.bytes()))
             .collect();
         over.sort_unstable();
-        let excess = rooms.len() - KEPT;
-        for id in over.into_iter().take(excess) {
+        let mut held: usize = over.iter().map(|(_, b)| b).sum();
+        for (id, bytes) in over {
+            if rooms.len() <= KEPT && held <= KEPT_BYTES {
+                break;
+            }
             rooms.remove(&id);
+            held -= bytes;
         }
     }
 
@@ -315,5 +326,62 @@ mod tests {
         drop(turn);
         // Taken once, the turn is free again for the same ticket (nothing newer was asked).
         assert!(web.play_test_turn(newer).is_some());
+    }
+
+    struct Held {
+        over: bool,
+        bytes: usize,
+    }
+
+    impl Room for Held {
+        fn is_over(&self) -> bool {
+            self.over
+        }
+        fn bytes(&self) -> usize {
+            self.bytes
+        }
+    }
+
+    #[test]
+    fn the_oldest_ended_rooms_are_forgotten_past_the_count_or_the_bytes() {
+        let rooms = Rooms::new("match");
+        let big = KEPT_BYTES / 4;
+        // Five ended rooms of a quarter of the bytes each, and one still running, larger still.
+        for id in 1..=5 {
+            rooms.insert(
+                id,
+                Arc::new(Held {
+                    over: true,
+                    bytes: big,
+                }),
+            );
+        }
+        rooms.insert(
+            6,
+            Arc::new(Held {
+                over: false,
+                bytes: 2 * KEPT_BYTES,
+            }),
+        );
+        let ids: Vec<u64> = rooms.all().iter().map(|(id, _)| *id).collect();
+        assert_eq!(
+            ids,
+            [2, 3, 4, 5, 6],
+            "the oldest ended room goes, a running one stays"
+        );
+        // Small rooms: the count decides.
+        let rooms = Rooms::new("match");
+        for id in 1..=(KEPT as u64 + 3) {
+            rooms.insert(
+                id,
+                Arc::new(Held {
+                    over: true,
+                    bytes: 1,
+                }),
+            );
+        }
+        let ids: Vec<u64> = rooms.all().iter().map(|(id, _)| *id).collect();
+        assert_eq!(ids.len(), KEPT);
+        assert_eq!(ids[0], 4);
     }
 }
