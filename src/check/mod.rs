@@ -80,7 +80,12 @@ pub fn is_builtin(name: &str, syntax: Syntax) -> bool {
     if name.eq_ignore_ascii_case("distinct") {
         return true;
     }
-    syntax == Syntax::Infix && matches!(name, "same" | "plus" | "minus" | "times" | "less" | "leq")
+    // The engines read built-ins in any case (`PLUS` is `plus`), as they read keywords.
+    syntax == Syntax::Infix
+        && matches!(
+            name.to_ascii_lowercase().as_str(),
+            "same" | "plus" | "minus" | "times" | "less" | "leq"
+        )
 }
 
 fn atom_vars(a: &Atom, f: &mut impl FnMut(Sym, Span)) {
@@ -174,59 +179,85 @@ impl Checker<'_> {
     /// its alternatives bind), and by arithmetic whose operands they bind (`plus(X, 1, Y)` binds `Y`
     /// once `X` is bound; `plus(Y, 0, Y)` alone binds nothing): passes until nothing more is bound.
     fn bound(&self, lits: &[Literal], out: &mut HashSet<Sym>) {
+        // Each pass walks the formula once (an `or`'s alternatives once each): passes repeated
+        // inside the alternatives too would repeat the walk at every level of nesting.
         loop {
             let before = out.len();
-            for l in lits {
-                self.bound_lit(l, out);
-            }
+            self.bind_pass(lits, out);
             if out.len() == before {
                 return;
             }
         }
     }
 
-    fn bound_lit(&self, l: &Literal, out: &mut HashSet<Sym>) {
-        match l {
-            Literal::Atom(a) => {
-                let name = self.name(a.pred);
-                if !self.builtin(a.pred) {
-                    atom_vars(a, &mut |v, _| {
-                        out.insert(v);
-                    });
-                } else if matches!(
-                    name.to_ascii_lowercase().as_str(),
-                    "plus" | "minus" | "times"
-                ) {
-                    // Arithmetic computes its last argument from the others, once they are bound.
-                    if let Some((result, operands)) = a.args.split_last() {
-                        let mut ready = true;
-                        for t in operands {
-                            for_each_var(t, &mut |v, _| ready &= out.contains(&v));
-                        }
-                        if ready {
-                            for_each_var(result, &mut |v, _| {
-                                out.insert(v);
-                            });
-                        }
-                    }
-                }
-            }
-            Literal::Not(..) => {}
-            Literal::And(ls, _) => self.bound(ls, out),
-            Literal::Or(ls, _) => {
-                let mut common: Option<HashSet<Sym>> = None;
-                for alt in ls {
-                    // What is bound already binds an alternative's arithmetic too.
-                    let mut b = out.clone();
-                    self.bound(std::slice::from_ref(alt), &mut b);
-                    common = Some(match common {
-                        None => b,
-                        Some(c) => c.intersection(&b).copied().collect(),
-                    });
-                }
-                out.extend(common.unwrap_or_default());
+    /// One pass over a conjunction: its ordinary atoms and formulas, then its arithmetic until that
+    /// binds nothing more (arithmetic atoms are leaves, so going over them again is cheap).
+    fn bind_pass(&self, lits: &[Literal], out: &mut HashSet<Sym>) {
+        let mut arithmetic = Vec::new();
+        self.bind_ordinary(lits, out, &mut arithmetic);
+        loop {
+            let before = arithmetic.len();
+            arithmetic.retain(|a| !self.bind_arithmetic(a, out));
+            if arithmetic.len() == before {
+                return;
             }
         }
+    }
+
+    /// What a conjunction's ordinary atoms and formulas bind; its arithmetic is put aside.
+    fn bind_ordinary<'p>(
+        &self,
+        lits: &'p [Literal],
+        out: &mut HashSet<Sym>,
+        arithmetic: &mut Vec<&'p Atom>,
+    ) {
+        for l in lits {
+            match l {
+                Literal::Atom(a) if !self.builtin(a.pred) => atom_vars(a, &mut |v, _| {
+                    out.insert(v);
+                }),
+                Literal::Atom(a) => {
+                    if matches!(
+                        self.name(a.pred).to_ascii_lowercase().as_str(),
+                        "plus" | "minus" | "times"
+                    ) {
+                        arithmetic.push(a);
+                    }
+                }
+                Literal::Not(..) => {}
+                Literal::And(ls, _) => self.bind_ordinary(ls, out, arithmetic),
+                Literal::Or(ls, _) => {
+                    let mut common: Option<HashSet<Sym>> = None;
+                    for alt in ls {
+                        // What is bound already binds an alternative's arithmetic too.
+                        let mut b = out.clone();
+                        self.bind_pass(std::slice::from_ref(alt), &mut b);
+                        common = Some(match common {
+                            None => b,
+                            Some(c) => c.intersection(&b).copied().collect(),
+                        });
+                    }
+                    out.extend(common.unwrap_or_default());
+                }
+            }
+        }
+    }
+
+    /// Binds an arithmetic atom's result when its operands are bound; whether it did.
+    fn bind_arithmetic(&self, a: &Atom, out: &mut HashSet<Sym>) -> bool {
+        let Some((result, operands)) = a.args.split_last() else {
+            return true;
+        };
+        let mut ready = true;
+        for t in operands {
+            for_each_var(t, &mut |v, _| ready &= out.contains(&v));
+        }
+        if ready {
+            for_each_var(result, &mut |v, _| {
+                out.insert(v);
+            });
+        }
+        ready
     }
 
     /// Unsafe variables are errors in infix files (EPILOG.md requires safe rules). In KIF, whose public

@@ -249,7 +249,9 @@ const MAX_UNFOLD_USES: usize = 4;
 ///
 /// Views read more than [`MAX_UNFOLD_USES`] times stay (unfolding would repeat their work), and the
 /// number of rules at most doubles. An unfolding that would write more than four times the program's
-/// terms (or rules) is not made, and ends the rewrite: a chain of views each reading the one below
+/// terms (or rules), or a rule of more than
+/// [`MAX_RULE_CONDITIONS`](crate::syntax::ast::MAX_RULE_CONDITIONS) conditions, is not made, and ends
+/// the rewrite: a chain of views each reading the one below
 /// several times, or passing it a term twice its size, or a reader of several negated views,
 /// multiplies out exponentially.
 pub(crate) fn unfold_views(p: &mut Program, keep: &[RelId], dynamic: &[bool]) {
@@ -430,7 +432,11 @@ fn unfold(p: &mut Program, vi: usize, (max_rules, max_size): (usize, usize)) -> 
                     .saturating_sub(lit_size(&r.body[j])),
             };
             written = written.saturating_add(added);
-            if out.len() + work.len() + lits.len() > max_rules || written > max_size {
+            // A reader may not grow past the conditions a rule may have (each is a level of the
+            // join): a chain of long views read once each would otherwise make one of thousands.
+            let longer = !negative
+                && r.body.len() - 1 + lits.len() > crate::syntax::ast::MAX_RULE_CONDITIONS as usize;
+            if longer || out.len() + work.len() + lits.len() > max_rules || written > max_size {
                 p.rules = kept;
                 return false;
             }

@@ -550,3 +550,30 @@ fn lowering_refuses_a_rule_longer_than_the_join_takes() {
         ),
     }
 }
+
+#[test]
+fn a_chain_of_long_views_read_once_each_is_not_unfolded_into_one_rule_past_the_limit() {
+    // Each view adds 249 conditions of its own to the one below: unfolded all the way, the top's
+    // rule would have 12,450 (planned in time cubic in its length: ten seconds to load).
+    let facts: String = (1..=50)
+        .flat_map(|k| (0..249).map(move |i| format!(" (c{k} {i})")))
+        .collect();
+    let views: String = (1..=50)
+        .map(|k| {
+            let conditions: String = (0..249).map(|i| format!(" (c{k} {i})")).collect();
+            format!(" (<= (v{k} ?x) (v{} ?x){conditions})", k - 1)
+        })
+        .collect();
+    let game = counting_with(
+        &format!("{facts}{views}"),
+        "(<= (goal r 100) (v50 2)) (<= (goal r 0) (not (v50 2)))",
+    );
+    let longest = game.program().rules.iter().map(|r| r.body.len()).max();
+    let limit = crate::syntax::ast::MAX_RULE_CONDITIONS as usize;
+    assert!(
+        longest.is_some_and(|n| n <= limit),
+        "a rule of {longest:?} conditions"
+    );
+    let s = game.initial_state();
+    assert_eq!(game.goal(&s, 0), 0);
+}

@@ -221,15 +221,15 @@ impl Statement {
 
     /// The most conditions any rule the engines write for this statement has once its `or`s are
     /// multiplied out: the longest alternative of its body, or of the body of a relation made for
-    /// a negated conjunction inside it (an operation's rules add its action and a `true` or two).
+    /// a negated conjunction inside it (an operation's rules read its action too).
     /// The checker and the lowering hold every rule to [`MAX_RULE_CONDITIONS`] by this count.
     pub fn longest_body(&self) -> u64 {
-        let body = match self {
-            Statement::Rule { body, .. } => body,
-            Statement::Operation { conditions, .. } => conditions,
+        let (body, action) = match self {
+            Statement::Rule { body, .. } => (body, 0),
+            Statement::Operation { conditions, .. } => (conditions, 1),
         };
         let (own, inner) = longest_of_all(body);
-        own.max(inner)
+        own.saturating_add(action).max(inner)
     }
 }
 

@@ -617,19 +617,23 @@ impl<G: Game> Seat<G> for BrowserSeat {
                     "move": game.show_move(m), "squares": sq,
                 })).collect::<Vec<_>>(),
                 "clock_ms": left.as_millis() as u64,
+                // When the turn ends, in Unix milliseconds: a page that replays the event later (a
+                // reload) counts down what is left, not the whole clock again.
+                "ends_at_ms": std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |t| (t + left).as_millis() as u64),
                 "can_take_back": self.can_take_back,
             })
         };
         self.room.feed.push(offer(turn.clock.play));
-        let answer = self.wait(turn, deadline, &offer);
-        self.room.inputs()[self.role].asking = false;
-        answer
+        self.wait(turn, deadline, &offer)
     }
 }
 
 impl BrowserSeat {
     /// The person's answer to a turn offered, or why there is none by `deadline`; a move that does
-    /// not parse is `rejected` and the turn offered again with the time left.
+    /// not parse is `rejected` and the turn offered again with the time left. The turn is no longer
+    /// asked when this returns.
     fn wait<G: Game>(
         &self,
         turn: &Turn<'_, G>,
@@ -638,21 +642,21 @@ impl BrowserSeat {
     ) -> Answer<G::Move> {
         let game = turn.game;
         let mut inputs = self.room.inputs();
-        loop {
+        let answer = loop {
             if self.room.stop.is_set() || self.room.abandoned() {
-                return Answer::Failed(Violation::ConnectionError {
+                break Answer::Failed(Violation::ConnectionError {
                     detail: "the page was closed or the match stopped".into(),
                 });
             }
             match inputs[self.role].queue.pop_front() {
-                Some(Input::TakeBack) if self.can_take_back => return Answer::TakeBack,
+                Some(Input::TakeBack) if self.can_take_back => break Answer::TakeBack,
                 Some(Input::TakeBack) => self.room.feed.push(json!({
                     "type": "rejected", "role": self.role,
                     "error": "moves cannot be taken back when a remote player has seen them",
                 })),
                 Some(Input::Move(text)) => match game.parse_move(turn.state, turn.role, &text) {
                     Ok(mv) => {
-                        return Answer::Move {
+                        break Answer::Move {
                             mv,
                             stats: None,
                             explanation: None,
@@ -670,7 +674,7 @@ impl BrowserSeat {
                 None => {
                     let now = Instant::now();
                     if now >= deadline {
-                        return Answer::Failed(Violation::Timeout {
+                        break Answer::Failed(Violation::Timeout {
                             detail: "no move was chosen within the play clock".into(),
                         });
                     }
@@ -684,7 +688,10 @@ impl BrowserSeat {
                         .0;
                 }
             }
-        }
+        };
+        // Under the same lock as the last read: a move sent from now on is for a turn that ended.
+        inputs[self.role].asking = false;
+        answer
     }
 }
 

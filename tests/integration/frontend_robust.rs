@@ -131,6 +131,25 @@ fn deep_nesting_is_an_error_not_a_crash() {
 }
 
 #[test]
+fn nested_ors_are_checked_in_time_linear_in_their_depth() {
+    // Each level's alternative binds a variable its sibling does not: a check that went over every
+    // alternative until nothing more was bound, at every level, took three times as long per level
+    // (about 10^14 steps here), so this test would not end.
+    let depth = 40;
+    let mut body = String::from("(q)");
+    for k in (0..depth).rev() {
+        body = format!("(or (and (p ?x{k}) {body}) (q))");
+    }
+    let src = format!(
+        "(role r) (init (a)) (p 1) (q) (<= (legal r go) {body}) (<= (next (a)) (true (a))) \
+         (goal r 100) (<= terminal (true (b)))"
+    );
+    let program = parse_kif(&src).expect("parses");
+    let report = ggp::check::check(&program);
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+}
+
+#[test]
 fn empty_and_blank_files() {
     for src in ["", " \n\t", "; only a comment", "% only a comment\n"] {
         let p = ggp::syntax::parse_str(src, ggp::syntax::guess_syntax(src)).unwrap();

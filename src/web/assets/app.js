@@ -316,7 +316,9 @@ function onEvent(ev) {
     case 'turn':
       game.pending[ev.role] = ev;
       game.chosen = null;
-      startCountdown(ev.clock_ms);
+      // What is left of the turn: less than its clock when the event is replayed after a reload
+      // (the page's and the server's clocks may differ, so never more than the clock).
+      startCountdown(ev.ends_at_ms ? Math.min(ev.clock_ms, Math.max(0, ev.ends_at_ms - Date.now())) : ev.clock_ms);
       redraw();
       break;
     case 'thinking':
@@ -335,7 +337,8 @@ function onEvent(ev) {
       }
       break;
     case 'rejected':
-      $('#turn').textContent = `${game.roles[ev.role]}: ${ev.error}`;
+      // The turn is offered again next; the reason stays in the notice above it.
+      notice(`${game.roles[ev.role]}: ${ev.error}`);
       break;
     case 'takenback':
       game.pending = {};
@@ -596,14 +599,18 @@ function stepTo(step) {
 
 // The form, and below it the tournament the address names (`#tournament/ID`), followed until it ends.
 async function openTournament(arg) {
+  // Taken over before the first await: a page that moves on meanwhile stops this view, not the next.
+  const view = { left: false };
+  leaveView = () => { view.left = true; };
   await loadGames();
+  if (view.left) return;
   const select = $('#t-game');
   if (!select.options.length) select.replaceChildren(...games.map((g) => el('option', { value: g.name }, g.name)));
   $('#t-csv').hidden = true;
   $('#t-stop').hidden = true;
   $('#t-progress').textContent = '';
   $('#t-table tbody').replaceChildren();
-  if (arg) await followTournament(Number(arg));
+  if (arg) await followTournament(Number(arg), view);
 }
 
 async function startTournament(event) {
@@ -627,12 +634,10 @@ async function startTournament(event) {
   }
 }
 
-async function followTournament(id) {
-  let stop = false;
-  leaveView = () => { stop = true; };
+async function followTournament(id, view) {
   $('#t-stop').onclick = () => api(`/api/tournaments/${id}/stop`, {}).catch((e) => notice(e.message));
   let t;
-  while (!stop) {
+  while (!view.left) {
     try {
       t = await api(`/api/tournaments/${id}`);
     } catch (e) {
@@ -640,7 +645,7 @@ async function followTournament(id) {
       $('#t-stop').hidden = true;
       return;
     }
-    if (stop) return; // the page moved on while the answer was on its way
+    if (view.left) return; // the page moved on while the answer was on its way
     const state = t.done ? (t.error ? '' : ', done') : t.stopping ? ', stopping after the games in play…' : '…';
     $('#t-progress').textContent = `#${id}: ${t.played} of ${t.total} games played${state}${t.error ? ` (${t.error})` : ''}`;
     $('#t-stop').hidden = t.done || t.stopping;
@@ -651,7 +656,7 @@ async function followTournament(id) {
     if (t.done) break;
     await new Promise((r) => setTimeout(r, 500));
   }
-  if (stop) return;
+  if (view.left) return;
   $('#t-csv').href = `/api/tournaments/${id}/csv`;
   $('#t-csv').hidden = false;
 }
@@ -667,7 +672,8 @@ $('#play-edited').addEventListener('click', () => { location.hash = '#play'; });
 $('#setup-form').addEventListener('submit', startMatch);
 $('#undo').addEventListener('click', () => {
   const turn = humanTurn();
-  if (turn) api(`/api/matches/${game.id}/move`, { role: turn.role, undo: true }).catch((e) => notice(e.message));
+  // With the turn's number: a take-back that arrives after its turn has ended is refused.
+  if (turn) api(`/api/matches/${game.id}/move`, { role: turn.role, undo: true, turn: turn.turn }).catch((e) => notice(e.message));
 });
 $('#stop').addEventListener('click', () => api(`/api/matches/${game.id}/stop`, {}).catch((e) => notice(e.message)));
 $('#replay-open').addEventListener('click', openRecordFile);
