@@ -8,6 +8,7 @@ use super::events::Violation;
 use super::seat::{Answer, MatchStart, Seat, Turn};
 use crate::diagnostics::printable;
 use crate::game::Game;
+use crate::players::Stop;
 use crate::protocol::messages::{parse_one, Message, Sexp};
 
 /// The longest reply read from a player: a move is a few dozen bytes.
@@ -17,6 +18,7 @@ const MAX_REPLY_BYTES: u64 = 64 * 1024;
 const INFO_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// A player server at a URL.
+#[derive(Clone)]
 pub struct RemoteSeat {
     agent: ureq::Agent,
     url: String,
@@ -96,6 +98,47 @@ impl RemoteSeat {
         Ok(body)
     }
 
+    /// [`send`](Self::send), unless `stop` is set first: then the match no longer waits for the
+    /// reply (the request runs on, to its own timeout, on a thread of its own).
+    fn send_unless_stopped(
+        &self,
+        message: Message,
+        timeout: Duration,
+        stop: Option<Stop>,
+    ) -> Result<String, Violation> {
+        let Some(stop) = stop else {
+            return self.send(&message, timeout);
+        };
+        let (tx, rx) = std::sync::mpsc::channel();
+        let seat = self.clone();
+        let spawned = std::thread::Builder::new()
+            .name("remote player".into())
+            .spawn(move || {
+                let _ = tx.send(seat.send(&message, timeout));
+            });
+        if let Err(e) = spawned {
+            return Err(Violation::ConnectionError {
+                detail: format!("no thread for the request: {e}"),
+            });
+        }
+        loop {
+            match rx.recv_timeout(Duration::from_millis(50)) {
+                Ok(reply) => return reply,
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                    return Err(Violation::ConnectionError {
+                        detail: "the request failed".into(),
+                    })
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) if stop.is_set() => {
+                    return Err(Violation::ConnectionError {
+                        detail: "the match was stopped before the player answered".into(),
+                    })
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+            }
+        }
+    }
+
     /// The player's name from `(info)`, if it says one.
     fn info_name(&self) -> Option<String> {
         let reply = self.send(&Message::Info, INFO_TIMEOUT).ok()?;
@@ -140,7 +183,11 @@ impl<G: Game> Seat<G> for RemoteSeat {
             start_clock: start.clock.start.as_secs_f64(),
             play_clock: start.clock.play.as_secs_f64(),
         };
-        match self.send(&message, start.clock.start + Duration::from_secs(1)) {
+        match self.send_unless_stopped(
+            message,
+            start.clock.start + Duration::from_secs(1),
+            start.stop,
+        ) {
             // A player in another match says so, and will not play this one.
             Ok(reply) if reply.trim().eq_ignore_ascii_case("busy") => {
                 Err(Violation::ConnectionError {
@@ -160,7 +207,7 @@ impl<G: Game> Seat<G> for RemoteSeat {
             match_id: self.match_id.clone(),
             moves: Self::kif_moves(turn.game, turn.last),
         };
-        let reply = match self.send(&message, turn.limit()) {
+        let reply = match self.send_unless_stopped(message, turn.limit(), turn.stop) {
             Ok(reply) => reply,
             Err(problem) => return Answer::Failed(problem),
         };

@@ -936,23 +936,38 @@ fn a_tournament_stopped_keeps_its_table_and_frees_its_place() {
 
 #[test]
 fn a_stopped_match_ends_its_players_searches_at_once() {
+    use crate::protocol::test_players::{misbehaving_player, Misbehaviour};
     let s = server();
+    // A search of this process, and a remote player that answers after an hour.
+    let silent = misbehaving_player(Misbehaviour::Silent);
     let id = s.start_match(json!({
-        "game": "connect4", "players": ["mcts", "mcts"], "startclock": 1, "playclock": 3600,
+        "game": "connect4", "players": ["mcts", silent], "startclock": 1, "playclock": 3600,
     }));
-    // A search is under way: its line of effort has come.
-    let events = s.follow(id, |e| e["type"] == "thinking");
+    // The first move's search is under way: its line of effort has come after the first state
+    // (a line during the preparation would come before it).
+    let mut seen_state = false;
+    let events = s.follow(id, |e| {
+        seen_state |= e["type"] == "state";
+        seen_state && e["type"] == "thinking"
+    });
     assert_eq!(events.last().unwrap()["type"], "thinking", "{events:?}");
     let stopped = Instant::now();
     let (status, _) = s.post(&format!("/api/matches/{id}/stop"), json!({}));
     assert_eq!(status, 200);
+    // Without the stop reaching the search and the wait for the remote reply, the match would
+    // wait out its hour-long play clock: ten minutes is a failure.
+    while !s
+        .get(&format!("/api/matches/{id}"))
+        .1
+        .contains("\"done\":true")
+    {
+        assert!(
+            stopped.elapsed() < Duration::from_secs(600),
+            "the match still runs ten minutes after its stop"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
     let events = s.follow(id, |_| false);
-    // Without the stop reaching the search, the match would wait out its hour-long play clock.
-    let took = stopped.elapsed();
-    assert!(
-        took < Duration::from_secs(600),
-        "the match ended {took:?} after its stop"
-    );
     assert!(
         events.iter().any(|e| e["type"] == "aborted"),
         "{:?}",

@@ -20,7 +20,7 @@ use ggp::syntax::ast::Syntax;
 use crate::common;
 use common::shared;
 
-mod test_players;
+pub(crate) mod test_players;
 use test_players::{hanging_up_player, misbehaving_player, Misbehaviour};
 
 fn game_file(name: &str) -> PathBuf {

@@ -19,6 +19,8 @@ pub enum Misbehaviour {
     /// Names itself and replies with a terminal's escape sequences (which must not reach the
     /// operator's terminal).
     Escapes,
+    /// Replies to `play` only after an hour.
+    Silent,
 }
 
 /// A test player written with axum: ready to start, and misbehaving as told.
@@ -53,6 +55,10 @@ pub fn misbehaving_player(how: Misbehaviour) -> String {
                     return match how {
                         Misbehaviour::Sleeps => {
                             tokio::time::sleep(Duration::from_secs(3)).await;
+                            "noop".to_string()
+                        }
+                        Misbehaviour::Silent => {
+                            tokio::time::sleep(Duration::from_secs(3600)).await;
                             "noop".to_string()
                         }
                         Misbehaviour::Illegal => "(mark 9 9)".to_string(),
