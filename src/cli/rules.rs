@@ -145,6 +145,7 @@ pub fn check_file(
         ..LoadOptions::default()
     };
     let summary = report.summary.clone();
+    let places = ggp::load::RulePlaces::of(&program);
     let rules = ggp::load::Rules {
         program,
         text: src.clone(),
@@ -177,7 +178,7 @@ pub fn check_file(
             };
             (tested, network)
         }
-        Err(e) => (PlayTestReport::unplayable(e), Err(None)),
+        Err(e) => (PlayTestReport::unplayable(&e, &places), Err(None)),
     };
     for d in &tested.problems {
         write!(out, "{}", render(d, &file, &src))?;

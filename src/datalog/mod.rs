@@ -39,6 +39,29 @@ pub enum EngineError {
     Rules(Misbehaviour),
 }
 
+impl EngineError {
+    /// The relation (or action) the error is about, when it names one: where a report may place it.
+    pub fn relation(&self) -> Option<&str> {
+        let EngineError::Invalid(invalid) = self else {
+            return None;
+        };
+        match invalid {
+            Invalid::Arity {
+                kind: "relation",
+                name,
+                ..
+            }
+            | Invalid::NotStratified(name)
+            | Invalid::StateFactDefined(name)
+            | Invalid::TooManyTerms { at: name, .. }
+            | Invalid::TooLongRule { at: name, .. } => Some(name),
+            // The rule as printed: its head's relation comes first.
+            Invalid::Unsafe { rule, .. } => rule.split(['(', ' ', '.']).next(),
+            _ => None,
+        }
+    }
+}
+
 /// How a program is not valid GDL.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Invalid {

@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 mod playtest;
 pub mod position;
 
-pub use playtest::{play_test, PlayTest, PlayTestReport};
+pub use playtest::{play_test, PlayTest, PlayTestReport, RulePlaces};
 
 use crate::diagnostics::Diagnostic;
 use crate::engine::{EngineError, RuleGame};

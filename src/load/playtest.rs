@@ -66,13 +66,49 @@ pub struct PlayTestReport {
     pub problems: Vec<Diagnostic>,
 }
 
+/// Where each relation (or action) is first defined in a program: the place of a load error that
+/// names one. Taken before the program is handed to the loader.
+#[derive(Clone, Debug, Default)]
+pub struct RulePlaces(Vec<(String, Span)>);
+
+impl RulePlaces {
+    /// The places of `program`'s relations.
+    pub fn of(program: &Program) -> RulePlaces {
+        let mut places: Vec<(String, Span)> = Vec::new();
+        for st in &program.statements {
+            let head = match st {
+                Statement::Rule { head, .. } => head,
+                Statement::Operation { action, .. } => action,
+            };
+            let name = program.symbols.name(head.pred);
+            if !places.iter().any(|(n, _)| n == name) {
+                places.push((name.to_string(), head.span));
+            }
+        }
+        RulePlaces(places)
+    }
+
+    /// Where `name` is first defined (keywords in any case, as the engines read them).
+    fn find(&self, name: &str) -> Option<Span> {
+        let exact = self.0.iter().find(|(n, _)| n == name);
+        exact
+            .or_else(|| self.0.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)))
+            .map(|(_, span)| *span)
+    }
+}
+
 impl PlayTestReport {
-    /// The report on a game that does not load (whose rules pass [`check`](crate::check::check)): one error,
-    /// at the start of the file, saying why.
-    pub fn unplayable(why: impl std::fmt::Display) -> PlayTestReport {
+    /// The report on a game that does not load (whose rules pass [`check`](crate::check::check)): one
+    /// error saying why, at the first rule of the relation it names (at the start of the file when it
+    /// names none).
+    pub fn unplayable(why: &crate::load::LoadError, places: &RulePlaces) -> PlayTestReport {
+        let at = match why {
+            crate::load::LoadError::Engine(e) => e.relation().and_then(|r| places.find(r)),
+            _ => None,
+        };
         PlayTestReport {
             problems: vec![Diagnostic::error(
-                Span::default(),
+                at.unwrap_or_default(),
                 format!("the game cannot be played: {why}"),
             )],
             ..PlayTestReport::default()
@@ -409,6 +445,42 @@ mod tests {
     use super::*;
     use crate::engine::RuleGame;
     use crate::syntax::parse_kif;
+
+    #[test]
+    fn a_load_error_that_names_a_relation_is_placed_at_its_first_rule() {
+        use crate::datalog::{EngineError, Invalid};
+        use crate::load::LoadError;
+        let src = "(role r)\n(init (a))\n(<= (goal r 100) (true (a)))\n(<= (goal r 0) (true (b)))";
+        let program = parse_kif(src).expect("parses");
+        let places = RulePlaces::of(&program);
+        let at = |e: EngineError| {
+            let report = PlayTestReport::unplayable(&LoadError::Engine(e), &places);
+            let span = report.problems[0].span;
+            src[..span.start as usize].matches('\n').count() + 1
+        };
+        // The third line holds the first `goal` rule; a keyword in capitals is the same relation.
+        assert_eq!(
+            at(EngineError::Invalid(Invalid::NotStratified("goal".into()))),
+            3
+        );
+        assert_eq!(
+            at(EngineError::Invalid(Invalid::NotStratified("GOAL".into()))),
+            3
+        );
+        let unsafe_rule = Invalid::Unsafe {
+            why: "a negation".into(),
+            rule: "goal(r, ?x) :- true(a).".into(),
+        };
+        assert_eq!(at(EngineError::Invalid(unsafe_rule)), 3);
+        // A relation of the lowering's own (`__not1`), or none, is placed at the start.
+        assert_eq!(
+            at(EngineError::Invalid(Invalid::NotStratified(
+                "__not1".into()
+            ))),
+            1
+        );
+        assert_eq!(at(EngineError::Invalid(Invalid::NoRoles)), 1);
+    }
 
     /// Two roles taking turns at a counter, which the mover either moves on (`inc`) or not (`stay`).
     const COUNTER: &str = "(role a) (role b) (init (step 0)) (init (pos 0)) (init (control a))

@@ -207,6 +207,7 @@ fn play_test(program: crate::syntax::ast::Program, text: &str, file: &str) -> Pl
         grounding: Some(EDITOR_GROUNDING),
         ..LoadOptions::default()
     };
+    let places = crate::load::RulePlaces::of(&program);
     let rules = Rules {
         program,
         text: text.to_string(),
@@ -220,7 +221,7 @@ fn play_test(program: crate::syntax::ast::Program, text: &str, file: &str) -> Pl
                 ..PlayTest::default()
             })
             .unwrap_or_default(),
-        Err(e) => PlayTestReport::unplayable(e),
+        Err(e) => PlayTestReport::unplayable(&e, &places),
     }
 }
 
