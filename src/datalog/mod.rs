@@ -55,8 +55,11 @@ impl EngineError {
             | Invalid::StateFactDefined(name)
             | Invalid::TooManyTerms { at: name, .. }
             | Invalid::TooLongRule { at: name, .. } => Some(name),
-            // The rule as printed: its head's relation comes first.
-            Invalid::Unsafe { rule, .. } => rule.split(['(', ' ', '.']).next(),
+            // The rule as printed (`p(?x) :- q.`, `terminal.`): its head's relation comes first.
+            Invalid::Unsafe { rule, .. } => {
+                let head = rule.split(" :- ").next().unwrap_or(rule);
+                Some(head.split('(').next().unwrap_or(head).trim_end_matches('.'))
+            }
             _ => None,
         }
     }

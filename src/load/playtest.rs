@@ -88,12 +88,22 @@ impl RulePlaces {
         RulePlaces(places)
     }
 
-    /// Where `name` is first defined (keywords in any case, as the engines read them).
+    /// Where `name` is first defined (keywords in any case, as the engines read them; a relation the
+    /// rewrites made from one of the author's, `true$cell` or `q#bf`, where that one is).
     fn find(&self, name: &str) -> Option<Span> {
-        let exact = self.0.iter().find(|(n, _)| n == name);
-        exact
-            .or_else(|| self.0.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)))
-            .map(|(_, span)| *span)
+        let named = |name: &str| {
+            let exact = self.0.iter().find(|(n, _)| n == name);
+            exact
+                .or_else(|| self.0.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)))
+                .map(|(_, span)| *span)
+        };
+        named(name).or_else(|| {
+            let made = name
+                .split(['$', '#'])
+                .next()
+                .filter(|n| n.len() < name.len())?;
+            named(made)
+        })
     }
 }
 
@@ -472,6 +482,18 @@ mod tests {
             rule: "goal(r, ?x) :- true(a).".into(),
         };
         assert_eq!(at(EngineError::Invalid(unsafe_rule)), 3);
+        let unsafe_fact = Invalid::Unsafe {
+            why: "a negation".into(),
+            rule: "goal.".into(),
+        };
+        assert_eq!(at(EngineError::Invalid(unsafe_fact)), 3);
+        // A relation the rewrites made from the author's.
+        assert_eq!(
+            at(EngineError::Invalid(Invalid::NotStratified(
+                "goal#bf".into()
+            ))),
+            3
+        );
         // A relation of the lowering's own (`__not1`), or none, is placed at the start.
         assert_eq!(
             at(EngineError::Invalid(Invalid::NotStratified(

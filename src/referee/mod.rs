@@ -282,7 +282,12 @@ impl<G: Game> Referee<'_, '_, G> {
                 problem: problem.as_ref(),
             });
         }
-        let first_missed = outcomes.iter().position(|(_, p)| p.is_some());
+        // A stop during the start clock is the match's end, not a seat's failure: the first step
+        // sees it.
+        let first_missed = match self.stopped() {
+            Some(_) => None,
+            None => outcomes.iter().position(|(_, p)| p.is_some()),
+        };
         if let (Some(role), MissedStart::Abort) = (first_missed, settings.missed_start) {
             let (seat, violation) = outcomes[role].clone();
             let reason = format!("{seat} could not start the match");

@@ -17,6 +17,17 @@ const MAX_REPLY_BYTES: u64 = 64 * 1024;
 /// How long a player has to say its name.
 const INFO_TIMEOUT: Duration = Duration::from_secs(2);
 
+/// How long the goodbye of a stopped match may take: a player still thinking may answer only after
+/// its search, and nothing waits for that answer.
+const STOPPED_GOODBYE: Duration = Duration::from_secs(2);
+
+/// The most requests a stop has left running, each on a thread of its own until its timeout: past
+/// it, a stopped match waits for its reply as before, holding its place.
+const MOST_LEFT_RUNNING: usize = 64;
+
+/// The requests a stop has left running now.
+static LEFT_RUNNING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 /// A player server at a URL.
 #[derive(Clone)]
 pub struct RemoteSeat {
@@ -28,6 +39,8 @@ pub struct RemoteSeat {
     started: bool,
     /// How long the goodbye may take.
     goodbye: Duration,
+    /// Whether the match was stopped while a request waited (then the goodbye is short).
+    stopped: bool,
 }
 
 impl RemoteSeat {
@@ -55,6 +68,7 @@ impl RemoteSeat {
             match_id: String::new(),
             started: false,
             goodbye: Duration::from_secs(2),
+            stopped: false,
         }
     }
 
@@ -99,22 +113,38 @@ impl RemoteSeat {
     }
 
     /// [`send`](Self::send), unless `stop` is set first: then the match no longer waits for the
-    /// reply (the request runs on, to its own timeout, on a thread of its own).
+    /// reply (the request runs on, to its own timeout, on a thread of its own; at most
+    /// [`MOST_LEFT_RUNNING`] at once, past which the reply is waited for as without a stop).
     fn send_unless_stopped(
-        &self,
+        &mut self,
         message: Message,
         timeout: Duration,
         stop: Option<Stop>,
     ) -> Result<String, Violation> {
+        use std::sync::atomic::Ordering;
         let Some(stop) = stop else {
             return self.send(&message, timeout);
         };
+        if LEFT_RUNNING.load(Ordering::Acquire) >= MOST_LEFT_RUNNING {
+            return self.send(&message, timeout);
+        }
+        // Whether the request has ended, or been left running: whichever of the two marks second
+        // finds the other's mark, so the count of requests left running is raised once and
+        // lowered once.
+        const RUNNING: u8 = 0;
+        const ENDED: u8 = 1;
+        const LEFT: u8 = 2;
+        let fate = std::sync::Arc::new(std::sync::atomic::AtomicU8::new(RUNNING));
         let (tx, rx) = std::sync::mpsc::channel();
         let seat = self.clone();
+        let ends = std::sync::Arc::clone(&fate);
         let spawned = std::thread::Builder::new()
             .name("remote player".into())
             .spawn(move || {
                 let _ = tx.send(seat.send(&message, timeout));
+                if ends.swap(ENDED, Ordering::AcqRel) == LEFT {
+                    LEFT_RUNNING.fetch_sub(1, Ordering::AcqRel);
+                }
             });
         if let Err(e) = spawned {
             return Err(Violation::ConnectionError {
@@ -130,9 +160,15 @@ impl RemoteSeat {
                     })
                 }
                 Err(std::sync::mpsc::RecvTimeoutError::Timeout) if stop.is_set() => {
+                    // Raised before the mark, so the thread's lowering never comes first.
+                    LEFT_RUNNING.fetch_add(1, Ordering::AcqRel);
+                    if fate.swap(LEFT, Ordering::AcqRel) == ENDED {
+                        LEFT_RUNNING.fetch_sub(1, Ordering::AcqRel);
+                    }
+                    self.stopped = true;
                     return Err(Violation::ConnectionError {
                         detail: "the match was stopped before the player answered".into(),
-                    })
+                    });
                 }
                 Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
             }
@@ -198,7 +234,12 @@ impl<G: Game> Seat<G> for RemoteSeat {
                 self.started = true;
                 Ok(name)
             }
-            Err(problem) => Err(problem),
+            Err(problem) => {
+                // Stopped while the player prepared: it may have taken the match, so it is told the
+                // end.
+                self.started = self.stopped;
+                Err(problem)
+            }
         }
     }
 
@@ -255,6 +296,10 @@ impl<G: Game> Seat<G> for RemoteSeat {
             Message::Abort { match_id }
         };
         // The answer does not matter.
-        let _ = self.send(&goodbye, self.goodbye);
+        let wait = match self.stopped {
+            true => self.goodbye.min(STOPPED_GOODBYE),
+            false => self.goodbye,
+        };
+        let _ = self.send(&goodbye, wait);
     }
 }

@@ -9,11 +9,12 @@ use ggp::game::{Game, RoleIndex};
 use ggp::games::nim::Nim;
 use ggp::games::tictactoe::TicTacToe;
 use ggp::players::{
-    make_player, Ask, Choice, Clock, Player, PlayerConfig, PlayerError, PlayerKind,
+    make_player, Ask, Choice, Clock, Player, PlayerConfig, PlayerError, PlayerKind, StopSwitch,
 };
 use ggp::referee::person::Terminal;
 use ggp::referee::{
-    run_match, MatchEvent, MatchSettings, Observer, PlayerSeat, Seat, Verdict, Violation,
+    run_match, Answer, MatchEvent, MatchSettings, MatchStart, Observer, PlayerSeat, Seat, Turn,
+    Verdict, Violation,
 };
 
 /// Counts every kind of event, and checks they come in order.
@@ -243,4 +244,57 @@ fn a_line_that_is_not_utf8_is_a_mistyped_move_not_the_end_of_input() {
         ["mark(2,2)", "noop"],
         "the bad line was asked again"
     );
+}
+
+/// A seat whose start lasts until the match is stopped (a remote player still preparing), then
+/// fails as a remote seat stopped mid-request does.
+struct PreparesUntilStopped;
+
+impl<G: Game> Seat<G> for PreparesUntilStopped {
+    fn name(&self) -> String {
+        "preparing".into()
+    }
+
+    fn start(&mut self, _: &G, start: &MatchStart<'_>) -> Result<String, Violation> {
+        let stop = start.stop.expect("the match can be stopped");
+        // Bounded: a referee that never passed the stop on fails the test instead of hanging it.
+        for _ in 0..60_000 {
+            if stop.is_set() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        Err(Violation::ConnectionError {
+            detail: "the match was stopped before the player answered".into(),
+        })
+    }
+
+    fn ask(&mut self, _: &Turn<'_, G>) -> Answer<G::Move> {
+        unreachable!("a stopped match asks nobody")
+    }
+}
+
+#[test]
+fn a_stop_during_the_start_clock_ends_the_match_as_a_stop_not_a_missed_start() {
+    let game = TicTacToe::new(3, 3).unwrap();
+    let mut seats: Vec<Box<dyn Seat<TicTacToe>>> = vec![
+        program(&game, PlayerKind::Random, 0, 1),
+        Box::new(PreparesUntilStopped),
+    ];
+    let switch = Arc::new(StopSwitch::new());
+    let mut settings = MatchSettings::new(
+        "stopped",
+        Clock::new(Duration::from_secs(3600), Duration::from_secs(10)),
+        1,
+    );
+    settings.stop = Some(Arc::clone(&switch));
+    let stopping = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(100));
+        switch.set();
+    });
+    let result = run_match(&game, None, &mut seats, &settings, &mut []);
+    stopping.join().unwrap();
+    let result = result.expect("a stopped match is not a seat's failure");
+    assert_eq!(result.aborted.as_deref(), Some("the match was stopped"));
+    assert_eq!(result.steps, 0);
 }
