@@ -253,6 +253,13 @@ pub fn train<G: Game>(
     let mut scores: HashMap<u64, f64> = HashMap::new();
     let mut moves = Vec::new();
     let start = game.initial_state();
+    if game.is_terminal(&start) {
+        // Every self-play game would end before its first turn: no turn would ever be counted.
+        return Err(ModelError::Unsupported(format!(
+            "`{}` is over in its initial state: there is no move to learn from",
+            game.info().name
+        )));
+    }
     let mut state = start.clone();
     let mut done = TrainProgress::default();
     // A rule game could loop forever; a game this long restarts as if it had ended.

@@ -36,8 +36,9 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use crate::game::{mix64, Game, GameError, Goal};
+use crate::learn::{Model, ModelError};
 use crate::load::Loaded;
-use crate::players::{Clock, PlayerConfig, StopSwitch};
+use crate::players::{Clock, PlayerConfig, PlayerKind, StopSwitch};
 use crate::referee::{
     make_seat, run_match, seat_results, MatchEvent, MatchSettings, Observer, RefereeError, Seat,
     SeatResult, SeatSpec,
@@ -55,6 +56,9 @@ pub enum TournamentError {
     /// A match could not be played.
     #[error(transparent)]
     Referee(#[from] RefereeError),
+    /// A learned entrant's scores file cannot be read or belongs to another game.
+    #[error(transparent)]
+    Model(#[from] ModelError),
 }
 
 /// How to run a tournament.
@@ -228,6 +232,7 @@ pub fn run<G: Game>(
         .iter()
         .map(|e| matches!(e, SeatSpec::Remote(_)))
         .collect();
+    let options = &with_models_read(loaded.game.as_ref(), entrants, options)?;
     let names = entrant_names(entrants);
     let run_id = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -282,6 +287,30 @@ pub fn run<G: Game>(
         },
         on_game,
     )
+}
+
+/// `options` with the scores file of every `learned:FILE` entrant read and checked against `game`:
+/// a missing or foreign file is refused before the first game, not when the game it sits in starts,
+/// and a large one is not read again inside every game's start clock.
+fn with_models_read<G: Game>(
+    game: &G,
+    entrants: &[SeatSpec],
+    options: &TournamentOptions,
+) -> Result<TournamentOptions, TournamentError> {
+    let mut options = options.clone();
+    for e in entrants {
+        let SeatSpec::Player(spec) = e else { continue };
+        let (PlayerKind::Learned, Some(file)) = (spec.kind, &spec.file) else {
+            continue;
+        };
+        if options.config.models.iter().any(|(p, _)| p == file) {
+            continue;
+        }
+        let model = Model::load(file)?;
+        model.check(game, file)?;
+        options.config.models.push((file.clone(), Arc::new(model)));
+    }
+    Ok(options)
 }
 
 /// What one game produced, per role: goals, substituted moves and effort.
@@ -433,9 +462,9 @@ pub struct Standing {
     pub draws: u32,
     /// Other seats.
     pub losses: u32,
-    /// Mean goal over the seats.
+    /// Mean goal over the seats (0 when `games` is 0: no score, printed as `-`).
     pub average_goal: f64,
-    /// Mean score (win 1, draw ½, loss 0).
+    /// Mean score (win 1, draw ½, loss 0; 0 when `games` is 0).
     pub score: f64,
     /// The 95% interval of the score (Wilson's), low end.
     pub low: f64,
@@ -605,16 +634,21 @@ pub fn to_csv(table: &[Standing]) -> String {
     for s in table {
         // A name is a player spec; quote it in case a file name holds a comma or a quote.
         let name = format!("\"{}\"", s.name.replace('"', "\"\""));
+        // An entrant that played no game has no score: empty fields, not a certain loss.
+        let scored = if s.games == 0 {
+            ",,,".to_string()
+        } else {
+            format!(
+                "{:.3},{:.4},{:.4},{:.4}",
+                s.average_goal, s.score, s.low, s.high
+            )
+        };
         out.push_str(&format!(
-            "{name},{},{},{},{},{:.3},{:.4},{:.4},{:.4},{},{}\n",
+            "{name},{},{},{},{},{scored},{},{}\n",
             s.games,
             s.wins,
             s.draws,
             s.losses,
-            s.average_goal,
-            s.score,
-            s.low,
-            s.high,
             s.substituted,
             s.mean_depth.map(|d| format!("{d:.2}")).unwrap_or_default()
         ));
@@ -695,6 +729,24 @@ mod tests {
         assert!((t[0].score - 0.75).abs() < 1e-12);
         assert!((t[1].average_goal - 25.0).abs() < 1e-12);
         assert_eq!((t[0].substituted, t[1].substituted), (0, 2));
+    }
+
+    #[test]
+    fn an_entrant_that_played_no_game_has_no_score_in_the_csv() {
+        let names = vec!["a".to_string(), "b".to_string(), "never".to_string()];
+        let recs = vec![GameRecord {
+            seats: vec![0, 1],
+            goals: vec![100, 0],
+            substituted: vec![0, 0],
+            effort: vec![Effort::default(); 2],
+        }];
+        let csv = to_csv(&standings(&names, &recs));
+        let lines: Vec<&str> = csv.lines().collect();
+        assert!(
+            lines[2].starts_with("\"b\",1,0,0,1,0.000,0.0000,0.0000,"),
+            "{csv}"
+        );
+        assert_eq!(lines[3], "\"never\",0,0,0,0,,,,,0,", "{csv}");
     }
 
     #[test]

@@ -138,11 +138,20 @@ impl Tournament {
         write!(out, "{}", if remote { "  substituted moves" } else { "" })?;
         writeln!(out, "{}", if deepens { "  depth" } else { "" })?;
         for s in &table {
-            let interval = format!("{:.3}..{:.3}", s.low, s.high);
+            // An entrant that played no game has no score: `-`, not a certain loss of 0..0.
+            let (goal, score, interval) = if s.games == 0 {
+                ("-".to_string(), "-".to_string(), "-".to_string())
+            } else {
+                (
+                    format!("{:.1}", s.average_goal),
+                    format!("{:.3}", s.score),
+                    format!("{:.3}..{:.3}", s.low, s.high),
+                )
+            };
             write!(
                 out,
-                "{:width$}  {:>5}  {:>5}  {:>5}  {:>6}  {:>8.1}  {:>5.3}  {}",
-                s.name, s.games, s.wins, s.draws, s.losses, s.average_goal, s.score, interval
+                "{:width$}  {:>5}  {:>5}  {:>5}  {:>6}  {:>8}  {:>5}  {}",
+                s.name, s.games, s.wins, s.draws, s.losses, goal, score, interval
             )?;
             if remote {
                 write!(out, "{:>21}", s.substituted)?;

@@ -300,6 +300,7 @@ impl PlayerArgs {
             fraction,
             threads: self.threads,
             progress,
+            models: Vec::new(),
         })
     }
 }

@@ -19,6 +19,7 @@ use super::{
 };
 use crate::evaluators::Evaluator;
 use crate::game::{Game, GameError, GameInfo, RoleIndex};
+use crate::learn::Model;
 
 /// The kinds of player the command line and the factory know.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -343,6 +344,9 @@ pub struct PlayerConfig {
     pub threads: usize,
     /// Where a long search reports what it is doing, about once a second.
     pub progress: Option<Progress>,
+    /// Scores files already read, by the path `learned:FILE` names: a tournament reads each once,
+    /// before its first game, instead of once per game inside the start clock.
+    pub models: Vec<(PathBuf, Arc<Model>)>,
 }
 
 impl fmt::Debug for PlayerConfig {
@@ -354,6 +358,10 @@ impl fmt::Debug for PlayerConfig {
             .field("fraction", &self.fraction)
             .field("threads", &self.threads)
             .field("progress", &self.progress.is_some())
+            .field(
+                "models",
+                &self.models.iter().map(|(p, _)| p).collect::<Vec<_>>(),
+            )
             .finish()
     }
 }
@@ -367,6 +375,7 @@ impl Default for PlayerConfig {
             fraction: DEFAULT_FRACTION,
             threads: 1,
             progress: None,
+            models: Vec::new(),
         }
     }
 }
@@ -427,7 +436,18 @@ pub fn make_player<G: Game>(
         PlayerKind::Mcts | PlayerKind::Uct => {
             Box::new(tree_search(spec, seed, config).with_progress(progress))
         }
-        PlayerKind::Learned => Box::new(LearnedPlayer::new(spec.file.clone(), seed)),
+        PlayerKind::Learned => Box::new(
+            match config
+                .models
+                .iter()
+                .find(|(path, _)| Some(path) == spec.file.as_ref())
+            {
+                Some((path, model)) => {
+                    LearnedPlayer::with_model(path.clone(), Arc::clone(model), seed)
+                }
+                None => LearnedPlayer::new(spec.file.clone(), seed),
+            },
+        ),
     })
 }
 

@@ -42,10 +42,10 @@ impl LearnedPlayer {
         }
     }
 
-    /// A player with scores already loaded (a tournament reads the file once).
-    pub fn with_model(model: Arc<Model>, seed: u64) -> LearnedPlayer {
+    /// A player with the scores of `file` already read (a tournament reads each file once).
+    pub fn with_model(file: PathBuf, model: Arc<Model>, seed: u64) -> LearnedPlayer {
         LearnedPlayer {
-            file: None,
+            file: Some(file),
             model: Some(model),
             checked: None,
             rng: SmallRng::seed_from_u64(seed),

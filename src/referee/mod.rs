@@ -151,7 +151,8 @@ pub fn make_seat<G: Game>(
         SeatSpec::Remote(url) => {
             if loaded.rules.is_none() {
                 return Err(RefereeError::Seats(format!(
-                    "{url} is a remote player, which is sent the game's rules, so the game must                      be a rule file (.kif or .gdl), e.g. games/connect4.gdl rather than connect4"
+                    "{url} is a remote player, which is sent the game's rules, so the game must \
+                     be a rule file (.kif or .gdl), e.g. games/connect4.gdl rather than connect4"
                 )));
             }
             Box::new(RemoteSeat::new(url))

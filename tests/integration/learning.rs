@@ -335,3 +335,53 @@ fn train_refuses_games_that_are_not_two_role_turn_taking() {
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("two-role, turn-taking"));
 }
+
+#[test]
+fn train_refuses_a_game_over_in_its_initial_state_instead_of_spinning() {
+    // Every self-play game of an empty pile ends before its first turn: before the refusal, the
+    // trainer restarted it for ever without counting a turn.
+    let o = ggp_run(&[
+        "train",
+        "nim",
+        "--pile",
+        "0",
+        "--turns",
+        "1",
+        "--out",
+        temp("empty-pile.scores").to_str().unwrap(),
+    ]);
+    assert!(!o.status.success(), "{o:?}");
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("over in its initial state"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+#[test]
+fn a_tournament_reads_a_learned_entrants_file_before_its_first_game() {
+    // The learned entrant plays only in the schedule's last games; its missing file must stop the
+    // tournament before the others play, with the file's name, not after.
+    let missing = temp("never-written.scores");
+    let _ = std::fs::remove_file(&missing);
+    let o = ggp_run(&[
+        "tournament",
+        "tictactoe",
+        "--players",
+        &format!("random,legal,learned:{}", missing.display()),
+        "--games",
+        "2",
+        "--playclock",
+        "0.1",
+    ]);
+    let (out, err) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    assert!(err.contains("never-written.scores"), "{err}");
+    assert!(
+        !out.contains("games of"),
+        "no game should have been played: {out}"
+    );
+}

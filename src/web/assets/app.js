@@ -652,7 +652,9 @@ async function followTournament(id, view) {
     $('#t-table tbody').replaceChildren(...t.table.map((s) => el('tr', {},
       el('td', {}, s.name), el('td', {}, String(s.games)), el('td', {}, String(s.wins)),
       el('td', {}, String(s.draws)), el('td', {}, String(s.losses)),
-      el('td', {}, `${(100 * s.score).toFixed(0)}%`), el('td', {}, `${(100 * s.low).toFixed(0)}–${(100 * s.high).toFixed(0)}%`))));
+      // An entrant yet to play has no score: a dash, not a certain loss of 0–0%.
+      el('td', {}, s.games ? `${(100 * s.score).toFixed(0)}%` : '–'),
+      el('td', {}, s.games ? `${(100 * s.low).toFixed(0)}–${(100 * s.high).toFixed(0)}%` : '–'))));
     if (t.done) break;
     await new Promise((r) => setTimeout(r, 500));
   }
