@@ -960,3 +960,45 @@ fn a_greedy_playout_with_simultaneous_moves_does_not_see_the_other_roles_move() 
     }
     assert!((400..=600).contains(&won), "`a` won {won} of 1000");
 }
+
+/// Rules whose comparisons read compound terms no relaxed fact holds: `terminal`'s rules are
+/// grounded from their own instances, so `(f ?x)` is never built, and the network must compare such
+/// terms part by part as the Datalog evaluator does (it once called every pair of them equal).
+#[test]
+fn both_engines_compare_compound_terms_that_were_never_built() {
+    const GAME: &str = "(role r) (init (c 1)) (n 1) (n 2)
+        (<= (legal r (add ?x)) (n ?x))
+        (<= (next (c ?x)) (does r (add ?x)))
+        (<= (next (c ?x)) (true (c ?x)))
+        (<= (next (d ?x)) (true (c ?x)))
+        (goal r 100)";
+    let check = |end: &str, expected: u64| {
+        let src = format!("{GAME}\n{end}");
+        let program = parse_kif(&src).expect("parses");
+        let net = NetGame::from_program(&program, "compare").expect("grounds");
+        let rule = RuleGame::from_program(&program, "compare").expect("loads");
+        let counts = (
+            ggp::game::perft(&net, &net.initial_state(), 3),
+            ggp::game::perft(&rule, &rule.initial_state(), 3),
+        );
+        assert_eq!(counts, (expected, expected), "network, datalog: {end}");
+    };
+    // Two cells marked: over after the first move that adds a number other than 1.
+    check(
+        "(<= terminal (true (c ?x)) (true (c ?y)) (distinct (f ?x) (f ?y)))",
+        4,
+    );
+    check(
+        "(<= terminal (true (c ?x)) (true (d ?y)) (distinct (f ?x) (g ?y)))",
+        2,
+    );
+    // `d` follows `c` a move later: equal while the last two moves were alike.
+    check(
+        "(<= terminal (true (c ?x)) (true (d ?y)) (not (distinct (f ?x 1) (f ?y 1))))",
+        2,
+    );
+    check(
+        "(<= terminal (true (c 2)) (true (d ?y)) (not (distinct (f 2) (f ?y))))",
+        6,
+    );
+}

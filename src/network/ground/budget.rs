@@ -120,19 +120,27 @@ pub(super) fn check_gate_budget(
     budget: Budget,
     started: Instant,
 ) -> Result<(), NetworkError> {
-    if made.is_multiple_of(4096) && started.elapsed() > budget.max_time {
+    if made.is_multiple_of(4096) {
+        check_compile_time(budget, started)?;
+    }
+    if total >= budget.max_gates {
+        return Err(NetworkError::over(
+            Limit::Size,
+            format!("more than {} gates", budget.max_gates),
+        ));
+    }
+    Ok(())
+}
+
+/// Whether compiling is within the budget's time, `started` being when its clock started.
+pub(super) fn check_compile_time(budget: Budget, started: Instant) -> Result<(), NetworkError> {
+    if started.elapsed() > budget.max_time {
         return Err(NetworkError::over(
             Limit::Time,
             format!(
                 "compiling took longer than {} s",
                 budget.max_time.as_secs_f64()
             ),
-        ));
-    }
-    if total >= budget.max_gates {
-        return Err(NetworkError::over(
-            Limit::Size,
-            format!("more than {} gates", budget.max_gates),
         ));
     }
     Ok(())
@@ -185,10 +193,16 @@ pub(super) fn analysis_over_budget(
     }
 }
 
+/// The literals (and two words of head and length) an instance may hold on average within the
+/// instance budget: the instances' memory grows with their bodies, which run up to
+/// [`MAX_RULE_CONDITIONS`](crate::syntax::ast::MAX_RULE_CONDITIONS) literals, so the count alone
+/// let a program of long rules take gigabytes. Chess's 6.4 M instances hold about 7 words each.
+pub(super) const WORDS_PER_INSTANCE: usize = 16;
+
 /// Whether grounding may go on with `instances` rule instances made so far, `started` being when the
 /// budget's clock started.
 pub(super) fn check_grounding(
-    instances: usize,
+    (instances, words): (usize, usize),
     budget: Budget,
     started: Instant,
 ) -> Result<(), NetworkError> {
@@ -196,6 +210,16 @@ pub(super) fn check_grounding(
         return Err(NetworkError::over(
             Limit::Size,
             format!("more than {} ground rule instances", budget.max_instances),
+        ));
+    }
+    let max_words = budget.max_instances.saturating_mul(WORDS_PER_INSTANCE);
+    if words > max_words {
+        return Err(NetworkError::over(
+            Limit::Size,
+            format!(
+                "ground rule instances of more than {max_words} literals in all (their bodies \
+                 are long)"
+            ),
         ));
     }
     if started.elapsed() > budget.max_time {
@@ -243,14 +267,43 @@ mod tests {
     }
 
     #[test]
+    fn instances_of_long_bodies_are_refused_for_their_literals() {
+        // 40 instances of 41 literals each, and 40 of one: within 100 instances, but past
+        // 100 * 16 words of instances.
+        let values: String = (0..40).map(|i| format!("(v {i}) ")).collect();
+        let marks: String = (0..40).map(|i| format!("(true (s {i})) ")).collect();
+        let inits: String = (0..40).map(|i| format!("(init (s {i})) ")).collect();
+        let p = super::super::testing::kif(&format!(
+            "(role r) (init (q 0)) {inits} {values}
+             (<= (legal r (set ?x)) (v ?x))
+             (<= (next (q ?x)) (does r (set ?x)))
+             (<= (next (w ?x)) (true (q ?x)) {marks})
+             (<= terminal (true (w 1)))
+             (goal r 100)"
+        ));
+        let budget = Budget {
+            max_instances: 100,
+            ..Budget::default()
+        };
+        match ground_with(&p, budget) {
+            Err(NetworkError::Budget(over)) => {
+                assert_eq!(over.limit, Limit::Size);
+                assert!(over.why.contains("literals in all"), "{}", over.why);
+            }
+            other => panic!("not refused for its literals: {other:?}"),
+        }
+        assert!(ground_with(&p, Budget::default()).is_ok());
+    }
+
+    #[test]
     fn the_instance_check_refuses_for_size_before_time() {
         let budget = Budget {
             max_instances: 10,
             ..Budget::default()
         };
         let now = Instant::now();
-        assert!(check_grounding(10, budget, now).is_ok());
-        let Err(NetworkError::Budget(over)) = check_grounding(11, budget, now) else {
+        assert!(check_grounding((10, 0), budget, now).is_ok());
+        let Err(NetworkError::Budget(over)) = check_grounding((11, 0), budget, now) else {
             panic!("11 instances fit a budget of 10");
         };
         assert_eq!(over.limit, Limit::Size);
@@ -258,7 +311,7 @@ mod tests {
         let Some(late) = now.checked_sub(Duration::from_secs(11)) else {
             return;
         };
-        let Err(NetworkError::Budget(over)) = check_grounding(1, budget, late) else {
+        let Err(NetworkError::Budget(over)) = check_grounding((1, 0), budget, late) else {
             panic!("11 s fit a budget of 10 s");
         };
         assert_eq!(over.limit, Limit::Time);

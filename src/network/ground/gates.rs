@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use hashbrown::HashTable;
 
-use super::budget::{check_gate_budget, Budget, NetworkError};
+use super::budget::{check_compile_time, check_gate_budget, Budget, NetworkError};
 use super::net::NetLit;
 use crate::datalog::terms::{hash_ids, Filed, TermId};
 
@@ -75,6 +75,9 @@ pub(super) trait GateStore {
     fn gate(&mut self, key: &[NetLit]) -> Result<NetLit, NetworkError>;
     /// Whether literal `l` depends on a `does` input.
     fn move_dep(&self, l: NetLit) -> bool;
+    /// Whether the compile is still within its time: the gates made read the clock now and then,
+    /// but one atom of many long alternatives can work for seconds finding gates already made.
+    fn in_time(&self) -> Result<(), NetworkError>;
 }
 
 /// The compiler's own gates, with the budget's limits.
@@ -109,6 +112,10 @@ impl GateStore for Global<'_> {
 
     fn move_dep(&self, l: NetLit) -> bool {
         self.table.move_dep(l, self.num_props)
+    }
+
+    fn in_time(&self) -> Result<(), NetworkError> {
+        check_compile_time(self.budget, self.started)
     }
 }
 
@@ -154,6 +161,10 @@ impl GateStore for Local<'_> {
         } else {
             self.global.move_dep(l, self.num_props)
         }
+    }
+
+    fn in_time(&self) -> Result<(), NetworkError> {
+        check_compile_time(self.budget, self.started)
     }
 }
 

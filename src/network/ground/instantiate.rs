@@ -28,7 +28,7 @@ use rayon::prelude::*;
 
 use super::analysis::Analysis;
 use super::atoms::{Instances, Numbering};
-use super::budget::{Budget, NetworkError};
+use super::budget::{check_grounding, Budget, NetworkError};
 use super::join::{head_vars, instantiate_atom, Grounder, Sources, StandIns};
 use crate::datalog::eval::{Db, RelStore};
 use crate::datalog::ir::{Lit, Pat, Program, RelId, Rule};
@@ -79,13 +79,35 @@ pub(super) fn instantiate(
         .zip(&stand_ins)
         .all(|(same, atoms)| same.is_some() == atoms.is_some()));
     let (phase_of, level) = grounding_phases(prog, &to_ground, &a.late)?;
+    let phases = phase_of.iter().copied().max().unwrap_or(0) + 1;
+    // Each phase's rules, and the late relations it completes, listed once: a chain of thousands
+    // of late relations is thousands of phases, and scanning every rule in each was quadratic.
+    let mut rules_in: Vec<Vec<usize>> = vec![Vec::new(); phases];
+    for (k, &phase) in phase_of.iter().enumerate() {
+        rules_in[phase].push(k);
+    }
+    let mut completes: Vec<Vec<usize>> = vec![Vec::new(); phases];
+    for r in (0..nrel).filter(|&r| a.late[r]) {
+        if let Some(c) = completes.get_mut(level[r]) {
+            c.push(r);
+        }
+    }
+    let mut rules_of: Vec<Vec<usize>> = vec![Vec::new(); nrel];
+    for (k, &ri) in to_ground.iter().enumerate() {
+        rules_of[prog.rules[ri].head.rel.0 as usize].push(k);
+    }
     // One count for every phase: the budget limits the instances of the whole program.
-    let instances_made = AtomicUsize::new(0);
+    let (instances_made, words_made) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    let made = || {
+        (
+            instances_made.load(Ordering::Relaxed),
+            words_made.load(Ordering::Relaxed),
+        )
+    };
     let mut found: Vec<Instances> = vec![Vec::new(); to_ground.len()];
-    for phase in 0..=phase_of.iter().copied().max().unwrap_or(0) {
-        let which: Vec<usize> = (0..to_ground.len())
-            .filter(|&k| phase_of[k] == phase)
-            .collect();
+    for (which, completed) in rules_in.into_iter().zip(completes) {
+        // A phase of a few instances never reaches a worker's own checks.
+        check_grounding(made(), budget, started)?;
         let src = Sources {
             relaxed: &a.relaxed,
             exact: &a.exact,
@@ -103,26 +125,31 @@ pub(super) fn instantiate(
             src,
             &a.relaxed.terms,
             (&atoms.base, &stand_ins),
-            (budget, started, &instances_made),
+            (budget, started, (&instances_made, &words_made)),
         )?;
+        // Every worker's last counts are in: a refusal for size does not depend on how the
+        // workers' batches interleaved.
+        check_grounding(made(), budget, started)?;
         for (k, buf) in which.into_iter().zip(out) {
             found[k] = buf;
         }
         // The late relations complete now: their rows, then their instances' heads as atoms (row
         // numbers first, numbered across relations once every relation's rows are known).
-        let completed: Vec<usize> = (0..nrel)
-            .filter(|&r| a.late[r] && level[r] == phase)
-            .collect();
-        complete_late(prog, &to_ground, &completed, &mut found, &mut a.relaxed);
+        complete_late(
+            prog,
+            &to_ground,
+            (&completed, &rules_of),
+            &mut found,
+            &mut a.relaxed,
+        );
         for &r in &completed {
             let base = atoms.total as u32;
-            for (k, buf) in found.iter_mut().enumerate() {
-                if prog.rules[to_ground[k]].head.rel.0 as usize == r {
-                    let mut at = 0;
-                    while at < buf.len() {
-                        buf[at] += base;
-                        at += 2 + buf[at + 1] as usize;
-                    }
+            for &k in &rules_of[r] {
+                let buf = &mut found[k];
+                let mut at = 0;
+                while at < buf.len() {
+                    buf[at] += base;
+                    at += 2 + buf[at + 1] as usize;
                 }
             }
             atoms.number(r, a.relaxed.rel(RelId(r as u32)).len())?;
@@ -163,7 +190,11 @@ fn ground_rules(
     src: Sources,
     terms: &TermStore,
     (row_base, stand_ins): (&[u32], &StandIns),
-    (budget, started, shared_instances): (Budget, Instant, &AtomicUsize),
+    (budget, started, (shared_instances, shared_words)): (
+        Budget,
+        Instant,
+        (&AtomicUsize, &AtomicUsize),
+    ),
 ) -> Result<Vec<Instances>, NetworkError> {
     let next = AtomicUsize::new(0);
     let workers = rayon::current_num_threads().clamp(1, which.len().max(1));
@@ -174,7 +205,7 @@ fn ground_rules(
         .map(|_| {
             let mut w = Grounder {
                 src,
-                terms: terms.clone(),
+                terms,
                 index_of: HashMap::new(),
                 lookups: Vec::new(),
                 step_lookup: Vec::new(),
@@ -188,6 +219,8 @@ fn ground_rules(
                 head_row: 0,
                 instances: 0,
                 shared_instances,
+                words: 0,
+                shared_words,
                 visits: 0,
                 budget,
                 started,
@@ -196,7 +229,7 @@ fn ground_rules(
             loop {
                 let k = next.fetch_add(1, Ordering::Relaxed);
                 let Some(&ri) = which.get(k) else {
-                    shared_instances.fetch_add(w.instances, Ordering::Relaxed);
+                    w.flush_counts();
                     return Ok(done);
                 };
                 if let Err(e) = w.ground_rule(&p.rules[ri]) {
@@ -223,22 +256,26 @@ fn ground_rules(
 fn complete_late(
     p: &Program,
     to_ground: &[usize],
-    completed: &[usize],
+    (completed, rules_of): (&[usize], &[Vec<usize>]),
     found: &mut [Instances],
     db: &mut Db,
 ) {
     let flat = |r: usize| {
-        to_ground.iter().all(|&ri| {
-            let h = &p.rules[ri].head;
-            h.rel.0 as usize != r || h.args.iter().all(|a| !matches!(a, Pat::Func(..)))
+        rules_of[r].iter().all(|&k| {
+            let h = &p.rules[to_ground[k]].head;
+            h.args.iter().all(|a| !matches!(a, Pat::Func(..)))
         })
     };
     // One job per relation: its store and its rules' instance buffers.
     let mut job_of: HashMap<usize, usize> = HashMap::new();
     let mut jobs: Vec<(&mut RelStore, Vec<(&Rule, &mut Instances)>)> = Vec::new();
     let Db { rels, terms, .. } = db;
+    let mut is_completed = vec![false; rels.len()];
+    for &r in completed {
+        is_completed[r] = true;
+    }
     for (r, store) in rels.iter_mut().enumerate() {
-        if completed.contains(&r) && flat(r) {
+        if is_completed[r] && flat(r) {
             job_of.insert(r, jobs.len());
             jobs.push((store, Vec::new()));
         }
@@ -247,10 +284,12 @@ fn complete_late(
     for (k, buf) in found.iter_mut().enumerate() {
         let rule = &p.rules[to_ground[k]];
         let r = rule.head.rel.0 as usize;
+        if !is_completed[r] {
+            continue;
+        }
         match job_of.get(&r) {
             Some(&j) => jobs[j].1.push((rule, buf)),
-            None if completed.contains(&r) => rest.push((r, rule, buf)),
-            None => {}
+            None => rest.push((r, rule, buf)),
         }
     }
     let shared: &TermStore = terms;
@@ -280,40 +319,54 @@ fn grounding_phases(
     which: &[usize],
     late: &[bool],
 ) -> Result<(Vec<usize>, Vec<usize>), NetworkError> {
-    let mut level = vec![0usize; p.relations.len()];
-    let mut phase = vec![0usize; which.len()];
-    // Late relations are outside recursive strata, so this settles within one round per relation.
-    for _ in 0..=p.relations.len() {
-        let mut changed = false;
-        for (k, &ri) in which.iter().enumerate() {
-            let rule = &p.rules[ri];
-            let after = rule
-                .body
-                .iter()
-                .filter_map(|l| match l {
-                    Lit::Pos(a) | Lit::Neg(a) if late[a.rel.0 as usize] => {
-                        Some(level[a.rel.0 as usize] + 1)
-                    }
-                    _ => None,
-                })
-                .max()
-                .unwrap_or(0);
-            let h = rule.head.rel.0 as usize;
-            if after != phase[k] || (late[h] && level[h] < after) {
-                changed = true;
-                phase[k] = after;
-                if late[h] {
-                    level[h] = level[h].max(after);
+    let n = p.relations.len();
+    // The late relations each rule reads, and (by relation) the rules that read each: one pass in
+    // dependency order (Kahn's), a late relation's level settled once every rule of it is.
+    let reads = |ri: usize| {
+        p.rules[ri].body.iter().filter_map(|l| match l {
+            Lit::Pos(a) | Lit::Neg(a) if late[a.rel.0 as usize] => Some(a.rel.0 as usize),
+            _ => None,
+        })
+    };
+    let mut readers: Vec<Vec<usize>> = vec![Vec::new(); n];
+    // Per late relation, the readings of late relations its rules still wait for.
+    let mut waiting = vec![0usize; n];
+    for (k, &ri) in which.iter().enumerate() {
+        let h = p.rules[ri].head.rel.0 as usize;
+        for d in reads(ri) {
+            readers[d].push(k);
+            if late[h] {
+                waiting[h] += 1;
+            }
+        }
+    }
+    let mut level = vec![0usize; n];
+    let mut ready: Vec<usize> = (0..n).filter(|&r| late[r] && waiting[r] == 0).collect();
+    let mut settled = 0;
+    while let Some(d) = ready.pop() {
+        settled += 1;
+        for &k in &readers[d] {
+            let h = p.rules[which[k]].head.rel.0 as usize;
+            if late[h] {
+                level[h] = level[h].max(level[d] + 1);
+                waiting[h] -= 1;
+                if waiting[h] == 0 {
+                    ready.push(h);
                 }
             }
         }
-        if !changed {
-            return Ok((phase, level));
-        }
     }
-    Err(NetworkError::Unsupported(
-        "the rules' dependencies have no order to ground them in".into(),
-    ))
+    if settled < late.iter().filter(|&&l| l).count() {
+        // Late relations are outside recursive strata; a cycle among them has no order.
+        return Err(NetworkError::Unsupported(
+            "the rules' dependencies have no order to ground them in".into(),
+        ));
+    }
+    let phase = which
+        .iter()
+        .map(|&ri| reads(ri).map(|d| level[d] + 1).max().unwrap_or(0))
+        .collect();
+    Ok((phase, level))
 }
 
 /// Rewrites the instances of `rule` (of a late relation, see

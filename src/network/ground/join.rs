@@ -146,7 +146,8 @@ pub(super) struct Lookup {
 /// share nothing mutable but the instance count, so several ground rules side by side.
 pub(super) struct Grounder<'a> {
     pub(super) src: Sources<'a>,
-    pub(super) terms: TermStore,
+    /// The terms of the analysis, read only: a worker makes no term (see `step_arith`).
+    pub(super) terms: &'a TermStore,
     /// Which lookup serves (relation, key slots): a number into `lookups`.
     pub(super) index_of: HashMap<(u32, Vec<Slot>), u32>,
     /// The lookups, each built when first used.
@@ -176,6 +177,10 @@ pub(super) struct Grounder<'a> {
     pub(super) instances: usize,
     /// Instances found by all workers (added in batches).
     pub(super) shared_instances: &'a AtomicUsize,
+    /// Words of the instances found by this worker since it last added them to `shared_words`.
+    pub(super) words: usize,
+    /// Words of the instances of all workers (added in batches, with the instances).
+    pub(super) shared_words: &'a AtomicUsize,
     /// Candidate rows tried, for budget checks between instances.
     pub(super) visits: u64,
     pub(super) budget: Budget,
@@ -193,7 +198,10 @@ impl Grounder<'_> {
     /// Whether the instances of all workers and the clock fit the budget.
     pub(super) fn check_budget(&self) -> Result<(), NetworkError> {
         check_grounding(
-            self.shared_instances.load(Ordering::Relaxed),
+            (
+                self.shared_instances.load(Ordering::Relaxed),
+                self.shared_words.load(Ordering::Relaxed),
+            ),
             self.budget,
             self.started,
         )
@@ -532,24 +540,28 @@ impl Grounder<'_> {
     ) -> Result<(), NetworkError> {
         let ok = match c {
             Cmp::Same => {
-                let (x, y) = if bound(x, b) { (x, y) } else { (y, x) };
-                let ok = match self.make(x, b) {
-                    Some(t) => self.matches(y, t, b),
-                    None => false,
-                };
-                if ok {
-                    self.step(rule, order, k + 1, b, body)?;
+                match self.unify_parts(x, y, b) {
+                    Parts::Equal => self.step(rule, order, k + 1, b, body)?,
+                    Parts::Differ => {}
+                    // A variable would hold a term no relaxed fact holds. Outside the late rules
+                    // the relaxed fixpoint ran this rule and built every term it can make, so there
+                    // is no such instance; a late rule's may be real, and the term would exist only
+                    // in this worker's copy of the store (see `step_arith`).
+                    Parts::Unbuilt if self.src.late[rule.head.rel.0 as usize] => {
+                        return Err(NetworkError::Unsupported(
+                            "`=` makes a compound term that no fact of the relaxed game holds, \
+                             in a rule the network grounds from its instances"
+                                .into(),
+                        ))
+                    }
+                    Parts::Unbuilt => {}
                 }
                 self.unbind(k, b);
                 return Ok(());
             }
-            Cmp::Distinct => match (self.make(x, b), self.make(y, b)) {
-                (Some(a), Some(c)) => a != c,
-                // A term never built differs from every built one, and two patterns that
-                // cannot be built are compared structurally by the engine; be conservative.
-                (Some(_), None) | (None, Some(_)) => true,
-                (None, None) => false,
-            },
+            // Both sides are bound: compared part by part, since a late rule's compound terms
+            // (`(distinct (f ?x) (f ?y))` in `terminal`) were never built.
+            Cmp::Distinct => self.unify_parts(x, y, b) == Parts::Differ,
             Cmp::Less | Cmp::Leq => {
                 match (
                     self.make(x, b).and_then(|t| self.terms.as_int(t)),
@@ -645,14 +657,22 @@ impl Grounder<'_> {
             self.out.push(head);
         }
         self.instances += 1;
-        if self.instances == 4096 {
-            self.shared_instances.fetch_add(4096, Ordering::Relaxed);
-            self.instances = 0;
-            self.check_budget()?;
-        }
+        self.words += 2 + body.len();
         self.out.push(body.len() as u32);
         self.out.extend_from_slice(body);
+        if self.instances == 4096 {
+            self.flush_counts();
+            self.check_budget()?;
+        }
         Ok(())
+    }
+
+    /// Adds the instances and words found since the last call to the counts all workers share.
+    pub(super) fn flush_counts(&mut self) {
+        self.shared_instances
+            .fetch_add(self.instances, Ordering::Relaxed);
+        self.shared_words.fetch_add(self.words, Ordering::Relaxed);
+        (self.instances, self.words) = (0, 0);
     }
 
     /// The atom of row `i` of the relaxed fixpoint's relation `rel`: its number among all
@@ -669,6 +689,50 @@ impl Grounder<'_> {
     pub(super) fn atom(&self, rel: RelId, args: &[TermId]) -> Option<u32> {
         let i = self.src.relaxed.rel(rel).position(args)?;
         Some(self.row_id(rel, i))
+    }
+
+    /// How patterns `x` and `y` compare under `b`, part by part, binding an unbound variable on
+    /// either side to the other side's part: a compound term of bound parts need not have been built
+    /// (the relaxed fixpoint never runs the late rules), and two such are equal when their parts are.
+    pub(super) fn unify_parts(&self, x: &Pat, y: &Pat, b: &mut [Option<TermId>]) -> Parts {
+        match (x, y) {
+            (Pat::Var(v), other) | (other, Pat::Var(v)) if b[*v as usize].is_none() => {
+                match self.make(other, b) {
+                    Some(t) => {
+                        b[*v as usize] = Some(t);
+                        Parts::Equal
+                    }
+                    None if bound(other, b) => Parts::Unbuilt,
+                    // Both sides unbound: the plan never orders a comparison so.
+                    None => Parts::Differ,
+                }
+            }
+            (Pat::Func(s, xs), Pat::Func(r, ys)) => {
+                if s != r || xs.len() != ys.len() {
+                    return Parts::Differ;
+                }
+                let mut all = Parts::Equal;
+                for (x, y) in xs.iter().zip(ys) {
+                    match self.unify_parts(x, y, b) {
+                        Parts::Equal => {}
+                        Parts::Differ => return Parts::Differ,
+                        Parts::Unbuilt => all = Parts::Unbuilt,
+                    }
+                }
+                all
+            }
+            (Pat::Func(..), other) | (other, Pat::Func(..)) => {
+                let func = if matches!(x, Pat::Func(..)) { x } else { y };
+                match resolved(other, b) {
+                    Some(t) if self.matches(func, t, b) => Parts::Equal,
+                    _ => Parts::Differ,
+                }
+            }
+            _ => match (resolved(x, b), resolved(y, b)) {
+                (Some(s), Some(t)) if s == t => Parts::Equal,
+                _ => Parts::Differ,
+            },
+        }
     }
 
     /// Whether pattern `p` matches term `t`, binding its unbound variables in `b`.
@@ -717,6 +781,27 @@ impl Grounder<'_> {
         b: &[Option<TermId>],
     ) -> Option<SmallVec<[TermId; 8]>> {
         instantiate_atom(a, b, &mut |s, ids| self.terms.find_func(s, ids))
+    }
+}
+
+/// How two patterns compare part by part ([`Grounder::unify_parts`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Parts {
+    /// The same term (variables bound to make it so).
+    Equal,
+    /// Different terms.
+    Differ,
+    /// Equal only if a variable held a compound term that was never built.
+    Unbuilt,
+}
+
+/// The term a variable or ground pattern stands for under `b` (`None` for a compound pattern or an
+/// unbound variable).
+fn resolved(p: &Pat, b: &[Option<TermId>]) -> Option<TermId> {
+    match p {
+        Pat::Var(v) => b[*v as usize],
+        Pat::Term(t) => Some(*t),
+        Pat::Func(..) => None,
     }
 }
 

@@ -28,6 +28,10 @@ pub(super) struct Logic {
     pub(super) one_mover: Vec<bool>,
 }
 
+/// Alternatives from which factoring reads the clock: an OR this large can take a while, one of
+/// fewer does not, and reading the clock for each would cost the compile of a big game several percent.
+const LARGE_OR: usize = 64;
+
 impl Logic {
     /// The logic over `num_props` propositions and `num_does` inputs, given each role's inputs
     /// (sorted, as positive literals) and each input's role; no role proved to move alone yet.
@@ -138,6 +142,7 @@ impl Logic {
         match terms.len() {
             0 => return Ok(FALSE),
             1 => return self.and(gs, &terms[0]),
+            n if n >= LARGE_OR => gs.in_time()?,
             _ => {}
         }
         if terms.iter().all(|t| t.len() == 1) {
@@ -149,13 +154,21 @@ impl Logic {
             lits.dedup();
             return self.or(gs, &lits);
         }
-        let mut common: Lits = terms[0]
-            .iter()
-            .copied()
-            .filter(|l| terms[1..].iter().all(|t| t.binary_search(l).is_ok()))
-            .collect();
+        let mut common: Lits = terms[0].clone();
+        for (i, t) in terms[1..].iter().enumerate() {
+            if common.is_empty() {
+                break;
+            }
+            if i % 4096 == 4095 {
+                gs.in_time()?;
+            }
+            common.retain(|l| t.binary_search(l).is_ok());
+        }
         if !common.is_empty() {
-            for t in &mut terms {
+            for (i, t) in terms.iter_mut().enumerate() {
+                if i % 4096 == 4095 {
+                    gs.in_time()?;
+                }
                 t.retain(|l| common.binary_search(l).is_err());
             }
             let rest = if terms.iter().any(|t| t.is_empty()) {

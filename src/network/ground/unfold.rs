@@ -3,6 +3,7 @@
 
 use crate::datalog::ir::{Cmp, Lit, Pat, Program, Rule};
 use crate::engine::rewrite::{instantiate, simplify};
+use crate::syntax::ast::MAX_RULE_CONDITIONS;
 
 /// Unfolds, into the rules whose head is marked in `readers`, every positive reading of a static
 /// relation defined by at most [`MAX_TABLE_RULES`] non-recursive rules over static relations and
@@ -45,7 +46,20 @@ pub(crate) fn unfold_tables(p: &mut Program, readers: &[bool], is_static: &[bool
                     })
             })
     };
-    let tables: Vec<bool> = (0..n).map(table).collect();
+    let candidates: Vec<bool> = (0..n).map(table).collect();
+    // A table that reads another is not unfolded: unfolding puts no table reading back, so the
+    // work below ends (two tables reading each other once unfolded into each other for ever).
+    let tables: Vec<bool> = (0..n)
+        .map(|rel| {
+            candidates[rel]
+                && by_head[rel].iter().all(|&i| {
+                    p.rules[i]
+                        .body
+                        .iter()
+                        .all(|l| !matches!(l, Lit::Pos(a) if candidates[a.rel.0 as usize]))
+                })
+        })
+        .collect();
     let defs: Vec<Rule> = p.rules.clone();
     let rules = std::mem::take(&mut p.rules);
     let limit = rules.len() * 4 + 64;
@@ -69,6 +83,17 @@ pub(crate) fn unfold_tables(p: &mut Program, readers: &[bool], is_static: &[bool
             let Lit::Pos(a) = &r.body[j] else {
                 unreachable!("found a positive reading")
             };
+            // Nor may a reader grow past the conditions a rule may have (each is a level of the
+            // join); it then reads the table as it is.
+            let longest = by_head[a.rel.0 as usize]
+                .iter()
+                .map(|&d| defs[d].body.len())
+                .max()
+                .unwrap_or(0);
+            if r.body.len() - 1 + longest > MAX_RULE_CONDITIONS as usize {
+                out.extend(simplify(r));
+                continue;
+            }
             unfolded += 1;
             for &d in by_head[a.rel.0 as usize].iter().rev() {
                 let mut copy = r.clone();
@@ -127,5 +152,42 @@ mod tests {
             ),
             "{out}"
         );
+    }
+
+    /// `src` lowered, with `next` its only reader, unfolded: the number of readings unfolded and the
+    /// longest rule that comes out.
+    fn unfolded(src: &str) -> (usize, usize) {
+        let mut p = lower(&parse_kif(src).expect("parses")).expect("lowers");
+        let next = p.keywords.next.expect("has next").0 as usize;
+        let mut readers = vec![false; p.relations.len()];
+        readers[next] = true;
+        let is_static: Vec<bool> = (0..p.relations.len())
+            .map(|r| !["true", "does", "next"].contains(&p.terms.name(p.relations[r].name)))
+            .collect();
+        let n = unfold_tables(&mut p, &readers, &is_static);
+        (n, p.rules.iter().map(|r| r.body.len()).max().unwrap_or(0))
+    }
+
+    #[test]
+    fn tables_that_read_each_other_are_not_unfolded() {
+        // Each unfolding of one brought back a reading of the other: this never ended.
+        let src = "(v 0) (v 1) \
+             (<= (t1 ?a ?b) (t2 ?a ?b) (distinct ?a ?b)) \
+             (<= (t2 ?a ?b) (t1 ?a ?b) (distinct ?a ?b)) \
+             (<= (next (q ?x)) (true (q ?x)) (t1 ?x 1))";
+        assert_eq!(unfolded(src).0, 0);
+    }
+
+    #[test]
+    fn a_reader_is_not_unfolded_past_the_conditions_a_rule_may_have() {
+        // Three readings of a table of 101 conditions: two fit in one rule, the third stays read.
+        let conditions: String = (0..100).map(|i| format!(" (n{i} ?a ?b)")).collect();
+        let src = format!(
+            "(<= (t ?a ?b) (distinct ?a ?b){conditions}) \
+             (<= (next (w ?x)) (true (q ?x)) (t ?x 1) (t ?x 2) (t ?x 3))"
+        );
+        let (n, longest) = unfolded(&src);
+        assert_eq!(n, 2);
+        assert!(longest <= MAX_RULE_CONDITIONS as usize, "{longest}");
     }
 }
