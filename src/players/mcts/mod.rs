@@ -766,9 +766,8 @@ fn search<G: Game>(
     let mut ticker = Ticker::new(deadline);
     let started = Instant::now();
     let mut next_reserve = 256;
-    // The walks at the last check of the other seats and the last report (a batch of leaves adds
-    // up to 64 walks at once).
-    let (mut checked, mut reported): (Option<u64>, u64) = (None, 0);
+    // The walks at the last report (a batch of leaves adds up to 64 walks at once).
+    let mut reported: u64 = 0;
     while tree.walks() < limit && !ticker.tick() && tree.nodes[0].exact == NONE {
         let walks = tree.walks();
         if walks >= next_reserve {
@@ -780,13 +779,12 @@ fn search<G: Game>(
             let total = (tree.nodes.len() as f64 + more).min(node_cap as f64) as usize;
             tree.reserve_nodes(total);
         }
-        if checked.is_none_or(|c| walks >= c + 64) {
-            checked = Some(walks);
-            if unanswered.is_some_and(|n| n.load(Ordering::Relaxed) <= 1)
-                || settled.is_some_and(|s| s.load(Ordering::Relaxed))
-            {
-                break;
-            }
+        // Read every walk: on a slow game 64 walks can take longer than the next move's clock,
+        // and a search thinking ahead holds the seat until it stops.
+        if unanswered.is_some_and(|n| n.load(Ordering::Relaxed) <= 1)
+            || settled.is_some_and(|s| s.load(Ordering::Relaxed))
+        {
+            break;
         }
         let full = tree.nodes.len() >= node_cap;
         if tree.leaves {

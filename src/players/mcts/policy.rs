@@ -56,13 +56,15 @@ pub(super) enum Guide {
 /// One role's record of one move.
 #[derive(Clone, Copy, Debug, Default)]
 struct Record {
-    total: f32,
+    /// In 64 bits: a record lives the whole match, and an `f32` sum stops growing at 2^24, which
+    /// a busy move's record reaches within minutes of thinking.
+    total: f64,
     count: u32,
 }
 
 impl Record {
     fn add(&mut self, reward: f64) {
-        self.total += reward as f32;
+        self.total += reward;
         self.count += 1;
     }
 
@@ -70,7 +72,7 @@ impl Record {
         if self.count == 0 {
             1.0
         } else {
-            self.total / self.count as f32
+            (self.total / f64::from(self.count)) as f32
         }
     }
 }
@@ -337,5 +339,15 @@ mod tests {
         // Without MAST nothing is learned, and the moves are forgotten.
         p.learn(&[1.0, 0.0]);
         assert!(p.played.is_empty() && p.records[a as usize].count == 0);
+    }
+
+    #[test]
+    fn a_records_mean_holds_past_two_to_the_twenty_four_rewards() {
+        // An `f32` sum stopped at 16,777,216: 20 M wins then read as a mean of 0.84.
+        let mut r = Record::default();
+        for _ in 0..20_000_000 {
+            r.add(1.0);
+        }
+        assert_eq!(r.mean(), 1.0);
     }
 }

@@ -36,6 +36,9 @@ pub(super) fn tuned_exploration(bias: f64, variance: f64, log_n: f64, n: f64) ->
 pub(super) const DIRECT_CHILDREN: u32 = 256;
 
 pub(super) const NONE: u32 = u32::MAX;
+/// The key a walk's path gives a joint move numbered past what a child's key holds: its picks are
+/// counted, but it links no child.
+pub(super) const UNKEYED: u32 = NONE - 1;
 pub(super) const SIMULTANEOUS: u8 = u8::MAX;
 
 /// Where a walk down the tree ended ([`Tree::descend`]).

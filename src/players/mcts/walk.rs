@@ -1,7 +1,7 @@
 //! A walk down the tree of [`super::MctsPlayer`]: a move selected for every role at each node, to
 //! where the walk is judged.
 
-use super::tree::{Descent, Tree, NONE};
+use super::tree::{Descent, Tree, NONE, UNKEYED};
 use crate::game::Game;
 
 impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
@@ -28,8 +28,9 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
                 self.path.push((node, NONE));
                 return Descent::Solved;
             }
-            let mut joint = 0u32;
-            let mut radix = 1u32;
+            // Numbered in 64 bits: a simultaneous game's joint moves can pass 2^32.
+            let mut joint = 0u64;
+            let mut radix = 1u64;
             self.refer(game, node);
             if let Some(p) = &self.policy {
                 self.marks.push(p.played.len() as u32);
@@ -50,11 +51,14 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
                         p.note(r, number, choice);
                     }
                 }
-                joint += i * radix;
-                radix = radix.saturating_mul(self.count(&self.nodes[node as usize], r));
+                joint = joint.saturating_add(u64::from(i).saturating_mul(radix));
+                radix = radix.saturating_mul(u64::from(self.count(&self.nodes[node as usize], r)));
             }
-            self.path.push((node, joint));
-            let child = self.child(&self.nodes[node as usize], joint);
+            // A child's key is 32 bits: a joint move numbered past them is not linked (two would
+            // share a key), and the walk plays out from its state.
+            let keyed = u32::try_from(joint).ok().filter(|&j| j < UNKEYED);
+            self.path.push((node, keyed.unwrap_or(UNKEYED)));
+            let child = keyed.map_or(NONE, |j| self.child(&self.nodes[node as usize], j));
             // In a graph a walk can come back to a node of its path: it plays out from there.
             let cycle = child != NONE && self.on_path(child);
             if child != NONE && !cycle {
@@ -68,6 +72,9 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
                 self.joint.push(self.moves[at].clone());
             }
             let next = game.next_state(&self.nodes[node as usize].state, &self.joint);
+            let Some(joint) = keyed else {
+                return Descent::Beyond(next);
+            };
             let same = if cycle {
                 NONE
             } else {

@@ -104,6 +104,10 @@ pub struct SeedPlayer<G: Game> {
     search: SeedSearch,
     depth: u32,
     evaluator: Arc<dyn Evaluator<G>>,
+    /// Jamboree's own threads. On rayon's shared pool a thread waiting for this search's
+    /// subtrees could take another match's (or a grounding's) work and finish it first, at that
+    /// work's deadline, not this one's.
+    pool: Option<rayon::ThreadPool>,
 }
 
 impl<G: Game> SeedPlayer<G> {
@@ -113,6 +117,7 @@ impl<G: Game> SeedPlayer<G> {
             search,
             depth: depth.clamp(1, MAX_DEPTH),
             evaluator,
+            pool: None,
         }
     }
 }
@@ -142,17 +147,23 @@ impl<G: Game> Player<G> for SeedPlayer<G> {
                 None => Err(GameError::Rules("a waiting role has no no-op".to_string()).into()),
             };
         }
+        if matches!(self.search, SeedSearch::Jamboree { .. }) && self.pool.is_none() {
+            // Without a pool of its own (threads refused), it shares rayon's.
+            self.pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(rayon::current_num_threads())
+                .thread_name(|i| format!("jamboree-{i}"))
+                .build()
+                .ok();
+        }
         let mut best: Option<(u32, SearchReport)> = None;
         let (mut nodes, mut leaves) = (0, 0);
         for depth in 1..=self.depth {
-            let searched = self.search.run(
-                game,
-                self.evaluator.as_ref(),
-                state,
-                depth,
-                false,
-                Some(deadline),
-            );
+            let (search, evaluator) = (self.search, self.evaluator.as_ref());
+            let run = || search.run(game, evaluator, state, depth, false, Some(deadline));
+            let searched = match &self.pool {
+                Some(pool) => pool.install(run),
+                None => run(),
+            };
             match searched {
                 Ok(report) => {
                     nodes += report.stats.nodes;
