@@ -43,7 +43,7 @@
 //! digits and its score. Loading checks every line and says which one is wrong.
 
 use std::fmt::Write as _;
-use std::io::{Read, Write as _};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use hashbrown::HashMap;
@@ -380,9 +380,8 @@ impl Model {
             path: path.to_path_buf(),
             source,
         };
-        let mut f = std::io::BufWriter::new(std::fs::File::create(path).map_err(io)?);
-        f.write_all(self.to_text().as_bytes()).map_err(io)?;
-        f.flush().map_err(io)
+        // Whole or not at all: a good file is never replaced by one cut short.
+        crate::files::write_whole(path, self.to_text().as_bytes()).map_err(io)
     }
 
     /// Reads scores from `path`: a regular file of at most [`MAX_MODEL_BYTES`] (a device or a pipe

@@ -52,6 +52,7 @@ pub mod diagnostics;
 pub mod drawing;
 pub mod engine;
 pub mod evaluators;
+pub mod files;
 pub mod game;
 pub mod games;
 pub mod learn;

@@ -387,7 +387,22 @@ fn run_schedule(
                     let mut config = options.config.clone();
                     // A seed of its own for every game, or every game between random players would repeat.
                     config.seed = mix64(options.config.seed ^ (i as u64 + 1));
-                    let outcome = play(i, &seatings[i], &config);
+                    // A game whose engine panics is that game's failure: the games already played
+                    // keep their table instead of the whole tournament unwinding.
+                    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        play(i, &seatings[i], &config)
+                    }))
+                    .unwrap_or_else(|panic| {
+                        let why = panic
+                            .downcast_ref::<&str>()
+                            .map(|s| s.to_string())
+                            .or_else(|| panic.downcast_ref::<String>().cloned())
+                            .unwrap_or_else(|| "no message".into());
+                        Err(TournamentError::Usage(format!(
+                            "game {} failed inside the engine: {why}",
+                            i + 1
+                        )))
+                    });
                     release(i);
                     match outcome {
                         Ok(outcome) => {
@@ -729,6 +744,36 @@ mod tests {
         assert!((t[0].score - 0.75).abs() < 1e-12);
         assert!((t[1].average_goal - 25.0).abs() < 1e-12);
         assert_eq!((t[0].substituted, t[1].substituted), (0, 2));
+    }
+
+    #[test]
+    fn a_game_that_panics_stops_the_tournament_and_keeps_the_games_played() {
+        let options = TournamentOptions {
+            games: 4,
+            clock: Clock::new(Duration::from_secs(1), Duration::from_secs(1)),
+            grace: Duration::ZERO,
+            config: PlayerConfig::default(),
+            workers: 1,
+            stop: None,
+        };
+        let played = run_schedule(
+            2,
+            2,
+            &options,
+            &[false, false],
+            |i, _, _| {
+                assert!(i < 2, "an engine's bug in game {}", i + 1);
+                Ok((vec![100, 0], vec![0, 0], vec![Effort::default(); 2]))
+            },
+            |_, _| {},
+        )
+        .expect("two games were played");
+        assert_eq!(played.records.len(), 2);
+        let why = played.stopped.expect("the panic stops the tournament");
+        assert!(
+            why.contains("game 3") && why.contains("an engine's bug in game 3"),
+            "{why}"
+        );
     }
 
     #[test]

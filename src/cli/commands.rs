@@ -163,6 +163,7 @@ impl Visitor for Play {
         fraction_is_read(self.fraction_given, &specs)?;
         let config = with_depth(&self.config, &loaded);
         let mut seats = seats_for(&specs, &loaded, &config, false)?;
+        let pending = self.out.as_deref().map(super::output_file).transpose()?;
         // A person at the keyboard needs the board and the other moves whatever `--quiet` says.
         let quiet = self.quiet && !specs.contains(&SeatSpec::Person);
         let rules = match (
@@ -203,9 +204,7 @@ impl Visitor for Play {
             return Err(e.into());
         }
         let result = played.map_err(referee_error)?;
-        if let Some(path) = &self.out {
-            super::write_file(path, recorder.record().to_json())?;
-        }
+        // The result first: a record that cannot be written must not hide it.
         let mut out = std::io::stdout().lock();
         match (&result.goals, result.aborted.as_deref()) {
             (Some(goals), _) => writeln!(out, "{}", result_line(&info.roles, goals))?,
@@ -217,7 +216,8 @@ impl Visitor for Play {
                 why.unwrap_or("")
             )?,
         }
-        if let Some(path) = &self.out {
+        if let (Some(pending), Some(path)) = (pending, &self.out) {
+            super::finish_file(pending, path, recorder.record().to_json())?;
             if !quiet {
                 writeln!(out, "Record written to {}", path.display())?;
             }

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
 
+use ggp::files::PendingFile;
 use ggp::game::Game;
 use ggp::learn::train;
 use ggp::load::{Loaded, Visitor};
@@ -32,6 +33,7 @@ impl Visitor for Train {
 
     fn visit<G: Game>(self, loaded: Loaded<G>) -> Result<(), CliError> {
         let game = loaded.game.as_ref();
+        let pending = super::output_file(&self.out)?;
         let bar = ProgressBar::new(self.turns);
         bar.set_style(
             ProgressStyle::with_template(
@@ -51,9 +53,7 @@ impl Visitor for Train {
         .map_err(|e| CliError::Usage(e.to_string()))?;
         bar.finish_and_clear();
         let secs = started.elapsed().as_secs_f64().max(1e-9);
-        model
-            .save(&self.out)
-            .map_err(|e| CliError::Failed(e.to_string()))?;
+        super::finish_file(pending, &self.out, model.to_text())?;
         println!(
             "Trained on {} for {} turns in {:.2} s ({} turns/s): {} states scored, written to {}",
             game.info().name,
@@ -110,6 +110,7 @@ impl Tournament {
         roles: &[String],
         how: &str,
         records: &[GameRecord],
+        (csv, games): (Option<PendingFile>, Option<PendingFile>),
     ) -> Result<(), CliError> {
         let names = entrant_names(&self.players);
         let table = standings(&names, records);
@@ -164,11 +165,11 @@ impl Tournament {
         if roles.len() > 1 {
             Self::print_by_seat(&mut out, &names, roles, records, width)?;
         }
-        if let Some(path) = &self.csv {
-            super::write_file(path, to_csv(&table))?;
+        if let (Some(pending), Some(path)) = (csv, &self.csv) {
+            super::finish_file(pending, path, to_csv(&table))?;
         }
-        if let Some(path) = &self.games_csv {
-            super::write_file(path, games_csv(&names, roles, records))?;
+        if let (Some(pending), Some(path)) = (games, &self.games_csv) {
+            super::finish_file(pending, path, games_csv(&names, roles, records))?;
         }
         Ok(())
     }
@@ -214,6 +215,13 @@ impl Visitor for Tournament {
         let total = schedule(self.players.len(), info.num_roles(), self.games).len();
         let bar = Self::bar(total);
         let options = self.options(super::commands::with_depth(&self.config, &loaded));
+        let outputs = (
+            self.csv.as_deref().map(super::output_file).transpose()?,
+            self.games_csv
+                .as_deref()
+                .map(super::output_file)
+                .transpose()?,
+        );
         let played = run(&loaded, &self.players, &options, |done, _| {
             bar.set_position(done as u64)
         })
@@ -225,7 +233,7 @@ impl Visitor for Tournament {
             loaded.evaluator.name()
         );
         // The games played before a failure still make a table.
-        self.report(&info.name, &info.roles, &how, &played.records)?;
+        self.report(&info.name, &info.roles, &how, &played.records, outputs)?;
         match played.stopped {
             Some(why) => Err(CliError::Failed(format!(
                 "the tournament stopped after {} of its {} games: {why}",

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use ggp::files::PendingFile;
 use ggp::game::GameError;
 use ggp::players::{
     Clock, PlayerConfig, PlayerError, PlayerKind, PlayerSpec, Progress, UnknownPlayer,
@@ -210,7 +211,7 @@ struct PlayerArgs {
 #[derive(Args, Debug, Clone)]
 struct ClockArgs {
     /// Seconds each player has for a move; a search plays the best move it found when they run out
-    /// (a tenth of it, at most 1 s, is kept as a margin).
+    /// (a tenth of it, at least 50 ms and at most 1 s, is kept as a margin).
     #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
     playclock: f64,
     /// Seconds each player has to prepare before the first move.
@@ -252,6 +253,13 @@ const MAX_PERFT_DEPTH: u32 = 64;
 
 /// The most games a pair plays in a tournament (the schedule is made before the first game).
 const MAX_TOURNAMENT_GAMES: u32 = 100_000;
+
+/// The most entrants a tournament takes.
+const MAX_ENTRANTS: usize = 64;
+
+/// The most games a tournament's schedule holds in all (pairs times games): it is made, with a
+/// slot for every result, before the first game.
+const MAX_SCHEDULE: u64 = 1_000_000;
 
 fn clock_seconds(flag: &str, seconds: f64) -> Result<std::time::Duration, CliError> {
     if seconds.is_finite() && seconds > 0.0 && seconds <= MAX_CLOCK_SECONDS {
@@ -415,12 +423,34 @@ pub enum CliError {
     Io(#[from] std::io::Error),
 }
 
-/// Writes `text` to the file at `path`; a failure names the file.
+/// Writes `text` to the file at `path`, whole or not at all (a rule file formatted in place is never
+/// left cut short); a failure names the file.
 pub(crate) fn write_file(path: &Path, text: impl AsRef<[u8]>) -> Result<(), CliError> {
-    std::fs::write(path, text).map_err(|e| CliError::File {
+    ggp::files::write_whole(path, text.as_ref()).map_err(|e| file_error(path, e))
+}
+
+/// The output file at `path`, created (under a temporary name) before the work that fills it, so
+/// that a path that cannot be written is refused before minutes of training or play, not after.
+pub(crate) fn output_file(path: &Path) -> Result<PendingFile, CliError> {
+    PendingFile::create(path).map_err(|e| file_error(path, e))
+}
+
+/// Fills an [`output_file`] and puts it in its place.
+pub(crate) fn finish_file(
+    pending: PendingFile,
+    path: &Path,
+    text: impl AsRef<[u8]>,
+) -> Result<(), CliError> {
+    pending
+        .finish(text.as_ref())
+        .map_err(|e| file_error(path, e))
+}
+
+fn file_error(path: &Path, e: std::io::Error) -> CliError {
+    CliError::File {
         path: path.to_path_buf(),
         message: e.to_string(),
-    })
+    }
 }
 
 impl CliError {
@@ -480,13 +510,29 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         (Some(Command::Bench(a)), _) => {
             let spec = GameSpec::from_args(&a.game)?;
             clock_seconds("--seconds", a.seconds)?;
-            if !(1..=1024).contains(&a.threads) {
+            // The measurement's own limits: said here, not applied in silence.
+            if a.seconds > 3600.0 {
                 return Err(CliError::Usage(format!(
-                    "--threads must be between 1 and 1024, not {}",
+                    "--seconds must be at most 3600 for a benchmark, not {}",
+                    a.seconds
+                )));
+            }
+            if !(1..=256).contains(&a.threads) {
+                return Err(CliError::Usage(format!(
+                    "--threads must be between 1 and 256, not {}",
                     a.threads
                 )));
             }
-            let player = a.player.as_deref().map(str::parse).transpose()?;
+            let player: Option<PlayerSpec> = a.player.as_deref().map(str::parse).transpose()?;
+            if let Some(p) = &player {
+                let threaded = matches!(p.kind, PlayerKind::Mcts | PlayerKind::Uct);
+                if a.threads > 1 && !threaded {
+                    return Err(CliError::Usage(format!(
+                        "--threads applies to mcts and uct; {} searches on one thread",
+                        p.kind
+                    )));
+                }
+            }
             let mut game = spec.load()?;
             game.wait_compiled();
             game.visit(search::Bench {
@@ -551,9 +597,25 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
                 .filter(|p| !p.trim().is_empty())
                 .map(str::parse)
                 .collect::<Result<Vec<ggp::referee::SeatSpec>, _>>()?;
+            if !(1..=MAX_ENTRANTS).contains(&players.len()) {
+                return Err(CliError::Usage(format!(
+                    "--players must name between 1 and {MAX_ENTRANTS} entrants (every pair plays), \
+                     not {}",
+                    players.len()
+                )));
+            }
             if !(1..=MAX_TOURNAMENT_GAMES).contains(&a.games) {
                 return Err(CliError::Usage(format!(
                     "--games must be between 1 and {MAX_TOURNAMENT_GAMES} (games per pair), not {}",
+                    a.games
+                )));
+            }
+            let n = players.len() as u64;
+            let scheduled = (n * n.saturating_sub(1) / 2).max(1) * u64::from(a.games);
+            if scheduled > MAX_SCHEDULE {
+                return Err(CliError::Usage(format!(
+                    "{n} entrants playing {} games a pair make {scheduled} games, more than the \
+                     {MAX_SCHEDULE} a tournament holds: fewer entrants or fewer --games",
                     a.games
                 )));
             }
@@ -562,7 +624,12 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             let clock = a.clocks.clock()?;
             let spec = GameSpec::from_args(&a.game)?;
             let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-            let workers = a.workers.unwrap_or(cores.min(2)).clamp(1, 64);
+            let workers = a.workers.unwrap_or(cores.min(2));
+            if !(1..=64).contains(&workers) {
+                return Err(CliError::Usage(format!(
+                    "--workers must be between 1 and 64 (games played at once), not {workers}"
+                )));
+            }
             spec.load()?.visit(learn::Tournament {
                 players,
                 games: a.games,

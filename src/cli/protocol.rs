@@ -281,6 +281,7 @@ impl Visitor for Match {
             "{:016x}",
             ggp::game::mix64(settings.seed ^ epoch_millis() as u64)
         );
+        let pending = a.out.as_deref().map(super::output_file).transpose()?;
         let mut recorder = Recorder::new(game, &settings.match_id, self.clock, token);
         let mut printer = Printing::new(MatchPrinter {
             play_clock: self.clock.play,
@@ -309,8 +310,8 @@ impl Visitor for Match {
             )?,
         }
         writeln!(out, "Errors: {}", error_summary(&record, roles))?;
-        if let Some(path) = &a.out {
-            super::write_file(path, record.to_json())?;
+        if let (Some(pending), Some(path)) = (pending, &a.out) {
+            super::finish_file(pending, path, record.to_json())?;
             if !a.quiet {
                 writeln!(out, "Record written to {}", path.display())?;
             }

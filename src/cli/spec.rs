@@ -169,6 +169,7 @@ impl GameSpec {
             ("--rows", a.rows.is_some(), "connect4"),
             ("--cols", a.cols.is_some(), "connect4"),
             ("--playouts", a.load.playouts.is_some(), "a rule file"),
+            ("--interpreted", a.load.interpreted, "a rule file"),
             (
                 "--grounding-seconds",
                 a.load.grounding_seconds.is_some(),

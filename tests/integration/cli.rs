@@ -718,3 +718,46 @@ fn mcts_probes_each_game_for_a_cutoff_and_for_moves_that_tell_who_wins() {
         }
     }
 }
+
+/// An output file that cannot be written is refused before the match, the training or the
+/// tournament that would fill it, not after.
+#[test]
+fn an_output_path_that_cannot_be_written_is_refused_before_the_work() {
+    let missing = std::env::temp_dir().join("ggp-no-such-dir").join("nested");
+    let _ = std::fs::remove_dir_all(missing.parent().unwrap());
+    let file = |name: &str| missing.join(name).to_string_lossy().into_owned();
+    for args in [
+        vec!["tictactoe", "--player", "random", "--out", &file("m.json")],
+        vec![
+            "train",
+            "tictactoe",
+            "--turns",
+            "100000",
+            "--out",
+            &file("t.scores"),
+        ],
+        vec![
+            "tournament",
+            "tictactoe",
+            "--players",
+            "random,legal",
+            "--games",
+            "2",
+            "--csv",
+            &file("t.csv"),
+        ],
+    ] {
+        let o = run(&args, "");
+        let (out, err) = (
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr),
+        );
+        assert!(!o.status.success(), "{args:?}: {out}");
+        assert!(err.contains("ggp-no-such-dir"), "{args:?}: {err}");
+        // Nothing was played or trained: no board, no result, no table.
+        assert!(
+            out.trim().is_empty(),
+            "{args:?} worked before refusing: {out}"
+        );
+    }
+}
