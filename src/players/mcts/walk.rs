@@ -101,3 +101,57 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::game::Game;
+    use crate::players::mcts::MctsPlayer;
+    use crate::players::{Ask, Player};
+
+    /// Five roles of 100 moves each move at once: 10^10 joint moves, past what a child's 32-bit key
+    /// holds. Every child linked under a key must be the state its key's joint move leads to (the key
+    /// once wrapped round, so most children sat under another joint move's key).
+    #[test]
+    fn a_joint_move_numbered_past_a_childs_key_links_no_child() {
+        let values: String = (0..100).map(|i| format!("(v {i}) ")).collect();
+        let roles: String = (1..=5).map(|i| format!("(role r{i}) ")).collect();
+        let program = crate::syntax::parse_kif(&format!(
+            "{roles} {values} (init (step 0))
+             (<= (legal ?r (m ?x)) (role ?r) (v ?x))
+             (<= (next (p ?r ?x)) (does ?r (m ?x)))
+             (<= (next (step 1)) (true (step 0)))
+             (<= terminal (true (step 1)))
+             (<= (goal ?r 50) (role ?r))"
+        ))
+        .unwrap();
+        let g = crate::network::NetGame::from_program(&program, "crowd").unwrap();
+        let start = g.initial_state();
+        let mut p = MctsPlayer::baseline(1).with_simulation_limit(3_000);
+        p.choose(&Ask::new(&g, &start, 0, super::super::tests::far()))
+            .unwrap();
+        let tree = &p.trees[0];
+        let root = &tree.nodes[0];
+        let crate::players::mcts::tree::Children::Sparse(i) = root.children else {
+            panic!("10^10 joint moves are not direct children");
+        };
+        let linked = &tree.sparse[i as usize];
+        assert!(!linked.is_empty(), "no child of the root is linked");
+        for &(key, child) in linked {
+            // The key's mixed-radix digits, the first role's lowest.
+            let mut rest = u64::from(key);
+            let joint: Vec<_> = (0..5)
+                .map(|r| {
+                    let n = u64::from(tree.count(root, r));
+                    let at = tree.stat_index(root, r, (rest % n) as u32);
+                    rest /= n;
+                    tree.moves[at]
+                })
+                .collect();
+            assert_eq!(
+                g.state_key(&tree.nodes[child as usize].state),
+                g.state_key(&g.next_state(&start, &joint)),
+                "the child under key {key}"
+            );
+        }
+    }
+}
