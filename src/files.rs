@@ -9,30 +9,64 @@
 use std::fs::File;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
-/// A file being written: a temporary file in the target's directory, removed unless finished.
+/// A file being written: a temporary file in the target's directory, removed unless finished; or,
+/// for a target that is not a regular file (`/dev/null`, `/dev/stdout`, a pipe), the target itself,
+/// which is never replaced.
 #[derive(Debug)]
 pub struct PendingFile {
     target: PathBuf,
-    temp: PathBuf,
+    /// The temporary file, when the target is a regular file (or none yet).
+    temp: Option<PathBuf>,
     file: Option<File>,
 }
 
 impl PendingFile {
-    /// Creates the temporary file for `target` (`.NAME.PID.tmp` in the same directory, so that the
-    /// rename stays on one file system).
+    /// Creates the temporary file for `target` (`.NAME.PID.N.tmp` in the same directory, so that the
+    /// rename stays on one file system; `N` counts this process's files, so that two outputs to one
+    /// path never share one). A directory is refused; a link is followed to the file it names.
     pub fn create(target: &Path) -> io::Result<PendingFile> {
+        static COUNT: AtomicU64 = AtomicU64::new(0);
+        let mut target = target.to_path_buf();
+        if let Ok(meta) = std::fs::metadata(&target) {
+            if meta.is_dir() {
+                return Err(io::Error::new(
+                    io::ErrorKind::IsADirectory,
+                    "a directory, not a file",
+                ));
+            }
+            if !meta.is_file() {
+                // A device or a pipe: written as it is, never renamed over.
+                let file = std::fs::OpenOptions::new().write(true).open(&target)?;
+                return Ok(PendingFile {
+                    target,
+                    temp: None,
+                    file: Some(file),
+                });
+            }
+            if std::fs::symlink_metadata(&target).is_ok_and(|m| m.file_type().is_symlink()) {
+                target = std::fs::canonicalize(&target)?;
+            }
+        }
         let name = target
             .file_name()
             .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "the path names no file"))?;
         let mut temp_name = std::ffi::OsString::from(".");
         temp_name.push(name);
-        temp_name.push(format!(".{}.tmp", std::process::id()));
+        temp_name.push(format!(
+            ".{}.{}.tmp",
+            std::process::id(),
+            COUNT.fetch_add(1, Ordering::Relaxed)
+        ));
         let temp = target.with_file_name(temp_name);
-        let file = File::create(&temp)?;
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&temp)?;
         Ok(PendingFile {
-            target: target.to_path_buf(),
-            temp,
+            target,
+            temp: Some(temp),
             file: Some(file),
         })
     }
@@ -44,17 +78,22 @@ impl PendingFile {
             .take()
             .ok_or_else(|| io::Error::other("finished twice"))?;
         file.write_all(bytes)?;
+        let Some(temp) = &self.temp else {
+            return file.flush();
+        };
         file.sync_all()?;
         drop(file);
-        std::fs::rename(&self.temp, &self.target)
+        std::fs::rename(temp, &self.target)?;
+        self.temp = None;
+        Ok(())
     }
 }
 
 impl Drop for PendingFile {
     fn drop(&mut self) {
         // Unfinished (an error, or the work failed): the target stays as it was.
-        if self.file.is_some() || self.temp.exists() {
-            let _ = std::fs::remove_file(&self.temp);
+        if let Some(temp) = &self.temp {
+            let _ = std::fs::remove_file(temp);
         }
     }
 }
@@ -89,6 +128,29 @@ mod tests {
         write_whole(&target, b"new").unwrap();
         assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
         assert_eq!(std::fs::read_dir(&d).unwrap().count(), 1);
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn two_outputs_to_one_path_do_not_share_a_temporary_file() {
+        let d = dir("twice");
+        let target = d.join("out.csv");
+        let (a, b) = (
+            PendingFile::create(&target).unwrap(),
+            PendingFile::create(&target).unwrap(),
+        );
+        a.finish(b"first").unwrap();
+        b.finish(b"second").unwrap();
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "second");
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn a_device_is_written_in_place_and_a_directory_refused() {
+        write_whole(Path::new("/dev/null"), b"gone").unwrap();
+        assert!(std::fs::metadata("/dev/null").is_ok_and(|m| !m.is_file()));
+        let d = dir("is-dir");
+        assert!(PendingFile::create(&d).is_err());
         std::fs::remove_dir_all(&d).unwrap();
     }
 

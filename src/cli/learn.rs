@@ -67,6 +67,10 @@ impl Visitor for Train {
     }
 }
 
+/// The most games a tournament's schedule holds in all (pairs, or lone entrants of a one-role
+/// game, times games).
+const MAX_SCHEDULE: u64 = 1_000_000;
+
 /// Plays a round-robin tournament and prints the table.
 pub struct Tournament {
     pub players: Vec<SeatSpec>,
@@ -212,6 +216,21 @@ impl Visitor for Tournament {
 
     fn visit<G: Game>(self, loaded: Loaded<G>) -> Result<(), CliError> {
         let info = loaded.game.info();
+        // The schedule is made, with a slot for every result, before the first game.
+        let n = self.players.len() as u64;
+        let groups = if info.num_roles() <= 1 {
+            n
+        } else {
+            n * n.saturating_sub(1) / 2
+        };
+        let scheduled = groups * u64::from(self.games);
+        if scheduled > MAX_SCHEDULE {
+            return Err(CliError::Usage(format!(
+                "{n} entrants playing {} games each make {scheduled} games, more than the \
+                 {MAX_SCHEDULE} a tournament holds: fewer entrants or fewer --games",
+                self.games
+            )));
+        }
         let total = schedule(self.players.len(), info.num_roles(), self.games).len();
         let bar = Self::bar(total);
         let options = self.options(super::commands::with_depth(&self.config, &loaded));

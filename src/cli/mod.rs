@@ -257,10 +257,6 @@ const MAX_TOURNAMENT_GAMES: u32 = 100_000;
 /// The most entrants a tournament takes.
 const MAX_ENTRANTS: usize = 64;
 
-/// The most games a tournament's schedule holds in all (pairs times games): it is made, with a
-/// slot for every result, before the first game.
-const MAX_SCHEDULE: u64 = 1_000_000;
-
 fn clock_seconds(flag: &str, seconds: f64) -> Result<std::time::Duration, CliError> {
     if seconds.is_finite() && seconds > 0.0 && seconds <= MAX_CLOCK_SECONDS {
         Ok(std::time::Duration::from_secs_f64(seconds))
@@ -607,15 +603,6 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             if !(1..=MAX_TOURNAMENT_GAMES).contains(&a.games) {
                 return Err(CliError::Usage(format!(
                     "--games must be between 1 and {MAX_TOURNAMENT_GAMES} (games per pair), not {}",
-                    a.games
-                )));
-            }
-            let n = players.len() as u64;
-            let scheduled = (n * n.saturating_sub(1) / 2).max(1) * u64::from(a.games);
-            if scheduled > MAX_SCHEDULE {
-                return Err(CliError::Usage(format!(
-                    "{n} entrants playing {} games a pair make {scheduled} games, more than the \
-                     {MAX_SCHEDULE} a tournament holds: fewer entrants or fewer --games",
                     a.games
                 )));
             }

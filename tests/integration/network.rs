@@ -1001,4 +1001,9 @@ fn both_engines_compare_compound_terms_that_were_never_built() {
         "(<= terminal (true (c 2)) (true (d ?y)) (not (distinct (f 2) (f ?y))))",
         6,
     );
+    // `?z` would hold `(f ?x)`, which no `e` fact holds: no instance, and no reason to refuse.
+    check(
+        "(init (e 1)) (<= terminal (true (c ?x)) (not (distinct ?z (f ?x))) (true (e ?z)))",
+        8,
+    );
 }

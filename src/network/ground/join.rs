@@ -547,13 +547,14 @@ impl Grounder<'_> {
                     // the relaxed fixpoint ran this rule and built every term it can make, so there
                     // is no such instance; a late rule's may be real, and the term would exist only
                     // in this worker's copy of the store (see `step_arith`).
-                    Parts::Unbuilt if self.src.late[rule.head.rel.0 as usize] => {
+                    Parts::Unbuilt if self.grounds_unbuilt(rule, order[k], (x, y), b) => {
                         return Err(NetworkError::Unsupported(
                             "`=` makes a compound term that no fact of the relaxed game holds, \
                              in a rule the network grounds from its instances"
                                 .into(),
                         ))
                     }
+                    // Read only by positive atoms, whose facts hold built terms: no instance.
                     Parts::Unbuilt => {}
                 }
                 self.unbind(k, b);
@@ -689,6 +690,41 @@ impl Grounder<'_> {
     pub(super) fn atom(&self, rel: RelId, args: &[TermId]) -> Option<u32> {
         let i = self.src.relaxed.rel(rel).position(args)?;
         Some(self.row_id(rel, i))
+    }
+
+    /// Whether an `=` (body literal `at` of `rule`) that would bind a variable to a term never built
+    /// may still have real instances: the rule was not run by the relaxed fixpoint (a late relation
+    /// or a demand's copy), and the variable is read by more than positive atoms (the head, a
+    /// negation, a comparison, arithmetic), where a term in no fact can still count.
+    fn grounds_unbuilt(
+        &self,
+        rule: &Rule,
+        at: usize,
+        (x, y): (&Pat, &Pat),
+        b: &[Option<TermId>],
+    ) -> bool {
+        let h = rule.head.rel.0 as usize;
+        if !self.src.late[h] && self.src.copy_of[h].is_none() {
+            return false;
+        }
+        let mut open: SmallVec<[u32; 4]> = SmallVec::new();
+        for p in [x, y] {
+            p.each_var(&mut |v| {
+                if b[v as usize].is_none() {
+                    open.push(v);
+                }
+            });
+        }
+        let mut read = false;
+        for a in &rule.head.args {
+            a.each_var(&mut |v| read |= open.contains(&v));
+        }
+        for (i, l) in rule.body.iter().enumerate() {
+            if i != at && !matches!(l, Lit::Pos(_)) {
+                l.each_var(&mut |v| read |= open.contains(&v));
+            }
+        }
+        read
     }
 
     /// How patterns `x` and `y` compare under `b`, part by part, binding an unbound variable on
