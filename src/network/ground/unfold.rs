@@ -125,14 +125,8 @@ mod tests {
              (<= (differ ?x1 ?y1 ?x2 ?y2) (c ?x1) (c ?x2) (distinct ?y1 ?y2) (c ?y1) (c ?y2)) \
              (<= (near ?x ?y) (differ ?x ?y 1 1)) \
              (<= (next (cell ?x ?y)) (true (cell ?x ?y)) (does r (at ?u ?v)) (differ ?x ?y ?u ?v))";
-        let mut p = lower(&parse_kif(src).expect("parses")).expect("lowers");
-        let next = p.keywords.next.expect("has next").0 as usize;
-        let mut readers = vec![false; p.relations.len()];
-        readers[next] = true;
-        let is_static: Vec<bool> = (0..p.relations.len())
-            .map(|r| !["true", "does", "next"].contains(&p.terms.name(p.relations[r].name)))
-            .collect();
-        assert_eq!(unfold_tables(&mut p, &readers, &is_static), 1);
+        let (n, p) = unfolded(src);
+        assert_eq!(n, 1);
         let out = p.to_string();
         assert!(
             out.contains("near(?x, ?y) :- differ(?x, ?y, 1, 1)."),
@@ -155,8 +149,8 @@ mod tests {
     }
 
     /// `src` lowered, with `next` its only reader, unfolded: the number of readings unfolded and the
-    /// longest rule that comes out.
-    fn unfolded(src: &str) -> (usize, usize) {
+    /// program that comes out.
+    fn unfolded(src: &str) -> (usize, Program) {
         let mut p = lower(&parse_kif(src).expect("parses")).expect("lowers");
         let next = p.keywords.next.expect("has next").0 as usize;
         let mut readers = vec![false; p.relations.len()];
@@ -165,7 +159,7 @@ mod tests {
             .map(|r| !["true", "does", "next"].contains(&p.terms.name(p.relations[r].name)))
             .collect();
         let n = unfold_tables(&mut p, &readers, &is_static);
-        (n, p.rules.iter().map(|r| r.body.len()).max().unwrap_or(0))
+        (n, p)
     }
 
     #[test]
@@ -186,7 +180,8 @@ mod tests {
             "(<= (t ?a ?b) (distinct ?a ?b){conditions}) \
              (<= (next (w ?x)) (true (q ?x)) (t ?x 1) (t ?x 2) (t ?x 3))"
         );
-        let (n, longest) = unfolded(&src);
+        let (n, p) = unfolded(&src);
+        let longest = p.rules.iter().map(|r| r.body.len()).max().unwrap_or(0);
         assert_eq!(n, 2);
         assert!(longest <= MAX_RULE_CONDITIONS as usize, "{longest}");
     }
