@@ -106,8 +106,6 @@ pub(super) fn instantiate(
     };
     let mut found: Vec<Instances> = vec![Vec::new(); to_ground.len()];
     for (which, completed) in rules_in.into_iter().zip(completes) {
-        // A phase of a few instances never reaches a worker's own checks.
-        check_grounding(made(), budget, started)?;
         let src = Sources {
             relaxed: &a.relaxed,
             exact: &a.exact,
@@ -127,9 +125,6 @@ pub(super) fn instantiate(
             (&atoms.base, &stand_ins),
             (budget, started, (&instances_made, &words_made)),
         )?;
-        // Every worker's last counts are in: a refusal for size does not depend on how the
-        // workers' batches interleaved.
-        check_grounding(made(), budget, started)?;
         for (k, buf) in which.into_iter().zip(out) {
             found[k] = buf;
         }
@@ -154,6 +149,10 @@ pub(super) fn instantiate(
             }
             atoms.number(r, a.relaxed.rel(RelId(r as u32)).len())?;
         }
+        // Once a phase: a phase of a few instances never reaches a worker's own checks (a chain of
+        // thousands of late relations is thousands of phases), and with every worker's last counts
+        // in, a refusal for size does not depend on how their batches interleaved.
+        check_grounding(made(), budget, started)?;
     }
     Ok(Instantiated {
         found,
