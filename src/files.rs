@@ -25,10 +25,13 @@ pub struct PendingFile {
 impl PendingFile {
     /// Creates the temporary file for `target` (`.NAME.PID.N.tmp` in the same directory, so that the
     /// rename stays on one file system; `N` counts this process's files, so that two outputs to one
-    /// path never share one). A directory is refused; a link is followed to the file it names.
+    /// path never share one). A directory is refused; a link is followed to the file it names; a
+    /// file that exists keeps its permissions (a rule file formatted in place stays as readable as it
+    /// was), though not its hard links.
     pub fn create(target: &Path) -> io::Result<PendingFile> {
         static COUNT: AtomicU64 = AtomicU64::new(0);
         let mut target = target.to_path_buf();
+        let mut permissions = None;
         if let Ok(meta) = std::fs::metadata(&target) {
             if meta.is_dir() {
                 return Err(io::Error::new(
@@ -48,6 +51,7 @@ impl PendingFile {
             if std::fs::symlink_metadata(&target).is_ok_and(|m| m.file_type().is_symlink()) {
                 target = std::fs::canonicalize(&target)?;
             }
+            permissions = Some(meta.permissions());
         }
         let name = target
             .file_name()
@@ -64,11 +68,16 @@ impl PendingFile {
             .write(true)
             .create_new(true)
             .open(&temp)?;
-        Ok(PendingFile {
+        let pending = PendingFile {
             target,
             temp: Some(temp),
             file: Some(file),
-        })
+        };
+        if let (Some(permissions), Some(file)) = (permissions, &pending.file) {
+            // Dropping `pending` on an error removes the temporary file.
+            file.set_permissions(permissions)?;
+        }
+        Ok(pending)
     }
 
     /// Writes `bytes` and puts the file in the target's place.
@@ -142,6 +151,21 @@ mod tests {
         a.finish(b"first").unwrap();
         b.finish(b"second").unwrap();
         assert_eq!(std::fs::read_to_string(&target).unwrap(), "second");
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_file_written_over_keeps_its_permissions() {
+        use std::os::unix::fs::PermissionsExt;
+        let d = dir("mode");
+        let target = d.join("game.kif");
+        std::fs::write(&target, "old").unwrap();
+        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o640)).unwrap();
+        write_whole(&target, b"new").unwrap();
+        let meta = std::fs::metadata(&target).unwrap();
+        assert_eq!(meta.permissions().mode() & 0o777, 0o640);
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
         std::fs::remove_dir_all(&d).unwrap();
     }
 

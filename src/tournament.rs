@@ -94,6 +94,8 @@ pub struct Played {
 /// One game of the schedule and its result.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GameRecord {
+    /// The game's place in the schedule, from 0 (a tournament stopped early has gaps).
+    pub game: usize,
     /// The entrant (index into the entrants) in each role's seat.
     pub seats: Vec<usize>,
     /// Each role's goal at the end.
@@ -407,6 +409,7 @@ fn run_schedule(
                     match outcome {
                         Ok(outcome) => {
                             let record = GameRecord {
+                                game: i,
                                 seats: seatings[i].clone(),
                                 goals: outcome.0.clone(),
                                 substituted: outcome.1.clone(),
@@ -437,8 +440,10 @@ fn run_schedule(
     let records: Vec<GameRecord> = seatings
         .into_iter()
         .zip(results)
-        .filter_map(|(seats, outcome)| {
+        .enumerate()
+        .filter_map(|(game, (seats, outcome))| {
             outcome.map(|(goals, substituted, effort)| GameRecord {
+                game,
                 seats,
                 goals,
                 substituted,
@@ -593,8 +598,8 @@ pub fn by_seat(entrants: usize, roles: usize, records: &[GameRecord]) -> Vec<Vec
     table
 }
 
-/// Every seat of every game as CSV, with a header line: the game's number (from 1, in the order
-/// of the schedule), the role, the entrant in its seat, its goal and result, the moves replaced for
+/// Every seat of every game as CSV, with a header line: the game's number (from 1, its place in
+/// the schedule, so that a tournament stopped early leaves its unplayed games' numbers out), the role, the entrant in its seat, its goal and result, the moves replaced for
 /// it, the moves it chose and the simulations and nodes its searches reported, and its slowest
 /// answer in milliseconds.
 pub fn games_csv(names: &[String], roles: &[String], records: &[GameRecord]) -> String {
@@ -603,14 +608,14 @@ pub fn games_csv(names: &[String], roles: &[String], records: &[GameRecord]) -> 
         String::from(
         "game,role,player,goal,result,substituted_moves,moves,simulations,nodes,slowest_answer_ms\n",
     );
-    for (i, rec) in records.iter().enumerate() {
+    for rec in records {
         for (seat, result) in seat_results(&rec.goals).into_iter().enumerate() {
             let name = rec.seats.get(seat).and_then(|&e| names.get(e));
             let role = roles.get(seat).map_or("", String::as_str);
             let effort = rec.effort.get(seat).copied().unwrap_or_default();
             out.push_str(&format!(
                 "{},{},{},{},{},{},{},{},{},{}\n",
-                i + 1,
+                rec.game + 1,
                 quoted(role),
                 quoted(name.map_or("", String::as_str)),
                 rec.goals[seat],
@@ -726,12 +731,14 @@ mod tests {
         let names = vec!["a".to_string(), "b".to_string()];
         let recs = vec![
             GameRecord {
+                game: 0,
                 seats: vec![0, 1],
                 goals: vec![100, 0],
                 substituted: vec![0, 2],
                 effort: vec![Effort::default(); 2],
             },
             GameRecord {
+                game: 1,
                 seats: vec![1, 0],
                 goals: vec![50, 50],
                 substituted: vec![0, 0],
@@ -780,6 +787,7 @@ mod tests {
     fn an_entrant_that_played_no_game_has_no_score_in_the_csv() {
         let names = vec!["a".to_string(), "b".to_string(), "never".to_string()];
         let recs = vec![GameRecord {
+            game: 0,
             seats: vec![0, 1],
             goals: vec![100, 0],
             substituted: vec![0, 0],
@@ -798,7 +806,8 @@ mod tests {
     fn results_by_seat_and_every_game_as_csv() {
         let names = vec!["a".to_string(), "b, \"2\"".to_string()];
         let roles = vec!["red".to_string(), "black".to_string()];
-        let game = |seats: [usize; 2], goals: [Goal; 2]| GameRecord {
+        let game = |game: usize, seats: [usize; 2], goals: [Goal; 2]| GameRecord {
+            game,
             seats: seats.to_vec(),
             goals: goals.to_vec(),
             substituted: vec![0, 1],
@@ -813,11 +822,12 @@ mod tests {
                 Effort::default(),
             ],
         };
-        // `a` wins twice as red and draws once as black; `b` loses twice as black.
+        // `a` wins twice as red and draws once as black; `b` loses twice as black. The third game of
+        // the schedule was not played (a tournament stopped early): the fourth keeps its number.
         let recs = vec![
-            game([0, 1], [100, 0]),
-            game([1, 0], [50, 50]),
-            game([0, 1], [100, 0]),
+            game(0, [0, 1], [100, 0]),
+            game(1, [1, 0], [50, 50]),
+            game(3, [0, 1], [100, 0]),
         ];
         let seats = by_seat(2, 2, &recs);
         let line = |w, d, l| SeatLine {
@@ -839,5 +849,6 @@ mod tests {
         assert_eq!(lines[1], "1,\"red\",\"a\",100,win,0,3,70,9,250");
         assert_eq!(lines[4], "2,\"black\",\"a\",50,draw,1,0,0,0,0");
         assert_eq!(lines[3], "2,\"red\",\"b, \"\"2\"\"\",50,draw,0,3,70,9,250");
+        assert_eq!(lines[5], "4,\"red\",\"a\",100,win,0,3,70,9,250");
     }
 }
