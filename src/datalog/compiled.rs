@@ -155,6 +155,8 @@ pub enum Step {
     Cmp(Cmp, Pat, Pat),
     /// Arithmetic.
     Arith(Arith, Pat, Pat, Pat),
+    /// Negated arithmetic, every argument bound.
+    NotArith(Arith, Pat, Pat, Pat),
 }
 
 /// A rule with its body in evaluation order.
@@ -282,6 +284,8 @@ pub enum Instr {
     Less(Pat, Pat, bool),
     /// Arithmetic on two bound patterns, the result matched.
     Arith(Arith, Pat, Pat, Match),
+    /// Negated arithmetic on three bound patterns: no integer result of the first two is the third.
+    NotArith(Arith, Pat, Pat, Pat),
 }
 
 /// The matcher of a pattern given what is bound; marks what it binds.
@@ -356,6 +360,7 @@ pub fn compile(steps: &[Step], num_vars: usize) -> Vec<Instr> {
                 let m = matcher(z, &mut bound);
                 Instr::Arith(*op, x.clone(), y.clone(), m)
             }
+            Step::NotArith(op, x, y, z) => Instr::NotArith(*op, x.clone(), y.clone(), z.clone()),
         });
     }
     out

@@ -134,6 +134,17 @@ pub enum Arith {
     Times,
 }
 
+impl Arith {
+    /// The result of `x op y`, none on overflow.
+    pub fn apply(self, x: i64, y: i64) -> Option<i64> {
+        match self {
+            Arith::Plus => x.checked_add(y),
+            Arith::Minus => x.checked_sub(y),
+            Arith::Times => x.checked_mul(y),
+        }
+    }
+}
+
 /// A body condition.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Lit {
@@ -145,16 +156,23 @@ pub enum Lit {
     Cmp(Cmp, Pat, Pat),
     /// Arithmetic: `op(x, y, z)`.
     Arith(Arith, Pat, Pat, Pat),
+    /// Negated arithmetic, `~op(x, y, z)`: holds unless `x` and `y` are integers whose result is
+    /// `z`. A filter: it binds nothing and needs all three arguments.
+    NotArith(Arith, Pat, Pat, Pat),
 }
 
 impl Lit {
     /// Whether a condition that binds nothing it tests (negation, comparison, arithmetic) can be
     /// evaluated once the variables in `bound` are known: a negation needs all its arguments, `=` one
-    /// side and a variable on the other, arithmetic its two operands. A positive atom never is one.
+    /// side and a variable on the other, arithmetic its two operands (negated, all three). A positive
+    /// atom never is one.
     pub(crate) fn filter_ready(&self, bound: &[bool]) -> bool {
         match self {
             Lit::Pos(_) => false,
             Lit::Neg(a) => a.args.iter().all(|x| x.is_bound(bound)),
+            Lit::NotArith(_, x, y, z) => {
+                x.is_bound(bound) && y.is_bound(bound) && z.is_bound(bound)
+            }
             Lit::Cmp(Cmp::Same, x, y) => {
                 (x.is_bound(bound) && (y.is_bound(bound) || matches!(y, Pat::Var(_))))
                     || (y.is_bound(bound) && matches!(x, Pat::Var(_)))
@@ -171,7 +189,7 @@ impl Lit {
                 x.each_var(f);
                 y.each_var(f);
             }
-            Lit::Arith(_, x, y, z) => {
+            Lit::Arith(_, x, y, z) | Lit::NotArith(_, x, y, z) => {
                 x.each_var(f);
                 y.each_var(f);
                 z.each_var(f);
@@ -184,7 +202,7 @@ impl Lit {
     pub(crate) fn bind_vars(&self, bound: &mut [bool]) {
         match self {
             Lit::Pos(a) => a.args.iter().for_each(|x| x.bind_vars(bound)),
-            Lit::Neg(_) => {}
+            Lit::Neg(_) | Lit::NotArith(..) => {}
             Lit::Cmp(_, x, y) => {
                 x.bind_vars(bound);
                 y.bind_vars(bound);
@@ -695,7 +713,9 @@ impl Lowerer {
                         Lit::Cmp(Cmp::Same, x, y) => Some(Lit::Cmp(Cmp::Distinct, x, y)),
                         Lit::Cmp(Cmp::Less, x, y) => Some(Lit::Cmp(Cmp::Leq, y, x)),
                         Lit::Cmp(Cmp::Leq, x, y) => Some(Lit::Cmp(Cmp::Less, y, x)),
-                        Lit::Neg(_) | Lit::Arith(..) => None,
+                        // A relation of its own for `~plus(X, 1, 3)` would have to list every X.
+                        Lit::Arith(op, x, y, z) => Some(Lit::NotArith(op, x, y, z)),
+                        Lit::Neg(_) | Lit::NotArith(..) => None,
                     };
                     if let Some(lit) = lit {
                         return Ok(vec![vec![lit]]);
@@ -884,12 +904,15 @@ impl Program {
                     PatFmt(self, y, names)
                 )
             }
-            Lit::Arith(op, x, y, z) => {
+            Lit::Arith(op, x, y, z) | Lit::NotArith(op, x, y, z) => {
                 let n = match op {
                     Arith::Plus => "plus",
                     Arith::Minus => "minus",
                     Arith::Times => "times",
                 };
+                if matches!(l, Lit::NotArith(..)) {
+                    f.write_str("~")?;
+                }
                 write!(
                     f,
                     "{n}({}, {}, {})",

@@ -29,7 +29,7 @@
 use smallvec::SmallVec;
 
 use super::compiled::{Instr, Key, Match, Scan};
-use super::ir::{Arith, Pat};
+use super::ir::Pat;
 use super::store::{RelStore, NONE};
 use super::terms::{hash_ids, TermId, TermStore};
 use super::{EngineError, Limits};
@@ -452,14 +452,20 @@ fn holds<T: Terms>(instr: &Instr, sc: &mut Scratch<T>) -> Result<bool, Stop> {
             let (Some(a), Some(b)) = (terms.as_int(a), terms.as_int(b)) else {
                 return Ok(false);
             };
-            let v = match op {
-                Arith::Plus => a.checked_add(b),
-                Arith::Minus => a.checked_sub(b),
-                Arith::Times => a.checked_mul(b),
+            let Some(v) = op.apply(a, b) else {
+                return Ok(false);
             };
-            let Some(v) = v else { return Ok(false) };
             let t = sc.terms.int(v).ok_or(Stop::NewTerm)?;
             sc.matches(z, t)
+        }
+        Instr::NotArith(op, x, y, z) => {
+            let (a, b, c) = (sc.make(x)?, sc.make(y)?, sc.make(z)?);
+            let terms = sc.terms.store();
+            let (Some(a), Some(b), Some(c)) = (terms.as_int(a), terms.as_int(b), terms.as_int(c))
+            else {
+                return Ok(true);
+            };
+            op.apply(a, b) != Some(c)
         }
     })
 }

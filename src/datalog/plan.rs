@@ -74,7 +74,7 @@ fn exists_from(steps: &[Step], head: &IrAtom, num_vars: usize) -> usize {
                 x.each_var(&mut note);
                 y.each_var(&mut note);
             }
-            Step::Arith(_, x, y, z) => {
+            Step::Arith(_, x, y, z) | Step::NotArith(_, x, y, z) => {
                 x.each_var(&mut note);
                 y.each_var(&mut note);
                 z.each_var(&mut note);
@@ -110,7 +110,7 @@ fn static_prefix(
             Step::Scan { atom, .. } | Step::Absent { atom, .. } => {
                 phases[atom.rel.0 as usize] == Phase::Static
             }
-            Step::Cmp(..) | Step::Arith(..) => true,
+            Step::Cmp(..) | Step::Arith(..) | Step::NotArith(..) => true,
         })
         .count();
     let ef = exists_from(steps, head, num_vars);
@@ -129,7 +129,7 @@ fn static_prefix(
         };
         match st {
             Step::Scan { atom, .. } => atom.args.iter().for_each(|a| a.each_var(&mut note)),
-            Step::Absent { .. } => {}
+            Step::Absent { .. } | Step::NotArith(..) => {}
             Step::Cmp(Cmp::Same, x, y) => {
                 x.each_var(&mut note);
                 y.each_var(&mut note);
@@ -478,6 +478,7 @@ fn filter_step(l: &Lit, bound: &mut [bool], indexes: &mut [Vec<Vec<Slot>>]) -> S
         }
         Lit::Cmp(c, x, y) => Step::Cmp(*c, x.clone(), y.clone()),
         Lit::Arith(op, x, y, z) => Step::Arith(*op, x.clone(), y.clone(), z.clone()),
+        Lit::NotArith(op, x, y, z) => Step::NotArith(*op, x.clone(), y.clone(), z.clone()),
         Lit::Pos(_) => unreachable!("positive literals are scans"),
     }
 }
@@ -535,6 +536,9 @@ impl fmt::Display for PlanDisplay<'_> {
                         Step::Absent { atom, .. } => Lit::Neg(atom.clone()),
                         Step::Cmp(c, x, y) => Lit::Cmp(*c, x.clone(), y.clone()),
                         Step::Arith(o, x, y, z) => Lit::Arith(*o, x.clone(), y.clone(), z.clone()),
+                        Step::NotArith(o, x, y, z) => {
+                            Lit::NotArith(*o, x.clone(), y.clone(), z.clone())
+                        }
                     };
                     p.fmt_lit(f, &lit, names)?;
                     if let Step::Scan { key, .. } | Step::Absent { key, .. } = st {

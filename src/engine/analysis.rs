@@ -334,6 +334,7 @@ fn drop_dynamic_filters(q: &mut Program, dynamic: &[bool]) {
                                 match l {
                                     Lit::Pos(_) => in_pos = true,
                                     Lit::Neg(_)
+                                    | Lit::NotArith(..)
                                     | Lit::Cmp(Cmp::Distinct | Cmp::Less | Cmp::Leq, ..) => {
                                         filters.push(j)
                                     }

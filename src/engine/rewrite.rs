@@ -383,7 +383,7 @@ fn lit_size(l: &Lit) -> usize {
     match l {
         Lit::Pos(a) | Lit::Neg(a) => 1 + a.args.iter().map(pat).sum::<usize>(),
         Lit::Cmp(_, x, y) => 1 + pat(x) + pat(y),
-        Lit::Arith(_, x, y, z) => 1 + pat(x) + pat(y) + pat(z),
+        Lit::Arith(_, x, y, z) | Lit::NotArith(_, x, y, z) => 1 + pat(x) + pat(y) + pat(z),
     }
 }
 
@@ -485,6 +485,7 @@ pub(crate) fn instantiate(
             }),
             Lit::Cmp(c, x, y) => Lit::Cmp(*c, sub(x), sub(y)),
             Lit::Arith(o, x, y, z) => Lit::Arith(*o, sub(x), sub(y), sub(z)),
+            Lit::NotArith(o, x, y, z) => Lit::NotArith(*o, sub(x), sub(y), sub(z)),
         })
         .collect()
 }

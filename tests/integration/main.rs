@@ -8,6 +8,7 @@
 mod common;
 
 mod architecture;
+mod arithmetic;
 mod check_unplayable;
 mod cli;
 mod conformance;

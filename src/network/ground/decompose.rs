@@ -562,6 +562,9 @@ fn renumber_lit(l: &Lit, f: &mut impl FnMut(u32) -> u32) -> Lit {
         Lit::Neg(a) => Lit::Neg(renumber_atom(a, f)),
         Lit::Cmp(c, x, y) => Lit::Cmp(*c, renumber(x, f), renumber(y, f)),
         Lit::Arith(o, x, y, z) => Lit::Arith(*o, renumber(x, f), renumber(y, f), renumber(z, f)),
+        Lit::NotArith(o, x, y, z) => {
+            Lit::NotArith(*o, renumber(x, f), renumber(y, f), renumber(z, f))
+        }
     }
 }
 

@@ -223,6 +223,7 @@ impl Grounder<'_> {
                     Lit::Cmp(Cmp::Same, x, y) => bound(x, &b) || bound(y, &b),
                     Lit::Cmp(_, x, y) => bound(x, &b) && bound(y, &b),
                     Lit::Arith(_, x, y, _) => bound(x, &b) && bound(y, &b),
+                    Lit::NotArith(_, x, y, z) => bound(x, &b) && bound(y, &b) && bound(z, &b),
                     Lit::Pos(_) => false,
                 };
                 if ready {
@@ -262,7 +263,7 @@ impl Grounder<'_> {
                     mark(y)
                 }
                 Lit::Arith(_, _, _, z) => mark(z),
-                Lit::Neg(_) => {}
+                Lit::Neg(_) | Lit::NotArith(..) => {}
             }
             out.push(i);
         }
@@ -325,6 +326,16 @@ impl Grounder<'_> {
             Lit::Neg(a) => self.step_negation(rule, order, k, a, b, body),
             Lit::Cmp(c, x, y) => self.step_compare(rule, order, k, (*c, x, y), b, body),
             Lit::Arith(op, x, y, z) => self.step_arith(rule, order, k, (*op, x, y, z), b, body),
+            Lit::NotArith(op, x, y, z) => {
+                // Every argument is bound and arithmetic reads only values: decided on the spot. A
+                // term never built (a late rule's compound) is no integer.
+                let int = |p: &Pat| self.make(p, b).and_then(|t| self.terms.as_int(t));
+                let result = int(x).zip(int(y)).and_then(|(p, q)| op.apply(p, q));
+                if result.is_none() || result != int(z) {
+                    self.step(rule, order, k + 1, b, body)?;
+                }
+                Ok(())
+            }
         }
     }
 
@@ -601,12 +612,9 @@ impl Grounder<'_> {
         ) else {
             return Ok(());
         };
-        let v = match op {
-            Arith::Plus => p.checked_add(q),
-            Arith::Minus => p.checked_sub(q),
-            Arith::Times => p.checked_mul(q),
+        let Some(v) = op.apply(p, q) else {
+            return Ok(());
         };
-        let Some(v) = v else { return Ok(()) };
         // A result the analysis never made (its relaxation clamps arithmetic to the integers the rules
         // name; the goal scale is made besides) is in no relaxed fact, so no instance of a relation
         // the relaxed fixpoint bounds holds it. A late relation is not bounded that way: its

@@ -42,7 +42,7 @@ pub(crate) fn unfold_tables(p: &mut Program, readers: &[bool], is_static: &[bool
                     && r.body.iter().all(|l| match l {
                         Lit::Pos(a) => a.rel.0 as usize != rel && is_static[a.rel.0 as usize],
                         Lit::Neg(_) => false,
-                        Lit::Cmp(..) | Lit::Arith(..) => true,
+                        Lit::Cmp(..) | Lit::Arith(..) | Lit::NotArith(..) => true,
                     })
             })
     };

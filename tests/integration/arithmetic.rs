@@ -1,0 +1,53 @@
+//! Arithmetic built-ins of the infix syntax on both engines (the Datalog evaluator and the network).
+
+use std::path::Path;
+
+use ggp::engine::RuleGame;
+use ggp::game::{perft, Game};
+use ggp::network::NetGame;
+
+/// `~plus(X, N, 3)`: negated arithmetic is a filter on bound values, true when the operands are no
+/// integers or their result is another. It once became a relation of its own over `X`, which no
+/// rule could list, and the game failed to load as unsafe.
+#[test]
+fn negated_arithmetic_filters_on_both_engines() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/arithmetic/negated_sum.gdl");
+    let (program, _) = ggp::syntax::parse_file(&path).expect("parses");
+    let net = NetGame::from_program(&program, "negated_sum").expect("grounds");
+    let rule = RuleGame::from_program(&program, "negated_sum").expect("loads");
+    // add(1) or add(2); then only add(1) from 1 and only add(2) from 2; then add(2) from 2, and 4
+    // has ended (an ended sequence counts once).
+    assert_eq!(counts(&net), [2, 2, 2], "network");
+    assert_eq!(counts(&rule), [2, 2, 2], "datalog");
+    // Only the first goal rule holds: a second value would be an invalid game.
+    assert_eq!(
+        net.goal_values(&after_two_twos(&net), 0),
+        vec![100],
+        "network"
+    );
+    assert_eq!(
+        rule.goal_values(&after_two_twos(&rule), 0).expect("goals"),
+        vec![100],
+        "datalog"
+    );
+}
+
+fn counts<G: Game>(g: &G) -> [u64; 3] {
+    [1, 2, 3].map(|d| perft(g, &g.initial_state(), d))
+}
+
+/// The state after add(2) twice, at 4: the end.
+fn after_two_twos<G: Game>(g: &G) -> G::State {
+    let mut state = g.initial_state();
+    let mut buf = Vec::new();
+    for _ in 0..2 {
+        g.legal_moves(&state, 0, &mut buf);
+        let two = buf
+            .iter()
+            .find(|m| g.show_move(m) == "add(2)")
+            .expect("add(2) is legal");
+        state = g.play(&state, 0, two);
+    }
+    assert!(g.is_terminal(&state));
+    state
+}
