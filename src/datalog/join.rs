@@ -474,6 +474,7 @@ fn holds<T: Terms>(instr: &Instr, sc: &mut Scratch<T>) -> Result<bool, Stop> {
 mod tests {
     use super::*;
     use crate::datalog::compiled::Slot;
+    use crate::datalog::ir::Arith;
     use crate::syntax::ast::Symbols;
 
     /// Terms `a`, `b`, `c`, the function symbol `f`, and a relation `edge` (two columns, indexed by
