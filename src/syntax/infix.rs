@@ -3,20 +3,23 @@
 use lalrpop_util::ParseError;
 
 use crate::diagnostics::Diagnostic;
-use crate::syntax::ast::{Atom, Effect, Literal, Span, Statement, Symbols, Term};
+use crate::syntax::ast::{Atom, Effect, Literal, Span, Statement, Sym, Symbols, Term};
 
 /// A span from lalrpop's byte locations.
 pub fn sp(l: usize, r: usize) -> Span {
     Span::new(l, r)
 }
 
-/// What the infix parser carries along: the symbol table and the counter for anonymous variables.
+/// What the infix parser carries along: the symbol table and the anonymous variables to name.
 #[derive(Default)]
 pub struct Ctx {
     /// Where names are interned.
     pub symbols: Symbols,
-    /// How many `_` variables have been named so far.
+    /// How many `_` variables have been met so far.
     pub anonymous: u32,
+    /// The `_` variables of the statement being read, under names no author can write (`_#1`)
+    /// until [`Ctx::finish`] gives them their own.
+    pending: Vec<Sym>,
 }
 
 /// A parsed rule body: its top-level conjuncts, and whether it was a bare disjunction `a | b` (which a
@@ -63,14 +66,52 @@ impl Body {
 }
 
 impl Ctx {
-    /// A variable term; a lone `_` gets a fresh name `_1`, `_2`, ...
+    /// A variable term; a lone `_` gets a placeholder name until its statement is finished.
     pub fn var(&mut self, name: &str, span: Span) -> Term {
         if name == "_" {
             self.anonymous += 1;
-            let fresh = format!("_{}", self.anonymous);
-            return Term::Var(self.symbols.intern(&fresh), span);
+            let placeholder = self.symbols.intern(&format!("_#{}", self.anonymous));
+            self.pending.push(placeholder);
+            return Term::Var(placeholder, span);
         }
         Term::Var(self.symbols.intern(name), span)
+    }
+
+    /// A statement read whole: each `_` in it is named `_1`, `_2`, ..., skipping the names its
+    /// author gave variables (`p :- q(_, _1)` must not read `q(_1, _1)`).
+    pub fn finish(&mut self, mut statement: Statement) -> Statement {
+        if self.pending.is_empty() {
+            return statement;
+        }
+        let pending = std::mem::take(&mut self.pending);
+        let mut written: Vec<Sym> = Vec::new();
+        each_term_mut(&mut statement, &mut |t| {
+            if let Term::Var(v, _) = t {
+                if !pending.contains(v) {
+                    written.push(*v);
+                }
+            }
+        });
+        let mut names: Vec<(Sym, Sym)> = Vec::with_capacity(pending.len());
+        let mut k = 0;
+        for &placeholder in &pending {
+            let name = loop {
+                k += 1;
+                let name = self.symbols.intern(&format!("_{k}"));
+                if !written.contains(&name) {
+                    break name;
+                }
+            };
+            names.push((placeholder, name));
+        }
+        each_term_mut(&mut statement, &mut |t| {
+            if let Term::Var(v, _) = t {
+                if let Some(&(_, name)) = names.iter().find(|(p, _)| p == v) {
+                    *v = name;
+                }
+            }
+        });
+        statement
     }
 
     /// An operation statement; its effects must be atoms or negated atoms joined by `&`.
@@ -118,5 +159,41 @@ fn bad_effect<T>(span: Span) -> ParseError<usize, T, Diagnostic> {
         .with_help(
             "join effects with `&`; put conditions (with `|`, nested `~`, parentheses) before `==>`",
         ),
+    }
+}
+
+/// Calls `f` on every term of a statement, variables and nested terms included.
+fn each_term_mut(statement: &mut Statement, f: &mut impl FnMut(&mut Term)) {
+    fn term(t: &mut Term, f: &mut impl FnMut(&mut Term)) {
+        if let Term::Func(_, args, _) = t {
+            args.iter_mut().for_each(|a| term(a, f));
+        }
+        f(t);
+    }
+    fn atom(a: &mut Atom, f: &mut impl FnMut(&mut Term)) {
+        a.args.iter_mut().for_each(|t| term(t, f));
+    }
+    fn literal(l: &mut Literal, f: &mut impl FnMut(&mut Term)) {
+        match l {
+            Literal::Atom(a) => atom(a, f),
+            Literal::Not(inner, _) => literal(inner, f),
+            Literal::Or(ls, _) | Literal::And(ls, _) => ls.iter_mut().for_each(|l| literal(l, f)),
+        }
+    }
+    match statement {
+        Statement::Rule { head, body, .. } => {
+            atom(head, f);
+            body.iter_mut().for_each(|l| literal(l, f));
+        }
+        Statement::Operation {
+            action,
+            conditions,
+            effects,
+            ..
+        } => {
+            atom(action, f);
+            conditions.iter_mut().for_each(|l| literal(l, f));
+            effects.iter_mut().for_each(|e| atom(&mut e.atom, f));
+        }
     }
 }

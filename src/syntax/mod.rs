@@ -496,6 +496,21 @@ mod tests {
         assert!(p.symbols.get("_1").is_some() && p.symbols.get("_2").is_some());
     }
 
+    /// Each `_` is a variable of its own, whatever names the author gave the others, even one that
+    /// comes later in the rule.
+    #[test]
+    fn an_anonymous_variable_is_never_one_the_author_named() {
+        for (src, printed) in [
+            ("p :- q(_, _1)", "p :- q(_2, _1)"),
+            ("p :- q(_2, _) & r(_, _1)", "p :- q(_2, _3) & r(_4, _1)"),
+            ("go :: r(_, _1) ==> s(_1)", "go :: r(_2, _1) ==> s(_1)"),
+            ("p :- q(_, _)", "p :- q(_1, _2)"),
+        ] {
+            let out = crate::print::to_infix(&parse_infix(src).unwrap());
+            assert_eq!(out.trim(), printed, "{src}");
+        }
+    }
+
     #[test]
     fn infix_reports_several_syntax_errors() {
         let errs = parse_infix("p(a b) :- x\nq(X :- r\nok(1)\ns(]").unwrap_err();
