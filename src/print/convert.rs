@@ -57,12 +57,12 @@ pub fn convert(p: &Program, to: Syntax) -> Result<Program, ConvertError> {
     Ok(q)
 }
 
-/// The infix built-in `name` is named after, when `name` is the built-in followed by underscores only
-/// (`plus`, `plus_`, `plus__`).
+/// The infix built-in `name` is named after, when `name` is the built-in in any case (the engines
+/// read `LESS` as `less`) followed by underscores only (`plus`, `plus_`, `Plus__`).
 fn builtin_base(name: &str) -> Option<&'static str> {
     INFIX_BUILTINS.iter().copied().find(|b| {
-        name.strip_prefix(b)
-            .is_some_and(|rest| rest.chars().all(|c| c == '_'))
+        name.get(..b.len()).is_some_and(|head| head.eq_ignore_ascii_case(b))
+            && name[b.len()..].chars().all(|c| c == '_')
     })
 }
 
@@ -82,11 +82,11 @@ pub fn arithmetic_used(p: &Program) -> Vec<String> {
         };
         for l in lits {
             for_each_atom(l, false, &mut |a, _| {
-                let n = p.symbols.name(a.pred);
-                if matches!(n, "plus" | "minus" | "times" | "less" | "leq")
-                    && !used.iter().any(|u| u == n)
+                let n = p.symbols.name(a.pred).to_ascii_lowercase();
+                if matches!(n.as_str(), "plus" | "minus" | "times" | "less" | "leq")
+                    && !used.contains(&n)
                 {
-                    used.push(n.to_string());
+                    used.push(n);
                 }
             });
         }

@@ -105,6 +105,13 @@ fn relations_named_like_builtins_are_renamed_and_back() {
         back.contains("(plus 0 1)") && back.contains("(plus_ 1 2)"),
         "{back}"
     );
+    // Infix reads built-ins in any case: KIF's `LESS` is an ordinary relation, renamed as `less` is.
+    let kif = "(role r) (init (n 0)) (<= (legal r go) (LESS 1 2)) (<= (next (n 1)) (true (n 0)))\n\
+               (<= terminal (true (n 1))) (goal r 100)\n";
+    let infix = to_infix(&convert(&parse_kif(kif).unwrap(), Syntax::Infix).unwrap());
+    assert!(infix.contains("\"LESS_\"(1, 2)"), "{infix}");
+    let back = to_kif(&convert(&parse_infix(&infix).unwrap(), Syntax::Kif).unwrap());
+    assert!(back.contains("(LESS 1 2)"), "{back}");
 }
 
 /// The bundled infix games (`games/*.gdl`) converted to KIF, as the referee sends them to remote
