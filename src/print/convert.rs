@@ -61,7 +61,8 @@ pub fn convert(p: &Program, to: Syntax) -> Result<Program, ConvertError> {
 /// read `LESS` as `less`) followed by underscores only (`plus`, `plus_`, `Plus__`).
 fn builtin_base(name: &str) -> Option<&'static str> {
     INFIX_BUILTINS.iter().copied().find(|b| {
-        name.get(..b.len()).is_some_and(|head| head.eq_ignore_ascii_case(b))
+        name.get(..b.len())
+            .is_some_and(|head| head.eq_ignore_ascii_case(b))
             && name[b.len()..].chars().all(|c| c == '_')
     })
 }
@@ -501,18 +502,21 @@ fn arithmetic_tables(p: &Program, q: &mut Program) -> Result<Option<(i64, i64)>,
         } else {
             (written_lo.min(0), written_hi)
         };
-        let count = (hi - lo + 1) as usize;
-        if count > MAX_NUMBERS {
-            return Err(ConvertError::TooManyNumbers(count));
+        // In i128: the numbers written may span the whole of i64.
+        let count = i128::from(hi) - i128::from(lo) + 1;
+        if count > MAX_NUMBERS as i128 {
+            return Err(ConvertError::TooManyNumbers(
+                usize::try_from(count).unwrap_or(usize::MAX),
+            ));
         }
         widest = Some(widest.map_or((lo, hi), |(a, b)| (a.min(lo), b.max(hi))));
         let pred = q.symbols.intern(name);
         for x in lo..=hi {
             for y in lo..=hi {
                 let row = match name {
-                    "plus" => Some(vec![x, y, x + y]),
-                    "minus" => Some(vec![x, y, x - y]),
-                    "times" => Some(vec![x, y, x * y]),
+                    "plus" => x.checked_add(y).map(|z| vec![x, y, z]),
+                    "minus" => x.checked_sub(y).map(|z| vec![x, y, z]),
+                    "times" => x.checked_mul(y).map(|z| vec![x, y, z]),
                     "less" => (x < y).then(|| vec![x, y]),
                     _ => (x <= y).then(|| vec![x, y]),
                 };
@@ -613,5 +617,20 @@ terminal :- line(x) | line(o) | ~open
             text.contains("(plus 2 1 3)") && !text.contains("(plus 100 1 101)"),
             "{text}"
         );
+    }
+
+    /// Numbers that span the whole of i64 need more table rows than any file holds: refused at once
+    /// (the count once wrapped to 0 and the tables grew until memory ran out).
+    #[test]
+    fn arithmetic_over_the_widest_numbers_is_refused() {
+        let p = parse_infix(
+            "role(a) init(n(0)) legal(inc) inc :: n(X) & plus(X,1,Y) ==> ~n(X) & n(Y) \
+             goal(a,100) terminal :- n(9223372036854775807) big(\"-9223372036854775808\")",
+        )
+        .unwrap();
+        assert!(matches!(
+            convert(&p, Syntax::Kif),
+            Err(ConvertError::TooManyNumbers(_))
+        ));
     }
 }
