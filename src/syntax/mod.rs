@@ -46,6 +46,7 @@ pub fn syntax_of_path(path: &Path) -> Option<Syntax> {
 /// Guesses the syntax of text: KIF statements start with `(` and comments with `;`, infix statements
 /// start with a name and comments with `%`.
 pub fn guess_syntax(src: &str) -> Syntax {
+    let src = src.strip_prefix('\u{feff}').unwrap_or(src);
     for line in src.lines() {
         let line = line.trim_start();
         if line.starts_with(';') {
@@ -106,6 +107,15 @@ pub fn syntax_of_file(path: &Path, text: &str) -> (Syntax, Option<String>) {
     (found, note)
 }
 
+/// `src` with a leading byte-order mark (U+FEFF, which some editors write first) blanked: three
+/// spaces in its three bytes, so that every position stays where it was.
+fn blank_byte_order_mark(src: &str) -> std::borrow::Cow<'_, str> {
+    match src.strip_prefix('\u{feff}') {
+        Some(rest) => format!("   {rest}").into(),
+        None => src.into(),
+    }
+}
+
 /// Parses `src` in the given syntax.
 pub fn parse_str(src: &str, syntax: Syntax) -> Result<Program, Vec<Diagnostic>> {
     match syntax {
@@ -164,6 +174,7 @@ pub fn parse_file(path: &Path) -> Result<(Program, String), (Vec<Diagnostic>, St
             ));
         }
     };
+    let src = blank_byte_order_mark(&src).into_owned();
     let (syntax, _) = syntax_of_file(path, &src);
     match parse_str(&src, syntax) {
         Ok(p) => Ok((p, src)),
@@ -173,6 +184,7 @@ pub fn parse_file(path: &Path) -> Result<(Program, String), (Vec<Diagnostic>, St
 
 /// Parses KIF text.
 pub fn parse_kif(src: &str) -> Result<Program, Vec<Diagnostic>> {
+    let src = &*blank_byte_order_mark(src);
     let lexed = lexer::lex_kif(src);
     let mut errors = lexed.errors;
     lexer::check_parens(
@@ -218,6 +230,7 @@ const MAX_SYNTAX_ERRORS: usize = 20;
 /// After a syntax error, parsing resumes at the next statement-like start (a name that begins a line
 /// or follows a `.`), so several independent mistakes are reported together.
 pub fn parse_infix(src: &str) -> Result<Program, Vec<Diagnostic>> {
+    let src = &*blank_byte_order_mark(src);
     let lexed = lexer::lex_infix(src);
     let mut errors = lexed.errors;
     lexer::check_parens(
@@ -515,6 +528,28 @@ mod tests {
     fn infix_reports_several_syntax_errors() {
         let errs = parse_infix("p(a b) :- x\nq(X :- r\nok(1)\ns(]").unwrap_err();
         assert!(errs.len() >= 2, "{errs:?}");
+    }
+
+    /// A byte-order mark before the first statement is no character of the rules, in either syntax.
+    #[test]
+    fn a_byte_order_mark_is_blank() {
+        let kif = parse_kif("\u{feff}(role a) (b)").unwrap();
+        assert_eq!(kif.statements.len(), 2);
+        let infix = parse_infix("\u{feff}role(a)\nb(X) :- c(X").unwrap_err();
+        assert_eq!(infix.len(), 1, "{infix:?}");
+        // Positions are those of the text as written: the error is past the end of line 2.
+        assert!(
+            infix[0].span.start > "\u{feff}role(a)\n".len() as u32,
+            "{infix:?}"
+        );
+        let dir = std::env::temp_dir().join(format!("ggp-bom-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("game.kif");
+        std::fs::write(&file, "\u{feff}(role a)\n").unwrap();
+        let (program, _) = parse_file(&file).unwrap();
+        assert_eq!(program.syntax, Syntax::Kif);
+        assert_eq!(guess_syntax("\u{feff}(role a)"), Syntax::Kif);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
