@@ -493,6 +493,9 @@ impl Checker<'_> {
                     first_op.get_or_insert(*span);
                 }
             }
+            if self.p.syntax == Syntax::Infix {
+                self.kif_connectives_read_as_relations(st);
+            }
         }
         if let (Some(op), Some((span, k))) = (first_op, first_classic) {
             self.errors.push(
@@ -500,6 +503,37 @@ impl Checker<'_> {
                     .with_label(op, "an operation rule is here")
                     .with_help("write the game either with operation rules (`::`) or with `true`/`does`/`next`, not both"),
             );
+        }
+    }
+
+    /// Infix conditions `not(p)`, `or(p, q)`, `and(p, q)`, `<=(p, q)` read relations of those names,
+    /// which no rule can define (they are reserved) and which KIF reads as its connectives: an error,
+    /// since the author meant the connective, and a conversion would change the game.
+    fn kif_connectives_read_as_relations(&mut self, st: &Statement) {
+        let conditions = match st {
+            Statement::Rule { body, .. } => body,
+            Statement::Operation { conditions, .. } => conditions,
+        };
+        for l in conditions {
+            for_each_atom(l, false, &mut |a, _| {
+                let (connective, instead) = match self.kw(a.pred) {
+                    Some(Keyword::Not) => ("negation", "`~p`"),
+                    Some(Keyword::Or) => ("a disjunction", "`p | q`"),
+                    Some(Keyword::And) => ("a conjunction", "`p & q`"),
+                    Some(Keyword::Implies) => ("a rule", "`head :- body`"),
+                    _ => return,
+                };
+                self.errors.push(
+                    Diagnostic::error(
+                        a.span,
+                        format!(
+                            "`{}` is KIF's keyword for {connective}, not a relation",
+                            self.name(a.pred)
+                        ),
+                    )
+                    .with_help(format!("in infix write {connective} as {instead}")),
+                );
+            });
         }
     }
 
@@ -782,8 +816,14 @@ impl Checker<'_> {
                 && defined
                     .keys()
                     .any(|&d| self.name(d).eq_ignore_ascii_case(self.name(s)));
+            // A connective read as a relation has its error (`kif_connectives_read_as_relations`).
+            let connective = matches!(
+                self.kw(s),
+                Some(Keyword::Not | Keyword::Or | Keyword::And | Keyword::Implies)
+            );
             if !defined.contains_key(&s)
                 && !keyword_defined
+                && !connective
                 && !classic_input
                 && !state_read
                 && !self.builtin(s)
