@@ -105,6 +105,22 @@ fn keyword_arity(
     Some((arities, example))
 }
 
+/// The arity of an infix built-in other than `distinct` (a keyword), and a use of it.
+fn builtin_arity(name: &str, syntax: Syntax) -> Option<(usize, &'static str)> {
+    if syntax != Syntax::Infix {
+        return None;
+    }
+    Some(match name.to_ascii_lowercase().as_str() {
+        "same" => (2, "same(X, Y)"),
+        "less" => (2, "less(X, 10)"),
+        "leq" => (2, "leq(X, 10)"),
+        "plus" => (3, "plus(X, 1, Y)"),
+        "minus" => (3, "minus(X, 1, Y)"),
+        "times" => (3, "times(X, 2, Y)"),
+        _ => return None,
+    })
+}
+
 pub(super) struct Arities<'p> {
     p: &'p Program,
     /// A game of operation rules, whose `legal` may take the action alone.
@@ -134,6 +150,23 @@ impl<'p> Arities<'p> {
     pub(super) fn note(&mut self, func: bool, s: Sym, arity: usize, span: Span) {
         let name = self.p.symbols.name(s);
         let operational = self.operational;
+        if let (false, Some((takes, example))) = (func, builtin_arity(name, self.p.syntax)) {
+            // A built-in at another arity would be an ordinary relation no rule can define.
+            if takes != arity && self.reported.insert((func, s, arity)) {
+                self.errors.push(
+                    Diagnostic::error(
+                        span,
+                        format!(
+                            "the built-in `{}` takes {}, not {arity}",
+                            name.to_ascii_lowercase(),
+                            count(takes, "argument")
+                        ),
+                    )
+                    .with_help(format!("write it like `{example}`")),
+                );
+            }
+            return;
+        }
         if let (false, Some((arities, example))) =
             (func, keyword_arity(name, self.p.syntax, operational))
         {
