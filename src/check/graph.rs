@@ -367,8 +367,14 @@ fn positive_alternatives(lits: &[Literal]) -> Vec<Vec<&Atom>> {
             Literal::And(xs, _) => positive_alternatives(xs),
         }
     }
-    lits.iter().fold(vec![vec![]], |alts, l| {
+    lits.iter().fold(vec![vec![]], |mut alts, l| {
         let sub = of(l);
+        if let [only] = &sub[..] {
+            // A condition without alternatives extends each in place: copying every alternative
+            // for each condition made a long body quadratic.
+            alts.iter_mut().for_each(|a| a.extend_from_slice(only));
+            return alts;
+        }
         alts.iter()
             .flat_map(|a| {
                 sub.iter()
