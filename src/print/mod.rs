@@ -482,6 +482,9 @@ fn infix_lit(p: &Program, l: &Literal, ctx: Ctx, vars: &mut VarNames, out: &mut 
             out.push('~');
             infix_lit(p, x, Ctx::Neg, vars, out);
         }
+        // KIF's `(or)` and `(and)`, which infix cannot write empty: what they mean, false and true.
+        Literal::Or(alts, _) if alts.is_empty() => out.push_str("distinct(0, 0)"),
+        Literal::And(ls, _) if ls.is_empty() => out.push_str("same(0, 0)"),
         Literal::Or(alts, _) => {
             out.push('(');
             infix_alts(p, alts, vars, out);

@@ -7,6 +7,7 @@
 //! picks games.
 
 use ggp::engine::{conformance, RuleGame};
+use ggp::game::Game;
 use ggp::print::{convert, to_infix, to_kif};
 use ggp::syntax::ast::{Program, Syntax};
 use ggp::syntax::{parse_infix, parse_kif};
@@ -112,6 +113,27 @@ fn relations_named_like_builtins_are_renamed_and_back() {
     assert!(infix.contains("\"LESS_\"(1, 2)"), "{infix}");
     let back = to_kif(&convert(&parse_infix(&infix).unwrap(), Syntax::Kif).unwrap());
     assert!(back.contains("(LESS 1 2)"), "{back}");
+}
+
+/// KIF's empty `(and)` (true) and `(or)` (false) have no infix spelling: they are written as the
+/// comparisons they mean, and the infix game plays as the KIF one does.
+#[test]
+fn empty_conjunctions_and_disjunctions_keep_their_meaning_in_infix() {
+    let kif = "(role a) (init s) (<= (legal a go) (true s)) (<= (next t) (does a go))\n\
+               (<= p (and)) (<= q (or)) (<= (goal a 100) p (not q)) (<= (goal a 0) (not p))\n\
+               (<= (goal a 0) q) (<= terminal (true t))\n";
+    let infix = to_infix(&convert(&parse_kif(kif).unwrap(), Syntax::Infix).unwrap());
+    assert!(
+        infix.contains("p :- same(0, 0)") && infix.contains("q :- distinct(0, 0)"),
+        "{infix}"
+    );
+    for program in [parse_kif(kif).unwrap(), parse_infix(&infix).unwrap()] {
+        let game = RuleGame::from_program(&program, "empty").unwrap();
+        let mut moves = Vec::new();
+        game.legal_moves(&game.initial_state(), 0, &mut moves);
+        let end = game.next_state(&game.initial_state(), &moves);
+        assert_eq!(game.goal_values(&end, 0).unwrap(), vec![100], "{infix}");
+    }
 }
 
 /// The bundled infix games (`games/*.gdl`) converted to KIF, as the referee sends them to remote
