@@ -379,7 +379,7 @@ impl PlayerServer {
             mine: Arc::downgrade(&work),
             armed: true,
         };
-        let built = tokio::task::spawn_blocking(move || {
+        let mut build = tokio::task::spawn_blocking(move || {
             let _working = work;
             // The switch lives as long as the preparation that reads it.
             let _stop = stop;
@@ -399,12 +399,41 @@ impl PlayerServer {
                 .map_err(|e| e.to_string())?;
             let prepared = session.prepare(deadline);
             Ok::<_, String>((session, report, prepared))
-        })
-        .await
-        .unwrap_or_else(|e| Err(format!("building the game failed: {e}")));
+        });
+        // The answer is due at the start clock, less half the margin for its way back, whether or
+        // not the game is built by then (a big game on the Datalog evaluator, or sent with a
+        // start clock too short for it): a late "ready" is no answer at all to the manager. The
+        // build then goes on, and the first play waits for it.
+        let answer_by = arrived + start_clock.saturating_sub(margin / 2);
+        let joined =
+            tokio::time::timeout_at(tokio::time::Instant::from_std(answer_by), &mut build).await;
         let mine = building.disarm();
+        let Ok(joined) = joined else {
+            let server = Arc::clone(self);
+            tokio::spawn(async move {
+                let built = build.await.unwrap_or_else(|e| Err(build_failed(&e)));
+                let reply = server.install(&match_id, &mine, built);
+                (server.log)(&format!(
+                    "{} - {match_id} built after its start answer: {}{}",
+                    time_of_day(),
+                    reply.body,
+                    reply.note.map(|n| format!(" ({n})")).unwrap_or_default()
+                ));
+            });
+            return Reply::ok("ready").noted("the game is still being built: the first play waits");
+        };
+        self.install(
+            &match_id,
+            &mine,
+            joined.unwrap_or_else(|e| Err(build_failed(&e))),
+        )
+    }
+
+    /// Puts a built game in its match's place (unless the match was let go meanwhile), or says why
+    /// it cannot be played.
+    fn install(&self, match_id: &str, mine: &std::sync::Weak<()>, built: Built) -> Reply {
         let mut matches = self.matches();
-        if !is_mine(&matches, &match_id, &mine) {
+        if !is_mine(&matches, match_id, mine) {
             return Reply::ok("busy").noted("aborted while the game was built");
         }
         match built {
@@ -420,13 +449,13 @@ impl PlayerServer {
                 }
                 // A player that cannot play this game says so now, not by playing at random later.
                 if let Some(why) = prepared {
-                    matches.remove(&match_id);
+                    matches.remove(match_id);
                     return Reply::error(
                         StatusCode::BAD_REQUEST,
                         format!("{} cannot play this game: {why}", self.config.player),
                     );
                 }
-                match matches.get_mut(&match_id) {
+                match matches.get_mut(match_id) {
                     Some(entry) => {
                         entry.session = Some(Arc::new(Mutex::new(session)));
                         entry.last_seen = Instant::now();
@@ -436,7 +465,7 @@ impl PlayerServer {
                 }
             }
             Err(why) => {
-                matches.remove(&match_id);
+                matches.remove(match_id);
                 Reply::error(StatusCode::BAD_REQUEST, why)
             }
         }
@@ -449,34 +478,57 @@ impl PlayerServer {
         arrival: Arrival,
     ) -> Reply {
         let arrived = arrival.headers;
-        let (session, play_clock, wanted, ponder, work, stop) = {
-            let mut matches = self.matches();
-            let alone = matches.len() == 1;
-            match matches.get_mut(match_id) {
-                Some(MatchEntry {
-                    session: Some(s),
-                    play_clock,
-                    last_seen,
-                    wanted,
-                    work,
-                    stop,
-                    ..
-                }) => {
-                    *last_seen = arrived;
-                    // The previous answer's thinking stops (its count drops to 0) and lets go of
-                    // the session; this answer's starts with a count of its own.
-                    *wanted = Wanted::new();
-                    let ponder = self.config.ponder && alone;
-                    (
-                        Arc::clone(s),
-                        *play_clock,
-                        Arc::clone(&wanted.0),
-                        ponder,
-                        Arc::clone(work),
-                        Arc::clone(stop),
-                    )
+        let (session, play_clock, wanted, ponder, work, stop) = loop {
+            // In a block of its own, so that the lock is not held across the wait below.
+            let found = {
+                let mut matches = self.matches();
+                let alone = matches.len() == 1;
+                match matches.get_mut(match_id) {
+                    Some(MatchEntry {
+                        session: Some(s),
+                        play_clock,
+                        last_seen,
+                        wanted,
+                        work,
+                        stop,
+                        ..
+                    }) => {
+                        *last_seen = arrived;
+                        // The previous answer's thinking stops (its count drops to 0) and lets go of
+                        // the session; this answer's starts with a count of its own.
+                        *wanted = Wanted::new();
+                        let ponder = self.config.ponder && alone;
+                        Some((
+                            Arc::clone(s),
+                            *play_clock,
+                            Arc::clone(&wanted.0),
+                            ponder,
+                            Arc::clone(work),
+                            Arc::clone(stop),
+                        ))
+                    }
+                    // Its game is still being built (it outlasted the start clock): the play waits for
+                    // it until its own answer is due.
+                    Some(MatchEntry {
+                        session: None,
+                        play_clock,
+                        ..
+                    }) => {
+                        let due = arrived + play_clock.saturating_sub(self.margin(*play_clock) / 2);
+                        if Instant::now() >= due {
+                            return Reply::error(
+                                StatusCode::SERVICE_UNAVAILABLE,
+                                "the game is still being built: no move is ready in time",
+                            );
+                        }
+                        None
+                    }
+                    None => return Reply::ok("busy"),
                 }
-                _ => return Reply::ok("busy"),
+            };
+            match found {
+                Some(found) => break found,
+                None => tokio::time::sleep(BUILD_POLL).await,
             }
         };
         let margin = self.margin(play_clock);
@@ -607,6 +659,17 @@ pub(crate) async fn read_body(
             Err(BodyError::Broken(why))
         }
     }
+}
+
+/// A built game: the session, how it was loaded, and why the player cannot play it (if it cannot).
+type Built = Result<(Box<dyn Session>, crate::load::LoadReport, Option<String>), String>;
+
+/// How often a play for a match whose game is still being built looks whether it is.
+const BUILD_POLL: Duration = Duration::from_millis(10);
+
+/// A build's task that ended without a result (it panicked).
+fn build_failed(e: &tokio::task::JoinError) -> String {
+    format!("building the game failed: {e}")
 }
 
 /// Whether `matches` holds `match_id` as the entry whose work token `mine` is.

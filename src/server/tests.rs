@@ -488,3 +488,46 @@ fn a_connection_past_the_cap_is_told_why_it_is_refused() {
     assert!(reply.ends_with(REFUSAL), "{reply}");
     drop(held);
 }
+
+/// A start clock too short for its game (here none at all): the start answers by its clock and the
+/// build goes on; the first play waits for it, then answers a legal move.
+#[test]
+fn a_start_answers_by_its_clock_and_the_first_play_waits_for_the_build() {
+    let lines = Arc::new(Mutex::new(Vec::<String>::new()));
+    let log = Arc::clone(&lines);
+    let config = ServerConfig {
+        capacity: 1,
+        player: crate::players::PlayerKind::Random.into(),
+        ..ServerConfig::default()
+    };
+    let server = PlayerServer::new(
+        config,
+        Arc::new(move |line: &str| log.lock().unwrap().push(line.to_string())),
+    );
+    let mut start = start_connect4(0.0);
+    if let Message::Start { play_clock, .. } = &mut start {
+        *play_clock = 60.0;
+    }
+    let runtime = runtime();
+    let reply = runtime.block_on(server.answer(start, Arrival::now()));
+    assert_eq!(reply.body, "ready");
+    assert_eq!(
+        reply.note.as_deref(),
+        Some("the game is still being built: the first play waits"),
+        "the build ended before its first poll returned"
+    );
+    let play = Message::Play {
+        match_id: "m".into(),
+        moves: None,
+    };
+    let reply = runtime.block_on(server.answer(play, Arrival::now()));
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
+    assert!(reply.body.contains("drop"), "{}", reply.body);
+    wait_until("the late build was never logged", || {
+        lines
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|l| l.contains("built after its start answer: ready"))
+    });
+}
