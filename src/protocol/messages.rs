@@ -68,7 +68,7 @@ pub enum MessageError {
     #[error("malformed message: {0}")]
     Syntax(String),
     /// The s-expression is not a message this protocol knows.
-    #[error("unknown message: {0}")]
+    #[error("unknown message: {0} (expected info, preview, start, play, stop or abort)")]
     Unknown(String),
     /// A known message with the wrong arguments.
     #[error("bad `{kind}` message: {why}")]

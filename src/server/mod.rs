@@ -792,6 +792,8 @@ async fn read_message(server: &PlayerServer, req: Request) -> Result<String, Rep
             .ok_or_else(|| Reply::error(StatusCode::BAD_REQUEST, "no message in the query"));
     }
     let limit = server.config.max_message_bytes;
+    let sized = req.headers().contains_key(header::CONTENT_LENGTH)
+        || req.headers().contains_key(header::TRANSFER_ENCODING);
     let body = read_body(req.into_body(), limit, server.config.read_timeout)
         .await
         .map_err(|e| Reply::error(e.status(), e))?;
@@ -799,6 +801,12 @@ async fn read_message(server: &PlayerServer, req: Request) -> Result<String, Rep
         .map_err(|_| Reply::error(StatusCode::BAD_REQUEST, "the message is not UTF-8"))?;
     match query {
         Some(q) if text.trim().is_empty() => Ok(q),
+        // Without a length or chunks, HTTP gives a request no body: the message sent was lost.
+        None if text.is_empty() && !sized => Err(Reply::error(
+            StatusCode::LENGTH_REQUIRED,
+            "the request has no message: send it as the body of a POST with a Content-Length \
+             header, or in the query of a GET (`GET /?(info)`)",
+        )),
         _ => Ok(text),
     }
 }

@@ -472,6 +472,12 @@ fn a_server_survives_hostile_clients_and_still_plays() {
         assert_eq!(status, 400, "{bad:?} -> {body}");
         assert!(body.starts_with("error: "), "{bad:?} -> {body}");
     }
+    // Without a Content-Length (or chunks) a request has no body for HTTP: the message is lost,
+    // and the reply says how to send one.
+    let no_length = b"POST / HTTP/1.0\r\nHost: x\r\nContent-Type: text/acl\r\n\r\n(info)";
+    let (status, body) = status_and_body(&raw_exchange(addr, no_length, limit));
+    assert_eq!(status, 411, "{body}");
+    assert!(body.contains("Content-Length"), "{body}");
     let bad_rules = "(start m1 xplayer ((role xplayer) (<= (legal xplayer ?x) (true (p)))) 10 1)";
     let (status, body) = status_and_body(&raw_exchange(addr, &post(bad_rules), limit));
     assert_eq!(status, 400, "{body}");
