@@ -450,6 +450,19 @@ impl Visitor for Prepared {
                 let mut follow = Follow {
                     room: Arc::clone(&room),
                 };
+                // Nobody's page may follow a match between programs, whose referee events come
+                // only as often as its clocks allow: the room is looked at between them too.
+                let watched = Arc::clone(&room);
+                let _ = std::thread::Builder::new()
+                    .name(format!("web match {} watch", room.id))
+                    .spawn(move || {
+                        while !watched.feed.is_done() && !watched.stop.is_set() {
+                            if watched.abandoned() {
+                                watched.stop();
+                            }
+                            std::thread::sleep(WATCH_EVERY);
+                        }
+                    });
                 let token = format!("{:016x}", settings.seed ^ room.id);
                 let mut recorder = Recorder::new(game, &settings.match_id, settings.clock, token);
                 let played = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -478,6 +491,9 @@ impl Visitor for Prepared {
         Ok(room)
     }
 }
+
+/// How often a match's room is looked at for an abandoned page between referee events.
+const WATCH_EVERY: Duration = Duration::from_millis(100);
 
 /// The room's observer: every referee event as a JSON event of the feed.
 struct Follow {

@@ -821,6 +821,17 @@ fn an_abandoned_match_stops_within_its_clocks() {
     let events = s.follow(id, |_| false);
     let aborted = events.iter().find(|e| e["type"] == "aborted").unwrap();
     assert_eq!(aborted["reason"], "the match was stopped");
+    // Programs against each other, never followed: their searches end too, not at their clocks.
+    let started = Instant::now();
+    let id = s.start_match(json!({
+        "game": "connect4", "players": ["mcts", "mcts"], "startclock": 1, "playclock": 600,
+    }));
+    let done = (0..600).any(|_| {
+        std::thread::sleep(Duration::from_millis(100));
+        s.get_json(&format!("/api/matches/{id}")).1["done"] == true
+    });
+    assert!(done, "the unwatched match still runs");
+    assert!(started.elapsed() < Duration::from_secs(600));
 }
 
 #[test]
