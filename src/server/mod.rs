@@ -24,6 +24,7 @@ use axum::response::Response;
 use axum::Router;
 
 pub mod session;
+mod stall;
 
 use crate::load::{load, GameSource, LoadOptions};
 use crate::players::{Deadline, PlayerConfig, PlayerKind, PlayerSpec, StopSwitch};
@@ -956,7 +957,12 @@ async fn serve_at_most(
                 // A simple manager may shut its side of the connection once its message is sent; it
                 // still wants the reply.
                 .half_close(true)
-                .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+                .serve_connection(
+                    // A reply the client does not read within the read timeout ends the
+                    // connection: otherwise it would hold its place for as long as it liked.
+                    hyper_util::rt::TokioIo::new(stall::StallLimit::new(stream, read_timeout)),
+                    service,
+                );
             // A connection that fails (a client that hung up, a timeout) concerns that client only.
             let _ = connection.await;
         });
