@@ -130,7 +130,13 @@ pub struct PlayerServer {
     /// The longest recent time, in microseconds, between a search's return and its reply being ready
     /// plus the time before the search started: what the margin must cover on this machine.
     overhead_micros: AtomicU64,
+    /// Long messages parsed at once: a message's parse tree takes tens of times its text, so
+    /// hundreds of 2 MB messages parsed side by side would take gigabytes.
+    long_parses: tokio::sync::Semaphore,
 }
+
+/// Long messages (see [`PlayerServer::long_parses`]) parsed at once.
+const LONG_PARSES: usize = 2;
 
 /// When a request came: when its headers had been read (the manager's clock started earlier still, so
 /// deadlines count from here) and when its whole message had (the player's own overhead counts from
@@ -195,6 +201,7 @@ impl PlayerServer {
             matches: Mutex::new(HashMap::new()),
             orphans: Mutex::new(Vec::new()),
             overhead_micros: AtomicU64::new(0),
+            long_parses: tokio::sync::Semaphore::new(LONG_PARSES),
         })
     }
 
@@ -823,6 +830,8 @@ async fn handle(State(server): State<Arc<PlayerServer>>, req: Request) -> Respon
         // A long message (a start's rules) is parsed on the blocking pool, so that the runtime's
         // few threads go on answering the other matches meanwhile.
         Ok(text) if text.len() > 64 << 10 => {
+            // The semaphore lives as long as the server, and is never closed.
+            let _parsing = server.long_parses.acquire().await;
             tokio::task::spawn_blocking(move || Message::parse(&text))
                 .await
                 .map_err(|e| Reply::error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))
