@@ -252,6 +252,11 @@ impl Problems {
         }
     }
 
+    /// The problems kept so far, in the order found.
+    pub fn listed(&self) -> &[Diagnostic] {
+        &self.kept
+    }
+
     /// Whether nothing was found.
     pub fn is_empty(&self) -> bool {
         self.kept.is_empty()

@@ -187,6 +187,7 @@ pub fn parse_kif(src: &str) -> Result<Program, Vec<Diagnostic>> {
     let src = &*blank_byte_order_mark(src);
     let lexed = lexer::lex_kif(src);
     let mut errors = lexed.errors;
+    let lexical = errors.len();
     lexer::check_parens(
         &lexed.tokens,
         true,
@@ -194,7 +195,9 @@ pub fn parse_kif(src: &str) -> Result<Program, Vec<Diagnostic>> {
         |t| *t == KifTok::RParen,
         &mut errors,
     );
-    if !errors.is_empty() {
+    // Unbalanced parentheses leave no statement to read; a bad character is left out, and the
+    // statements are still read for the problems after it.
+    if errors.len() > lexical {
         return Err(errors.into_listed());
     }
     // With balanced parentheses every token sequence is a list of S-expressions, so the parser's own
@@ -208,7 +211,7 @@ pub fn parse_kif(src: &str) -> Result<Program, Vec<Diagnostic>> {
         errors: Problems::new(),
     };
     let statements: Vec<Statement> = sexprs.iter().filter_map(|e| conv.statement(e)).collect();
-    let errors = conv.errors;
+    errors.extend(conv.errors.into_listed());
     drop(sexprs);
     if !errors.is_empty() {
         return Err(errors.into_listed());
@@ -222,6 +225,14 @@ pub fn parse_kif(src: &str) -> Result<Program, Vec<Diagnostic>> {
     })
 }
 
+/// The line (from 0) of byte `at` of `src`.
+fn line_of(src: &str, at: usize) -> usize {
+    src.as_bytes()[..at.min(src.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+}
+
 /// The most syntax errors reported for one infix file; after that the rest is likely noise.
 const MAX_SYNTAX_ERRORS: usize = 20;
 
@@ -233,6 +244,7 @@ pub fn parse_infix(src: &str) -> Result<Program, Vec<Diagnostic>> {
     let src = &*blank_byte_order_mark(src);
     let lexed = lexer::lex_infix(src);
     let mut errors = lexed.errors;
+    let lexical = errors.len();
     lexer::check_parens(
         &lexed.tokens,
         false,
@@ -241,9 +253,16 @@ pub fn parse_infix(src: &str) -> Result<Program, Vec<Diagnostic>> {
         &mut errors,
     );
     errors.extend(check_nesting(&lexed.tokens));
-    if !errors.is_empty() {
+    if errors.len() > lexical {
         return Err(errors.into_listed());
     }
+    // A bad character is left out and the rest is read, for the problems after it; a syntax error
+    // on a line that holds one is likely its echo, and is not reported.
+    let bad_lines: Vec<usize> = errors
+        .listed()
+        .iter()
+        .map(|d| line_of(src, d.span.start as usize))
+        .collect();
     let tokens = lexed.tokens;
     let mut ctx = infix::Ctx::default();
     let mut statements = Vec::new();
@@ -257,7 +276,9 @@ pub fn parse_infix(src: &str) -> Result<Program, Vec<Diagnostic>> {
             }
             Err(e) => {
                 let at = error_location(&e).unwrap_or(src.len());
-                errors.push(syntax_error(e, src.len(), describe_infix));
+                if !bad_lines.contains(&line_of(src, at)) {
+                    errors.push(syntax_error(e, src.len(), describe_infix));
+                }
                 if errors.len() >= MAX_SYNTAX_ERRORS {
                     break;
                 }
@@ -550,6 +571,20 @@ mod tests {
         assert_eq!(program.syntax, Syntax::Kif);
         assert_eq!(guess_syntax("\u{feff}(role a)"), Syntax::Kif);
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A bad character is reported with the problems after it, not instead of them; a syntax
+    /// error on its own line is its echo and is left out.
+    #[test]
+    fn a_bad_character_does_not_hide_the_problems_after_it() {
+        let infix =
+            parse_infix("role(a) $\ninit(s)\nnext(t) :- does(a go)\np(a$ b)\n").unwrap_err();
+        // `$` twice and `does(a go)`; not `p(a b)`, the echo of the second `$`.
+        assert_eq!(infix.len(), 3, "{infix:?}");
+        let kif = parse_kif("(role a) ?\n(<= (next t) ((does) a go))\n").unwrap_err();
+        assert_eq!(kif.len(), 2, "{kif:?}");
+        // Unbalanced parentheses still stop the reading: there is no statement to read.
+        assert_eq!(parse_kif("(role a) ? (init").unwrap_err().len(), 2);
     }
 
     #[test]
