@@ -172,6 +172,7 @@ pub fn play_test<G: TraceGame>(p: &Program, game: &G, options: PlayTest) -> Play
     let mut report = PlayTestReport::default();
     let mut found = Found::default();
     let roles = game.info().roles.clone();
+    let infix = p.syntax == crate::syntax::ast::Syntax::Infix;
     while report.played < options.matches && !(report.played > 0 && out_of_time()) {
         report.played += 1;
         let mut state = game.initial_state();
@@ -181,6 +182,7 @@ pub fn play_test<G: TraceGame>(p: &Program, game: &G, options: PlayTest) -> Play
             let at = Place {
                 history: &history,
                 facts: &facts,
+                infix,
             };
             match game.trace_terminal(&state) {
                 Err(e) => {
@@ -238,6 +240,7 @@ pub fn play_test<G: TraceGame>(p: &Program, game: &G, options: PlayTest) -> Play
                     let at = Place {
                         history: &history,
                         facts: &Vec::new,
+                        infix,
                     };
                     found.rules_error(&at, &e);
                     break Outcome::Broken;
@@ -300,6 +303,8 @@ enum Outcome {
 struct Place<'a> {
     history: &'a [Vec<String>],
     facts: &'a dyn Fn() -> Vec<String>,
+    /// Shown in infix, the game's own syntax, rather than as KIF.
+    infix: bool,
 }
 
 impl Place<'_> {
@@ -313,7 +318,10 @@ impl Place<'_> {
         let n = self.history.len();
         let moves: Vec<String> = self.history[n.saturating_sub(SHOWN)..]
             .iter()
-            .map(|joint| joint.join(" "))
+            .map(|joint| {
+                let texts: Vec<String> = joint.iter().map(|m| self.shown(m)).collect();
+                texts.join(" ")
+            })
             .collect();
         let last = if n > SHOWN {
             format!("the last {SHOWN}: ")
@@ -330,13 +338,53 @@ impl Place<'_> {
         let mut s = facts
             .iter()
             .take(SHOWN)
-            .cloned()
+            .map(|f| self.shown(f))
             .collect::<Vec<_>>()
             .join(" ");
         if facts.len() > SHOWN {
             s.push_str(&format!(" and {} more", facts.len() - SHOWN));
         }
         s
+    }
+}
+
+impl Place<'_> {
+    /// A move or fact, given as KIF, in the game's own syntax.
+    fn shown(&self, kif: &str) -> String {
+        if self.infix {
+            kif_to_infix(kif)
+        } else {
+            kif.to_string()
+        }
+    }
+}
+
+/// A KIF term as infix writes it: `(mark 1 (f a))` is `mark(1, f(a))`. Text that is not one term
+/// is left as it is.
+fn kif_to_infix(kif: &str) -> String {
+    fn term<'a>(tokens: &mut std::iter::Peekable<impl Iterator<Item = &'a str>>) -> Option<String> {
+        match tokens.next()? {
+            "(" => {
+                let head = tokens
+                    .next()
+                    .filter(|t| *t != "(" && *t != ")")?
+                    .to_string();
+                let mut args = Vec::new();
+                while tokens.peek() != Some(&")") {
+                    args.push(term(tokens)?);
+                }
+                tokens.next();
+                Some(format!("{head}({})", args.join(", ")))
+            }
+            ")" => None,
+            word => Some(word.to_string()),
+        }
+    }
+    let spaced = kif.replace('(', " ( ").replace(')', " ) ");
+    let mut tokens = spaced.split_whitespace().peekable();
+    match term(&mut tokens) {
+        Some(t) if tokens.next().is_none() => t,
+        _ => kif.to_string(),
     }
 }
 
