@@ -40,7 +40,8 @@ pub struct ServeArgs {
     /// Seconds kept out of each clock for the reply to travel (more when replies are seen to need it).
     #[arg(long, value_name = "SECONDS", default_value_t = 1.0)]
     margin: f64,
-    /// Matches played at once.
+    /// Matches played at once; `info` answers `busy` once they are all taken (PROTOCOL.md's `busy`
+    /// while in any match is `--capacity 1`).
     #[arg(long, default_value_t = 4)]
     capacity: usize,
     /// Seconds a request's body may take to arrive.
