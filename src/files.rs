@@ -74,8 +74,9 @@ impl PendingFile {
             file: Some(file),
         };
         if let (Some(permissions), Some(file)) = (permissions, &pending.file) {
-            // Dropping `pending` on an error removes the temporary file.
-            file.set_permissions(permissions)?;
+            // A file system without permissions (vfat) refuses them: the file is written all the
+            // same.
+            let _ = file.set_permissions(permissions);
         }
         Ok(pending)
     }

@@ -14,6 +14,7 @@
 
 mod arity;
 mod graph;
+mod reserved;
 
 use arity::Arities;
 
@@ -503,54 +504,6 @@ impl Checker<'_> {
                     .with_label(op, "an operation rule is here")
                     .with_help("write the game either with operation rules (`::`) or with `true`/`does`/`next`, not both"),
             );
-        }
-    }
-
-    /// Infix conditions `not(p)`, `or(p, q)`, `and(p, q)`, `<=(p, q)` read relations of those names,
-    /// which no rule can define (they are reserved) and which KIF reads as its connectives: an error,
-    /// since the author meant the connective, and a conversion would change the game. So is a rule
-    /// or an effect that defines an arithmetic built-in (`plus(1, 1, 3)`), which conditions never read.
-    fn kif_connectives_read_as_relations(&mut self, st: &Statement) {
-        let (conditions, defined): (_, Vec<&Atom>) = match st {
-            Statement::Rule { head, body, .. } => (body, vec![head]),
-            Statement::Operation {
-                conditions,
-                effects,
-                ..
-            } => (conditions, effects.iter().map(|e| &e.atom).collect()),
-        };
-        for a in defined {
-            let name = self.name(a.pred);
-            if is_builtin(name, Syntax::Infix) && self.kw(a.pred).is_none() {
-                self.errors.push(
-                    Diagnostic::error(
-                        a.span,
-                        format!("`{name}` is built in and cannot be defined or made true"),
-                    )
-                    .with_help("give the relation another name"),
-                );
-            }
-        }
-        for l in conditions {
-            for_each_atom(l, false, &mut |a, _| {
-                let (connective, instead) = match self.kw(a.pred) {
-                    Some(Keyword::Not) => ("negation", "`~p`"),
-                    Some(Keyword::Or) => ("a disjunction", "`p | q`"),
-                    Some(Keyword::And) => ("a conjunction", "`p & q`"),
-                    Some(Keyword::Implies) => ("a rule", "`head :- body`"),
-                    _ => return,
-                };
-                self.errors.push(
-                    Diagnostic::error(
-                        a.span,
-                        format!(
-                            "`{}` is KIF's keyword for {connective}, not a relation",
-                            self.name(a.pred)
-                        ),
-                    )
-                    .with_help(format!("in infix write {connective} as {instead}")),
-                );
-            });
         }
     }
 

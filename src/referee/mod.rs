@@ -180,19 +180,6 @@ pub fn run_match<G: Game>(
             if seats.len() == 1 { "was" } else { "were" }
         )));
     }
-    // ggp-base's players read a clock as a whole number of seconds: half a second is no clock to
-    // them, and the seat would fail at its start.
-    let fraction = |d: Duration| d.subsec_nanos() != 0;
-    if seats.iter().any(|s| s.is_remote())
-        && (fraction(settings.clock.start) || fraction(settings.clock.play))
-    {
-        return Err(RefereeError::Seats(format!(
-            "a remote player is sent its clocks in whole seconds, and these are {} s to start and \
-             {} s a move: give whole seconds",
-            settings.clock.start.as_secs_f64(),
-            settings.clock.play.as_secs_f64()
-        )));
-    }
     let mut referee = Referee {
         game,
         settings,

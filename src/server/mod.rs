@@ -23,8 +23,12 @@ use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::response::Response;
 use axum::Router;
 
+mod http;
 pub mod session;
 mod stall;
+
+pub(crate) use http::read_body;
+pub use http::{run_router, serve_router, MAX_CONNECTIONS};
 
 use crate::load::{load, GameSource, LoadOptions};
 use crate::players::{Deadline, PlayerConfig, PlayerKind, PlayerSpec, StopSwitch};
@@ -81,6 +85,8 @@ impl Default for ServerConfig {
 struct MatchEntry {
     /// `None` while the game is being built.
     session: Option<Arc<Mutex<Box<dyn Session>>>>,
+    /// Why a game built after the start's answer cannot be played: the first play is told so.
+    failed: Option<String>,
     play_clock: Duration,
     last_seen: Instant,
     /// A match not heard from for this long is taken to be abandoned by its manager.
@@ -132,7 +138,7 @@ pub struct PlayerServer {
     overhead_micros: AtomicU64,
     /// Long messages parsed at once: a message's parse tree takes tens of times its text, so
     /// hundreds of 2 MB messages parsed side by side would take gigabytes.
-    long_parses: tokio::sync::Semaphore,
+    long_parses: Arc<tokio::sync::Semaphore>,
 }
 
 /// Long messages (see [`PlayerServer::long_parses`]) parsed at once.
@@ -201,7 +207,7 @@ impl PlayerServer {
             matches: Mutex::new(HashMap::new()),
             orphans: Mutex::new(Vec::new()),
             overhead_micros: AtomicU64::new(0),
-            long_parses: tokio::sync::Semaphore::new(LONG_PARSES),
+            long_parses: Arc::new(tokio::sync::Semaphore::new(LONG_PARSES)),
         })
     }
 
@@ -215,7 +221,9 @@ impl PlayerServer {
         let mut matches = self.matches();
         let quiet: Vec<String> = matches
             .iter()
-            .filter(|(_, m)| m.session.is_some() && m.last_seen.elapsed() >= m.idle_limit)
+            .filter(|(_, m)| {
+                (m.session.is_some() || m.failed.is_some()) && m.last_seen.elapsed() >= m.idle_limit
+            })
             .map(|(id, _)| id.clone())
             .collect();
         for id in &quiet {
@@ -355,6 +363,7 @@ impl PlayerServer {
                 match_id.clone(),
                 MatchEntry {
                     session: None,
+                    failed: None,
                     play_clock,
                     last_seen: arrived,
                     idle_limit: (start_clock + play_clock) * 2 + Duration::from_secs(60),
@@ -420,7 +429,7 @@ impl PlayerServer {
             let server = Arc::clone(self);
             tokio::spawn(async move {
                 let built = build.await.unwrap_or_else(|e| Err(build_failed(&e)));
-                let reply = server.install(&match_id, &mine, built);
+                let reply = server.install(&match_id, &mine, built, true);
                 (server.log)(&format!(
                     "{} - {match_id} built after its start answer: {}{}",
                     time_of_day(),
@@ -434,16 +443,33 @@ impl PlayerServer {
             &match_id,
             &mine,
             joined.unwrap_or_else(|e| Err(build_failed(&e))),
+            false,
         )
     }
 
     /// Puts a built game in its match's place (unless the match was let go meanwhile), or says why
-    /// it cannot be played.
-    fn install(&self, match_id: &str, mine: &std::sync::Weak<()>, built: Built) -> Reply {
+    /// it cannot be played and lets the place go; `late` (the start has answered "ready" already)
+    /// keeps the place instead, for the first play to be told why.
+    fn install(
+        &self,
+        match_id: &str,
+        mine: &std::sync::Weak<()>,
+        built: Built,
+        late: bool,
+    ) -> Reply {
         let mut matches = self.matches();
         if !is_mine(&matches, match_id, mine) {
             return Reply::ok("busy").noted("aborted while the game was built");
         }
+        let refuse = |matches: &mut HashMap<String, MatchEntry>, why: String| {
+            match matches.get_mut(match_id) {
+                Some(entry) if late => entry.failed = Some(why.clone()),
+                _ => {
+                    matches.remove(match_id);
+                }
+            }
+            Reply::error(StatusCode::BAD_REQUEST, why)
+        };
         match built {
             Ok((session, report, prepared)) => {
                 let mut note = format!(
@@ -457,11 +483,8 @@ impl PlayerServer {
                 }
                 // A player that cannot play this game says so now, not by playing at random later.
                 if let Some(why) = prepared {
-                    matches.remove(match_id);
-                    return Reply::error(
-                        StatusCode::BAD_REQUEST,
-                        format!("{} cannot play this game: {why}", self.config.player),
-                    );
+                    let why = format!("{} cannot play this game: {why}", self.config.player);
+                    return refuse(&mut matches, why);
                 }
                 match matches.get_mut(match_id) {
                     Some(entry) => {
@@ -472,10 +495,7 @@ impl PlayerServer {
                     None => Reply::ok("busy").noted("aborted while the game was built"),
                 }
             }
-            Err(why) => {
-                matches.remove(match_id);
-                Reply::error(StatusCode::BAD_REQUEST, why)
-            }
+            Err(why) => refuse(&mut matches, why),
         }
     }
 
@@ -486,11 +506,26 @@ impl PlayerServer {
         arrival: Arrival,
     ) -> Reply {
         let arrived = arrival.headers;
+        // The entry this play found first (its work token): a build waited for must be that
+        // match's, not a new start's of the same id after an abort.
+        let mut first_seen: Option<std::sync::Weak<()>> = None;
+        let mut waited = Duration::ZERO;
         let (session, play_clock, wanted, ponder, work, stop) = loop {
             // In a block of its own, so that the lock is not held across the wait below.
             let found = {
                 let mut matches = self.matches();
                 let alone = matches.len() == 1;
+                if let Some(entry) = matches.get(match_id) {
+                    let mine = first_seen.get_or_insert_with(|| Arc::downgrade(&entry.work));
+                    if !std::sync::Weak::ptr_eq(mine, &Arc::downgrade(&entry.work)) {
+                        return Reply::ok("busy");
+                    }
+                    if let Some(why) = &entry.failed {
+                        let reply = Reply::error(StatusCode::BAD_REQUEST, why);
+                        matches.remove(match_id);
+                        return reply;
+                    }
+                }
                 match matches.get_mut(match_id) {
                     Some(MatchEntry {
                         session: Some(s),
@@ -536,7 +571,10 @@ impl PlayerServer {
             };
             match found {
                 Some(found) => break found,
-                None => tokio::time::sleep(BUILD_POLL).await,
+                None => {
+                    tokio::time::sleep(BUILD_POLL).await;
+                    waited += BUILD_POLL;
+                }
             }
         };
         let margin = self.margin(play_clock);
@@ -599,7 +637,8 @@ impl PlayerServer {
             Ok((Ok(reply), searched)) => {
                 // From the message read, not its headers: a client that sends its body slowly
                 // must not widen every match's margin.
-                self.note_overhead(arrival.read.elapsed().saturating_sub(searched));
+                // Nor the time waited for a build: the overhead is the server's own.
+                self.note_overhead(arrival.read.elapsed().saturating_sub(searched + waited));
                 let note = match &reply.fallback {
                     Some(why) => format!("random legal move: {why}"),
                     None => reply.effort,
@@ -608,63 +647,6 @@ impl PlayerServer {
             }
             Ok((Err(e), _)) => Reply::error(StatusCode::BAD_REQUEST, e),
             Err(e) => Reply::error(StatusCode::INTERNAL_SERVER_ERROR, e),
-        }
-    }
-}
-
-/// Why a request's body was not read.
-#[derive(Debug, thiserror::Error)]
-pub(crate) enum BodyError {
-    /// More bytes than the server reads.
-    #[error("the body is longer than the {0} bytes this server reads")]
-    TooLarge(usize),
-    /// Not all there within the read timeout.
-    #[error("the body did not arrive within {0:?}")]
-    Late(Duration),
-    /// Broken off or malformed (a reset connection, a bad chunk).
-    #[error("the body could not be read: {0}")]
-    Broken(String),
-}
-
-impl BodyError {
-    /// The status that answers it.
-    pub(crate) fn status(&self) -> StatusCode {
-        match self {
-            BodyError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
-            BodyError::Late(_) => StatusCode::REQUEST_TIMEOUT,
-            BodyError::Broken(_) => StatusCode::BAD_REQUEST,
-        }
-    }
-}
-
-/// A request's whole body, at most `limit` bytes and all there within `time`: the connection times
-/// the headers only, and a body sent a byte a minute would otherwise hold a connection for ever.
-pub(crate) async fn read_body(
-    body: Body,
-    limit: usize,
-    time: Duration,
-) -> Result<axum::body::Bytes, BodyError> {
-    use http_body_util::BodyExt as _;
-    let limited = http_body_util::Limited::new(body, limit);
-    match tokio::time::timeout(time, limited.collect()).await {
-        Err(_) => Err(BodyError::Late(time)),
-        Ok(Ok(collected)) => Ok(collected.to_bytes()),
-        Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => Err(BodyError::TooLarge(limit)),
-        Ok(Err(e)) => {
-            // hyper's errors name what was being done ("reading a body"), their sources what
-            // went wrong (a bad chunk size).
-            let mut why = e.to_string();
-            let mut cause = e.source();
-            while let Some(c) = cause {
-                // axum's wrapper shows its source's text as its own.
-                let text = c.to_string();
-                if !why.ends_with(&text) {
-                    why.push_str(": ");
-                    why.push_str(&text);
-                }
-                cause = c.source();
-            }
-            Err(BodyError::Broken(why))
         }
     }
 }
@@ -691,9 +673,9 @@ fn is_mine(
         .is_some_and(|e| std::sync::Weak::ptr_eq(mine, &Arc::downgrade(&e.work)))
 }
 
-/// A start's place while its game is built: if the start's future is dropped before the build
-/// ends (the runtime shutting down; a connection reset would, but the server's half-closing
-/// connections do not watch for one while a request is answered), the place is let go then, not
+/// A start's place until its answer is due: if the start's future is dropped before then (the
+/// runtime shutting down; a connection reset would, but the server's half-closing connections do
+/// not watch for one while a request is answered), the place is let go then, not
 /// held until an abort names the match; the build still counts against capacity until it ends. A
 /// start whose answer goes nowhere leaves a match that is evicted when idle like any other.
 struct Building<'a> {
@@ -704,7 +686,8 @@ struct Building<'a> {
 }
 
 impl Building<'_> {
-    /// The build has ended: the start goes on with its entry's token.
+    /// The start's answer is due (its build ended, or goes on in a task that finishes the entry):
+    /// the start goes on with its entry's token.
     fn disarm(mut self) -> std::sync::Weak<()> {
         self.armed = false;
         std::mem::take(&mut self.mine)
@@ -830,12 +813,16 @@ async fn handle(State(server): State<Arc<PlayerServer>>, req: Request) -> Respon
         // A long message (a start's rules) is parsed on the blocking pool, so that the runtime's
         // few threads go on answering the other matches meanwhile.
         Ok(text) if text.len() > 64 << 10 => {
-            // The semaphore lives as long as the server, and is never closed.
-            let _parsing = server.long_parses.acquire().await;
-            tokio::task::spawn_blocking(move || Message::parse(&text))
-                .await
-                .map_err(|e| Reply::error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))
-                .map(|parsed| parsed.map_err(|e| Reply::error(StatusCode::BAD_REQUEST, e)))
+            // The permit goes with the parse, which outlives this future if it is dropped; the
+            // semaphore is never closed.
+            let parsing = Arc::clone(&server.long_parses).acquire_owned().await;
+            tokio::task::spawn_blocking(move || {
+                let _parsing = parsing;
+                Message::parse(&text)
+            })
+            .await
+            .map_err(|e| Reply::error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))
+            .map(|parsed| parsed.map_err(|e| Reply::error(StatusCode::BAD_REQUEST, e)))
         }
         Ok(text) => Ok(Message::parse(&text).map_err(|e| Reply::error(StatusCode::BAD_REQUEST, e))),
         Err(reply) => Err(reply),
@@ -881,103 +868,6 @@ pub fn router(server: Arc<PlayerServer>) -> Router {
     Router::new().fallback(handle).with_state(server)
 }
 
-/// Connections served at once; more are refused on arrival (a 503 that says why, written within a
-/// second, to at most [`MAX_REFUSING`] of them at a time; past that they are closed unanswered), so
-/// that a flood costs the server nothing but the refusals.
-pub const MAX_CONNECTIONS: usize = 512;
-
-/// Refusals written at once; a flood past them is closed without a word.
-const MAX_REFUSING: usize = 64;
-
-/// What a connection past [`MAX_CONNECTIONS`] is told.
-const REFUSAL: &str = "the server holds as many connections as it takes; try again\n";
-
-/// Serves `router` on `listener` until the process ends, each connection with a header read timeout
-/// (so a client that trickles its headers is cut off like one that trickles its body) and at most
-/// [`MAX_CONNECTIONS`] at once: the player server's and the web page's one way to serve.
-pub async fn serve_router(
-    listener: tokio::net::TcpListener,
-    router: Router,
-    read_timeout: Duration,
-    log: Log,
-) -> std::io::Result<()> {
-    serve_at_most(listener, router, read_timeout, log, MAX_CONNECTIONS).await
-}
-
-/// [`serve_router`] with room for `cap` connections.
-async fn serve_at_most(
-    listener: tokio::net::TcpListener,
-    router: Router,
-    read_timeout: Duration,
-    log: Log,
-    cap: usize,
-) -> std::io::Result<()> {
-    let open = Arc::new(tokio::sync::Semaphore::new(cap));
-    let refusing = Arc::new(tokio::sync::Semaphore::new(MAX_REFUSING));
-    loop {
-        let stream = match listener.accept().await {
-            Ok((stream, _)) => stream,
-            Err(e) => {
-                // Out of file descriptors, or a connection reset before it was accepted: wait a
-                // moment rather than spin, and keep serving.
-                log(&format!("{} - accept failed: {e}", time_of_day()));
-                tokio::time::sleep(Duration::from_millis(50)).await;
-                continue;
-            }
-        };
-        let Ok(permit) = Arc::clone(&open).try_acquire_owned() else {
-            if let Ok(refusal) = Arc::clone(&refusing).try_acquire_owned() {
-                tokio::spawn(async move {
-                    use tokio::io::AsyncWriteExt;
-                    let _refusal = refusal;
-                    let mut stream = stream;
-                    let reply = format!(
-                        "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\n\
-                         Connection: close\r\nRetry-After: 1\r\nContent-Length: {}\r\n\r\n{REFUSAL}",
-                        REFUSAL.len()
-                    );
-                    // Written, then the request read off and dropped: closing a socket with
-                    // unread input resets it, and the reset may overtake the reply.
-                    let refuse = async {
-                        use tokio::io::AsyncReadExt;
-                        stream.write_all(reply.as_bytes()).await?;
-                        stream.shutdown().await?;
-                        let mut sink = [0u8; 4096];
-                        let mut left = 64usize << 10;
-                        while left > 0 {
-                            match stream.read(&mut sink).await? {
-                                0 => break,
-                                n => left = left.saturating_sub(n),
-                            }
-                        }
-                        std::io::Result::Ok(())
-                    };
-                    let _ = tokio::time::timeout(Duration::from_secs(1), refuse).await;
-                });
-            }
-            continue;
-        };
-        let service = hyper_util::service::TowerToHyperService::new(router.clone());
-        tokio::spawn(async move {
-            let _permit = permit;
-            let connection = hyper::server::conn::http1::Builder::new()
-                .timer(hyper_util::rt::TokioTimer::new())
-                .header_read_timeout(read_timeout)
-                // A simple manager may shut its side of the connection once its message is sent; it
-                // still wants the reply.
-                .half_close(true)
-                .serve_connection(
-                    // A reply the client does not read within the read timeout ends the
-                    // connection: otherwise it would hold its place for as long as it liked.
-                    hyper_util::rt::TokioIo::new(stall::StallLimit::new(stream, read_timeout)),
-                    service,
-                );
-            // A connection that fails (a client that hung up, a timeout) concerns that client only.
-            let _ = connection.await;
-        });
-    }
-}
-
 /// Binds `addr` (port 0 picks a free port), calls `bound` with the address bound, and serves for ever
 /// on a runtime of its own.
 pub fn run(
@@ -989,26 +879,6 @@ pub fn run(
     let read_timeout = config.read_timeout;
     let server = PlayerServer::new(config, Arc::clone(&log));
     run_router(addr, router(server), read_timeout, log, bound)
-}
-
-/// Binds `addr` (port 0 picks a free port), calls `bound` with the address bound, and serves `router`
-/// for ever on a runtime of its own ([`serve_router`]): the player server's and the web page's one way
-/// to run.
-pub fn run_router(
-    addr: SocketAddr,
-    router: Router,
-    read_timeout: Duration,
-    log: Log,
-    bound: impl FnOnce(SocketAddr),
-) -> std::io::Result<()> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
-    runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(addr).await?;
-        bound(listener.local_addr()?);
-        serve_router(listener, router, read_timeout, log).await
-    })
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 use std::sync::atomic::AtomicBool;
 
 use super::session::{MoveReply, SessionError};
+use super::http::{serve_at_most, REFUSAL};
 use super::*;
 use crate::game::Goal;
 
@@ -68,6 +69,7 @@ fn serving(
         "m".into(),
         MatchEntry {
             session: Some(Arc::new(Mutex::new(session))),
+            failed: None,
             play_clock,
             last_seen: Instant::now(),
             idle_limit,
@@ -530,4 +532,41 @@ fn a_start_answers_by_its_clock_and_the_first_play_waits_for_the_build() {
             .iter()
             .any(|l| l.contains("built after its start answer: ready"))
     });
+}
+
+/// Rules that cannot be played, built after the start has answered "ready" (a start clock of 0):
+/// the first play is told why, and the place is free again.
+#[test]
+fn a_game_that_fails_to_build_after_the_start_answered_is_reported_at_the_first_play() {
+    let server = holding(1);
+    // Connect Four with 100,000 facts more, whose reading takes long past the first look at the
+    // clock, and a role of two names, which the checker refuses once it has read them all.
+    let Message::Start { mut rules, .. } = start_connect4(0.0) else {
+        unreachable!("a start")
+    };
+    for i in 0..100_000 {
+        rules.push_str(&format!(" (filler {i})"));
+    }
+    rules.push_str("\n(role red blue)\n");
+    let start = Message::Start {
+        match_id: "m".into(),
+        role: "red".into(),
+        rules,
+        start_clock: 0.0,
+        play_clock: 60.0,
+    };
+    let runtime = runtime();
+    let reply = runtime.block_on(server.answer(start, Arrival::now()));
+    assert_eq!(
+        reply.body, "ready",
+        "the build ended before its first poll returned"
+    );
+    let play = Message::Play {
+        match_id: "m".into(),
+        moves: None,
+    };
+    let reply = runtime.block_on(server.answer(play, Arrival::now()));
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{}", reply.body);
+    assert!(reply.body.contains("rules:"), "{}", reply.body);
+    assert!(server.matches().is_empty());
 }

@@ -83,18 +83,23 @@ impl Ctx {
         if self.pending.is_empty() {
             return statement;
         }
-        let pending = std::mem::take(&mut self.pending);
-        let mut written: Vec<Sym> = Vec::new();
+        // Sets and maps, not lists: a statement may hold many thousands of `_`.
+        let pending: hashbrown::HashSet<Sym> =
+            std::mem::take(&mut self.pending).into_iter().collect();
+        let mut written: hashbrown::HashSet<Sym> = hashbrown::HashSet::new();
+        let mut order: Vec<Sym> = Vec::new();
         each_term_mut(&mut statement, &mut |t| {
             if let Term::Var(v, _) = t {
-                if !pending.contains(v) {
-                    written.push(*v);
+                if pending.contains(v) {
+                    order.push(*v);
+                } else {
+                    written.insert(*v);
                 }
             }
         });
-        let mut names: Vec<(Sym, Sym)> = Vec::with_capacity(pending.len());
+        let mut names: hashbrown::HashMap<Sym, Sym> = hashbrown::HashMap::new();
         let mut k = 0;
-        for &placeholder in &pending {
+        for placeholder in order {
             let name = loop {
                 k += 1;
                 let name = self.symbols.intern(&format!("_{k}"));
@@ -102,11 +107,11 @@ impl Ctx {
                     break name;
                 }
             };
-            names.push((placeholder, name));
+            names.insert(placeholder, name);
         }
         each_term_mut(&mut statement, &mut |t| {
             if let Term::Var(v, _) = t {
-                if let Some(&(_, name)) = names.iter().find(|(p, _)| p == v) {
+                if let Some(&name) = names.get(v) {
                     *v = name;
                 }
             }

@@ -19,7 +19,7 @@ pub enum SExpr<'s> {
 }
 
 impl SExpr<'_> {
-    fn span(&self) -> Span {
+    pub(crate) fn span(&self) -> Span {
         match self {
             SExpr::Sym(_, l, r) | SExpr::Var(_, l, r) | SExpr::List(_, l, r) => Span::new(*l, *r),
         }

@@ -210,7 +210,16 @@ pub fn parse_kif(src: &str) -> Result<Program, Vec<Diagnostic>> {
         symbols: &mut symbols,
         errors: Problems::new(),
     };
-    let statements: Vec<Statement> = sexprs.iter().filter_map(|e| conv.statement(e)).collect();
+    // A statement that held a bad character is not read: its problems would be that one's echo.
+    let bad: Vec<u32> = errors.listed().iter().map(|d| d.span.start).collect();
+    let statements: Vec<Statement> = sexprs
+        .iter()
+        .filter(|e| {
+            let span = e.span();
+            !bad.iter().any(|&at| span.start <= at && at < span.end)
+        })
+        .filter_map(|e| conv.statement(e))
+        .collect();
     errors.extend(conv.errors.into_listed());
     drop(sexprs);
     if !errors.is_empty() {
@@ -223,14 +232,6 @@ pub fn parse_kif(src: &str) -> Result<Program, Vec<Diagnostic>> {
         comments: lexed.comments,
         blank_lines: blank_lines(src),
     })
-}
-
-/// The line (from 0) of byte `at` of `src`.
-fn line_of(src: &str, at: usize) -> usize {
-    src.as_bytes()[..at.min(src.len())]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
 }
 
 /// The most syntax errors reported for one infix file; after that the rest is likely noise.
@@ -258,10 +259,14 @@ pub fn parse_infix(src: &str) -> Result<Program, Vec<Diagnostic>> {
     }
     // A bad character is left out and the rest is read, for the problems after it; a syntax error
     // on a line that holds one is likely its echo, and is not reported.
+    let line_starts: Vec<usize> = std::iter::once(0)
+        .chain(src.match_indices('\n').map(|(i, _)| i + 1))
+        .collect();
+    let line_of = |at: usize| line_starts.partition_point(|&start| start <= at);
     let bad_lines: Vec<usize> = errors
         .listed()
         .iter()
-        .map(|d| line_of(src, d.span.start as usize))
+        .map(|d| line_of(d.span.start as usize))
         .collect();
     let tokens = lexed.tokens;
     let mut ctx = infix::Ctx::default();
@@ -276,7 +281,7 @@ pub fn parse_infix(src: &str) -> Result<Program, Vec<Diagnostic>> {
             }
             Err(e) => {
                 let at = error_location(&e).unwrap_or(src.len());
-                if !bad_lines.contains(&line_of(src, at)) {
+                if !bad_lines.contains(&line_of(at)) {
                     errors.push(syntax_error(e, src.len(), describe_infix));
                 }
                 if errors.len() >= MAX_SYNTAX_ERRORS {
@@ -582,6 +587,9 @@ mod tests {
         // `$` twice and `does(a go)`; not `p(a b)`, the echo of the second `$`.
         assert_eq!(infix.len(), 3, "{infix:?}");
         let kif = parse_kif("(role a) ?\n(<= (next t) ((does) a go))\n").unwrap_err();
+        assert_eq!(kif.len(), 2, "{kif:?}");
+        // The statement that holds the bad character is not read: no echo of it.
+        let kif = parse_kif("(\u{1}(role a) b)\n(<= (next t) ((does) a go))\n").unwrap_err();
         assert_eq!(kif.len(), 2, "{kif:?}");
         // Unbalanced parentheses still stop the reading: there is no statement to read.
         assert_eq!(parse_kif("(role a) ? (init").unwrap_err().len(), 2);

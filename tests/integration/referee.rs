@@ -298,22 +298,3 @@ fn a_stop_during_the_start_clock_ends_the_match_as_a_stop_not_a_missed_start() {
     assert_eq!(result.aborted.as_deref(), Some("the match was stopped"));
     assert_eq!(result.steps, 0);
 }
-
-/// A remote player reads its clocks as whole seconds (ggp-base's players parse an integer): a
-/// fractional clock is refused before anyone is contacted, with the clocks it was given.
-#[test]
-fn a_remote_player_is_given_whole_seconds_or_the_match_is_refused() {
-    let game = TicTacToe::new(3, 3).unwrap();
-    let mut seats: Vec<Box<dyn Seat<TicTacToe>>> = vec![
-        program(&game, PlayerKind::Legal, 0, 1),
-        // Nothing listens there: the refusal comes before any message is sent.
-        Box::new(ggp::referee::remote::RemoteSeat::new("http://127.0.0.1:9")),
-    ];
-    let settings = MatchSettings::new("halves", clock(500), 1);
-    let refused = run_match(&game, Some("(role x)"), &mut seats, &settings, &mut []);
-    let why = refused.err().expect("refused").to_string();
-    assert!(
-        why.contains("whole seconds") && why.contains("0.5 s a move"),
-        "{why}"
-    );
-}

@@ -821,8 +821,8 @@ fn an_abandoned_match_stops_within_its_clocks() {
     let events = s.follow(id, |_| false);
     let aborted = events.iter().find(|e| e["type"] == "aborted").unwrap();
     assert_eq!(aborted["reason"], "the match was stopped");
-    // Programs against each other, never followed: their searches end too, not at their clocks.
-    let started = Instant::now();
+    // Programs against each other, never followed: their searches end too, not at their 600 s
+    // clocks (the minute polled here is a tenth of one).
     let id = s.start_match(json!({
         "game": "connect4", "players": ["mcts", "mcts"], "startclock": 1, "playclock": 600,
     }));
@@ -831,7 +831,6 @@ fn an_abandoned_match_stops_within_its_clocks() {
         s.get_json(&format!("/api/matches/{id}")).1["done"] == true
     });
     assert!(done, "the unwatched match still runs");
-    assert!(started.elapsed() < Duration::from_secs(600));
 }
 
 #[test]
