@@ -4,8 +4,8 @@
 
 use std::sync::atomic::AtomicBool;
 
-use super::session::{MoveReply, SessionError};
 use super::http::{serve_at_most, REFUSAL};
+use super::session::{MoveReply, SessionError};
 use super::*;
 use crate::game::Goal;
 
