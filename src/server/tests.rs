@@ -491,8 +491,37 @@ fn a_connection_past_the_cap_is_told_why_it_is_refused() {
     drop(held);
 }
 
-/// A start clock too short for its game (here none at all): the start answers by its clock and the
-/// build goes on; the first play waits for it, then answers a legal move.
+/// The start of match `m` of Connect Four with 100,000 facts more and `extra`, whose reading takes
+/// long past the first look at the clock: with a start clock of 0, the start answers before the
+/// build ends. The play clock is a minute, time enough for the build on a busy machine.
+fn late_start(extra: &str) -> Message {
+    let Message::Start { mut rules, .. } = start_connect4(0.0) else {
+        unreachable!("a start")
+    };
+    for i in 0..100_000 {
+        rules.push_str(&format!(" (filler {i})"));
+    }
+    rules.push_str(extra);
+    Message::Start {
+        match_id: "m".into(),
+        role: "red".into(),
+        rules,
+        start_clock: 0.0,
+        play_clock: 60.0,
+    }
+}
+
+/// The first play of match `m`.
+fn first_play(server: &Arc<PlayerServer>, runtime: &tokio::runtime::Runtime) -> Reply {
+    let play = Message::Play {
+        match_id: "m".into(),
+        moves: None,
+    };
+    runtime.block_on(server.answer(play, Arrival::now()))
+}
+
+/// A start clock too short for its game: the start answers by its clock and the build goes on; the
+/// first play waits for it, then answers a legal move.
 #[test]
 fn a_start_answers_by_its_clock_and_the_first_play_waits_for_the_build() {
     let lines = Arc::new(Mutex::new(Vec::<String>::new()));
@@ -506,23 +535,15 @@ fn a_start_answers_by_its_clock_and_the_first_play_waits_for_the_build() {
         config,
         Arc::new(move |line: &str| log.lock().unwrap().push(line.to_string())),
     );
-    let mut start = start_connect4(0.0);
-    if let Message::Start { play_clock, .. } = &mut start {
-        *play_clock = 60.0;
-    }
     let runtime = runtime();
-    let reply = runtime.block_on(server.answer(start, Arrival::now()));
+    let reply = runtime.block_on(server.answer(late_start(""), Arrival::now()));
     assert_eq!(reply.body, "ready");
     assert_eq!(
         reply.note.as_deref(),
         Some("the game is still being built: the first play waits"),
         "the build ended before its first poll returned"
     );
-    let play = Message::Play {
-        match_id: "m".into(),
-        moves: None,
-    };
-    let reply = runtime.block_on(server.answer(play, Arrival::now()));
+    let reply = first_play(&server, &runtime);
     assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
     assert!(reply.body.contains("drop"), "{}", reply.body);
     wait_until("the late build was never logged", || {
@@ -534,38 +555,18 @@ fn a_start_answers_by_its_clock_and_the_first_play_waits_for_the_build() {
     });
 }
 
-/// Rules that cannot be played, built after the start has answered "ready" (a start clock of 0):
-/// the first play is told why, and the place is free again.
+/// Rules that cannot be played (a role of two names, refused once everything is read), built
+/// after the start has answered "ready": the first play is told why, and the place is free again.
 #[test]
 fn a_game_that_fails_to_build_after_the_start_answered_is_reported_at_the_first_play() {
     let server = holding(1);
-    // Connect Four with 100,000 facts more, whose reading takes long past the first look at the
-    // clock, and a role of two names, which the checker refuses once it has read them all.
-    let Message::Start { mut rules, .. } = start_connect4(0.0) else {
-        unreachable!("a start")
-    };
-    for i in 0..100_000 {
-        rules.push_str(&format!(" (filler {i})"));
-    }
-    rules.push_str("\n(role red blue)\n");
-    let start = Message::Start {
-        match_id: "m".into(),
-        role: "red".into(),
-        rules,
-        start_clock: 0.0,
-        play_clock: 60.0,
-    };
     let runtime = runtime();
-    let reply = runtime.block_on(server.answer(start, Arrival::now()));
+    let reply = runtime.block_on(server.answer(late_start("\n(role red blue)\n"), Arrival::now()));
     assert_eq!(
         reply.body, "ready",
         "the build ended before its first poll returned"
     );
-    let play = Message::Play {
-        match_id: "m".into(),
-        moves: None,
-    };
-    let reply = runtime.block_on(server.answer(play, Arrival::now()));
+    let reply = first_play(&server, &runtime);
     assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{}", reply.body);
     assert!(reply.body.contains("rules:"), "{}", reply.body);
     assert!(server.matches().is_empty());

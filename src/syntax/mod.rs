@@ -259,9 +259,14 @@ pub fn parse_infix(src: &str) -> Result<Program, Vec<Diagnostic>> {
     }
     // A bad character is left out and the rest is read, for the problems after it; a syntax error
     // on a line that holds one is likely its echo, and is not reported.
-    let line_starts: Vec<usize> = std::iter::once(0)
-        .chain(src.match_indices('\n').map(|(i, _)| i + 1))
-        .collect();
+    // Made only when there is a bad character: most files have none.
+    let line_starts: Vec<usize> = if errors.is_empty() {
+        Vec::new()
+    } else {
+        std::iter::once(0)
+            .chain(src.match_indices('\n').map(|(i, _)| i + 1))
+            .collect()
+    };
     let line_of = |at: usize| line_starts.partition_point(|&start| start <= at);
     let bad_lines: Vec<usize> = errors
         .listed()
@@ -281,7 +286,7 @@ pub fn parse_infix(src: &str) -> Result<Program, Vec<Diagnostic>> {
             }
             Err(e) => {
                 let at = error_location(&e).unwrap_or(src.len());
-                if !bad_lines.contains(&line_of(at)) {
+                if bad_lines.is_empty() || !bad_lines.contains(&line_of(at)) {
                     errors.push(syntax_error(e, src.len(), describe_infix));
                 }
                 if errors.len() >= MAX_SYNTAX_ERRORS {
