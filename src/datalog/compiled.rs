@@ -280,8 +280,8 @@ pub enum Instr {
     Distinct(Pat, Pat),
     /// The bound pattern's term matches the other side.
     Same(Pat, Match),
-    /// `less` (strict) or `leq` of two bound patterns.
-    Less(Pat, Pat, bool),
+    /// An ordering (`less`, `leq` or a negation of either) of two bound patterns.
+    Order(Cmp, Pat, Pat),
     /// Arithmetic on two bound patterns, the result matched.
     Arith(Arith, Pat, Pat, Match),
     /// Negated arithmetic on three bound patterns: no integer result of the first two is the third.
@@ -348,8 +348,8 @@ pub fn compile(steps: &[Step], num_vars: usize) -> Vec<Instr> {
                 })
             }
             Step::Cmp(Cmp::Distinct, x, y) => Instr::Distinct(x.clone(), y.clone()),
-            Step::Cmp(c @ (Cmp::Less | Cmp::Leq), x, y) => {
-                Instr::Less(x.clone(), y.clone(), *c == Cmp::Less)
+            Step::Cmp(c @ (Cmp::Less | Cmp::Leq | Cmp::NotLess | Cmp::NotLeq), x, y) => {
+                Instr::Order(*c, x.clone(), y.clone())
             }
             Step::Cmp(Cmp::Same, x, y) => {
                 let (x, y) = if x.is_bound(&bound) { (x, y) } else { (y, x) };

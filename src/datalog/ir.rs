@@ -121,6 +121,29 @@ pub enum Cmp {
     Less,
     /// `leq(X, Y)`: integers, X <= Y.
     Leq,
+    /// `~less(X, Y)`: unless X and Y are integers with X < Y (true of any term that is not one).
+    NotLess,
+    /// `~leq(X, Y)`: unless X and Y are integers with X <= Y.
+    NotLeq,
+}
+
+impl Cmp {
+    /// Whether an ordering (`less`, `leq` and their negations) holds of `x` and `y`, each an integer
+    /// or none for a term that is not one. An ordering is false of anything but two integers, so its
+    /// negation is true of it: `~less(a, 3)` holds, and `leq(3, a)` does not.
+    pub fn orders(self, x: Option<i64>, y: Option<i64>) -> bool {
+        let ordered = |strict: bool| match (x, y) {
+            (Some(x), Some(y)) => x < y || (!strict && x == y),
+            _ => false,
+        };
+        match self {
+            Cmp::Less => ordered(true),
+            Cmp::Leq => ordered(false),
+            Cmp::NotLess => !ordered(true),
+            Cmp::NotLeq => !ordered(false),
+            Cmp::Distinct | Cmp::Same => false,
+        }
+    }
 }
 
 /// An arithmetic built-in with its result last.
@@ -711,8 +734,11 @@ impl Lowerer {
                         Lit::Pos(atom) => Some(Lit::Neg(atom)),
                         Lit::Cmp(Cmp::Distinct, x, y) => Some(Lit::Cmp(Cmp::Same, x, y)),
                         Lit::Cmp(Cmp::Same, x, y) => Some(Lit::Cmp(Cmp::Distinct, x, y)),
-                        Lit::Cmp(Cmp::Less, x, y) => Some(Lit::Cmp(Cmp::Leq, y, x)),
-                        Lit::Cmp(Cmp::Leq, x, y) => Some(Lit::Cmp(Cmp::Less, y, x)),
+                        // Not `leq(y, x)`: that is false when either is not an integer.
+                        Lit::Cmp(Cmp::Less, x, y) => Some(Lit::Cmp(Cmp::NotLess, x, y)),
+                        Lit::Cmp(Cmp::Leq, x, y) => Some(Lit::Cmp(Cmp::NotLeq, x, y)),
+                        Lit::Cmp(Cmp::NotLess, x, y) => Some(Lit::Cmp(Cmp::Less, x, y)),
+                        Lit::Cmp(Cmp::NotLeq, x, y) => Some(Lit::Cmp(Cmp::Leq, x, y)),
                         // A relation of its own for `~plus(X, 1, 3)` would have to list every X.
                         Lit::Arith(op, x, y, z) => Some(Lit::NotArith(op, x, y, z)),
                         Lit::Neg(_) | Lit::NotArith(..) => None,
@@ -896,6 +922,8 @@ impl Program {
                     Cmp::Same => "same",
                     Cmp::Less => "less",
                     Cmp::Leq => "leq",
+                    Cmp::NotLess => "~less",
+                    Cmp::NotLeq => "~leq",
                 };
                 write!(
                     f,

@@ -435,15 +435,11 @@ fn holds<T: Terms>(instr: &Instr, sc: &mut Scratch<T>) -> Result<bool, Stop> {
             let t = sc.make(x)?;
             sc.matches(y, t)
         }
-        Instr::Less(x, y, strict) => {
+        Instr::Order(c, x, y) => {
             let a = sc.make(x)?;
             let b = sc.make(y)?;
             let terms = sc.terms.store();
-            match (terms.as_int(a), terms.as_int(b)) {
-                (Some(a), Some(b)) if *strict => a < b,
-                (Some(a), Some(b)) => a <= b,
-                _ => false,
-            }
+            c.orders(terms.as_int(a), terms.as_int(b))
         }
         Instr::Arith(op, x, y, z) => {
             let a = sc.make(x)?;
@@ -668,7 +664,10 @@ mod tests {
         assert!(found.is_empty());
         let (found, _) = heads(&mut fx, &sum, &[Pat::Var(2)], &[a, three]);
         assert!(found.is_empty());
-        let less = |strict| [Instr::Less(Pat::Var(0), Pat::Var(1), strict)];
+        let less = |strict| {
+            let c = if strict { Cmp::Less } else { Cmp::Leq };
+            [Instr::Order(c, Pat::Var(0), Pat::Var(1))]
+        };
         let holds =
             |fx: &mut Fixture, code: &[Instr], binds: &[TermId]| heads(fx, code, &[], binds).1 == 1;
         assert!(holds(&mut fx, &less(true), &[two, three]));

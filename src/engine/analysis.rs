@@ -335,9 +335,14 @@ fn drop_dynamic_filters(q: &mut Program, dynamic: &[bool]) {
                                     Lit::Pos(_) => in_pos = true,
                                     Lit::Neg(_)
                                     | Lit::NotArith(..)
-                                    | Lit::Cmp(Cmp::Distinct | Cmp::Less | Cmp::Leq, ..) => {
-                                        filters.push(j)
-                                    }
+                                    | Lit::Cmp(
+                                        Cmp::Distinct
+                                        | Cmp::Less
+                                        | Cmp::Leq
+                                        | Cmp::NotLess
+                                        | Cmp::NotLeq,
+                                        ..,
+                                    ) => filters.push(j),
                                     Lit::Cmp(Cmp::Same, ..) | Lit::Arith(..) => binds = true,
                                 }
                             }
@@ -529,16 +534,9 @@ pub(crate) fn take_frame_rules(
                     match c {
                         Cmp::Distinct => x != y,
                         Cmp::Same => x == y,
-                        Cmp::Less | Cmp::Leq => match (terms.as_int(x), terms.as_int(y)) {
-                            (Some(x), Some(y)) => {
-                                if *c == Cmp::Less {
-                                    x < y
-                                } else {
-                                    x <= y
-                                }
-                            }
-                            _ => false,
-                        },
+                        Cmp::Less | Cmp::Leq | Cmp::NotLess | Cmp::NotLeq => {
+                            c.orders(terms.as_int(x), terms.as_int(y))
+                        }
                     }
                 });
             if ok {

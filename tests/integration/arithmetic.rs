@@ -32,6 +32,34 @@ fn negated_arithmetic_filters_on_both_engines() {
     );
 }
 
+/// `~less(X, Y)` holds unless both are integers with X < Y: true of a symbol. It was once lowered
+/// to `leq(Y, X)`, which is false of a symbol, and the game had no goal value.
+#[test]
+fn negated_orderings_hold_of_terms_that_are_no_integers_on_both_engines() {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/arithmetic/negated_order.gdl");
+    let (program, _) = ggp::syntax::parse_file(&path).expect("parses");
+    let net = NetGame::from_program(&program, "negated_order").expect("grounds");
+    let rule = RuleGame::from_program(&program, "negated_order").expect("loads");
+    assert_eq!(net.goal_values(&stopped(&net), 0), vec![100], "network");
+    assert_eq!(
+        rule.goal_values(&stopped(&rule), 0).expect("goals"),
+        vec![100],
+        "datalog"
+    );
+}
+
+/// The state after the one move, `stop`: the end.
+fn stopped<G: Game>(g: &G) -> G::State {
+    let state = g.initial_state();
+    let mut buf = Vec::new();
+    g.legal_moves(&state, 0, &mut buf);
+    assert_eq!(buf.len(), 1, "one legal move");
+    let next = g.play(&state, 0, &buf[0]);
+    assert!(g.is_terminal(&next));
+    next
+}
+
 fn counts<G: Game>(g: &G) -> [u64; 3] {
     [1, 2, 3].map(|d| perft(g, &g.initial_state(), d))
 }

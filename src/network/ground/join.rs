@@ -574,21 +574,10 @@ impl Grounder<'_> {
             // Both sides are bound: compared part by part, since a late rule's compound terms
             // (`(distinct (f ?x) (f ?y))` in `terminal`) were never built.
             Cmp::Distinct => self.unify_parts(x, y, b) == Parts::Differ,
-            Cmp::Less | Cmp::Leq => {
-                match (
-                    self.make(x, b).and_then(|t| self.terms.as_int(t)),
-                    self.make(y, b).and_then(|t| self.terms.as_int(t)),
-                ) {
-                    (Some(p), Some(q)) => {
-                        if c == Cmp::Less {
-                            p < q
-                        } else {
-                            p <= q
-                        }
-                    }
-                    _ => false,
-                }
-            }
+            Cmp::Less | Cmp::Leq | Cmp::NotLess | Cmp::NotLeq => c.orders(
+                self.make(x, b).and_then(|t| self.terms.as_int(t)),
+                self.make(y, b).and_then(|t| self.terms.as_int(t)),
+            ),
         };
         if ok {
             self.step(rule, order, k + 1, b, body)?;
