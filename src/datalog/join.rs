@@ -470,7 +470,7 @@ fn holds<T: Terms>(instr: &Instr, sc: &mut Scratch<T>) -> Result<bool, Stop> {
 mod tests {
     use super::*;
     use crate::datalog::compiled::Slot;
-    use crate::datalog::ir::Arith;
+    use crate::datalog::ir::{Arith, Cmp};
     use crate::syntax::ast::Symbols;
 
     /// Terms `a`, `b`, `c`, the function symbol `f`, and a relation `edge` (two columns, indexed by
@@ -668,11 +668,17 @@ mod tests {
             let c = if strict { Cmp::Less } else { Cmp::Leq };
             [Instr::Order(c, Pat::Var(0), Pat::Var(1))]
         };
+        let not_less = [Instr::Order(Cmp::NotLess, Pat::Var(0), Pat::Var(1))];
         let holds =
             |fx: &mut Fixture, code: &[Instr], binds: &[TermId]| heads(fx, code, &[], binds).1 == 1;
         assert!(holds(&mut fx, &less(true), &[two, three]));
         assert!(!holds(&mut fx, &less(true), &[three, three]));
         assert!(holds(&mut fx, &less(false), &[three, three]));
+        // An ordering is false of a symbol, and its negation true.
+        assert!(!holds(&mut fx, &less(true), &[a, three]));
+        assert!(holds(&mut fx, &not_less, &[a, three]));
+        assert!(holds(&mut fx, &not_less, &[three, two]));
+        assert!(!holds(&mut fx, &not_less, &[two, three]));
         let distinct = [Instr::Distinct(Pat::Var(0), Pat::Var(1))];
         assert!(holds(&mut fx, &distinct, &[a, b]));
         assert!(!holds(&mut fx, &distinct, &[a, a]));
