@@ -332,6 +332,9 @@ impl<G: Game> Referee<'_, '_, G> {
         let mut substituted = vec![0u32; roles];
         let timed: Vec<bool> = seats.iter().map(|s| s.timed()).collect();
         let mut aborted = None;
+        // When the step's clocks started, kept when a role asked to take back a move and had none:
+        // asked again, the seats have only the time left.
+        let mut resumed: Option<Instant> = None;
         loop {
             let step = history.len();
             self.tell(&MatchEvent::State {
@@ -348,7 +351,8 @@ impl<G: Game> Referee<'_, '_, G> {
                 break;
             }
             let last = history.last().map(|(_, joint)| joint.as_slice());
-            let answers = ask_all(game, &state, last, seats, missed, self.settings);
+            let asked = resumed.take().unwrap_or_else(Instant::now);
+            let answers = ask_all(game, &state, last, seats, missed, self.settings, asked);
             // Stopped while the seats thought: nothing of this step is played (a person who left gets
             // no random move in their name).
             let quit = answers
@@ -364,9 +368,14 @@ impl<G: Game> Referee<'_, '_, G> {
                 .position(|(a, _)| matches!(a, Answer::TakeBack))
             {
                 let back = last_choice(game, &history, role);
-                if let Some(back) = back {
-                    history.truncate(back + 1);
-                    state = history.pop().map(|(s, _)| s).unwrap_or(state);
+                match back {
+                    Some(back) => {
+                        history.truncate(back + 1);
+                        state = history.pop().map(|(s, _)| s).unwrap_or(state);
+                    }
+                    // Nothing to take back: the same step again, on the same clocks (a person who
+                    // asks without end must not stop the clock).
+                    None => resumed = Some(asked),
                 }
                 self.tell(&MatchEvent::TakenBack { role, step: back });
                 continue;
@@ -541,7 +550,7 @@ fn last_choice<G: Game>(
 }
 
 /// Asks every seat for its move in `state` at once, each on its own thread (the last on this one);
-/// returns each answer with the time it took.
+/// returns each answer with the time it took since the clocks started at `asked`.
 fn ask_all<G: Game>(
     game: &G,
     state: &G::State,
@@ -549,8 +558,8 @@ fn ask_all<G: Game>(
     seats: &mut [Box<dyn Seat<G>>],
     missed: &[Option<Violation>],
     settings: &MatchSettings,
+    asked: Instant,
 ) -> Vec<(Answer<G::Move>, Duration)> {
-    let asked = Instant::now();
     // Seats that have not answered yet: a player thinking ahead on a forced move stops when it is
     // the last, since the step waits for nobody else.
     let unanswered = AtomicUsize::new(seats.len());

@@ -641,7 +641,10 @@ impl<G: Game> Seat<G> for BrowserSeat {
                 "can_take_back": self.can_take_back,
             })
         };
-        self.room.feed.push(offer(turn.clock.play));
+        // The time left: asked again after a take-back with nothing to take back, the clock runs on.
+        self.room
+            .feed
+            .push(offer(deadline.saturating_duration_since(Instant::now())));
         self.wait(turn, deadline, &offer)
     }
 }
@@ -659,6 +662,11 @@ impl BrowserSeat {
         let game = turn.game;
         let mut inputs = self.room.inputs();
         let answer = loop {
+            // A person who sends bad moves without end fills the feed with turns offered again:
+            // the match stops here, not at the referee's next event, which may be a clock away.
+            if self.room.feed.is_full() {
+                self.room.stop();
+            }
             if self.room.stop.is_set() || self.room.abandoned() {
                 break Answer::Failed(Violation::ConnectionError {
                     detail: "the page was closed or the match stopped".into(),
@@ -810,8 +818,9 @@ pub async fn events(
         .into_response())
 }
 
-/// The longest move text a person may send.
-const MOST_MOVE_BYTES: usize = 1024;
+/// The longest move text a person may send: far past any legal move of the corpus (a move the
+/// server offers must be one the person can send back), and a bounded parse.
+const MOST_MOVE_BYTES: usize = 64 * 1024;
 
 /// Moves a person may send ahead of their seat reading them.
 const MOST_QUEUED: usize = 4;

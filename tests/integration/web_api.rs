@@ -740,9 +740,30 @@ fn a_person_moves_takes_back_and_stops_through_the_api() {
     assert_eq!(back["step"], 0, "{back}");
     let last_state = events.iter().rev().find(|e| e["type"] == "state").unwrap();
     assert_eq!(last_state["step"], 0);
+    // Nothing is left to take back: x is asked again on the clock that was running, not a new one.
+    let ends_at = |e: &Value| e["ends_at_ms"].as_u64().expect("a turn's end");
+    let before = ends_at(events.last().unwrap());
+    std::thread::sleep(Duration::from_millis(200));
+    let (status, _) = s.post(
+        &format!("/api/matches/{id}/move"),
+        json!({ "role": "x", "undo": true }),
+    );
+    assert_eq!(status, 202);
+    let mut turns = 0;
+    let events = s.follow(id, |e| {
+        turns += usize::from(e["type"] == "turn");
+        turns == 5
+    });
+    let nothing = events.iter().rfind(|e| e["type"] == "takenback").unwrap();
+    assert_eq!(nothing["step"], Value::Null, "{nothing}");
+    let after = ends_at(events.last().unwrap());
+    assert!(
+        after < before + 100,
+        "the turn offered again ends at {after}, the one before at {before}: its clock restarted"
+    );
     let (status, answer) = s.post(
         &format!("/api/matches/{id}/move"),
-        json!({ "role": "x", "move": "m".repeat(2000) }),
+        json!({ "role": "x", "move": "m".repeat(70_000) }),
     );
     assert_eq!(status, 400, "{answer}");
     let (status, _) = s.post(&format!("/api/matches/{id}/stop"), json!({}));
@@ -763,6 +784,41 @@ fn a_person_moves_takes_back_and_stops_through_the_api() {
         json!({ "role": "x", "move": "mark(1,1)" }),
     );
     assert_eq!(status, 409);
+}
+
+/// A person who sends moves that do not parse, without end, is offered the turn again each time:
+/// past the bytes a match may show, the match stops at once, not when the play clock runs out.
+#[test]
+fn a_person_sending_bad_moves_without_end_stops_the_match_past_its_bytes() {
+    let s = start(WebConfig {
+        max_shown_bytes: 16 * 1024,
+        abandon_after: Duration::from_secs(3600),
+        ..WebConfig::default()
+    });
+    let id = s.start_match(json!({
+        "game": "tictactoe", "players": ["human", "random"], "playclock": 600,
+    }));
+    s.follow(id, |e| e["type"] == "turn");
+    // A turn offered again is some 500 bytes: 16 KiB are passed within a few hundred moves.
+    let over = (0..5_000).find_map(|sent| {
+        let (status, answer) = s.post(
+            &format!("/api/matches/{id}/move"),
+            json!({ "role": "x", "move": "zz" }),
+        );
+        // 202 queued, or 429 while the seat has four to read.
+        (status == 409).then_some((sent, answer))
+    });
+    let (sent, answer) = over.expect("the match never stopped while moves were refused");
+    assert!(
+        answer["error"].as_str().unwrap().contains("over"),
+        "{answer}"
+    );
+    let events = s.follow(id, |_| false);
+    let aborted = events.iter().find(|e| e["type"] == "aborted").unwrap();
+    assert!(
+        aborted["reason"].as_str().unwrap().contains("bytes"),
+        "after {sent} moves: {aborted}"
+    );
 }
 
 #[test]

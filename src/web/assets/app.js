@@ -33,6 +33,7 @@ async function api(path, body) {
   if (!response.ok) {
     const error = new Error(data.error || `${response.status} ${response.statusText}`);
     error.data = data;
+    error.status = response.status;
     throw error;
   }
   return data;
@@ -342,7 +343,9 @@ function onEvent(ev) {
       break;
     case 'takenback':
       game.pending = {};
-      log(`${game.roles[ev.role]} takes back a move`);
+      log(ev.step === null
+        ? `${game.roles[ev.role]} has no move to take back`
+        : `${game.roles[ev.role]} takes back a move`);
       break;
     case 'finished':
       game.pending = {};
@@ -443,6 +446,12 @@ async function send(role, move) {
     await api(`/api/matches/${game.id}/move`, { role, move, turn: asked ? asked.turn : undefined });
   } catch (e) {
     notice(e.message);
+    // Refused for its turn having ended (409), the move is moot; refused for anything else (a
+    // full queue, a lost connection), the turn is still this person's to play.
+    if (asked && e.status !== 409 && game.pending[role] === undefined) {
+      game.pending[role] = asked;
+      redrawTurn();
+    }
   }
 }
 
