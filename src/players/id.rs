@@ -135,21 +135,23 @@ impl<G: Game> IdPlayer<G> {
     }
 }
 
-/// The value of a terminal state reached after `ply` joint moves.
+/// The value of a terminal state reached after `ply` joint moves: its goal, a win above and a loss
+/// below any state of the same goal that has not ended (a loss for sure is worse than a game still
+/// open with the same goal value), the quicker win and the slower loss better.
 fn terminal_value(goal: Goal, ply: u32) -> i32 {
     let g = goal.clamp(0, 100);
-    let quick = ply.min(999) as i32;
+    let sooner = 1000 - ply.min(999) as i32;
     g * GOAL
         + match g.cmp(&50) {
-            std::cmp::Ordering::Greater => -quick,
-            std::cmp::Ordering::Less => quick,
+            std::cmp::Ordering::Greater => sooner,
+            std::cmp::Ordering::Less => -sooner,
             std::cmp::Ordering::Equal => 0,
         }
 }
 
 /// A value as an expected goal, 0..=100.
 pub(crate) fn as_goal(value: i32) -> f64 {
-    f64::from(value) / f64::from(GOAL)
+    (f64::from(value) / f64::from(GOAL)).clamp(0.0, 100.0)
 }
 
 struct Search<'a, G: Game> {
@@ -224,10 +226,19 @@ impl<'a, G: Game> Search<'a, G> {
                         Estimate::Definitely(Outcome::Winner(_)) => 0,
                         Estimate::Definitely(Outcome::Draw) => 50 * GOAL,
                         Estimate::Guess(n) => {
-                            let mine = if self.me == 0 { n } else { n.saturating_neg() };
+                            // On the goal scale when the guess means goals (playouts), so that a
+                            // guess of 70 reads as 70; a heuristic's own score only orders states.
+                            let mine = match self.evaluator.expected_goal(n) {
+                                Some(first) => {
+                                    let mine = if self.me == 0 { first } else { 100.0 - first };
+                                    ((mine - 50.0) * f64::from(GOAL)) as i32
+                                }
+                                None if self.me == 0 => n,
+                                None => n.saturating_neg(),
+                            };
                             50 * GOAL + mine.clamp(-GUESS_RANGE, GUESS_RANGE)
                         }
-                    })
+                    });
                 }
                 // An evaluator that cannot judge this state: its goal value instead.
                 Err(_) => {}
@@ -636,6 +647,12 @@ mod tests {
         assert!(terminal_value(0, 5) > terminal_value(0, 3));
         assert!(terminal_value(99, 0) < terminal_value(100, 999));
         assert!(terminal_value(0, 999) < terminal_value(1, 0));
+        // A state that has not ended, judged by its goal value alone, is worth more than a loss of
+        // that value and less than a win.
+        assert!(terminal_value(0, 1) < 0);
+        assert!(terminal_value(30, 999) < 30 * GOAL);
+        assert!(terminal_value(100, 999) > 100 * GOAL);
+        assert_eq!(terminal_value(50, 7), 50 * GOAL);
     }
 
     #[test]

@@ -761,3 +761,46 @@ fn an_output_path_that_cannot_be_written_is_refused_before_the_work() {
         );
     }
 }
+
+/// A loss for sure is worth less than a game still open with the same goal value: `twostep` blocks
+/// x's line and `onestep` does not complete its own losing line, with any seed. Both once valued a
+/// loss a little above an open state of goal 0, and played into it.
+#[test]
+fn short_searches_prefer_an_open_game_to_a_certain_loss() {
+    let blocks = shared_game("ticTacToe.kif");
+    let suicide = shared_game("ticTacToeLargeSuicide.kif");
+    let cases = [
+        (
+            blocks.as_str(),
+            "twostep",
+            "(mark 1 1) & noop; noop & (mark 3 3); (mark 1 2) & noop",
+            "[(mark 1 3)]",
+        ),
+        (
+            suicide.as_str(),
+            "onestep",
+            "(play 1 1 x) & noop; noop & (play 5 5 o); (play 1 2 x) & noop; noop & (play 5 4 o); \
+             (play 1 3 x) & noop; noop & (play 5 3 o); (play 1 4 x) & noop; noop & (play 4 1 o)",
+            "(play 1 5 x)",
+        ),
+    ];
+    for (game, player, moves, what) in cases {
+        for seed in ["1", "2", "3", "4", "5", "6"] {
+            let o = run(
+                &[
+                    "search", game, "--player", player, "--moves", moves, "--seed", seed,
+                ],
+                "",
+            );
+            let out = stdout(&o);
+            assert!(o.status.success(), "{}", stderr(&o));
+            let choice = out
+                .lines()
+                .find(|l| l.starts_with("Overall choice"))
+                .unwrap_or_else(|| panic!("{player}: no choice in {out}"));
+            let chose = choice.contains(what);
+            let wanted = player == "twostep";
+            assert_eq!(chose, wanted, "{player} with seed {seed}: {choice}");
+        }
+    }
+}
