@@ -597,7 +597,10 @@ fn build_rules(
             NetGame::from_program_within(&rules.program, name, budget)
         };
         match built {
-            Ok(g) => {
+            Ok(mut g) => {
+                if g.info().zero_sum && !zero_sum_survives_play(&g) {
+                    g.not_zero_sum();
+                }
                 let report = LoadReport {
                     engine: EngineKind::Network,
                     took: started.elapsed(),
@@ -621,7 +624,10 @@ fn build_rules(
             Err(e) => fallback = Some(e),
         }
     }
-    let g = RuleGame::from_program(&rules.program, name)?;
+    let mut g = RuleGame::from_program(&rules.program, name)?;
+    if g.info().zero_sum && !zero_sum_survives_play(&g) {
+        g.not_zero_sum();
+    }
     let report = LoadReport {
         engine: EngineKind::Datalog,
         took: started.elapsed(),
@@ -640,6 +646,36 @@ fn build_rules(
         report,
         rules: Some(rules),
     }))
+}
+
+/// The random matches [`zero_sum_survives_play`] plays at most, and the time they may take.
+const ZERO_SUM_MATCHES: u32 = 32;
+const ZERO_SUM_TIME: Duration = Duration::from_millis(40);
+
+/// Whether random matches of `game` (at most [`ZERO_SUM_MATCHES`] within [`ZERO_SUM_TIME`], from a
+/// fixed seed) end only where the two goals add up to 100. The engines call a game zero-sum when
+/// each role's possible goal values mirror the other's, which a game of shared payoffs can match:
+/// gt_ultimatum's values run from 0 to 100 for both roles, and both get 0 when the offer is
+/// refused. A searcher that takes such a game for zero-sum reads the other role's gain as its own
+/// loss (and refuses a gift of 3). Play can only refute the claim, never prove it.
+fn zero_sum_survives_play<G: Game>(game: &G) -> bool {
+    use rand::{rngs::SmallRng, SeedableRng};
+    let deadline = Instant::now() + ZERO_SUM_TIME;
+    let mut rng = SmallRng::seed_from_u64(0x5EED);
+    let mut buf = Vec::new();
+    let start = game.initial_state();
+    for _ in 0..ZERO_SUM_MATCHES {
+        let mut pace = crate::game::Pace::new();
+        let Some((end, _)) = pace.play_on(start.clone(), 0, 10_000, deadline, |s, n| {
+            game.random_playout(s, &mut rng, &mut buf, n)
+        }) else {
+            break;
+        };
+        if game.is_terminal(&end) && game.goal(&end, 0) + game.goal(&end, 1) != 100 {
+            return false;
+        }
+    }
+    true
 }
 
 /// How a rule game's positions are judged: `options.playouts` random playouts, or goals and mobility.
@@ -689,6 +725,62 @@ mod tests {
             "(role r) (init (s 0)) (legal r go) (<= (next (s 1)) (true (s 0))) (<= terminal \
              (true (s 1))) (goal r 100)"
         );
+    }
+
+    /// An offer and its answer. The goal values of each role mirror the other's, which is all the
+    /// engines' analysis reads; whether a refused fair offer gives both roles 0 (`fair_refused`) or
+    /// the answerer 100 decides whether the game is zero-sum.
+    fn offer(fair_refused: &str) -> GameSource {
+        let text = format!(
+            "(role a) (role b) (init (turn a)) \
+             (<= (legal a fair) (true (turn a))) (<= (legal a greedy) (true (turn a))) \
+             (<= (legal a noop) (not (true (turn a)))) \
+             (<= (legal b yes) (not (true (turn a)))) (<= (legal b no) (not (true (turn a)))) \
+             (<= (legal b noop) (true (turn a))) \
+             (<= (next (offered ?o)) (does a ?o) (distinct ?o noop)) \
+             (<= (next (offered ?o)) (true (offered ?o))) \
+             (<= (next (answered ?x)) (does b ?x) (distinct ?x noop)) \
+             (<= terminal (true (answered ?x))) \
+             (<= (goal a 60) (true (offered fair)) (true (answered yes))) \
+             (<= (goal b 40) (true (offered fair)) (true (answered yes))) \
+             (<= (goal a 0) (true (offered fair)) (true (answered no))) \
+             (<= (goal b {fair_refused}) (true (offered fair)) (true (answered no))) \
+             (<= (goal a 100) (true (offered greedy)) (true (answered yes))) \
+             (<= (goal b 0) (true (offered greedy)) (true (answered yes))) \
+             (<= (goal a 0) (true (offered greedy)) (true (answered no))) \
+             (<= (goal b 100) (true (offered greedy)) (true (answered no))) \
+             (<= (goal ?r 50) (role ?r) (not terminal))"
+        );
+        GameSource::RuleText {
+            text,
+            name: "offer".into(),
+            syntax: Syntax::Kif,
+        }
+    }
+
+    #[test]
+    fn a_game_whose_goals_only_look_zero_sum_is_found_out_by_play() {
+        for engine in [EngineChoice::Network, EngineChoice::Datalog] {
+            let load = |fair_refused| {
+                load(
+                    &offer(fair_refused),
+                    &LoadOptions {
+                        engine,
+                        ..LoadOptions::default()
+                    },
+                )
+            };
+            let shared = load("0").unwrap();
+            assert!(
+                !shared.info().zero_sum,
+                "{engine:?}: a refusal gives both 0"
+            );
+            let zero_sum = load("100").unwrap();
+            assert!(
+                zero_sum.info().zero_sum,
+                "{engine:?}: every ending adds up to 100"
+            );
+        }
     }
 
     #[test]

@@ -129,6 +129,13 @@ pub enum Evaluation {
 }
 
 impl RuleGame {
+    /// Records that the game is not zero-sum after all: a terminal state was found whose two goals
+    /// do not add up to 100 (the loader's play finds them; the analysis reads only each role's
+    /// possible values).
+    pub fn not_zero_sum(&mut self) {
+        self.info.zero_sum = false;
+    }
+
     /// The lowered program.
     pub fn program(&self) -> &Program {
         &self.prog
