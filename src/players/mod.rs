@@ -5,7 +5,7 @@
 //! given. Search players report their effort in [`SearchStats`]. [`kinds`] names the players and builds
 //! them ([`make_player`]), checking once that a player can play the game.
 
-use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::game::{Game, GameError, RoleIndex};
@@ -238,10 +238,57 @@ pub struct Ask<'a, G: Game> {
     pub role: RoleIndex,
     /// When the answer is due.
     pub deadline: Deadline,
-    /// How many of the roles asked at the same time (this one included) have not answered yet, when
-    /// the referee counts them: a player thinking ahead on a forced move may stop once the others
-    /// have answered, since the step waits for nobody else.
-    pub unanswered: Option<&'a AtomicUsize>,
+    /// The roles asked at the same time (this one included) that have not answered yet, when the
+    /// referee counts them: a player thinking ahead on a forced move may stop once the others have
+    /// answered, since the step waits for nobody else.
+    pub unanswered: Option<&'a Unanswered>,
+}
+
+/// The seats asked in one state that have not answered yet, as the referee counts them, and how
+/// many of those have nothing to decide and think ahead meanwhile. A seat thinking ahead stops once
+/// every seat still out thinks ahead too: the step waits for nobody with a decision to make. With
+/// three roles, two waiting seats would otherwise each wait for the other until their clocks ran out.
+#[derive(Debug)]
+pub struct Unanswered {
+    seats: AtomicUsize,
+    thinking_ahead: AtomicUsize,
+}
+
+impl Unanswered {
+    /// `seats` asked, none answered.
+    pub fn new(seats: usize) -> Unanswered {
+        Unanswered {
+            seats: AtomicUsize::new(seats),
+            thinking_ahead: AtomicUsize::new(0),
+        }
+    }
+
+    /// One seat has answered.
+    pub fn answered(&self) {
+        self.seats.fetch_sub(1, Ordering::SeqCst);
+    }
+
+    /// Whether every seat still to answer is only thinking ahead.
+    pub fn only_thinking_ahead(&self) -> bool {
+        self.seats.load(Ordering::SeqCst) <= self.thinking_ahead.load(Ordering::SeqCst)
+    }
+
+    /// Counts the caller among the seats thinking ahead until the guard is dropped, which it is
+    /// before the seat answers.
+    pub fn thinking_ahead(&self) -> ThinkingAhead<'_> {
+        self.thinking_ahead.fetch_add(1, Ordering::SeqCst);
+        ThinkingAhead(self)
+    }
+}
+
+/// A seat counted as thinking ahead (see [`Unanswered::thinking_ahead`]).
+#[derive(Debug)]
+pub struct ThinkingAhead<'a>(&'a Unanswered);
+
+impl Drop for ThinkingAhead<'_> {
+    fn drop(&mut self) {
+        self.0.thinking_ahead.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 impl<'a, G: Game> Ask<'a, G> {
@@ -254,12 +301,6 @@ impl<'a, G: Game> Ask<'a, G> {
             deadline,
             unanswered: None,
         }
-    }
-
-    /// Whether every other role asked with this one has answered (false when nobody counts).
-    pub fn others_have_answered(&self) -> bool {
-        self.unanswered
-            .is_some_and(|n| n.load(std::sync::atomic::Ordering::Relaxed) <= 1)
     }
 
     /// The role's only legal move, when it has exactly one (a waiting role's no-op): nothing to decide.

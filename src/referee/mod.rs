@@ -33,7 +33,7 @@ use std::sync::Arc;
 
 use crate::game::{Game, GameError, Goal, RoleIndex};
 use crate::load::Loaded;
-use crate::players::{make_player, Clock, PlayerConfig, StopSwitch};
+use crate::players::{make_player, Clock, PlayerConfig, StopSwitch, Unanswered};
 use remote::RemoteSeat;
 
 pub use events::{
@@ -562,7 +562,7 @@ fn ask_all<G: Game>(
 ) -> Vec<(Answer<G::Move>, Duration)> {
     // Seats that have not answered yet: a player thinking ahead on a forced move stops when it is
     // the last, since the step waits for nobody else.
-    let unanswered = AtomicUsize::new(seats.len());
+    let unanswered = Unanswered::new(seats.len());
     let unanswered = &unanswered;
     let ask = move |role: RoleIndex, seat: &mut Box<dyn Seat<G>>, missed: &Option<Violation>| {
         let answer = match missed {
@@ -579,7 +579,7 @@ fn ask_all<G: Game>(
                 stop: settings.stop.as_ref().map(|s| s.token()),
             }),
         };
-        unanswered.fetch_sub(1, Ordering::Relaxed);
+        unanswered.answered();
         (answer, asked.elapsed())
     };
     std::thread::scope(|scope| {

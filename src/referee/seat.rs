@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 use super::events::Violation;
 use crate::game::{Game, RoleIndex};
 use crate::players::{
-    Ask, Clock, Deadline, Explanation, Player, PlayerSpec, SearchStats, Stop, UnknownPlayer,
+    Ask, Clock, Deadline, Explanation, Player, PlayerSpec, SearchStats, Stop, Unanswered,
+    UnknownPlayer,
 };
 
 /// What a seat is told when a match starts.
@@ -60,7 +61,7 @@ pub struct Turn<'a, G: Game> {
     /// When the play clock began.
     pub asked: Instant,
     /// How many of the seats asked in this state have not answered yet (this one included).
-    pub unanswered: Option<&'a AtomicUsize>,
+    pub unanswered: Option<&'a Unanswered>,
     /// Set when the match is stopped: the search ends then, before its clock.
     pub stop: Option<Stop>,
 }

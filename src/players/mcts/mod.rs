@@ -115,7 +115,7 @@ use puzzles::PuzzlePlay;
 pub use switches::Switch;
 use tree::{Tree, NONE};
 
-use crate::players::{Candidate, Certainty, Explanation};
+use crate::players::{Candidate, Certainty, Explanation, Unanswered};
 
 /// UCB1's exploration constant for rewards in 0..=1 (CadiaPlayer's 40 on the 0..100 scale).
 pub const DEFAULT_EXPLORATION: f64 = 0.4;
@@ -389,14 +389,14 @@ impl<G: Game> MctsPlayer<G> {
     }
 
     /// Grows the trees on every thread until `deadline` (or the simulation limit, or a solved root,
-    /// or, when `unanswered` is given, until the other roles have answered), reporting progress as
-    /// `role`'s search.
+    /// or, when `others_done` is given, until it says nobody waits for this search), reporting
+    /// progress as `role`'s search.
     fn grow(
         &mut self,
         game: &G,
         role: RoleIndex,
         deadline: Deadline,
-        unanswered: Option<&AtomicUsize>,
+        others_done: Option<&(dyn Fn() -> bool + Sync)>,
         node_cap: usize,
         with_solver: bool,
     ) {
@@ -424,7 +424,7 @@ impl<G: Game> MctsPlayer<G> {
             },
             node_cap,
             limit,
-            unanswered,
+            others_done,
             settled: solver.is_some().then_some(&settled),
         };
         let run = &run;
@@ -504,7 +504,12 @@ impl<G: Game> MctsPlayer<G> {
                 return;
             }
             let cap = MAX_NODES / self.threads;
-            self.grow(game, role, deadline, unprepared, cap, false);
+            // Until the other seats are ready: the match starts when the last one is.
+            let others_ready = unprepared.map(|n| move || n.load(Ordering::Relaxed) <= 1);
+            let others_ready = others_ready
+                .as_ref()
+                .map(|f| f as &(dyn Fn() -> bool + Sync));
+            self.grow(game, role, deadline, others_ready, cap, false);
         }
     }
 
@@ -617,11 +622,15 @@ impl<G: Game> Player<G> for MctsPlayer<G> {
                 // Nothing to decide here, but the state that follows will be ours to decide: grow
                 // its tree while the others think (until they have answered, since the step waits
                 // for nobody else).
+                let _ahead = ask.unanswered.map(Unanswered::thinking_ahead);
+                let others_done = ask.unanswered.map(|u| move || u.only_thinking_ahead());
                 self.grow(
                     game,
                     role,
                     deadline,
-                    ask.unanswered,
+                    others_done
+                        .as_ref()
+                        .map(|f| f as &(dyn Fn() -> bool + Sync)),
                     MAX_NODES / self.threads,
                     false,
                 );
@@ -717,11 +726,12 @@ impl<G: Game> Player<G> for MctsPlayer<G> {
         // The trees are still rooted where the last answer was chosen: the state the manager
         // reaches next is a child or grandchild of it, which the next move keeps.
         let before = self.simulations();
+        let others_done = move || wanted.load(Ordering::Relaxed) <= 1;
         self.grow(
             game,
             role,
             until,
-            Some(wanted),
+            Some(&others_done),
             MAX_NODES / self.threads,
             false,
         );
@@ -740,14 +750,14 @@ struct Run<'a, G: Game> {
     exploration: f64,
     node_cap: usize,
     limit: u64,
-    /// Seats still to answer, when the search stops once the others have.
-    unanswered: Option<&'a AtomicUsize>,
+    /// Whether nobody waits for this search any more, when it stops then.
+    others_done: Option<&'a (dyn Fn() -> bool + Sync)>,
     /// Set when a puzzle search beside the trees has settled the game: they stop.
     settled: Option<&'a AtomicBool>,
 }
 
 /// Runs simulations on `tree` until the deadline, `limit` walks, its root is exact, or the other
-/// roles have answered (when `unanswered` counts them).
+/// roles have answered (when `others_done` says so).
 fn search<G: Game>(
     tree: &mut Tree<G::State, G::Move>,
     run: &Run<'_, G>,
@@ -760,7 +770,7 @@ fn search<G: Game>(
         exploration,
         node_cap,
         limit,
-        unanswered,
+        others_done,
         settled,
     } = *run;
     let mut ticker = Ticker::new(deadline);
@@ -781,7 +791,7 @@ fn search<G: Game>(
         }
         // Read every walk: on a slow game 64 walks can take longer than the next move's clock,
         // and a search thinking ahead holds the seat until it stops.
-        if unanswered.is_some_and(|n| n.load(Ordering::Relaxed) <= 1)
+        if others_done.is_some_and(|done| done())
             || settled.is_some_and(|s| s.load(Ordering::Relaxed))
         {
             break;

@@ -162,11 +162,23 @@ fn a_forced_move_grows_the_next_states_tree_until_the_others_have_answered() {
         .expect("black's reply is in the tree");
     assert!(known > 0);
     // When the other seats have answered, the step waits for nobody: the no-op comes at once.
-    let answered = AtomicUsize::new(1);
+    let answered = Unanswered::new(1);
     let mut ask = Ask::new(&g, &s, 0, far());
     ask.unanswered = Some(&answered);
     let mut p = MctsPlayer::new(1).with_simulation_limit(2_000);
     assert_eq!(p.choose(&ask).unwrap().stats.simulations, 0);
+    // Nor does it wait for a third seat that only thinks ahead too: two waiting seats once each
+    // waited for the other until the clock ran out.
+    let two_waiting = Unanswered::new(2);
+    let _other = two_waiting.thinking_ahead();
+    ask.unanswered = Some(&two_waiting);
+    let mut p = MctsPlayer::new(1).with_simulation_limit(2_000);
+    assert_eq!(p.choose(&ask).unwrap().stats.simulations, 0);
+    // A seat still deciding is waited for.
+    let deciding = Unanswered::new(2);
+    ask.unanswered = Some(&deciding);
+    let mut p = MctsPlayer::new(1).with_simulation_limit(2_000);
+    assert!(p.choose(&ask).unwrap().stats.simulations > 0);
     // The baseline answers at once too.
     let mut uct = MctsPlayer::baseline(1).with_simulation_limit(2_000);
     assert_eq!(
