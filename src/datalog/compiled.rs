@@ -80,6 +80,11 @@ impl Slot {
     pub(crate) fn pattern<'a>(&self, args: &'a [Pat]) -> &'a Pat {
         let mut p = &args[self.col];
         for &i in &self.path {
+            // The function symbol's mark, never an argument's place: a term's 256th argument
+            // (index 255) is no key of a functor slot.
+            if i == FUNCTOR {
+                break;
+            }
             if let Pat::Func(_, sub) = p {
                 if let Some(q) = sub.get(usize::from(i)) {
                     p = q;

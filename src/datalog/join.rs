@@ -296,13 +296,11 @@ impl<'a, T: Terms> Scratch<'a, T> {
                 let t = self.terms.func(*s, &ids).ok_or(Stop::NewTerm)?;
                 let terms = self.terms.store();
                 if terms.depth(t) > self.max_depth {
-                    // The whole term is hundreds of parentheses; its head says which one grew.
-                    let text = terms.kif(t);
-                    let head: String = text.chars().take(60).collect();
-                    let cut = if head.len() < text.len() { " ..." } else { "" };
+                    // The whole term is hundreds of parentheses (or, sharing its subterms, more
+                    // text than memory holds); its head says which one grew.
                     return Err(EngineError::Runaway(Runaway::TooDeep {
                         limit: self.max_depth,
-                        head: format!("{head}{cut}"),
+                        head: terms.kif_head(t, 60),
                     })
                     .into());
                 }
@@ -455,13 +453,13 @@ fn holds<T: Terms>(instr: &Instr, sc: &mut Scratch<T>) -> Result<bool, Stop> {
             sc.matches(z, t)
         }
         Instr::NotArith(op, x, y, z) => {
+            // The negation of `Arith`, which matches the result's term: `05` is no sum of 2 and 3.
             let (a, b, c) = (sc.make(x)?, sc.make(y)?, sc.make(z)?);
             let terms = sc.terms.store();
-            let (Some(a), Some(b), Some(c)) = (terms.as_int(a), terms.as_int(b), terms.as_int(c))
-            else {
+            let (Some(a), Some(b)) = (terms.as_int(a), terms.as_int(b)) else {
                 return Ok(true);
             };
-            op.apply(a, b) != Some(c)
+            op.apply(a, b).and_then(|v| terms.find_int(v)) != Some(c)
         }
     })
 }

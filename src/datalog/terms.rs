@@ -346,6 +346,44 @@ impl TermStore {
         s
     }
 
+    /// The start of a term in KIF, at most about `max` bytes, with ` ...` where it was cut: a term
+    /// that shares its subterms may print to far more text than it takes memory (`(g X X)` nested
+    /// 200 deep is 2^200 characters).
+    pub fn kif_head(&self, t: TermId, max: usize) -> String {
+        let mut s = String::new();
+        if !self.write_kif_within(t, &mut s, max) || s.len() > max {
+            let mut end = max.min(s.len());
+            while !s.is_char_boundary(end) {
+                end -= 1;
+            }
+            s.truncate(end);
+            s.push_str(" ...");
+        }
+        s
+    }
+
+    /// Writes `t` in KIF while `out` holds at most `max` bytes; false when it stopped short.
+    fn write_kif_within(&self, t: TermId, out: &mut String, max: usize) -> bool {
+        if out.len() > max {
+            return false;
+        }
+        let n = self.nodes[t.0 as usize];
+        if n.start == NONE {
+            out.push_str(self.name(n.sym));
+            return true;
+        }
+        out.push('(');
+        out.push_str(self.name(n.sym));
+        for &a in self.args_of(&n) {
+            out.push(' ');
+            if !self.write_kif_within(a, out, max) {
+                return false;
+            }
+        }
+        out.push(')');
+        true
+    }
+
     /// A term in infix.
     pub fn infix(&self, t: TermId) -> String {
         let mut s = String::new();
@@ -369,6 +407,8 @@ mod tests {
         let t = st.func(cell, &[c1, c1, cb]);
         assert_eq!(st.func(cell, &[c1, c1, cb]), t);
         assert_eq!(st.kif(t), "(cell 1 1 b)");
+        assert_eq!(st.kif_head(t, 12), "(cell 1 1 b)");
+        assert_eq!(st.kif_head(t, 7), "(cell 1 ...");
         assert_eq!(st.infix(t), "cell(1,1,b)");
         assert_eq!(st.as_int(c1), Some(1));
         assert_eq!(st.depth(t), 1);

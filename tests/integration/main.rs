@@ -14,6 +14,7 @@ mod cli;
 mod conformance;
 mod convert_round_trip;
 mod differential;
+mod engine_corners;
 mod engine_games;
 mod engines_agree_on_random_programs;
 mod evaluators;

@@ -350,7 +350,7 @@ impl RuleGame {
             let mut s = state.and(&self.frame_mask);
             let unforeseen = |db: &Db, fact: Option<TermId>| {
                 EngineError::Rules(Misbehaviour::Unforeseen(
-                    fact.map_or_else(|| "a fact".to_string(), |t| db.terms.kif(t)),
+                    fact.map_or_else(|| "a fact".to_string(), |t| db.terms.kif_head(t, 500)),
                 ))
             };
             let rel = db.rel(self.next);

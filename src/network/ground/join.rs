@@ -327,11 +327,13 @@ impl Grounder<'_> {
             Lit::Cmp(c, x, y) => self.step_compare(rule, order, k, (*c, x, y), b, body),
             Lit::Arith(op, x, y, z) => self.step_arith(rule, order, k, (*op, x, y, z), b, body),
             Lit::NotArith(op, x, y, z) => {
-                // Every argument is bound and arithmetic reads only values: decided on the spot. A
-                // term never built (a late rule's compound) is no integer.
+                // Every argument is bound: decided on the spot, the negation of `Arith`, which
+                // matches the result's term (`05` is no sum of 2 and 3). A term never built (a
+                // late rule's compound) is no integer.
                 let int = |p: &Pat| self.make(p, b).and_then(|t| self.terms.as_int(t));
                 let result = int(x).zip(int(y)).and_then(|(p, q)| op.apply(p, q));
-                if result.is_none() || result != int(z) {
+                let result = result.and_then(|v| self.terms.find_int(v));
+                if result.is_none() || result != self.make(z, b) {
                     self.step(rule, order, k + 1, b, body)?;
                 }
                 Ok(())
