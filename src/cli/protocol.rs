@@ -75,6 +75,11 @@ pub struct WebArgs {
     /// Seconds a match may go unwatched (its page closed) before it is stopped.
     #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
     abandon_after: f64,
+    /// A host name the pages may be reached by besides `localhost` and IP addresses (repeatable):
+    /// requests naming another host are refused, so that no other site's page can drive the server
+    /// by pointing its own name here.
+    #[arg(long = "allow-host", value_name = "NAME")]
+    allow_hosts: Vec<String>,
     #[command(flatten)]
     search: super::PlayerArgs,
     #[command(flatten)]
@@ -192,6 +197,11 @@ pub fn web(a: WebArgs) -> Result<(), CliError> {
         load: a.load.options(None)?,
         players,
         abandon_after: clock_seconds("--abandon-after", a.abandon_after)?,
+        allowed_hosts: a
+            .allow_hosts
+            .iter()
+            .map(|h| h.to_ascii_lowercase())
+            .collect(),
         ..Default::default()
     };
     if !a.host.is_loopback() {

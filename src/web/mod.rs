@@ -83,9 +83,70 @@ async fn body_in_time(
     }
 }
 
+/// Whether a request's `Host` header names this server as a browser reaches it directly: an IP
+/// address, `localhost`, or a name in `allowed`. A page of another site whose name was pointed at
+/// this address (DNS rebinding) sends its own name and is refused; it could otherwise start matches,
+/// learn which files exist through `learned:` seats and reach other machines through `http://` seats.
+pub fn trusted_host(host: &str, allowed: &[String]) -> bool {
+    let name = match host.strip_prefix('[') {
+        // An IPv6 address, with or without a port.
+        Some(rest) => return rest.contains(']'),
+        None => match host.rsplit_once(':') {
+            Some((name, port)) if port.bytes().all(|b| b.is_ascii_digit()) => name,
+            _ => host,
+        },
+    };
+    let name = name.trim_end_matches('.').to_ascii_lowercase();
+    name.parse::<std::net::Ipv4Addr>().is_ok()
+        || name == "localhost"
+        || name.ends_with(".localhost")
+        || allowed.contains(&name)
+}
+
+/// Refuses a request whose `Host` is not [`trusted_host`], and a POST whose `Origin` names another
+/// host than its `Host` (a form of another site).
+async fn host_checked(
+    axum::extract::State(allowed): axum::extract::State<Arc<Vec<String>>>,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    match refusal(&req, &allowed) {
+        Some(refused) => refused.into_response(),
+        None => next.run(req).await,
+    }
+}
+
+/// Why [`host_checked`] refuses `req`, if it does.
+fn refusal(req: &axum::extract::Request, allowed: &[String]) -> Option<ApiError> {
+    use axum::http::header::{HOST, ORIGIN};
+    use axum::http::StatusCode;
+    let header = |name| req.headers().get(name).and_then(|v| v.to_str().ok());
+    let host = header(HOST);
+    if let Some(host) = host.filter(|h| !trusted_host(h, allowed)) {
+        let message = format!(
+            "this server answers to localhost and IP addresses, not to `{host}`: start it with \
+             --allow-host NAME to be reached by that name"
+        );
+        return Some(ApiError::new(StatusCode::MISDIRECTED_REQUEST, message));
+    }
+    let foreign = match (header(ORIGIN), host) {
+        (Some(origin), Some(host)) => {
+            let from = origin.split_once("://").map_or(origin, |(_, rest)| rest);
+            !from.eq_ignore_ascii_case(host)
+        }
+        _ => false,
+    };
+    (req.method() == axum::http::Method::POST && foreign).then(|| {
+        let message = "a page of another site may not send requests to this server";
+        ApiError::new(StatusCode::FORBIDDEN, message)
+    })
+}
+
 /// The server's routes for `shared`: the pages, their assets and the API.
 pub fn router(shared: Arc<Shared>) -> Router {
     let limit = shared.config.max_body_bytes;
+    let allowed = Arc::new(shared.config.allowed_hosts.clone());
     let bounds = BodyBounds {
         bytes: limit,
         time: shared.config.read_timeout,
@@ -126,6 +187,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
         })
         .layer(DefaultBodyLimit::max(limit))
         .layer(axum::middleware::from_fn_with_state(bounds, body_in_time))
+        .layer(axum::middleware::from_fn_with_state(allowed, host_checked))
         .with_state(app)
 }
 

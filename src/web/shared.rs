@@ -38,6 +38,9 @@ pub struct WebConfig {
     /// long match on a big board would otherwise grow the server by a gigabyte. A match is stopped
     /// past it; a replay is refused.
     pub max_shown_bytes: usize,
+    /// Host names (lower case) a request may name besides `localhost` and IP addresses (see
+    /// [`trusted_host`](super::trusted_host)).
+    pub allowed_hosts: Vec<String>,
 }
 
 impl Default for WebConfig {
@@ -51,6 +54,7 @@ impl Default for WebConfig {
             abandon_after: Duration::from_secs(5),
             read_timeout: Duration::from_secs(10),
             max_shown_bytes: 32 << 20,
+            allowed_hosts: Vec::new(),
         }
     }
 }

@@ -76,6 +76,20 @@ impl Server {
         )
     }
 
+    /// What the server answers `request`, sent as it is over a connection of its own.
+    fn exchange(&self, request: &str) -> String {
+        use std::io::{Read, Write};
+        let addr = self.base.trim_start_matches("http://");
+        let mut conn = std::net::TcpStream::connect(addr).expect("connects");
+        // Bounds the test, not the server: a stalled body is answered after the read timeout.
+        conn.set_read_timeout(Some(Duration::from_secs(120)))
+            .unwrap();
+        conn.write_all(request.as_bytes()).unwrap();
+        let mut answer = String::new();
+        let _ = conn.read_to_string(&mut answer);
+        answer
+    }
+
     fn post(&self, path: &str, body: Value) -> (u16, Value) {
         let (status, text) = self.send(path, "application/json", body.to_string());
         let value = serde_json::from_str(&text)
@@ -329,33 +343,21 @@ fn fmt_and_convert_answer_text_that_checks() {
 
 #[test]
 fn a_body_that_trickles_in_or_breaks_off_is_refused_with_its_reason() {
-    use std::io::{Read, Write};
     let s = start(WebConfig {
         read_timeout: Duration::from_millis(500),
         abandon_after: Duration::from_secs(3600),
         ..WebConfig::default()
     });
-    let addr = s.base.trim_start_matches("http://");
-    // What the server answers `request`, sent as it is over a connection of its own.
-    let exchange = |request: &str| {
-        let mut conn = std::net::TcpStream::connect(addr).expect("connects");
-        // Bounds the test, not the server: a stalled body is answered after its half second.
-        conn.set_read_timeout(Some(Duration::from_secs(120)))
-            .unwrap();
-        conn.write_all(request.as_bytes()).unwrap();
-        let mut answer = String::new();
-        let _ = conn.read_to_string(&mut answer);
-        answer
-    };
+    let exchange = |request: &str| s.exchange(request);
     let answer = exchange(
-        "POST /api/check HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\
+        "POST /api/check HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n\
          Content-Length: 1000\r\n\r\n{\"te",
     );
     assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
     assert!(answer.contains("did not arrive within"), "{answer}");
     // A body broken off by a malformed chunk is a bad request, not one too large.
     let answer = exchange(
-        "POST /api/check HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\
+        "POST /api/check HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n\
          Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n2\r\n{}\r\nzz\r\n",
     );
     assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
@@ -1039,4 +1041,33 @@ fn a_stopped_match_ends_its_players_searches_at_once() {
         "{:?}",
         types(&events)
     );
+}
+
+/// A request as a browser of another site would send it: its own `Host` (a name pointed at this
+/// address, DNS rebinding), or its own `Origin` on a POST. Both are refused; the page's own
+/// requests (the IP address, or `localhost`) are served.
+#[test]
+fn requests_naming_another_site_are_refused() {
+    let s = server();
+    let addr = s.base.trim_start_matches("http://").to_string();
+    let send = |host: &str, origin: Option<&str>| {
+        let body = r#"{"text":"(role r)","syntax":"kif"}"#;
+        let origin = origin.map_or(String::new(), |o| format!("Origin: {o}\r\n"));
+        s.exchange(&format!(
+            "POST /api/fmt HTTP/1.1\r\nHost: {host}\r\n{origin}Content-Type: application/json\r\n\
+             Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        ))
+    };
+    let status = |answer: &str| answer.split(' ').nth(1).unwrap_or("").to_string();
+    let port = addr.rsplit_once(':').unwrap().1;
+    for host in [addr.clone(), format!("localhost:{port}"), "[::1]".into()] {
+        let answer = send(&host, Some(&format!("http://{host}")));
+        assert_eq!(status(&answer), "200", "{host}: {answer}");
+    }
+    let rebound = send(&format!("attacker.example:{port}"), None);
+    assert_eq!(status(&rebound), "421", "{rebound}");
+    assert!(rebound.contains("--allow-host"), "{rebound}");
+    let foreign = send(&addr, Some("http://attacker.example"));
+    assert_eq!(status(&foreign), "403", "{foreign}");
 }
