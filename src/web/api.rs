@@ -154,13 +154,13 @@ pub async fn check(
     let file = format!("rules.{}", syntax_name(syntax));
     let (text, play) = (b.text, b.play);
     let ticket = play.then(|| web.ask_play_test());
-    let answer = tokio::task::spawn_blocking(move || {
+    let answer = off_the_runtime(move || {
         let diags = |ds: &[Diagnostic]| -> Vec<Value> {
             ds.iter()
                 .map(|d| diagnostic_json(d, &file, &text))
                 .collect()
         };
-        match crate::syntax::parse_str(&text, syntax) {
+        Ok(match crate::syntax::parse_str(&text, syntax) {
             Err(errors) => json!({ "ok": false, "diagnostics": diags(&errors) }),
             Ok(program) => {
                 let report = crate::check::check(&program);
@@ -189,10 +189,9 @@ pub async fn check(
                     "play_test": played,
                 })
             }
-        }
+        })
     })
-    .await
-    .map_err(|e| ApiError::internal(format!("the check failed: {e}")))?;
+    .await?;
     Ok(Json(answer).into_response())
 }
 
@@ -237,11 +236,22 @@ fn parse(b: &RulesBody) -> Result<crate::syntax::ast::Program, ApiError> {
     })
 }
 
-/// Runs `work` on the blocking pool: parsing and printing a megabyte of rules takes long enough to
-/// stall the runtime's few threads, and with them every page and event stream.
+/// How many requests' rules ([`off_the_runtime`]) are read at once: a parse tree takes some twenty
+/// times its text, so 128 editors checking a megabyte each at once took the server to 2.3 GB.
+const RULE_WORKERS: usize = 4;
+
+static RULE_WORK: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(RULE_WORKERS);
+
+/// Runs `work` on the blocking pool, at most [`RULE_WORKERS`] at once (the others wait their
+/// turn): parsing and printing a megabyte of rules takes long enough to stall the runtime's few
+/// threads, and with them every page and event stream.
 async fn off_the_runtime<T: Send + 'static>(
     work: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
 ) -> Result<T, ApiError> {
+    let _turn = RULE_WORK
+        .acquire()
+        .await
+        .map_err(|e| ApiError::internal(format!("the request's work could not start: {e}")))?;
     tokio::task::spawn_blocking(work)
         .await
         .map_err(|e| ApiError::internal(format!("the request's work failed: {e}")))?
