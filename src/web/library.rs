@@ -184,10 +184,18 @@ impl Library {
                 let style = std::fs::read_to_string(path.with_extension("style"))
                     .map(|s| Style::parse(&s))
                     .unwrap_or_default();
+                // A name taken (a bundled game's, or the same stem in another folder or syntax)
+                // gets the folder's, then a number: two entries of one name could not both open.
+                let taken = |name: &str| entries.iter().any(|e| e.name == name);
                 let mut name = stem(&path);
-                if entries.iter().any(|e| e.name == name) {
-                    let folder_name = stem(folder);
-                    name = format!("{folder_name}/{name}");
+                if taken(&name) {
+                    name = format!("{}/{name}", stem(folder));
+                }
+                let first = name.clone();
+                let mut n = 2;
+                while taken(&name) {
+                    name = format!("{first} ({n})");
+                    n += 1;
                 }
                 entries.push(Arc::new(Entry {
                     name,
@@ -289,6 +297,33 @@ mod tests {
             "{:?}",
             style.problems
         );
+    }
+
+    #[test]
+    fn games_of_one_name_in_two_folders_get_names_of_their_own() {
+        let root = std::env::temp_dir().join(format!("ggp-library-{}", std::process::id()));
+        let folders = [root.join("a/games"), root.join("b/games")];
+        let rules = "(role r) (init s) (legal r go) (<= (next t) (true s)) (<= terminal (true t)) \
+                     (goal r 100)";
+        for (folder, files) in folders
+            .iter()
+            .zip([&["three.kif", "three.gdl2"][..], &["three.kif"]])
+        {
+            std::fs::create_dir_all(folder).unwrap();
+            for file in files {
+                std::fs::write(folder.join(file), rules).unwrap();
+            }
+        }
+        let library = Library::new(&folders, LoadOptions::default());
+        std::fs::remove_dir_all(&root).unwrap();
+        let library = library.unwrap();
+        let names: Vec<&str> = library
+            .entries()
+            .iter()
+            .map(|e| e.name.as_str())
+            .filter(|n| n.contains("three"))
+            .collect();
+        assert_eq!(names, ["three", "games/three", "games/three (2)"]);
     }
 
     #[test]
