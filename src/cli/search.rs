@@ -214,10 +214,13 @@ impl Search {
             game.show_move(&choice.mv),
             game.info().roles[role]
         )?;
+        let effort = match choice.stats.effort() {
+            e if e.is_empty() => "no search finished".to_string(),
+            e => e,
+        };
         writeln!(
             out,
-            "Effort: {}; time: {:.3}s",
-            choice.stats.effort(),
+            "Effort: {effort}; time: {:.3}s",
             choice.stats.elapsed.as_secs_f64()
         )?;
         if self.explain {
