@@ -648,12 +648,16 @@ fn build_rules(
     }))
 }
 
-/// The random matches [`zero_sum_survives_play`] plays at most, and the time they may take.
+/// The random matches [`zero_sum_survives_play`] plays at most, their joint moves in all, and the
+/// time they may take: the joint moves bound it on the network (a few milliseconds), so that a game
+/// always gets the same verdict; the time only where an engine is slower (a big game on the Datalog
+/// evaluator), which may then play fewer.
 const ZERO_SUM_MATCHES: u32 = 32;
+const ZERO_SUM_MOVES: u32 = 2_000;
 const ZERO_SUM_TIME: Duration = Duration::from_millis(40);
 
-/// Whether random matches of `game` (at most [`ZERO_SUM_MATCHES`] within [`ZERO_SUM_TIME`], from a
-/// fixed seed) end only where the two goals add up to 100. The engines call a game zero-sum when
+/// Whether random matches of `game` (see [`ZERO_SUM_MATCHES`], from a fixed seed) end only where the
+/// two goals add up to 100. The engines call a game zero-sum when
 /// each role's possible goal values mirror the other's, which a game of shared payoffs can match:
 /// gt_ultimatum's values run from 0 to 100 for both roles, and both get 0 when the offer is
 /// refused. A searcher that takes such a game for zero-sum reads the other role's gain as its own
@@ -664,15 +668,20 @@ fn zero_sum_survives_play<G: Game>(game: &G) -> bool {
     let mut rng = SmallRng::seed_from_u64(0x5EED);
     let mut buf = Vec::new();
     let start = game.initial_state();
+    let mut moves_left = ZERO_SUM_MOVES;
     for _ in 0..ZERO_SUM_MATCHES {
         let mut pace = crate::game::Pace::new();
-        let Some((end, _)) = pace.play_on(start.clone(), 0, 10_000, deadline, |s, n| {
+        let Some((end, played)) = pace.play_on(start.clone(), 0, moves_left, deadline, |s, n| {
             game.random_playout(s, &mut rng, &mut buf, n)
         }) else {
             break;
         };
         if game.is_terminal(&end) && game.goal(&end, 0) + game.goal(&end, 1) != 100 {
             return false;
+        }
+        moves_left = moves_left.saturating_sub(played);
+        if moves_left == 0 {
+            break;
         }
     }
     true

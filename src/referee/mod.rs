@@ -332,9 +332,10 @@ impl<G: Game> Referee<'_, '_, G> {
         let mut substituted = vec![0u32; roles];
         let timed: Vec<bool> = seats.iter().map(|s| s.timed()).collect();
         let mut aborted = None;
-        // When the step's clocks started, kept when a role asked to take back a move and had none:
-        // asked again, the seats have only the time left.
-        let mut resumed: Option<Instant> = None;
+        // The role that asked to take back a move and had none, and when its clock started: asked
+        // again, it has only the time left (the other seats start afresh: their answers to the
+        // step asked before are not kept).
+        let mut resumed: Option<(RoleIndex, Instant)> = None;
         loop {
             let step = history.len();
             self.tell(&MatchEvent::State {
@@ -351,8 +352,15 @@ impl<G: Game> Referee<'_, '_, G> {
                 break;
             }
             let last = history.last().map(|(_, joint)| joint.as_slice());
-            let asked = resumed.take().unwrap_or_else(Instant::now);
-            let answers = ask_all(game, &state, last, seats, missed, self.settings, asked);
+            let now = Instant::now();
+            let asked: Vec<Instant> = (0..roles)
+                .map(|r| match resumed {
+                    Some((who, at)) if who == r => at,
+                    _ => now,
+                })
+                .collect();
+            resumed = None;
+            let answers = ask_all(game, &state, last, seats, missed, self.settings, &asked);
             // Stopped while the seats thought: nothing of this step is played (a person who left gets
             // no random move in their name).
             let quit = answers
@@ -373,9 +381,9 @@ impl<G: Game> Referee<'_, '_, G> {
                         history.truncate(back + 1);
                         state = history.pop().map(|(s, _)| s).unwrap_or(state);
                     }
-                    // Nothing to take back: the same step again, on the same clocks (a person who
-                    // asks without end must not stop the clock).
-                    None => resumed = Some(asked),
+                    // Nothing to take back: the same step again, the role that asked on its
+                    // running clock (a person who asks without end must not stop it).
+                    None => resumed = Some((role, asked[role])),
                 }
                 self.tell(&MatchEvent::TakenBack { role, step: back });
                 continue;
@@ -550,7 +558,7 @@ fn last_choice<G: Game>(
 }
 
 /// Asks every seat for its move in `state` at once, each on its own thread (the last on this one);
-/// returns each answer with the time it took since the clocks started at `asked`.
+/// returns each answer with the time it took since its seat's clock started (`asked`, by role).
 fn ask_all<G: Game>(
     game: &G,
     state: &G::State,
@@ -558,13 +566,14 @@ fn ask_all<G: Game>(
     seats: &mut [Box<dyn Seat<G>>],
     missed: &[Option<Violation>],
     settings: &MatchSettings,
-    asked: Instant,
+    asked: &[Instant],
 ) -> Vec<(Answer<G::Move>, Duration)> {
-    // Seats that have not answered yet: a player thinking ahead on a forced move stops when it is
-    // the last, since the step waits for nobody else.
+    // Seats that have not answered yet: a player thinking ahead on a forced move stops once every
+    // seat still out only thinks ahead too, since the step waits for nobody else.
     let unanswered = Unanswered::new(seats.len());
     let unanswered = &unanswered;
     let ask = move |role: RoleIndex, seat: &mut Box<dyn Seat<G>>, missed: &Option<Violation>| {
+        let asked = asked.get(role).copied().unwrap_or_else(Instant::now);
         let answer = match missed {
             Some(v) => Answer::Failed(v.missed_start()),
             None => seat.ask(&Turn {
@@ -593,16 +602,15 @@ fn ask_all<G: Game>(
         let own = seats
             .next()
             .map(|(role, (seat, missed))| ask(role, seat, missed));
-        let failed = || {
+        let failed = |role: RoleIndex| {
             let detail = "the seat panicked".to_string();
-            (
-                Answer::Failed(Violation::ConnectionError { detail }),
-                asked.elapsed(),
-            )
+            let took = asked.get(role).map_or(Duration::ZERO, Instant::elapsed);
+            (Answer::Failed(Violation::ConnectionError { detail }), took)
         };
         handles
             .into_iter()
-            .map(|h| h.join().unwrap_or_else(|_| failed()))
+            .enumerate()
+            .map(|(role, h)| h.join().unwrap_or_else(|_| failed(role)))
             .chain(own)
             .collect()
     })

@@ -248,13 +248,17 @@ static RULE_WORK: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(RUL
 async fn off_the_runtime<T: Send + 'static>(
     work: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
 ) -> Result<T, ApiError> {
-    let _turn = RULE_WORK
+    let turn = RULE_WORK
         .acquire()
         .await
         .map_err(|e| ApiError::internal(format!("the request's work could not start: {e}")))?;
-    tokio::task::spawn_blocking(work)
-        .await
-        .map_err(|e| ApiError::internal(format!("the request's work failed: {e}")))?
+    // The turn goes with the work, which runs on when a client that hung up drops this future.
+    tokio::task::spawn_blocking(move || {
+        let _turn = turn;
+        work()
+    })
+    .await
+    .map_err(|e| ApiError::internal(format!("the request's work failed: {e}")))?
 }
 
 /// `POST /api/fmt`: the rules laid out in their own syntax.

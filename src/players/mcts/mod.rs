@@ -20,8 +20,8 @@
 //! start clock grows the tree of the first state, which the first move keeps; a forced move (the
 //! waiting role's no-op) is answered at the deadline with the tree of the state that follows grown
 //! meanwhile, as GGP asks every role at once and gives each the whole play clock. In a local match both
-//! stop as soon as every other seat is ready or has answered (`Ask::unanswered`,
-//! `Player::prepare_beside`), since the match waits for nobody else; a served player cannot know, and
+//! stop as soon as every other seat is ready, or has answered or only thinks ahead too
+//! (`Ask::unanswered`, `Player::prepare_beside`), since the match waits for nobody else; a served player cannot know, and
 //! thinks to the deadline. Served, it also goes on searching after each answer until the next request
 //! comes (`Player::ponder`: the manager is gathering the other players' moves), on the tree of the state
 //! it answered in, whose child or grandchild the next move keeps.

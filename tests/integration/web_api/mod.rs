@@ -520,18 +520,22 @@ fn a_person_moves_takes_back_and_stops_through_the_api() {
         .map(|e| &e["moves"])
         .collect();
     assert_eq!(played[0][0]["move"], "mark(2,2)");
-    // Take back: x's move and o's reply are undone, x is asked again with the board empty.
-    let (status, _) = s.post(
-        &format!("/api/matches/{id}/move"),
-        json!({ "role": "x", "undo": true }),
-    );
-    assert_eq!(status, 202);
-    // The three turns before (one offered twice), then the first turn asked again.
-    let mut turns = 0;
-    let events = s.follow(id, |e| {
-        turns += usize::from(e["type"] == "turn");
-        turns == 4
-    });
+    // x asks to take back its move, and the events are followed to the match's `turns`-th turn.
+    let take_back = |turns: usize| {
+        let (status, _) = s.post(
+            &format!("/api/matches/{id}/move"),
+            json!({ "role": "x", "undo": true }),
+        );
+        assert_eq!(status, 202);
+        let mut seen = 0;
+        s.follow(id, |e| {
+            seen += usize::from(e["type"] == "turn");
+            seen == turns
+        })
+    };
+    // Take back: x's move and o's reply are undone, x is asked again with the board empty (the
+    // three turns before, one offered twice, then the first turn asked again).
+    let events = take_back(4);
     let back = events.iter().find(|e| e["type"] == "takenback").unwrap();
     assert_eq!(back["step"], 0, "{back}");
     let last_state = events.iter().rev().find(|e| e["type"] == "state").unwrap();
@@ -540,16 +544,7 @@ fn a_person_moves_takes_back_and_stops_through_the_api() {
     let ends_at = |e: &Value| e["ends_at_ms"].as_u64().expect("a turn's end");
     let before = ends_at(events.last().unwrap());
     std::thread::sleep(Duration::from_millis(200));
-    let (status, _) = s.post(
-        &format!("/api/matches/{id}/move"),
-        json!({ "role": "x", "undo": true }),
-    );
-    assert_eq!(status, 202);
-    let mut turns = 0;
-    let events = s.follow(id, |e| {
-        turns += usize::from(e["type"] == "turn");
-        turns == 5
-    });
+    let events = take_back(5);
     let nothing = events.iter().rfind(|e| e["type"] == "takenback").unwrap();
     assert_eq!(nothing["step"], Value::Null, "{nothing}");
     let after = ends_at(events.last().unwrap());
