@@ -176,7 +176,7 @@ impl<G: Game> PuzzleSolver<G> {
     }
 
     /// [`PuzzleSolver::search_until`], expanding at most `budget` states.
-    fn run(
+    pub(crate) fn run(
         &mut self,
         game: &G,
         deadline: Deadline,

@@ -193,6 +193,9 @@ pub struct MctsPlayer<G: Game> {
     probe_tries: Tries,
     /// A one-player game's breadth-first search (`mcts` only), and the line it settled on.
     puzzle: PuzzlePlay<G>,
+    /// Trees and puzzle searches too big to keep for the next move, which the next match frees
+    /// (freeing millions of nodes on a play clock slows every thread down: see [`Tree::let_go`]).
+    retired: Vec<Box<dyn Send>>,
 }
 
 /// Probes run this match, by kind (`probes.rs` decides how many a probe gets).
@@ -245,6 +248,7 @@ impl<G: Game> MctsPlayer<G> {
             capture_table: None,
             probe_tries: Tries::default(),
             puzzle: PuzzlePlay::default(),
+            retired: Vec::new(),
         }
     }
 
@@ -305,8 +309,9 @@ fn final_choice(moves: &[RootMove]) -> usize {
 }
 
 impl<G: Game> MctsPlayer<G> {
-    /// Trees (one a thread) rooted at `state`, keeping what they know of it.
-    fn root_at(&mut self, game: &G, state: &G::State) {
+    /// Trees (one a thread) rooted at `state`, keeping what they know of it when that fits in
+    /// `afford` (see [`Tree::reroot`]).
+    fn root_at(&mut self, game: &G, state: &G::State, afford: Duration) {
         self.moves_chosen += 1;
         let roles = game.info().num_roles();
         if self.trees.len() != self.threads || self.trees.first().is_some_and(|t| t.roles != roles)
@@ -317,7 +322,9 @@ impl<G: Game> MctsPlayer<G> {
         }
         for (t, tree) in self.trees.iter_mut().enumerate() {
             let seed = role_seed(self.seed ^ self.moves_chosen.rotate_left(32), t);
-            tree.reroot(game, state, seed);
+            let old = tree.reroot(game, state, seed, afford / self.threads.max(1) as u32);
+            self.retired
+                .extend(old.map(|t| Box::new(t) as Box<dyn Send>));
             tree.leaf_playouts = self.leaf_playouts;
             let moves = game.move_count();
             // A puzzle's best line is kept by `mcts` (not the baseline): it needs the moves by number.
@@ -475,6 +482,8 @@ impl<G: Game> MctsPlayer<G> {
         deadline: Deadline,
         unprepared: Option<&AtomicUsize>,
     ) {
+        // Freed before anything else: the start clock is long beside the play clocks.
+        self.retired.clear();
         self.trees.clear();
         self.puzzle = PuzzlePlay::default();
         self.probe = None;
@@ -488,10 +497,12 @@ impl<G: Game> MctsPlayer<G> {
         let probe_time = (deadline.remaining() / 4).min(Duration::from_secs(1));
         self.probe_game(game, &initial, Instant::now() + probe_time);
         if self.think_ahead && !game.is_terminal(&initial) {
-            self.root_at(game, &initial);
+            self.root_at(game, &initial, Duration::MAX);
             if game.info().num_roles() == 1 && self.max_simulations.is_none() {
                 // Nobody waits for a puzzle's start clock: the search and the tree both use it all.
-                self.puzzle.solver_at(game, &initial);
+                // A new match's search replaces nothing.
+                let replaced = self.puzzle.solver_at(game, &initial, Duration::MAX);
+                debug_assert!(replaced.is_none());
                 self.grow(
                     game,
                     role,
@@ -594,6 +605,10 @@ impl<G: Game> Player<G> for MctsPlayer<G> {
     fn choose(&mut self, ask: &Ask<'_, G>) -> Result<Choice<G::Move>, PlayerError> {
         let (game, state, role, deadline) = (ask.game, ask.state, ask.role, ask.deadline);
         let started = Instant::now();
+        // Keeping what the last move's search found below this state takes time in proportion to
+        // all it found: more than a quarter of the move's time, and it starts again (a one-player
+        // game's start clock can grow millions of states for a 0.1 s play clock).
+        let afford = deadline.remaining() / 4;
         // The puzzle search runs by the clock: a search held to a number of simulations (for
         // repeatable runs) goes without it.
         let puzzle =
@@ -606,7 +621,9 @@ impl<G: Game> Player<G> for MctsPlayer<G> {
                     .plan_choice(game, state, mv, goal, started, None);
                 return Ok(choice);
             }
-            self.puzzle.solver_at(game, state);
+            let old = self.puzzle.solver_at(game, state, afford);
+            self.retired
+                .extend(old.map(|s| Box::new(s) as Box<dyn Send>));
         }
         if (self.cutoff && self.probe.is_none())
             || self.moves_probe_due(game)
@@ -616,7 +633,7 @@ impl<G: Game> Player<G> for MctsPlayer<G> {
             let probe_time = (deadline.remaining() / 5).min(Duration::from_secs(1));
             self.probe_game(game, state, started + probe_time);
         }
-        self.root_at(game, state);
+        self.root_at(game, state, afford);
         if let Some(mut choice) = forced_choice(game, state, role, started) {
             if self.think_ahead {
                 // Nothing to decide here, but the state that follows will be ours to decide: grow
@@ -891,6 +908,8 @@ fn root_moves<S: Clone + PartialEq, M: Clone>(tree: &Tree<S, M>, role: RoleIndex
         .collect()
 }
 
+#[cfg(test)]
+mod clock_tests;
 #[cfg(test)]
 mod proof_tests;
 #[cfg(test)]

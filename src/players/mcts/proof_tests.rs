@@ -31,7 +31,7 @@ fn a_proven_win_keeps_its_tree_for_the_next_move() {
     // o blocks one threat; the next search starts from the proof, not from nothing.
     let forked = g.play(&s, 0, &c.mv);
     let after = g.play(&forked, 1, &g.parse_move(&forked, 1, "mark(2,1)").unwrap());
-    p.root_at(&g, &after);
+    p.root_at(&g, &after, Duration::MAX);
     let tree = &p.trees[0];
     assert!(tree.nodes[0].state == after);
     assert!(tree.nodes.len() > 1, "the solved root's subtree was kept");

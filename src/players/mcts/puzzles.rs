@@ -1,12 +1,24 @@
 //! `mcts` on one-player games: the puzzle search beside the trees, and the plan it settles on (see
 //! [`PuzzleSolver`] and the parent module's documentation).
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::tree::{Tree, NONE};
 use crate::game::{Game, Goal};
 use crate::players::puzzle::{Line, PuzzleSolver, PuzzleStatus};
 use crate::players::{Candidate, Certainty, Choice, Explanation, SearchStats};
+
+/// What moving the puzzle search's root down costs a state it has found, roughly: it renumbers
+/// every one.
+const ADVANCE_NANOS_PER_STATE: u64 = 40;
+
+/// Searches of fewer states than this are freed where they are dropped.
+const KEEP_TO_DROP: usize = 50_000;
+
+/// A rough bound on how long [`PuzzleSolver::advance`] takes on a search of `states` states.
+fn advance_time(states: usize) -> Duration {
+    Duration::from_nanos(states as u64 * ADVANCE_NANOS_PER_STATE)
+}
 
 /// A line of a one-player game found by [`PuzzleSolver`]: each move with the state it is played in.
 pub(super) struct Plan<G: Game> {
@@ -61,17 +73,29 @@ impl<G: Game> PuzzlePlay<G> {
     }
 
     /// Roots the puzzle search at `state`, unless it is rooted there already or at the state before
-    /// (it goes on from where it stopped).
-    pub(super) fn solver_at(&mut self, game: &G, state: &G::State) {
+    /// (it goes on from where it stopped) and moving its root down fits in `afford`. Returns a big
+    /// search it replaces, for the caller to drop when no clock runs (freeing millions of states
+    /// slows every thread down).
+    #[must_use = "a big old search is the caller's to drop when no clock runs"]
+    pub(super) fn solver_at(
+        &mut self,
+        game: &G,
+        state: &G::State,
+        afford: Duration,
+    ) -> Option<PuzzleSolver<G>> {
         if let Some(solver) = self.solver.as_mut() {
             // One move on: the search goes on below the move played instead of starting again,
             // which a search needing more than one play clock (an 8-puzzle at 1 s) would never end.
-            if solver.root() == state || solver.advance(game, state) {
-                return;
+            if solver.root() == state
+                || (advance_time(solver.states()) <= afford && solver.advance(game, state))
+            {
+                return None;
             }
         }
-        self.solver = Some(PuzzleSolver::new(game, state.clone()));
         self.expanded_before = 0;
+        self.solver
+            .replace(PuzzleSolver::new(game, state.clone()))
+            .filter(|old| old.states() >= KEEP_TO_DROP)
     }
 
     /// After a slice of the puzzle search: a finished search's best line becomes the plan (when it

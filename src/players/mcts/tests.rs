@@ -967,7 +967,7 @@ fn the_trees_share_transpositions_where_the_probe_chose_greedy_playouts() {
     let g = Connect4::new(6, 7).unwrap();
     let s = g.initial_state();
     let mut p = MctsPlayer::new(1);
-    p.root_at(&g, &s);
+    p.root_at(&g, &s, Duration::MAX);
     assert!(p.trees[0].table.is_none() && !p.trees[0].playouts.greedy);
     p.moves_probe = Some(moves_probe::Chosen {
         nst: false,
@@ -975,7 +975,7 @@ fn the_trees_share_transpositions_where_the_probe_chose_greedy_playouts() {
         greedy: true,
         leaves: false,
     });
-    p.root_at(&g, &s);
+    p.root_at(&g, &s, Duration::MAX);
     assert!(p.trees[0].table.is_some() && p.trees[0].playouts.greedy);
     // A probe that chose NST instead (breakthrough, reversi) leaves the tree a tree.
     p.moves_probe = Some(moves_probe::Chosen {
@@ -984,6 +984,6 @@ fn the_trees_share_transpositions_where_the_probe_chose_greedy_playouts() {
         greedy: false,
         leaves: false,
     });
-    p.root_at(&g, &s);
+    p.root_at(&g, &s, Duration::MAX);
     assert!(p.trees[0].table.is_none() && !p.trees[0].playouts.greedy);
 }

@@ -3,7 +3,7 @@
 //! solver, and keeping the subtree of the state reached.
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use hashbrown::HashMap;
 use rand::rngs::SmallRng;
@@ -36,6 +36,16 @@ pub(super) fn tuned_exploration(bias: f64, variance: f64, log_n: f64, n: f64) ->
 pub(super) const DIRECT_CHILDREN: u32 = 256;
 
 pub(super) const NONE: u32 = u32::MAX;
+
+/// What sliding a tree's subtree down costs a node of the whole tree, roughly: the slide reads every
+/// node. Three million nodes of a one-player game took 120 ms on the 2-core development machine,
+/// where `mcts` overran a 0.1 s play clock by 70 ms sliding them.
+const SLIDE_NANOS_PER_NODE: u64 = 40;
+
+/// A rough bound on how long [`Tree::reroot`] takes to keep a subtree of a tree of `nodes` nodes.
+pub(super) fn slide_time(nodes: usize) -> Duration {
+    Duration::from_nanos(nodes as u64 * SLIDE_NANOS_PER_NODE)
+}
 /// The key a walk's path gives a joint move numbered past what a child's key holds: its picks are
 /// counted, but it links no child.
 pub(super) const UNKEYED: u32 = NONE - 1;
@@ -869,11 +879,21 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
     }
 
     /// Node 0's state is `state`, keeping what the tree knows of it when the state is the root or one of
-    /// its children or grandchildren.
-    pub(super) fn reroot<G: Game<State = S, Move = M>>(&mut self, game: &G, state: &S, seed: u64)
+    /// its children or grandchildren, and when sliding that part down fits in `afford`; else the tree
+    /// starts again from `state`, and a big old tree is returned for the caller to drop when no
+    /// clock runs (see [`Tree::let_go`]).
+    #[must_use = "a big old tree is the caller's to drop when no clock runs"]
+    pub(super) fn reroot<G: Game<State = S, Move = M>>(
+        &mut self,
+        game: &G,
+        state: &S,
+        seed: u64,
+        afford: Duration,
+    ) -> Option<Tree<S, M>>
     where
         S: Send + 'static,
     {
+        let slides = slide_time(self.nodes.len()) <= afford;
         let found = self.nodes.first().and_then(|root| {
             if root.state == *state {
                 return Some(0);
@@ -890,12 +910,14 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
                             .find(|&g| self.nodes[g as usize].state == *state)
                     })
                 })
+                .filter(|_| slides)
         });
         // What outlives the tree's nodes: MAST's averages and a puzzle's best line (`rave` is set
         // again by the player after every reroot).
         let policy = self.policy.take();
         let (line, reward) = (std::mem::take(&mut self.best_line), self.best_reward);
         let line = self.line_after(game, state, line);
+        let mut old = None;
         match found {
             Some(0) => {}
             Some(node) => {
@@ -905,9 +927,7 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
                 }
             }
             None => {
-                let roles = self.roles;
-                self.let_go();
-                *self = Tree::new(roles, seed);
+                old = self.let_go(seed);
                 self.add(game, state.clone());
             }
         }
@@ -916,6 +936,7 @@ impl<S: Clone + PartialEq, M: Clone> Tree<S, M> {
         self.best_line = line;
         self.simulations = 0;
         self.solved_walks = 0;
+        old
     }
 
     /// The children `node` links, solved or not (a solved node keeps its children: the next move's
