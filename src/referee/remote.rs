@@ -230,9 +230,20 @@ impl<G: Game> Seat<G> for RemoteSeat {
                     detail: format!("{} replied `busy`", self.url),
                 })
             }
-            Ok(_) => {
+            Ok(reply) if is_ready(&reply) => {
                 self.started = true;
                 Ok(name)
+            }
+            Ok(reply) => {
+                // It answered something: it may have taken the match, so it is told the end.
+                self.started = true;
+                Err(Violation::ConnectionError {
+                    detail: format!(
+                        "{} replied `{}` to start, not `ready`",
+                        self.url,
+                        shortened(reply.trim(), 60)
+                    ),
+                })
             }
             Err(problem) => {
                 // Stopped while the player prepared: it may have taken the match, so it is told the
@@ -301,5 +312,24 @@ impl<G: Game> Seat<G> for RemoteSeat {
             false => self.goodbye,
         };
         let _ = self.send(&goodbye, wait);
+    }
+}
+
+/// Whether a reply to start says the player is ready: `ready` in any letter case, also in
+/// parentheses, as some players write it.
+fn is_ready(reply: &str) -> bool {
+    let reply = reply.trim();
+    let bare = reply
+        .strip_prefix('(')
+        .and_then(|r| r.strip_suffix(')'))
+        .unwrap_or(reply);
+    bare.trim().eq_ignore_ascii_case("ready")
+}
+
+/// At most `max` characters of `text`, with an ellipsis when cut.
+fn shortened(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
     }
 }

@@ -35,7 +35,7 @@ use crate::players::{Deadline, PlayerConfig, PlayerKind, PlayerSpec, StopSwitch}
 use crate::protocol::messages::Message;
 use crate::protocol::secs;
 use crate::syntax::ast::Syntax;
-use session::{NewSession, Session};
+use session::{NewSession, Session, Tracker};
 
 /// Where the server writes its log, one line per message.
 pub type Log = Arc<dyn Fn(&str) + Send + Sync>;
@@ -84,7 +84,10 @@ impl Default for ServerConfig {
 /// A match the server plays.
 struct MatchEntry {
     /// `None` while the game is being built.
-    session: Option<Arc<Mutex<Box<dyn Session>>>>,
+    session: Option<Playing>,
+    /// The joint moves of the plays answered while the game was being built, in order: the first
+    /// play after it is applies them before its own, so that the session sees every step.
+    pending: Vec<Vec<String>>,
     /// Why a game built after the start's answer cannot be played: the first play is told so.
     failed: Option<String>,
     play_clock: Duration,
@@ -100,6 +103,22 @@ struct MatchEntry {
     /// Set when the match is let go (an abort, an eviction): its preparation and searches end then,
     /// instead of running out their clocks for nobody.
     stop: Arc<StopSwitch>,
+}
+
+/// A built match: its session, and its state followed apart from it, for a random legal move when the
+/// player cannot answer in time (the session may be held by its player).
+struct Playing {
+    session: Arc<Mutex<Box<dyn Session>>>,
+    track: Arc<Mutex<Box<dyn Tracker>>>,
+}
+
+impl Playing {
+    fn new(mut session: Box<dyn Session>) -> Playing {
+        Playing {
+            track: Arc::new(Mutex::new(session.tracker())),
+            session: Arc::new(Mutex::new(session)),
+        }
+    }
 }
 
 /// The count a pondering player watches (see [`Player::ponder`](crate::players::Player::ponder)): 2
@@ -315,11 +334,13 @@ impl PlayerServer {
                     entry
                 };
                 entry.wanted.stop();
-                let Some(session) = entry.session else {
+                let Some(Playing { session, .. }) = entry.session else {
                     return Reply::ok("done");
                 };
+                let pending = entry.pending;
                 let outcome = tokio::task::spawn_blocking(move || {
                     let mut s = session.lock().unwrap_or_else(PoisonError::into_inner);
+                    pending.iter().try_for_each(|m| s.advance(m))?;
                     s.stop(moves.as_deref())
                 })
                 .await;
@@ -363,6 +384,7 @@ impl PlayerServer {
                 match_id.clone(),
                 MatchEntry {
                     session: None,
+                    pending: Vec::new(),
                     failed: None,
                     play_clock,
                     last_seen: arrived,
@@ -488,7 +510,7 @@ impl PlayerServer {
                 }
                 match matches.get_mut(match_id) {
                     Some(entry) => {
-                        entry.session = Some(Arc::new(Mutex::new(session)));
+                        entry.session = Some(Playing::new(session));
                         entry.last_seen = Instant::now();
                         Reply::ok("ready").noted(note)
                     }
@@ -502,7 +524,7 @@ impl PlayerServer {
     async fn play(
         self: &Arc<Self>,
         match_id: &str,
-        moves: Option<Vec<String>>,
+        mut moves: Option<Vec<String>>,
         arrival: Arrival,
     ) -> Reply {
         let arrived = arrival.headers;
@@ -510,7 +532,7 @@ impl PlayerServer {
         // match's, not a new start's of the same id after an abort.
         let mut first_seen: Option<std::sync::Weak<()>> = None;
         let mut waited = Duration::ZERO;
-        let (session, play_clock, wanted, ponder, work, stop) = loop {
+        let (session, track, steps, play_clock, wanted, ponder, work, stop) = loop {
             // In a block of its own, so that the lock is not held across the wait below.
             let found = {
                 let mut matches = self.matches();
@@ -528,7 +550,8 @@ impl PlayerServer {
                 }
                 match matches.get_mut(match_id) {
                     Some(MatchEntry {
-                        session: Some(s),
+                        session: Some(Playing { session: s, track }),
+                        pending,
                         play_clock,
                         last_seen,
                         wanted,
@@ -541,8 +564,14 @@ impl PlayerServer {
                         // the session; this answer's starts with a count of its own.
                         *wanted = Wanted::new();
                         let ponder = self.config.ponder && alone;
+                        let steps: Vec<Vec<String>> = std::mem::take(pending)
+                            .into_iter()
+                            .chain(moves.take())
+                            .collect();
                         Some((
                             Arc::clone(s),
+                            Arc::clone(track),
+                            steps,
                             *play_clock,
                             Arc::clone(&wanted.0),
                             ponder,
@@ -555,10 +584,14 @@ impl PlayerServer {
                     Some(MatchEntry {
                         session: None,
                         play_clock,
+                        pending,
                         ..
                     }) => {
                         let due = arrived + play_clock.saturating_sub(self.margin(*play_clock) / 2);
                         if Instant::now() >= due {
+                            // The manager plays on with another move for this role: the step
+                            // still happened, and the session must see it.
+                            pending.extend(moves.take());
                             return Reply::error(
                                 StatusCode::SERVICE_UNAVAILABLE,
                                 "the game is still being built: no move is ready in time",
@@ -585,6 +618,17 @@ impl PlayerServer {
         let last_moment = arrived + play_clock.saturating_sub(margin / 2);
         let (fallback_tx, fallback_rx) = tokio::sync::oneshot::channel();
         let (reply_tx, reply_rx) = tokio::sync::oneshot::channel();
+        // The fallback comes from the tracker, not the session: the player's thinking after its
+        // last answer may hold the session past this answer's moment.
+        let tracked = steps.clone();
+        tokio::task::spawn_blocking(move || {
+            let mut t = track.lock().unwrap_or_else(PoisonError::into_inner);
+            let fallback = tracked
+                .iter()
+                .try_for_each(|m| t.advance(m))
+                .and_then(|()| t.fallback_move());
+            let _ = fallback_tx.send(fallback);
+        });
         // The search's task answers through `reply_tx`, then may go on thinking (holding the
         // session) until the next request or the match's end lowers `wanted`.
         tokio::task::spawn_blocking(move || {
@@ -593,13 +637,12 @@ impl PlayerServer {
             let _stop = stop;
             let mut s = session.lock().unwrap_or_else(PoisonError::into_inner);
             let searching = Instant::now();
-            if let Some(moves) = &moves {
+            for moves in &steps {
                 if let Err(e) = s.advance(moves) {
                     let _ = reply_tx.send((Err(e), searching.elapsed()));
                     return;
                 }
             }
-            let _ = fallback_tx.send(s.fallback_move());
             let reply = s.choose(deadline);
             let answered = reply.is_ok();
             let _ = reply_tx.send((reply, searching.elapsed()));

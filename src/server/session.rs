@@ -51,8 +51,9 @@ pub trait Session: Send {
     fn prepare(&mut self, deadline: Deadline) -> Option<String>;
     /// Applies the last joint move (KIF text, one per role, in role order).
     fn advance(&mut self, moves: &[String]) -> Result<(), SessionError>;
-    /// A random legal move of this role, as KIF: what to answer if the player cannot answer in time.
-    fn fallback_move(&mut self) -> Result<String, SessionError>;
+    /// A [`Tracker`] of the current state, which follows the manager's moves apart from the session
+    /// (and its player).
+    fn tracker(&mut self) -> Box<dyn Tracker>;
     /// Chooses this role's move in the current state before `deadline`.
     fn choose(&mut self, deadline: Deadline) -> Result<MoveReply, SessionError>;
     /// Applies the last joint move (`None` on the first step) and chooses this role's move before
@@ -79,39 +80,28 @@ pub trait Session: Send {
     }
 }
 
-/// A [`Session`] over a game of type `G`.
-pub struct MatchSession<G: Game> {
-    loaded: Loaded<G>,
-    role: RoleIndex,
-    seat: PlayerSeat<G>,
-    state: G::State,
-    rng: SmallRng,
-    /// The simulations the player added after its last answer (see [`Session::ponder`]), reported
-    /// with the next answer's effort.
-    pondered: u64,
+/// A match's state as the manager's moves make it, with a random legal move of the role to answer
+/// when its player cannot: the server keeps one apart from the [`Session`], whose player may hold it
+/// past the answer's moment (thinking on after its last answer, a step of which can outlast the
+/// next play clock on the Datalog evaluator).
+pub trait Tracker: Send {
+    /// Applies the last joint move (KIF text, one per role, in role order).
+    fn advance(&mut self, moves: &[String]) -> Result<(), SessionError>;
+    /// A random legal move of the role, as KIF.
+    fn fallback_move(&mut self) -> Result<String, SessionError>;
 }
 
-impl<G: Game> MatchSession<G> {
-    /// A session playing `role` of `loaded`'s game with `seat`, from the initial state.
-    pub fn new(loaded: Loaded<G>, role: RoleIndex, seat: PlayerSeat<G>, seed: u64) -> Self {
-        let state = loaded.game.initial_state();
-        MatchSession {
-            loaded,
-            role,
-            seat,
-            state,
-            rng: SmallRng::seed_from_u64(seed),
-            pondered: 0,
-        }
-    }
+/// A [`Tracker`] over a game of type `G`, and the state a [`MatchSession`] plays from.
+struct Track<G: Game> {
+    game: Arc<G>,
+    role: RoleIndex,
+    state: G::State,
+    rng: SmallRng,
+}
 
-    /// The current state.
-    pub fn state(&self) -> &G::State {
-        &self.state
-    }
-
+impl<G: Game> Track<G> {
     fn apply(&mut self, moves: &[String]) -> Result<(), SessionError> {
-        let game = &self.loaded.game;
+        let game = &self.game;
         let roles = game.info().num_roles();
         if moves.len() != roles {
             return Err(SessionError::BadMoves(format!(
@@ -133,7 +123,7 @@ impl<G: Game> MatchSession<G> {
     }
 
     fn fallback(&mut self, why: String) -> Result<MoveReply, SessionError> {
-        let game = &self.loaded.game;
+        let game = &self.game;
         let mut legal = Vec::new();
         game.legal_moves(&self.state, self.role, &mut legal);
         if legal.is_empty() {
@@ -150,9 +140,55 @@ impl<G: Game> MatchSession<G> {
     }
 }
 
+impl<G: Game> Tracker for Track<G> {
+    fn advance(&mut self, moves: &[String]) -> Result<(), SessionError> {
+        self.apply(moves)
+    }
+
+    fn fallback_move(&mut self) -> Result<String, SessionError> {
+        if self.game.is_terminal(&self.state) {
+            return Err(SessionError::Over);
+        }
+        self.fallback(String::new()).map(|reply| reply.mv)
+    }
+}
+
+/// A [`Session`] over a game of type `G`.
+pub struct MatchSession<G: Game> {
+    loaded: Loaded<G>,
+    seat: PlayerSeat<G>,
+    track: Track<G>,
+    /// The simulations the player added after its last answer (see [`Session::ponder`]), reported
+    /// with the next answer's effort.
+    pondered: u64,
+}
+
+impl<G: Game> MatchSession<G> {
+    /// A session playing `role` of `loaded`'s game with `seat`, from the initial state.
+    pub fn new(loaded: Loaded<G>, role: RoleIndex, seat: PlayerSeat<G>, seed: u64) -> Self {
+        let track = Track {
+            game: Arc::clone(&loaded.game),
+            role,
+            state: loaded.game.initial_state(),
+            rng: SmallRng::seed_from_u64(seed),
+        };
+        MatchSession {
+            loaded,
+            seat,
+            track,
+            pondered: 0,
+        }
+    }
+
+    /// The current state.
+    pub fn state(&self) -> &G::State {
+        &self.track.state
+    }
+}
+
 impl<G: Game> Session for MatchSession<G> {
     fn role(&self) -> &str {
-        &self.loaded.game.info().roles[self.role]
+        &self.loaded.game.info().roles[self.track.role]
     }
 
     fn engine(&self) -> EngineKind {
@@ -163,7 +199,7 @@ impl<G: Game> Session for MatchSession<G> {
         let now = Instant::now();
         let start = MatchStart {
             match_id: "",
-            role: self.role,
+            role: self.track.role,
             rules: None,
             clock: Clock {
                 start: deadline.remaining(),
@@ -184,26 +220,28 @@ impl<G: Game> Session for MatchSession<G> {
     }
 
     fn advance(&mut self, moves: &[String]) -> Result<(), SessionError> {
-        self.apply(moves)
+        self.track.apply(moves)
     }
 
-    fn fallback_move(&mut self) -> Result<String, SessionError> {
-        if self.loaded.game.is_terminal(&self.state) {
-            return Err(SessionError::Over);
-        }
-        self.fallback(String::new()).map(|reply| reply.mv)
+    fn tracker(&mut self) -> Box<dyn Tracker> {
+        Box::new(Track {
+            game: Arc::clone(&self.track.game),
+            role: self.track.role,
+            state: self.track.state.clone(),
+            rng: SmallRng::seed_from_u64(self.track.rng.gen()),
+        })
     }
 
     fn choose(&mut self, deadline: Deadline) -> Result<MoveReply, SessionError> {
         let game = Arc::clone(&self.loaded.game);
-        if game.is_terminal(&self.state) {
+        if game.is_terminal(&self.track.state) {
             return Err(SessionError::Over);
         }
         let left = deadline.remaining();
         let turn = Turn {
             game: game.as_ref(),
-            state: &self.state,
-            role: self.role,
+            state: &self.track.state,
+            role: self.track.role,
             last: None,
             clock: Clock {
                 start: left,
@@ -220,9 +258,11 @@ impl<G: Game> Session for MatchSession<G> {
         match self.seat.ask(&turn) {
             Answer::Move { mv, stats, .. } => {
                 let mut legal = Vec::new();
-                game.legal_moves(&self.state, self.role, &mut legal);
+                game.legal_moves(&self.track.state, self.track.role, &mut legal);
                 if !legal.contains(&mv) {
-                    return self.fallback("the player chose an illegal move".to_string());
+                    return self
+                        .track
+                        .fallback("the player chose an illegal move".to_string());
                 }
                 let mut effort = stats.map(|s| s.effort()).unwrap_or_default();
                 let pondered = std::mem::take(&mut self.pondered);
@@ -238,31 +278,35 @@ impl<G: Game> Session for MatchSession<G> {
                     fallback: None,
                 })
             }
-            Answer::Failed(v) => self.fallback(v.detail().to_string()),
-            Answer::TakeBack | Answer::Quit => self.fallback("the player gave no move".into()),
+            Answer::Failed(v) => self.track.fallback(v.detail().to_string()),
+            Answer::TakeBack | Answer::Quit => {
+                self.track.fallback("the player gave no move".into())
+            }
         }
     }
 
     fn ponder(&mut self, until: Deadline, wanted: &AtomicUsize) -> u64 {
         let game = Arc::clone(&self.loaded.game);
-        if game.is_terminal(&self.state) {
+        if game.is_terminal(&self.track.state) {
             return 0;
         }
-        let added = self.seat.ponder(game.as_ref(), self.role, until, wanted);
+        let added = self
+            .seat
+            .ponder(game.as_ref(), self.track.role, until, wanted);
         self.pondered += added;
         added
     }
 
     fn stop(&mut self, moves: Option<&[String]>) -> Result<Option<Goal>, SessionError> {
         if let Some(moves) = moves {
-            if !self.loaded.game.is_terminal(&self.state) {
-                self.apply(moves)?;
+            if !self.loaded.game.is_terminal(&self.track.state) {
+                self.track.apply(moves)?;
             }
         }
         let game = &self.loaded.game;
         Ok(game
-            .is_terminal(&self.state)
-            .then(|| game.goal(&self.state, self.role)))
+            .is_terminal(&self.track.state)
+            .then(|| game.goal(&self.track.state, self.track.role)))
     }
 }
 

@@ -14,7 +14,13 @@ use crate::game::Goal;
 struct Searching {
     search: Box<dyn FnMut(Deadline) -> MoveReply + Send>,
     ponder: Option<Box<Thinking>>,
+    /// The joint moves applied to the session, and to its tracker, in order.
+    advanced: Steps,
+    tracked: Steps,
 }
+
+/// Joint moves written down in order.
+type Steps = Arc<Mutex<Vec<Vec<String>>>>;
 
 /// Thinking after an answer: until a deadline, watching the count of [`Wanted`]; the simulations.
 type Thinking = dyn FnMut(Deadline, &AtomicUsize) -> u64 + Send;
@@ -29,11 +35,12 @@ impl Session for Searching {
     fn prepare(&mut self, _: Deadline) -> Option<String> {
         None
     }
-    fn advance(&mut self, _: &[String]) -> Result<(), SessionError> {
+    fn advance(&mut self, moves: &[String]) -> Result<(), SessionError> {
+        self.advanced.lock().unwrap().push(moves.to_vec());
         Ok(())
     }
-    fn fallback_move(&mut self) -> Result<String, SessionError> {
-        Ok("noop".into())
+    fn tracker(&mut self) -> Box<dyn Tracker> {
+        Box::new(Noop(Arc::clone(&self.tracked)))
     }
     fn choose(&mut self, deadline: Deadline) -> Result<MoveReply, SessionError> {
         Ok((self.search)(deadline))
@@ -49,11 +56,26 @@ impl Session for Searching {
     }
 }
 
+/// A tracker whose every fallback is `noop`, writing down the joint moves it follows.
+struct Noop(Steps);
+
+impl Tracker for Noop {
+    fn advance(&mut self, moves: &[String]) -> Result<(), SessionError> {
+        self.0.lock().unwrap().push(moves.to_vec());
+        Ok(())
+    }
+    fn fallback_move(&mut self) -> Result<String, SessionError> {
+        Ok("noop".into())
+    }
+}
+
 /// A player whose search is `search`, and which does not think after answering.
 fn searching(search: impl FnMut(Deadline) -> MoveReply + Send + 'static) -> Searching {
     Searching {
         search: Box::new(search),
         ponder: None,
+        advanced: Steps::default(),
+        tracked: Steps::default(),
     }
 }
 
@@ -65,20 +87,29 @@ fn serving(
     idle_limit: Duration,
 ) -> Arc<PlayerServer> {
     let server = PlayerServer::new(config, Arc::new(|_: &str| {}));
-    server.matches().insert(
-        "m".into(),
-        MatchEntry {
-            session: Some(Arc::new(Mutex::new(session))),
-            failed: None,
-            play_clock,
-            last_seen: Instant::now(),
-            idle_limit,
-            wanted: Wanted::new(),
-            work: Arc::new(()),
-            stop: Arc::new(StopSwitch::new()),
-        },
-    );
     server
+        .matches()
+        .insert("m".into(), entry(Some(session), play_clock, idle_limit));
+    server
+}
+
+/// A match played by `session`, or whose game is still being built.
+fn entry(
+    session: Option<Box<dyn Session>>,
+    play_clock: Duration,
+    idle_limit: Duration,
+) -> MatchEntry {
+    MatchEntry {
+        session: session.map(Playing::new),
+        pending: Vec::new(),
+        failed: None,
+        play_clock,
+        last_seen: Instant::now(),
+        idle_limit,
+        wanted: Wanted::new(),
+        work: Arc::new(()),
+        stop: Arc::new(StopSwitch::new()),
+    }
 }
 
 /// A runtime of one worker, as the tests drive the server's answers.
@@ -242,28 +273,35 @@ fn a_start_aborted_while_its_game_is_built_leaves_a_new_start_of_the_same_match_
 /// A player whose search runs until `gate` opens, whatever its deadline.
 fn held(gate: Arc<(Mutex<bool>, std::sync::Condvar)>) -> Searching {
     searching(move |_| {
-        let (released, changed) = &*gate;
-        let mut r = released.lock().unwrap_or_else(PoisonError::into_inner);
-        while !*r {
-            r = changed.wait(r).unwrap_or_else(PoisonError::into_inner);
-        }
+        wait_for(&gate);
         late()
     })
+}
+
+/// Waits until `gate` opens.
+fn wait_for(gate: &(Mutex<bool>, std::sync::Condvar)) {
+    let (released, changed) = gate;
+    let mut r = released.lock().unwrap_or_else(PoisonError::into_inner);
+    while !*r {
+        r = changed.wait(r).unwrap_or_else(PoisonError::into_inner);
+    }
+}
+
+/// Opens a gate however the test ends: a runtime dropped with a task still waiting for it would
+/// wait for it for ever.
+struct Release(Arc<(Mutex<bool>, std::sync::Condvar)>);
+
+impl Drop for Release {
+    fn drop(&mut self) {
+        let (released, changed) = &*self.0;
+        *released.lock().unwrap_or_else(PoisonError::into_inner) = true;
+        changed.notify_all();
+    }
 }
 
 #[test]
 fn an_aborted_match_s_search_holds_its_place_until_it_ends() {
     let gate = Arc::new((Mutex::new(false), std::sync::Condvar::new()));
-    /// Lets the search go however the test ends: a runtime dropped with it still blocked
-    /// would wait for it for ever.
-    struct Release(Arc<(Mutex<bool>, std::sync::Condvar)>);
-    impl Drop for Release {
-        fn drop(&mut self) {
-            let (released, changed) = &*self.0;
-            *released.lock().unwrap_or_else(PoisonError::into_inner) = true;
-            changed.notify_all();
-        }
-    }
     let server = serving(
         one_place(),
         Box::new(held(Arc::clone(&gate))),
@@ -352,11 +390,6 @@ fn an_abort_ends_the_match_s_search_before_its_clock() {
 /// rather than its limit.
 fn pondering(spells: Arc<Mutex<Vec<bool>>>) -> Searching {
     Searching {
-        search: Box::new(|_| MoveReply {
-            mv: "chosen".into(),
-            effort: String::new(),
-            fallback: None,
-        }),
         ponder: Some(Box::new(move |until: Deadline, wanted: &AtomicUsize| {
             while wanted.load(Ordering::Relaxed) > 1 && !until.passed() {
                 std::thread::sleep(Duration::from_millis(1));
@@ -365,7 +398,98 @@ fn pondering(spells: Arc<Mutex<Vec<bool>>>) -> Searching {
             spells.lock().unwrap().push(stopped);
             1
         })),
+        ..searching(|_| chosen())
     }
+}
+
+/// The move a search chooses in time.
+fn chosen() -> MoveReply {
+    MoveReply {
+        mv: "chosen".into(),
+        effort: String::new(),
+        fallback: None,
+    }
+}
+
+/// The joint move of a step of match `m`: `mv` and a no-op.
+fn step(mv: &str) -> Vec<String> {
+    vec![mv.to_string(), "noop".to_string()]
+}
+
+/// Plays answered while the game is built are steps all the same (the manager plays on with
+/// another move for the role): the first play after the build applies them, in order, before its
+/// own, to the session and to its tracker.
+#[test]
+fn the_steps_of_plays_answered_while_the_game_is_built_reach_the_session() {
+    let server = PlayerServer::new(one_place(), Arc::new(|_: &str| {}));
+    let play_clock = Duration::from_millis(200);
+    let idle = Duration::from_secs(60);
+    server
+        .matches()
+        .insert("m".into(), entry(None, play_clock, idle));
+    let runtime = runtime();
+    for mv in ["a", "b"] {
+        let reply = runtime.block_on(server.play("m", Some(step(mv)), Arrival::now()));
+        assert_eq!(
+            reply.status,
+            StatusCode::SERVICE_UNAVAILABLE,
+            "{}",
+            reply.body
+        );
+    }
+    let session = searching(|_| chosen());
+    let (advanced, tracked) = (Arc::clone(&session.advanced), Arc::clone(&session.tracked));
+    server.matches().get_mut("m").unwrap().session = Some(Playing::new(Box::new(session)));
+    let reply = runtime.block_on(server.play("m", Some(step("c")), Arrival::now()));
+    assert_eq!(reply.body, "chosen");
+    let expected = vec![step("a"), step("b"), step("c")];
+    assert_eq!(*advanced.lock().unwrap(), expected);
+    wait_until("the tracker never followed the steps", || {
+        *tracked.lock().unwrap() == expected
+    });
+}
+
+/// A player still thinking after its last answer holds its session (a single playout on the Datalog
+/// evaluator can outlast the next play clock): the next play is answered in time with a legal move
+/// its tracker gives, not refused for want of one.
+#[test]
+fn a_player_thinking_past_the_next_play_clock_has_a_legal_move_answered_for_it() {
+    let gate = Arc::new((Mutex::new(false), std::sync::Condvar::new()));
+    let held = Arc::clone(&gate);
+    let session = Searching {
+        ponder: Some(Box::new(move |_: Deadline, _: &AtomicUsize| {
+            wait_for(&held);
+            0
+        })),
+        ..searching(|_| chosen())
+    };
+    let config = ServerConfig {
+        ponder: true,
+        ..one_place()
+    };
+    let server = serving(
+        config,
+        Box::new(session),
+        Duration::from_secs(3),
+        Duration::from_secs(60),
+    );
+    let runtime = runtime();
+    // Dropped before the runtime (declared after it).
+    let _release = Release(gate);
+    let reply = runtime.block_on(server.play("m", None, Arrival::now()));
+    assert_eq!(reply.body, "chosen");
+    let arrival = Arrival::now();
+    let arrived = arrival.headers;
+    let reply = runtime.block_on(server.play("m", Some(step("a")), arrival));
+    assert_eq!(
+        (reply.status, reply.body.as_str()),
+        (StatusCode::OK, "noop")
+    );
+    assert!(
+        arrived.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        arrived.elapsed()
+    );
 }
 
 /// Plays three steps of a match whose session ponders and ends it with `end`; returns what

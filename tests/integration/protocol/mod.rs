@@ -694,6 +694,22 @@ fn the_referee_and_the_viewer_refuse_bad_input_clearly() {
     );
     check_record("ticTacToe.kif", &record);
     assert!(errors_of(&record, 1).iter().all(|e| e == "CE"));
+    // A player that answers the start with anything but `ready` has not said it will play.
+    let garbled = format!("oplayer={}", misbehaving_player(Misbehaviour::GarbageStart));
+    let (ok, out, err) = run(&[
+        "match",
+        game,
+        "--player",
+        "xplayer=random",
+        "--player",
+        &garbled,
+    ]);
+    assert!(!ok, "{out}");
+    assert!(
+        err.contains("could not start the match")
+            && err.contains("replied `(((garbage` to start, not `ready`"),
+        "{err}"
+    );
 }
 
 /// A tournament with a remote entrant is played from the game the command line loads, as a local one:

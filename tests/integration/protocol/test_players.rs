@@ -21,6 +21,8 @@ pub enum Misbehaviour {
     Escapes,
     /// Replies to `play` only after an hour.
     Silent,
+    /// Replies to `start` with something other than `ready`.
+    GarbageStart,
 }
 
 /// A test player written with axum: ready to start, and misbehaving as told.
@@ -46,8 +48,12 @@ pub fn misbehaving_player(how: Misbehaviour) -> String {
                     return "((name misbehaving) (status available))".to_string();
                 }
                 if lower.starts_with("(start") {
-                    if let Misbehaviour::MissesStart = how {
-                        tokio::time::sleep(Duration::from_secs(4)).await;
+                    match how {
+                        Misbehaviour::MissesStart => {
+                            tokio::time::sleep(Duration::from_secs(4)).await
+                        }
+                        Misbehaviour::GarbageStart => return "(((garbage".to_string(),
+                        _ => {}
                     }
                     return "ready".to_string();
                 }
@@ -63,7 +69,9 @@ pub fn misbehaving_player(how: Misbehaviour) -> String {
                         }
                         Misbehaviour::Illegal => "(mark 9 9)".to_string(),
                         Misbehaviour::Garbage => ")) not ((a move".to_string(),
-                        Misbehaviour::MissesStart => "noop".to_string(),
+                        Misbehaviour::MissesStart | Misbehaviour::GarbageStart => {
+                            "noop".to_string()
+                        }
                         Misbehaviour::Escapes => "(mark \u{1b}[2J 9)".to_string(),
                     };
                 }
