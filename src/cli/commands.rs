@@ -70,7 +70,7 @@ pub(super) fn assign_seats(
             }
         }
     }
-    named
+    let seats = named
         .into_iter()
         .enumerate()
         .map(|(r, k)| match (k, &every) {
@@ -83,7 +83,14 @@ pub(super) fn assign_seats(
                 ))
             }),
         })
-        .collect()
+        .collect::<Result<Vec<SeatSpec>, CliError>>()?;
+    if let Some((a, b, url)) = ggp::referee::shared_server(&seats) {
+        return Err(CliError::Usage(format!(
+            "{url} is given for {} and {}: a player server plays one role of a match (the              protocol's play messages do not say which role they ask), so start one server a role",
+            roles[a], roles[b]
+        )));
+    }
+    Ok(seats)
 }
 
 /// The program `play` seats where nothing is said: alpha-beta where it can play, else Monte Carlo tree

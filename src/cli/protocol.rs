@@ -90,7 +90,7 @@ pub struct WebArgs {
 pub struct MatchArgs {
     #[command(flatten)]
     game: super::spec::GameArgs,
-    /// ROLE=KIND or ROLE=http://host:port (repeatable); a bare KIND or URL plays every role not named.
+    /// ROLE=KIND or ROLE=http://host:port (repeatable); a bare KIND (or the URL of a one-role game) plays every role not named; a player server plays one role of a match.
     /// `human` is a person at this terminal, under the play clock.
     #[arg(long = "player", value_name = "ROLE=KIND|URL")]
     players: Vec<String>,

@@ -256,6 +256,21 @@ impl std::fmt::Display for SeatSpec {
     }
 }
 
+/// The first two seats given the same player server, with its URL: a server plays one role of a
+/// match, since the protocol's play messages name the match and not the role.
+pub fn shared_server(specs: &[SeatSpec]) -> Option<(usize, usize, &str)> {
+    let key = |url: &str| url.trim_end_matches('/').to_ascii_lowercase();
+    specs.iter().enumerate().find_map(|(j, b)| {
+        let SeatSpec::Remote(url) = b else {
+            return None;
+        };
+        specs[..j]
+            .iter()
+            .position(|a| matches!(a, SeatSpec::Remote(other) if key(other) == key(url)))
+            .map(|i| (i, j, url.as_str()))
+    })
+}
+
 impl std::str::FromStr for SeatSpec {
     type Err = UnknownPlayer;
 
@@ -287,6 +302,20 @@ impl std::str::FromStr for SeatSpec {
 mod tests {
     use super::*;
     use crate::players::PlayerKind;
+
+    #[test]
+    fn a_server_given_for_two_seats_is_found() {
+        let seats = |specs: &[&str]| -> Vec<SeatSpec> {
+            specs.iter().map(|s| s.parse().unwrap()).collect()
+        };
+        let shared = seats(&["random", "localhost:9147", "http://LOCALHOST:9147/"]);
+        assert_eq!(
+            shared_server(&shared),
+            Some((1, 2, "http://LOCALHOST:9147/"))
+        );
+        let apart = seats(&["localhost:9147", "localhost:9148", "mcts", "mcts"]);
+        assert_eq!(shared_server(&apart), None);
+    }
 
     #[test]
     fn seats_are_kinds_people_urls_or_host_and_port() {

@@ -658,6 +658,12 @@ fn the_referee_and_the_viewer_refuse_bad_input_clearly() {
     assert!(!ok && err.contains("unknown role `zplayer`"), "{err}");
     let (ok, _, err) = run(&["match", game, "--player", "wizard"]);
     assert!(!ok && err.contains("unknown player"), "{err}");
+    // One server cannot tell which of two roles a play asks for.
+    let (ok, _, err) = run(&["match", game, "--player", "localhost:9"]);
+    assert!(
+        !ok && err.contains("http://localhost:9 is given for xplayer and oplayer"),
+        "{err}"
+    );
     let bad = tmp_file("not-a-record.json");
     std::fs::write(&bad, "{\"matchId\": []}").unwrap();
     let (ok, _, err) = run(&["view", bad.to_str().unwrap()]);
