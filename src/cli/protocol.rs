@@ -438,11 +438,23 @@ pub fn view(a: ViewArgs) -> Result<(), CliError> {
     let mut roles = record.role_names();
     let mut boards = None;
     if let Some(path) = &a.game {
+        let source = ggp::load::GameSource::named(&path.display().to_string())
+            .map_err(|e| CliError::Usage(e.to_string()))?;
+        // A record of a match started anywhere (`--state`, `--moves`) replays from its own first
+        // state; a native game's records have no states to start from.
+        let first_state = record.states.first().is_some_and(|s| {
+            s.trim_matches(|c: char| c == '(' || c == ')' || c.is_whitespace()) != ""
+        });
+        let rule_file = matches!(source, ggp::load::GameSource::RuleFile(_));
+        let start = super::start::StartArgs {
+            from: (first_state && rule_file).then(|| a.file.clone()),
+            step: Some(0),
+            ..Default::default()
+        };
         let spec = GameSpec {
-            source: ggp::load::GameSource::named(&path.display().to_string())
-                .map_err(|e| CliError::Usage(e.to_string()))?,
+            source,
             options: ggp::load::LoadOptions::default(),
-            start: Default::default(),
+            start,
         };
         let (game_roles, drawn) = spec
             .load()?

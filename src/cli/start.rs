@@ -111,6 +111,16 @@ pub fn started(
             path: path.clone(),
             message: e.to_string(),
         })?;
+        let roles = &game.info().roles;
+        if let Some(theirs) = record.game_role_names.as_ref().filter(|r| *r != roles) {
+            return Err(CliError::Usage(format!(
+                "--from {}: the record is of {} (roles {}), not of this game (roles {})",
+                path.display(),
+                record.game_name.as_deref().unwrap_or("another game"),
+                theirs.join(", "),
+                roles.join(", ")
+            )));
+        }
         let upto = start.step.unwrap_or(record.moves.len());
         if upto > record.moves.len() {
             return Err(CliError::Usage(format!(

@@ -184,6 +184,21 @@ fn play_and_search_start_anywhere() {
         "",
         "1 | x x x\n2 | o o .\n3 | . . .\n\nGoals: x=100 o=0 (x wins)",
     );
+    // Viewed with its rules, its boards start where the match did.
+    check(
+        &format!("view {record} --game games/tictactoe.gdl"),
+        "",
+        "    1 2 3\n1 | x x .\n2 | o o .\n3 | . . .\ncontrol(x)\n\nStep 1: x plays ( mark 1 3 )",
+    );
+    // A record of another game is refused before a move is played.
+    check(
+        &format!("games/connect4.gdl --from {record} --step 0 --player random"),
+        "",
+        &format!(
+            "error: --from {record}: the record is of tictactoe (roles x, o), not of this game \
+             (roles red, black)"
+        ),
+    );
     let whole = dir.join("whole.json");
     let whole = whole.to_string_lossy();
     check(
