@@ -137,21 +137,34 @@ pub(super) fn seats_for<G: Game>(
             make_seat(spec, role, loaded, config, &mut |_| {
                 Ok(Box::new(Terminal::stdio(timed)) as Box<dyn Seat<G>>)
             })
-            .map_err(referee_error)
+            .map_err(|e| referee_error(e, false))
         })
         .collect()
 }
 
-/// A referee's error as the command line says it.
-pub(super) fn referee_error(e: RefereeError) -> CliError {
+/// A referee's error as the command line says it; `play_on`: whether the command takes `--play-on`,
+/// which plays a match whose seat did not start.
+pub(super) fn referee_error(e: RefereeError, play_on: bool) -> CliError {
     match e {
         RefereeError::Game(g) => CliError::Game(g),
-        RefereeError::MissedStart { .. } => CliError::Failed(format!(
+        RefereeError::MissedStart { .. } if play_on => CliError::Failed(format!(
             "{e}; the match did not start (--play-on plays it anyway, with random moves in that \
              seat's place)"
         )),
+        RefereeError::MissedStart { .. } => {
+            CliError::Failed(format!("{e}; the match did not start"))
+        }
         other => CliError::Failed(other.to_string()),
     }
+}
+
+/// The error of a match aborted before the game ended (past the most steps a match may take, or
+/// by a seat), once its record is written: the command fails.
+pub(super) fn aborted(steps: usize, why: Option<&str>) -> CliError {
+    CliError::Failed(format!(
+        "the match was aborted after {steps} steps: {}",
+        why.unwrap_or("no reason given")
+    ))
 }
 
 impl Visitor for Play {
@@ -210,18 +223,14 @@ impl Visitor for Play {
         if let Some(e) = printer.error.take() {
             return Err(e.into());
         }
-        let result = played.map_err(referee_error)?;
+        let result = played.map_err(|e| referee_error(e, false))?;
         // The result first: a record that cannot be written must not hide it.
         let mut out = std::io::stdout().lock();
+        let mut failed = None;
         match (&result.goals, result.aborted.as_deref()) {
             (Some(goals), _) => writeln!(out, "{}", result_line(&info.roles, goals))?,
             (None, Some("input ended")) => writeln!(out, "Input ended: the match stops here.")?,
-            (None, why) => writeln!(
-                out,
-                "The match was aborted after {} steps: {}",
-                result.steps,
-                why.unwrap_or("")
-            )?,
+            (None, why) => failed = Some(aborted(result.steps, why)),
         }
         if let (Some(pending), Some(path)) = (pending, &self.out) {
             super::finish_file(pending, path, recorder.record().to_json())?;
@@ -229,7 +238,7 @@ impl Visitor for Play {
                 writeln!(out, "Record written to {}", path.display())?;
             }
         }
-        Ok(())
+        failed.map_or(Ok(()), Err)
     }
 }
 

@@ -18,7 +18,7 @@ use ggp::referee::{run_match, MatchEvent, MatchSettings, MissedStart, SeatSpec};
 use ggp::server::{self, ServerConfig};
 
 use super::commands::{
-    assign_seats, referee_error, result_line, seats_for, taken_back, PrintEvents, Printing,
+    aborted, assign_seats, referee_error, result_line, seats_for, taken_back, PrintEvents, Printing,
 };
 use super::spec::GameSpec;
 use super::{clock_seconds, CliError};
@@ -259,6 +259,15 @@ impl Visitor for Match {
             })?),
             _ => None,
         };
+        if let Some(id) = &a.match_id {
+            let unfit = |c: char| c.is_whitespace() || "()\";?".contains(c) || c.is_control();
+            if id.is_empty() || id.chars().any(unfit) {
+                return Err(CliError::Usage(format!(
+                    "--match-id `{id}`: a match id is sent in the protocol's messages as one word: \
+                     give one without spaces, parentheses, quotes, `;` or `?` (e.g. my-match.1)"
+                )));
+            }
+        }
         let match_id = a
             .match_id
             .clone()
@@ -308,18 +317,16 @@ impl Visitor for Match {
         if let Some(e) = printer.error.take() {
             return Err(e.into());
         }
-        let result = played.map_err(referee_error)?;
+        let result = played.map_err(|e| referee_error(e, true))?;
         let record = recorder.into_record();
         let mut out = std::io::stdout().lock();
-        match (&result.goals, &result.aborted) {
-            (Some(goals), _) => writeln!(out, "{}", result_line(roles, goals))?,
-            (None, why) => writeln!(
-                out,
-                "The match was aborted after {} steps: {}",
-                result.steps,
-                why.as_deref().unwrap_or("")
-            )?,
-        }
+        let failed = match &result.goals {
+            Some(goals) => {
+                writeln!(out, "{}", result_line(roles, goals))?;
+                None
+            }
+            None => Some(aborted(result.steps, result.aborted.as_deref())),
+        };
         writeln!(out, "Errors: {}", error_summary(&record, roles))?;
         if let (Some(pending), Some(path)) = (pending, &a.out) {
             super::finish_file(pending, path, record.to_json())?;
@@ -327,7 +334,7 @@ impl Visitor for Match {
                 writeln!(out, "Record written to {}", path.display())?;
             }
         }
-        Ok(())
+        failed.map_or(Ok(()), Err)
     }
 }
 

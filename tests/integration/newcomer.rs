@@ -217,6 +217,26 @@ fn play_and_search_start_anywhere() {
         &format!("error: --step 9: the record {whole} has 7 steps"),
     );
     std::fs::remove_dir_all(&dir).ok();
+    // A seat that cannot start stops `play` (which has no --play-on) with the reason.
+    let empty = std::env::temp_dir().join(format!("ggp-empty-{}.scores", std::process::id()));
+    std::fs::write(&empty, "").unwrap();
+    let seat = format!("learned:{}", empty.display());
+    let o = run(&["tictactoe", "--player", &seat, "--quiet"], "");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success()
+            && err.trim().ends_with("the match did not start")
+            && !err.contains("--play-on"),
+        "{err}"
+    );
+    std::fs::remove_file(&empty).ok();
+    // A match that never ends is aborted, and the command fails (nim takes at most 3 a move).
+    check(
+        "nim --pile 40000 --player random --quiet",
+        "",
+        "error: the match was aborted after 10000 steps: the game did not end within 10000 joint \
+         moves",
+    );
     check(
         "search games/tictactoe.gdl --moves mark(1,1);mark(9,9)",
         "",

@@ -658,6 +658,18 @@ fn the_referee_and_the_viewer_refuse_bad_input_clearly() {
     assert!(!ok && err.contains("unknown role `zplayer`"), "{err}");
     let (ok, _, err) = run(&["match", game, "--player", "wizard"]);
     assert!(!ok && err.contains("unknown player"), "{err}");
+    let (ok, _, err) = run(&[
+        "match",
+        game,
+        "--player",
+        "random",
+        "--match-id",
+        "my match",
+    ]);
+    assert!(
+        !ok && err.contains("--match-id `my match`: a match id is sent"),
+        "{err}"
+    );
     // One server cannot tell which of two roles a play asks for.
     let (ok, _, err) = run(&["match", game, "--player", "localhost:9"]);
     assert!(
