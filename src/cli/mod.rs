@@ -82,16 +82,16 @@ struct TrainArgs {
     #[command(flatten)]
     game: GameArgs,
     /// Turns (moves) of self-play.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     turns: u64,
     /// Where to write the learned scores (for `learned:FILE`).
     #[arg(long)]
     out: PathBuf,
     /// Learning rate: how far a state's score moves toward the next state's.
-    #[arg(long, default_value_t = ggp::learn::DEFAULT_RATE)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = ggp::learn::DEFAULT_RATE)]
     rate: f64,
     /// Seed for the random choice between equally good moves.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 1)]
     seed: u64,
 }
 
@@ -104,10 +104,10 @@ struct TournamentArgs {
     #[arg(long, value_name = "KIND,KIND,...")]
     players: String,
     /// Games each pair plays (seats alternating).
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 10)]
     games: u32,
     /// Games played at once [default: the number of cores, at most 2; each mcts uses --threads].
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     workers: Option<usize>,
     /// Write the table here as CSV too.
     #[arg(long, value_name = "FILE")]
@@ -147,7 +147,7 @@ struct CheckArgs {
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
     /// Seconds the network may take to build; its size limits scale with it.
-    #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_GROUNDING_SECONDS)]
+    #[arg(long, allow_negative_numbers = true, value_name = "SECONDS", default_value_t = DEFAULT_GROUNDING_SECONDS)]
     grounding_seconds: u32,
 }
 
@@ -183,7 +183,7 @@ struct ReplayArgs {
     engine: EngineArg,
     /// Seconds the network may take to build before the Datalog evaluator takes over; its size limits
     /// scale with it [default: 10, or 120 with `--engine network`].
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, allow_negative_numbers = true, value_name = "SECONDS")]
     grounding_seconds: Option<u32>,
 }
 
@@ -196,14 +196,14 @@ struct PlayerArgs {
     #[arg(long, allow_hyphen_values = true, value_parser = parse_depth)]
     depth: Option<u32>,
     /// Seed for random choices; each role's player gets its own seed derived from it.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 1)]
     seed: u64,
     /// Jamboree: share of each node's children searched sequentially, 0 to 1 [default: 0.5]. Only
     /// jamboree reads it, so it is refused without a jamboree player.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     fraction: Option<f64>,
     /// Threads of each mcts player (one search tree each).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 1)]
     threads: usize,
 }
 
@@ -212,10 +212,20 @@ struct PlayerArgs {
 struct ClockArgs {
     /// Seconds each player has for a move; a search plays the best move it found when they run out
     /// (a tenth of it, at least 50 ms and at most 1 s, is kept as a margin).
-    #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "SECONDS",
+        default_value_t = 5.0
+    )]
     playclock: f64,
     /// Seconds each player has to prepare before the first move.
-    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "SECONDS",
+        default_value_t = 10.0
+    )]
     startclock: f64,
 }
 
@@ -367,17 +377,17 @@ struct BenchArgs {
     #[command(flatten)]
     game: GameArgs,
     /// How long to measure, after a warm-up.
-    #[arg(long, default_value_t = 3.0)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 3.0)]
     seconds: f64,
     /// Seed for the playouts.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 1)]
     seed: u64,
     /// Independent playouts on this many threads at once.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 1)]
     threads: usize,
     /// Playouts side by side in the bits of a word, 1 to 64 (the network plays 64 at once: what the
     /// playout estimate and mcts's leaf playouts use).
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
     lanes: u32,
     /// Measure this player's search from the initial state instead of bare playouts (`mcts`: its
     /// simulations per second).

@@ -26,7 +26,7 @@ use super::{clock_seconds, CliError};
 #[derive(Args, Debug, Clone)]
 pub struct ServeArgs {
     /// The port to listen on; 0 picks a free one (the address is printed first thing).
-    #[arg(long, default_value_t = 9147)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 9147)]
     port: u16,
     /// The address to listen on (0.0.0.0 for every interface).
     #[arg(long, default_value = "127.0.0.1")]
@@ -38,14 +38,24 @@ pub struct ServeArgs {
     #[arg(long, default_value = "ggp-rust")]
     name: String,
     /// Seconds kept out of each clock for the reply to travel (more when replies are seen to need it).
-    #[arg(long, value_name = "SECONDS", default_value_t = 1.0)]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "SECONDS",
+        default_value_t = 1.0
+    )]
     margin: f64,
     /// Matches played at once; `info` answers `busy` once they are all taken (PROTOCOL.md's `busy`
     /// while in any match is `--capacity 1`).
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 4)]
     capacity: usize,
     /// Seconds a request's body may take to arrive.
-    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "SECONDS",
+        default_value_t = 10.0
+    )]
     read_timeout: f64,
     /// Answer and wait: by default `mcts` goes on searching after each answer until the next request
     /// comes (while it is the server's only match), as the manager gathers the other players' moves.
@@ -60,7 +70,7 @@ pub struct ServeArgs {
 #[derive(Args, Debug, Clone)]
 pub struct WebArgs {
     /// The port to listen on; 0 picks a free one (the address is printed first thing).
-    #[arg(long, default_value_t = 8080)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 8080)]
     port: u16,
     /// The address to listen on. Anyone who reaches it can run matches on this machine, so opening it
     /// beyond this machine (0.0.0.0) prints a warning.
@@ -70,10 +80,15 @@ pub struct WebArgs {
     #[arg(long = "games", value_name = "DIR")]
     folders: Vec<PathBuf>,
     /// Matches and tournaments running at once; more are refused with a message.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 4)]
     max_matches: usize,
     /// Seconds a match may go unwatched (its page closed) before it is stopped.
-    #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "SECONDS",
+        default_value_t = 5.0
+    )]
     abandon_after: f64,
     /// A host name the pages may be reached by besides `localhost` and IP addresses (repeatable):
     /// requests naming another host are refused, so that no other site's page can drive the server

@@ -32,7 +32,12 @@ pub struct StartArgs {
     #[arg(long, value_name = "RECORD")]
     pub from: Option<PathBuf>,
     /// With --from: the number of the record's steps to replay [default: all].
-    #[arg(long, value_name = "N", requires = "from")]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "N",
+        requires = "from"
+    )]
     pub step: Option<usize>,
 }
 

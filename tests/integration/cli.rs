@@ -221,6 +221,15 @@ fn errors_are_clear_and_do_not_panic() {
         &["search", &tree, "--player", "jamboree", "--fraction", "2"],
         "--fraction",
     );
+    // A negative number is a value out of range, not an unknown argument.
+    check_error(
+        &["tictactoe", "--player", "random", "--playclock", "-1"],
+        "--playclock must be a number of seconds above 0 and at most 86400, not -1",
+    );
+    check_error(
+        &["train", "tictactoe", "--turns", "10", "--out", "x", "--rate", "-1"],
+        "the learning rate must be above 0 and at most 1, not -1",
+    );
     check_error(&["games/nosuch.gdl"], "cannot read games/nosuch.gdl");
     check_error(
         &["games/tictactoe.gdl", "--engine", "native"],
