@@ -230,9 +230,15 @@ pub struct TrainProgress {
     pub turns: u64,
     /// Games finished.
     pub games: u64,
+    /// Games cut off unfinished after [`MAX_GAME_TURNS`] turns (and started again).
+    pub cut_off: u64,
     /// States with a score.
     pub states: usize,
 }
+
+/// The longest self-play game: a rule game could loop for ever, so one this long is cut off and
+/// started again.
+pub const MAX_GAME_TURNS: u64 = 100_000;
 
 /// Seed 2's `train`: `turns` turns of self-play from the initial state with learning rate `rate`, random
 /// ties drawn from `seed`. `progress` is called every few thousand turns and at the end.
@@ -262,15 +268,18 @@ pub fn train<G: Game>(
     }
     let mut state = start.clone();
     let mut done = TrainProgress::default();
-    // A rule game could loop forever; a game this long restarts as if it had ended.
-    const MAX_GAME_TURNS: u64 = 100_000;
     let mut game_turns = 0;
     const SHOW_EVERY: std::time::Duration = std::time::Duration::from_millis(250);
     let mut shown = std::time::Instant::now();
     while done.turns < turns {
-        if game.is_terminal(&state) || game_turns == MAX_GAME_TURNS {
+        let over = game.is_terminal(&state);
+        if over || game_turns == MAX_GAME_TURNS {
             state = start.clone();
-            done.games += 1;
+            if over {
+                done.games += 1;
+            } else {
+                done.cut_off += 1;
+            }
             game_turns = 0;
             continue;
         }
@@ -305,6 +314,16 @@ pub fn train<G: Game>(
     done.states = scores.len();
     progress(&done);
     let info = game.info();
+    if done.games == 0 && done.cut_off > 0 {
+        // The scores move towards the goals of games' ends: with none reached, every one is 0.
+        return Err(ModelError::Unsupported(format!(
+            "no self-play game of `{}` ended within {} turns ({} cut off there and started \
+             again): the scores are learned from the ends of games, so nothing was learned",
+            info.name,
+            crate::players::thousands(MAX_GAME_TURNS),
+            done.cut_off
+        )));
+    }
     Ok(Model {
         header: ModelHeader {
             game: info.name.clone(),

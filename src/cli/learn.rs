@@ -44,8 +44,12 @@ impl Visitor for Train {
         let started = Instant::now();
         let model = train(game, self.turns, self.rate, self.seed, |p| {
             bar.set_position(p.turns);
+            let cut_off = match p.cut_off {
+                0 => String::new(),
+                n => format!(" ({} cut off unfinished)", thousands(n)),
+            };
             bar.set_message(format!(
-                "{} games, {} states",
+                "{} games{cut_off}, {} states",
                 thousands(p.games),
                 thousands(p.states as u64)
             ));

@@ -227,9 +227,28 @@ fn errors_are_clear_and_do_not_panic() {
         "--playclock must be a number of seconds above 0 and at most 86400, not -1",
     );
     check_error(
-        &["train", "tictactoe", "--turns", "10", "--out", "x", "--rate", "-1"],
+        &[
+            "train",
+            "tictactoe",
+            "--turns",
+            "10",
+            "--out",
+            "x",
+            "--rate",
+            "-1",
+        ],
         "the learning rate must be above 0 and at most 1, not -1",
     );
+    // Self-play that never reaches a game's end learns nothing, and says so instead of writing 0s.
+    let scores = common::TempPath::new("cli-never-ends.scores");
+    let out = scores.as_str();
+    check_error(
+        &[
+            "train", "nim", "--pile", "1000000", "--turns", "300000", "--out", out,
+        ],
+        "no self-play game of `nim` ended within 100,000 turns (2 cut off there",
+    );
+    assert!(!std::path::Path::new(out).exists(), "nothing is written");
     check_error(&["games/nosuch.gdl"], "cannot read games/nosuch.gdl");
     check_error(
         &["games/tictactoe.gdl", "--engine", "native"],
