@@ -465,7 +465,8 @@ pub fn view(a: ViewArgs) -> Result<(), CliError> {
         // A record of a match started anywhere (`--state`, `--moves`) replays from its own first
         // state; a native game's records have no states to start from.
         let first_state = record.states.first().is_some_and(|s| {
-            s.trim_matches(|c: char| c == '(' || c == ')' || c.is_whitespace()) != ""
+            !s.trim_matches(|c: char| c == '(' || c == ')' || c.is_whitespace())
+                .is_empty()
         });
         let rule_file = matches!(source, ggp::load::GameSource::RuleFile(_));
         let start = super::start::StartArgs {
