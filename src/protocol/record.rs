@@ -125,6 +125,40 @@ impl MatchRecord {
                 )));
             }
         }
+        let roles = match &r.game_role_names {
+            Some(names) => Some(names.len()),
+            None => r.moves.first().map(Vec::len),
+        };
+        let count = |n: usize, what: &str| crate::diagnostics::count(n, what);
+        if let (Some(roles), Some(first)) = (roles, r.moves.first()) {
+            if first.len() != roles {
+                return Err(RecordError::Inconsistent(format!(
+                    "{} for {}",
+                    count(first.len(), "move"),
+                    count(roles, "role")
+                )));
+            }
+        }
+        if let Some(roles) =
+            roles.filter(|&n| !r.goal_values.is_empty() && n != r.goal_values.len())
+        {
+            return Err(RecordError::Inconsistent(format!(
+                "{} for {}",
+                count(r.goal_values.len(), "goal value"),
+                count(roles, "role")
+            )));
+        }
+        if r.is_completed && r.goal_values.is_empty() {
+            return Err(RecordError::Inconsistent(
+                "a completed match without goal values".into(),
+            ));
+        }
+        if r.states.is_empty() && !r.moves.is_empty() {
+            return Err(RecordError::Inconsistent(format!(
+                "no states for {}",
+                count(r.moves.len(), "joint move")
+            )));
+        }
         Ok(r)
     }
 
@@ -218,5 +252,27 @@ mod tests {
             r#"[["( mark 1 1 )"], ["noop", "noop"]]"#,
         );
         assert!(MatchRecord::from_json(&bad).is_err());
+        // Lists that do not fit together are refused, each saying how.
+        for (from, to, why) in [
+            (
+                r#""goalValues": [100, 0]"#,
+                r#""goalValues": []"#,
+                "a completed match without goal values",
+            ),
+            (
+                r#""goalValues": [100, 0]"#,
+                r#""goalValues": [100, 0, 0, 0]"#,
+                "4 goal values for 2 roles",
+            ),
+            (
+                r#""states": ["( ( control xplayer ) )", "( ( control oplayer ) )"]"#,
+                r#""states": []"#,
+                "no states for 1 joint move",
+            ),
+        ] {
+            let bad = json.replace(from, to);
+            let e = MatchRecord::from_json(&bad).unwrap_err().to_string();
+            assert!(e.contains(why), "{e}");
+        }
     }
 }
