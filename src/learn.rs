@@ -314,6 +314,10 @@ pub fn train<G: Game>(
     done.states = scores.len();
     progress(&done);
     let info = game.info();
+    // A game cut off by the last turn counts too (the loop ends before it restarts).
+    if game_turns == MAX_GAME_TURNS {
+        done.cut_off += 1;
+    }
     if done.games == 0 && done.cut_off > 0 {
         // The scores move towards the goals of games' ends: with none reached, every one is 0.
         return Err(ModelError::Unsupported(format!(

@@ -335,12 +335,17 @@ impl Visitor for Match {
         let result = played.map_err(|e| referee_error(e, true))?;
         let record = recorder.into_record();
         let mut out = std::io::stdout().lock();
-        let failed = match &result.goals {
-            Some(goals) => {
+        let failed = match (&result.goals, result.aborted.as_deref()) {
+            (Some(goals), _) => {
                 writeln!(out, "{}", result_line(roles, goals))?;
                 None
             }
-            None => Some(aborted(result.steps, result.aborted.as_deref())),
+            // A person who ends the input ends the match, as with `play`.
+            (None, Some("input ended")) => {
+                writeln!(out, "Input ended: the match stops here.")?;
+                None
+            }
+            (None, why) => Some(aborted(result.steps, why)),
         };
         writeln!(out, "Errors: {}", error_summary(&record, roles))?;
         if let (Some(pending), Some(path)) = (pending, &a.out) {

@@ -85,9 +85,11 @@ impl Default for ServerConfig {
 struct MatchEntry {
     /// `None` while the game is being built.
     session: Option<Playing>,
-    /// The joint moves of the plays answered while the game was being built, in order: the first
-    /// play after it is applies them before its own, so that the session sees every step.
-    pending: Vec<Vec<String>>,
+    /// The match's steps: the joint move of every play and stop, in the order they came, answered
+    /// or not (a play answered while the game is built, or by the fallback, is a step all the
+    /// same). Whoever holds the session or the tracker applies those it has not applied yet, so
+    /// that each sees every step once and in order, whichever task runs first.
+    steps: Steps,
     /// Why a game built after the start's answer cannot be played: the first play is told so.
     failed: Option<String>,
     play_clock: Duration,
@@ -105,20 +107,42 @@ struct MatchEntry {
     stop: Arc<StopSwitch>,
 }
 
+/// A match's steps (see [`MatchEntry::steps`]).
+type Steps = Arc<Mutex<Vec<Vec<String>>>>;
+
 /// A built match: its session, and its state followed apart from it, for a random legal move when the
-/// player cannot answer in time (the session may be held by its player).
+/// player cannot answer in time (the session may be held by its player); each with the number of
+/// the match's steps it has applied.
 struct Playing {
-    session: Arc<Mutex<Box<dyn Session>>>,
-    track: Arc<Mutex<Box<dyn Tracker>>>,
+    session: Arc<Mutex<(Box<dyn Session>, usize)>>,
+    track: Arc<Mutex<(Box<dyn Tracker>, usize)>>,
 }
 
 impl Playing {
     fn new(mut session: Box<dyn Session>) -> Playing {
         Playing {
-            track: Arc::new(Mutex::new(session.tracker())),
-            session: Arc::new(Mutex::new(session)),
+            track: Arc::new(Mutex::new((session.tracker(), 0))),
+            session: Arc::new(Mutex::new((session, 0))),
         }
     }
+}
+
+/// Applies the steps of `steps` past the first `applied` with `advance`, counting each applied even
+/// when it fails (a step that does not fit is reported once, not again at every request).
+fn catch_up(
+    steps: &Steps,
+    applied: &mut usize,
+    mut advance: impl FnMut(&[String]) -> Result<(), session::SessionError>,
+) -> Result<(), session::SessionError> {
+    let new: Vec<Vec<String>> = {
+        let steps = steps.lock().unwrap_or_else(PoisonError::into_inner);
+        steps.get(*applied..).unwrap_or_default().to_vec()
+    };
+    for moves in &new {
+        *applied += 1;
+        advance(moves)?;
+    }
+    Ok(())
 }
 
 /// The count a pondering player watches (see [`Player::ponder`](crate::players::Player::ponder)): 2
@@ -337,10 +361,11 @@ impl PlayerServer {
                 let Some(Playing { session, .. }) = entry.session else {
                     return Reply::ok("done");
                 };
-                let pending = entry.pending;
+                let steps = entry.steps;
                 let outcome = tokio::task::spawn_blocking(move || {
-                    let mut s = session.lock().unwrap_or_else(PoisonError::into_inner);
-                    pending.iter().try_for_each(|m| s.advance(m))?;
+                    let mut guard = session.lock().unwrap_or_else(PoisonError::into_inner);
+                    let (s, applied) = &mut *guard;
+                    catch_up(&steps, applied, |m| s.advance(m))?;
                     s.stop(moves.as_deref())
                 })
                 .await;
@@ -384,7 +409,7 @@ impl PlayerServer {
                 match_id.clone(),
                 MatchEntry {
                     session: None,
-                    pending: Vec::new(),
+                    steps: Steps::default(),
                     failed: None,
                     play_clock,
                     last_seen: arrived,
@@ -547,11 +572,19 @@ impl PlayerServer {
                         matches.remove(match_id);
                         return reply;
                     }
+                    // The step happened whether or not this play gets its answer in time.
+                    if let Some(moves) = moves.take() {
+                        entry
+                            .steps
+                            .lock()
+                            .unwrap_or_else(PoisonError::into_inner)
+                            .push(moves);
+                    }
                 }
                 match matches.get_mut(match_id) {
                     Some(MatchEntry {
                         session: Some(Playing { session: s, track }),
-                        pending,
+                        steps,
                         play_clock,
                         last_seen,
                         wanted,
@@ -564,14 +597,10 @@ impl PlayerServer {
                         // the session; this answer's starts with a count of its own.
                         *wanted = Wanted::new();
                         let ponder = self.config.ponder && alone;
-                        let steps: Vec<Vec<String>> = std::mem::take(pending)
-                            .into_iter()
-                            .chain(moves.take())
-                            .collect();
                         Some((
                             Arc::clone(s),
                             Arc::clone(track),
-                            steps,
+                            Arc::clone(steps),
                             *play_clock,
                             Arc::clone(&wanted.0),
                             ponder,
@@ -584,14 +613,10 @@ impl PlayerServer {
                     Some(MatchEntry {
                         session: None,
                         play_clock,
-                        pending,
                         ..
                     }) => {
                         let due = arrived + play_clock.saturating_sub(self.margin(*play_clock) / 2);
                         if Instant::now() >= due {
-                            // The manager plays on with another move for this role: the step
-                            // still happened, and the session must see it.
-                            pending.extend(moves.take());
                             return Reply::error(
                                 StatusCode::SERVICE_UNAVAILABLE,
                                 "the game is still being built: no move is ready in time",
@@ -620,13 +645,12 @@ impl PlayerServer {
         let (reply_tx, reply_rx) = tokio::sync::oneshot::channel();
         // The fallback comes from the tracker, not the session: the player's thinking after its
         // last answer may hold the session past this answer's moment.
-        let tracked = steps.clone();
+        let tracked = Arc::clone(&steps);
         tokio::task::spawn_blocking(move || {
-            let mut t = track.lock().unwrap_or_else(PoisonError::into_inner);
-            let fallback = tracked
-                .iter()
-                .try_for_each(|m| t.advance(m))
-                .and_then(|()| t.fallback_move());
+            let mut guard = track.lock().unwrap_or_else(PoisonError::into_inner);
+            let (t, applied) = &mut *guard;
+            let fallback =
+                catch_up(&tracked, applied, |m| t.advance(m)).and_then(|()| t.fallback_move());
             let _ = fallback_tx.send(fallback);
         });
         // The search's task answers through `reply_tx`, then may go on thinking (holding the
@@ -635,13 +659,17 @@ impl PlayerServer {
             let _working = work;
             // The switch lives as long as the search that reads it.
             let _stop = stop;
-            let mut s = session.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut guard = session.lock().unwrap_or_else(PoisonError::into_inner);
+            let (s, applied) = &mut *guard;
             let searching = Instant::now();
-            for moves in &steps {
-                if let Err(e) = s.advance(moves) {
-                    let _ = reply_tx.send((Err(e), searching.elapsed()));
-                    return;
-                }
+            if let Err(e) = catch_up(&steps, applied, |m| s.advance(m)) {
+                let _ = reply_tx.send((Err(e), searching.elapsed()));
+                return;
+            }
+            // Answered already (by the fallback, the session held past this play's moment): a
+            // later play's search chooses from the state it finds.
+            if reply_tx.is_closed() {
+                return;
             }
             let reply = s.choose(deadline);
             let answered = reply.is_ok();

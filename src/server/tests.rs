@@ -101,7 +101,7 @@ fn entry(
 ) -> MatchEntry {
     MatchEntry {
         session: session.map(Playing::new),
-        pending: Vec::new(),
+        steps: Steps::default(),
         failed: None,
         play_clock,
         last_seen: Instant::now(),
@@ -160,18 +160,7 @@ fn a_search_that_overruns_is_answered_with_the_fallback_in_time() {
     runtime.block_on(async {
         let info = server.answer(Message::Info, Arrival::now()).await;
         assert!(info.body.contains("(status busy)"), "{}", info.body);
-        let arrival = Arrival::now();
-        let arrived = arrival.headers;
-        let reply = server.play("m", None, arrival).await;
-        assert_eq!(
-            (reply.status, reply.body.as_str()),
-            (StatusCode::OK, "noop")
-        );
-        assert!(
-            arrived.elapsed() < Duration::from_secs(3),
-            "{:?}",
-            arrived.elapsed()
-        );
+        fallback_in_time(&server, None).await;
         let reply = server.play("other", None, Arrival::now()).await;
         assert_eq!(reply.body, "busy");
     });
@@ -449,6 +438,32 @@ fn the_steps_of_plays_answered_while_the_game_is_built_reach_the_session() {
     });
 }
 
+/// Whoever holds a session or a tracker applies the steps it has not applied yet, in the order they
+/// came, each once, a step that does not fit counted as applied (it is reported once).
+#[test]
+fn a_match_s_steps_are_applied_once_and_in_order_whichever_task_comes_first() {
+    let steps = Steps::default();
+    steps.lock().unwrap().extend([step("a"), step("b")]);
+    let (mut seen, mut applied) = (Vec::new(), 0);
+    let mut follow = |applied: &mut usize| {
+        catch_up(&steps, applied, |m| {
+            seen.push(m[0].clone());
+            if m[0] == "bad" {
+                return Err(SessionError::BadMoves("bad".into()));
+            }
+            Ok(())
+        })
+    };
+    assert!(follow(&mut applied).is_ok());
+    // A later task that finds nothing new applies nothing again.
+    assert!(follow(&mut applied).is_ok());
+    steps.lock().unwrap().extend([step("bad"), step("c")]);
+    assert!(follow(&mut applied).is_err());
+    assert!(follow(&mut applied).is_ok());
+    assert_eq!(applied, 4);
+    assert_eq!(seen, ["a", "b", "bad", "c"]);
+}
+
 /// A player still thinking after its last answer holds its session (a single playout on the Datalog
 /// evaluator can outlast the next play clock): the next play is answered in time with a legal move
 /// its tracker gives, not refused for want of one.
@@ -478,9 +493,14 @@ fn a_player_thinking_past_the_next_play_clock_has_a_legal_move_answered_for_it()
     let _release = Release(gate);
     let reply = runtime.block_on(server.play("m", None, Arrival::now()));
     assert_eq!(reply.body, "chosen");
+    runtime.block_on(fallback_in_time(&server, Some(step("a"))));
+}
+
+/// Plays `moves` in match `m`, whose play clock is 3 s: the answer is the fallback, `noop`, within it.
+async fn fallback_in_time(server: &Arc<PlayerServer>, moves: Option<Vec<String>>) {
     let arrival = Arrival::now();
     let arrived = arrival.headers;
-    let reply = runtime.block_on(server.play("m", Some(step("a")), arrival));
+    let reply = server.play("m", moves, arrival).await;
     assert_eq!(
         (reply.status, reply.body.as_str()),
         (StatusCode::OK, "noop")

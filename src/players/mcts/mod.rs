@@ -193,8 +193,9 @@ pub struct MctsPlayer<G: Game> {
     probe_tries: Tries,
     /// A one-player game's breadth-first search (`mcts` only), and the line it settled on.
     puzzle: PuzzlePlay<G>,
-    /// Trees and puzzle searches too big to keep for the next move, which the next match frees
-    /// (freeing millions of nodes on a play clock slows every thread down: see [`Tree::let_go`]).
+    /// The last trees and puzzle search too big to keep for the next move (see
+    /// [`MctsPlayer::retire`]), freed later: freeing millions of nodes on a play clock slows every
+    /// thread down (see [`Tree::let_go`]).
     retired: Vec<Box<dyn Send>>,
 }
 
@@ -309,6 +310,21 @@ fn final_choice(moves: &[RootMove]) -> usize {
 }
 
 impl<G: Game> MctsPlayer<G> {
+    /// Keeps `old`, a big tree or puzzle search replaced, out of the clock's way. At most one move's
+    /// worth is kept (a tree a thread and the puzzle search): older ones are freed on a thread of
+    /// their own, so that a long match holds no more than that beside what it searches.
+    fn retire(&mut self, old: Box<dyn Send>) {
+        self.retired.push(old);
+        let keep = self.threads + 1;
+        if self.retired.len() > keep {
+            let older: Vec<_> = self.retired.drain(..self.retired.len() - keep).collect();
+            // Should no thread be had, they are freed here.
+            let _ = std::thread::Builder::new()
+                .name("mcts-drop".into())
+                .spawn(move || drop(older));
+        }
+    }
+
     /// Trees (one a thread) rooted at `state`, keeping what they know of it when that fits in
     /// `afford` (see [`Tree::reroot`]).
     fn root_at(&mut self, game: &G, state: &G::State, afford: Duration) {
@@ -320,11 +336,11 @@ impl<G: Game> MctsPlayer<G> {
                 .map(|t| Tree::new(roles, role_seed(self.seed, t)))
                 .collect();
         }
+        let mut replaced = Vec::new();
         for (t, tree) in self.trees.iter_mut().enumerate() {
             let seed = role_seed(self.seed ^ self.moves_chosen.rotate_left(32), t);
             let old = tree.reroot(game, state, seed, afford / self.threads.max(1) as u32);
-            self.retired
-                .extend(old.map(|t| Box::new(t) as Box<dyn Send>));
+            replaced.extend(old);
             tree.leaf_playouts = self.leaf_playouts;
             let moves = game.move_count();
             // A puzzle's best line is kept by `mcts` (not the baseline): it needs the moves by number.
@@ -392,6 +408,9 @@ impl<G: Game> MctsPlayer<G> {
             tree.leaves = (self.leaves || self.moves_probe.is_some_and(|c| c.leaves))
                 && self.evaluator.is_none()
                 && tree.batches_leaves();
+        }
+        for old in replaced {
+            self.retire(Box::new(old));
         }
     }
 
@@ -607,8 +626,13 @@ impl<G: Game> Player<G> for MctsPlayer<G> {
         let started = Instant::now();
         // Keeping what the last move's search found below this state takes time in proportion to
         // all it found: more than a quarter of the move's time, and it starts again (a one-player
-        // game's start clock can grow millions of states for a 0.1 s play clock).
-        let afford = deadline.remaining() / 4;
+        // game's start clock can grow millions of states for a 0.1 s play clock). A search held to
+        // a number of simulations stays repeatable: it keeps what it found, whatever the clock.
+        let afford = if self.max_simulations.is_some() {
+            Duration::MAX
+        } else {
+            deadline.remaining() / 4
+        };
         // The puzzle search runs by the clock: a search held to a number of simulations (for
         // repeatable runs) goes without it.
         let puzzle =
@@ -621,9 +645,9 @@ impl<G: Game> Player<G> for MctsPlayer<G> {
                     .plan_choice(game, state, mv, goal, started, None);
                 return Ok(choice);
             }
-            let old = self.puzzle.solver_at(game, state, afford);
-            self.retired
-                .extend(old.map(|s| Box::new(s) as Box<dyn Send>));
+            if let Some(old) = self.puzzle.solver_at(game, state, afford) {
+                self.retire(Box::new(old));
+            }
         }
         if (self.cutoff && self.probe.is_none())
             || self.moves_probe_due(game)

@@ -687,14 +687,17 @@ fn the_referee_and_the_viewer_refuse_bad_input_clearly() {
     let address = unused.local_addr().unwrap();
     let dead = format!("oplayer={address}");
     drop(unused);
-    let (ok, out, err) = run(&[
-        "match",
-        game,
-        "--player",
-        "xplayer=random",
-        "--player",
-        &dead,
-    ]);
+    let against = |oplayer: &str| {
+        run(&[
+            "match",
+            game,
+            "--player",
+            "xplayer=random",
+            "--player",
+            oplayer,
+        ])
+    };
+    let (ok, out, err) = against(&dead);
     assert!(!ok, "{out}");
     assert!(
         err.contains(&format!(
@@ -714,14 +717,7 @@ fn the_referee_and_the_viewer_refuse_bad_input_clearly() {
     assert!(errors_of(&record, 1).iter().all(|e| e == "CE"));
     // A player that answers the start with anything but `ready` has not said it will play.
     let garbled = format!("oplayer={}", misbehaving_player(Misbehaviour::GarbageStart));
-    let (ok, out, err) = run(&[
-        "match",
-        game,
-        "--player",
-        "xplayer=random",
-        "--player",
-        &garbled,
-    ]);
+    let (ok, out, err) = against(&garbled);
     assert!(!ok, "{out}");
     assert!(
         err.contains("could not start the match")
