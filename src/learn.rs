@@ -239,6 +239,8 @@ pub struct TrainProgress {
 /// The longest self-play game: a rule game could loop for ever, so one this long is cut off and
 /// started again.
 pub const MAX_GAME_TURNS: u64 = 100_000;
+// The message of a training that never reaches an end says the number as text.
+const _: () = assert!(MAX_GAME_TURNS == 100_000);
 
 /// Seed 2's `train`: `turns` turns of self-play from the initial state with learning rate `rate`, random
 /// ties drawn from `seed`. `progress` is called every few thousand turns and at the end.
@@ -321,11 +323,9 @@ pub fn train<G: Game>(
     if done.games == 0 && done.cut_off > 0 {
         // The scores move towards the goals of games' ends: with none reached, every one is 0.
         return Err(ModelError::Unsupported(format!(
-            "no self-play game of `{}` ended within {} turns ({} cut off there and started \
+            "no self-play game of `{}` ended within 100,000 turns ({} cut off there and started \
              again): the scores are learned from the ends of games, so nothing was learned",
-            info.name,
-            crate::players::thousands(MAX_GAME_TURNS),
-            done.cut_off
+            info.name, done.cut_off
         )));
     }
     Ok(Model {

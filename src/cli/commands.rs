@@ -84,13 +84,7 @@ pub(super) fn assign_seats(
             }),
         })
         .collect::<Result<Vec<SeatSpec>, CliError>>()?;
-    if let Some((a, b, url)) = ggp::referee::shared_server(&seats) {
-        return Err(CliError::Usage(format!(
-            "{url} is given for {} and {}: a player server plays one role of a match (the \
-             protocol's play messages do not say which role they ask), so start one server a role",
-            roles[a], roles[b]
-        )));
-    }
+    ggp::referee::one_role_a_server(&seats, |r| roles[r].clone()).map_err(CliError::Usage)?;
     Ok(seats)
 }
 

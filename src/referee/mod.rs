@@ -39,7 +39,9 @@ use remote::RemoteSeat;
 pub use events::{
     seat_results, verdict, MatchEvent, MoveReport, Observer, SeatResult, Verdict, Violation,
 };
-pub use seat::{shared_server, Answer, MatchStart, PlayerSeat, Seat, SeatSpec, Turn};
+pub use seat::{
+    one_role_a_server, shared_server, Answer, MatchStart, PlayerSeat, Seat, SeatSpec, Turn,
+};
 
 /// How long past its clock an answer is still taken (ggp-base's managers allow a second).
 pub const GRACE: Duration = Duration::from_secs(1);

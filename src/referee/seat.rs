@@ -271,6 +271,20 @@ pub fn shared_server(specs: &[SeatSpec]) -> Option<(usize, usize, &str)> {
     })
 }
 
+/// Why these seats cannot all be played, if one player server is given for two of them (see
+/// [`shared_server`]), the seats named by `name`.
+pub fn one_role_a_server(specs: &[SeatSpec], name: impl Fn(usize) -> String) -> Result<(), String> {
+    match shared_server(specs) {
+        Some((a, b, url)) => Err(format!(
+            "{url} is given for {} and {}: a player server plays one role of a match (the \
+             protocol's play messages do not say which role they ask), so start one server a role",
+            name(a),
+            name(b)
+        )),
+        None => Ok(()),
+    }
+}
+
 impl std::str::FromStr for SeatSpec {
     type Err = UnknownPlayer;
 

@@ -31,8 +31,8 @@ use crate::load::{load, GameSource, Loaded, Visitor};
 use crate::players::{Candidate, Certainty, Clock, PlayerConfig, StopSwitch};
 use crate::referee::record::Recorder;
 use crate::referee::{
-    make_seat, run_match, shared_server, Answer, MatchEvent, MatchSettings, MatchStart, Observer,
-    Seat, SeatSpec, Turn, Violation,
+    make_seat, one_role_a_server, run_match, Answer, MatchEvent, MatchSettings, MatchStart,
+    Observer, Seat, SeatSpec, Turn, Violation,
 };
 
 /// A sequence of JSON events that pages follow from any point; it ends with `end`.
@@ -333,14 +333,7 @@ pub async fn create(
                 .map_err(|e| ApiError::bad(format!("player `{p}`: {e}")))
         })
         .collect::<Result<Vec<_>, _>>()?;
-    if let Some((a, b, url)) = shared_server(&specs) {
-        return Err(ApiError::bad(format!(
-            "{url} is given for players {} and {}: a player server plays one role of a match (the \
-             protocol's play messages do not say which role they ask)",
-            a + 1,
-            b + 1
-        )));
-    }
+    one_role_a_server(&specs, |i| format!("player {}", i + 1)).map_err(ApiError::bad)?;
     let clock = Clock::new(
         clock_seconds("the start clock", b.startclock)?,
         clock_seconds("the play clock", b.playclock)?,
