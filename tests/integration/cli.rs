@@ -246,7 +246,7 @@ fn errors_are_clear_and_do_not_panic() {
         &[
             "train", "nim", "--pile", "1000000", "--turns", "300000", "--out", out,
         ],
-        "no self-play game of `nim` ended within 100,000 turns (2 cut off there",
+        "no self-play game of `nim` ended within 100,000 turns (3 cut off there",
     );
     assert!(!std::path::Path::new(out).exists(), "nothing is written");
     check_error(&["games/nosuch.gdl"], "cannot read games/nosuch.gdl");
