@@ -241,7 +241,7 @@ impl<G: Game> Seat<G> for RemoteSeat {
                     detail: format!(
                         "{} replied `{}` to start, not `ready`",
                         self.url,
-                        shortened(reply.trim(), 60)
+                        crate::diagnostics::printable(reply.trim(), 60)
                     ),
                 })
             }
@@ -324,12 +324,4 @@ fn is_ready(reply: &str) -> bool {
         .and_then(|r| r.strip_suffix(')'))
         .unwrap_or(reply);
     bare.trim().eq_ignore_ascii_case("ready")
-}
-
-/// At most `max` characters of `text`, with an ellipsis when cut.
-fn shortened(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        Some((at, _)) => format!("{}…", &text[..at]),
-        None => text.to_string(),
-    }
 }
