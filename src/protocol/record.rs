@@ -153,12 +153,6 @@ impl MatchRecord {
                 "a completed match without goal values".into(),
             ));
         }
-        if r.states.is_empty() && !r.moves.is_empty() {
-            return Err(RecordError::Inconsistent(format!(
-                "no states for {}",
-                count(r.moves.len(), "joint move")
-            )));
-        }
         Ok(r)
     }
 
@@ -263,11 +257,6 @@ mod tests {
                 r#""goalValues": [100, 0]"#,
                 r#""goalValues": [100, 0, 0, 0]"#,
                 "4 goal values for 2 roles",
-            ),
-            (
-                r#""states": ["( ( control xplayer ) )", "( ( control oplayer ) )"]"#,
-                r#""states": []"#,
-                "no states for 1 joint move",
             ),
         ] {
             let bad = json.replace(from, to);
