@@ -18,10 +18,12 @@ fn learning(c: &mut Criterion) {
     group.throughput(Throughput::Elements(NATIVE_TURNS));
     group.bench_function("tictactoe_native", |b| {
         b.iter(|| {
-            train(&native, NATIVE_TURNS, DEFAULT_RATE, 1, |_| {})
-                .expect("trains")
-                .scores
-                .len()
+            train(&native, NATIVE_TURNS, DEFAULT_RATE, 1, |_| {
+                std::ops::ControlFlow::Continue(())
+            })
+            .expect("trains")
+            .scores
+            .len()
         })
     });
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("games/tictactoe.gdl");
@@ -30,10 +32,12 @@ fn learning(c: &mut Criterion) {
     group.throughput(Throughput::Elements(RULE_TURNS));
     group.bench_function("tictactoe_gdl_network", |b| {
         b.iter(|| {
-            train(&net, RULE_TURNS, DEFAULT_RATE, 1, |_| {})
-                .expect("trains")
-                .scores
-                .len()
+            train(&net, RULE_TURNS, DEFAULT_RATE, 1, |_| {
+                std::ops::ControlFlow::Continue(())
+            })
+            .expect("trains")
+            .scores
+            .len()
         })
     });
     group.finish();

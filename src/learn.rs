@@ -44,6 +44,7 @@
 
 use std::fmt::Write as _;
 use std::io::Read;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 use hashbrown::HashMap;
@@ -243,13 +244,25 @@ pub const MAX_GAME_TURNS: u64 = 100_000;
 const _: () = assert!(MAX_GAME_TURNS == 100_000);
 
 /// Seed 2's `train`: `turns` turns of self-play from the initial state with learning rate `rate`, random
-/// ties drawn from `seed`. `progress` is called every few thousand turns and at the end.
+/// ties drawn from `seed`. `progress` is called every few thousand turns (at least every quarter second)
+/// and at the end; it ends the training early by answering [`ControlFlow::Break`] (Ctrl-C), and the
+/// scores learned so far are kept, their header saying how many turns taught them.
+///
+/// ```
+/// use std::ops::ControlFlow;
+/// use ggp::games::tictactoe::TicTacToe;
+/// use ggp::learn::{train, DEFAULT_RATE};
+///
+/// // Stopped at its first report (after 4,096 turns), the model says so.
+/// let model = train(&TicTacToe, 1_000_000, DEFAULT_RATE, 1, |_| ControlFlow::Break(())).unwrap();
+/// assert_eq!(model.header.turns, 4_096);
+/// ```
 pub fn train<G: Game>(
     game: &G,
     turns: u64,
     rate: f64,
     seed: u64,
-    mut progress: impl FnMut(&TrainProgress),
+    mut progress: impl FnMut(&TrainProgress) -> ControlFlow<()>,
 ) -> Result<Model, ModelError> {
     check_supported(game.info())?;
     if !(rate.is_finite() && rate > 0.0 && rate <= 1.0) {
@@ -273,6 +286,7 @@ pub fn train<G: Game>(
     let mut game_turns = 0;
     const SHOW_EVERY: std::time::Duration = std::time::Duration::from_millis(250);
     let mut shown = std::time::Instant::now();
+    let mut stopped = false;
     while done.turns < turns {
         let over = game.is_terminal(&state);
         if over || game_turns == MAX_GAME_TURNS {
@@ -309,12 +323,18 @@ pub fn train<G: Game>(
         // that moves at least every quarter second.
         if done.turns % 4096 == 0 || (done.turns % 16 == 0 && shown.elapsed() >= SHOW_EVERY) {
             done.states = scores.len();
-            progress(&done);
+            if progress(&done).is_break() {
+                stopped = true;
+                break;
+            }
             shown = std::time::Instant::now();
         }
     }
     done.states = scores.len();
-    progress(&done);
+    if !stopped {
+        // Already reported by the call that stopped it.
+        let _ = progress(&done);
+    }
     let info = game.info();
     // A game cut off by the last turn counts too (the loop ends before it restarts).
     if game_turns == MAX_GAME_TURNS {
@@ -328,12 +348,25 @@ pub fn train<G: Game>(
             info.name, done.cut_off
         )));
     }
+    if done.games == 0 {
+        // Stopped, or too few turns, before the first game ended: the same holds.
+        let why = if stopped {
+            "stopped"
+        } else {
+            "ended (more turns may help)"
+        };
+        return Err(ModelError::Unsupported(format!(
+            "training {why} after {} turns, before any self-play game of `{}` ended: the scores \
+             are learned from the ends of games, so nothing was learned",
+            done.turns, info.name
+        )));
+    }
     Ok(Model {
         header: ModelHeader {
             game: info.name.clone(),
             roles: info.roles.clone(),
             fingerprint: fingerprint(game),
-            turns,
+            turns: done.turns,
             rate,
         },
         scores,
@@ -622,7 +655,10 @@ mod tests {
     #[test]
     fn learn_tictactoe_scores_round_trip_through_the_file() {
         let game = TicTacToe::new(3, 3).unwrap();
-        let model = train(&game, 20_000, DEFAULT_RATE, 7, |_| {}).unwrap();
+        let model = train(&game, 20_000, DEFAULT_RATE, 7, |_| {
+            std::ops::ControlFlow::Continue(())
+        })
+        .unwrap();
         assert!(model.scores.len() > 100);
         let text = model.to_text();
         let back = Model::parse(&text, Path::new("t")).unwrap();
@@ -634,7 +670,10 @@ mod tests {
     #[test]
     fn learn_refuses_a_file_of_another_game() {
         let ttt = TicTacToe::new(3, 3).unwrap();
-        let model = train(&ttt, 100, DEFAULT_RATE, 1, |_| {}).unwrap();
+        let model = train(&ttt, 100, DEFAULT_RATE, 1, |_| {
+            std::ops::ControlFlow::Continue(())
+        })
+        .unwrap();
         let err = model
             .check(&Nim::new(21, false), Path::new("m.scores"))
             .unwrap_err()

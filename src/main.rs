@@ -14,8 +14,9 @@ fn main() -> ExitCode {
         Err(cli::CliError::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
             ExitCode::SUCCESS
         }
-        // Rendered diagnostics already say `file:line:column: error: ...` for each problem.
-        Err(e @ cli::CliError::Rules(_)) => {
+        // Rendered diagnostics already say `file:line:column: error: ...` for each problem, and an
+        // interrupt's message says what was kept: neither is an error of its own.
+        Err(e @ (cli::CliError::Rules(_) | cli::CliError::Interrupted(_))) => {
             eprintln!("{e}");
             ExitCode::from(e.exit_code())
         }

@@ -79,6 +79,9 @@ pub struct TournamentOptions {
     pub stop: Option<Arc<StopSwitch>>,
 }
 
+/// [`Played::stopped`] of a tournament that ended because its [`TournamentOptions::stop`] was set.
+pub const STOPPED_ON_REQUEST: &str = "stopped on request";
+
 /// The games a tournament played: every game of its schedule, or those that ended before it stopped.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Played {
@@ -458,7 +461,7 @@ fn run_schedule(
     } else if let Some((e, _)) = failed.filter(|(_, after_stop)| !after_stop) {
         Some(e.to_string())
     } else if asked_to_stop() {
-        Some("stopped on request".to_string())
+        Some(STOPPED_ON_REQUEST.to_string())
     } else {
         Some("a game was not played".to_string())
     };

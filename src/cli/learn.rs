@@ -2,7 +2,10 @@
 //! [`ggp::tournament`], with indicatif progress bars on standard error.
 
 use std::io::Write;
+use std::ops::ControlFlow;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
@@ -11,14 +14,14 @@ use ggp::files::PendingFile;
 use ggp::game::Game;
 use ggp::learn::train;
 use ggp::load::{Loaded, Visitor};
-use ggp::players::{thousands, Clock, PlayerConfig};
+use ggp::players::{thousands, Clock, PlayerConfig, StopSwitch};
 use ggp::referee::{SeatSpec, GRACE};
 use ggp::tournament::{
     by_seat, entrant_names, games_csv, run, schedule, standings, to_csv, GameRecord,
-    TournamentOptions,
+    TournamentOptions, STOPPED_ON_REQUEST,
 };
 
-use super::CliError;
+use super::{interrupt, CliError};
 
 /// Learns a score for every position by self-play (temporal-difference learning) and writes the scores.
 pub struct Train {
@@ -33,6 +36,8 @@ impl Visitor for Train {
 
     fn visit<G: Game>(self, loaded: Loaded<G>) -> Result<(), CliError> {
         let game = loaded.game.as_ref();
+        // Before the temporary file exists, so that an interrupt never leaves it behind.
+        interrupt::catch();
         let pending = super::output_file(&self.out)?;
         let bar = ProgressBar::new(self.turns);
         bar.set_style(
@@ -53,6 +58,11 @@ impl Visitor for Train {
                 thousands(p.games),
                 thousands(p.states as u64)
             ));
+            if interrupt::interrupted() {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
         })
         .map_err(|e| CliError::Usage(e.to_string()))?;
         bar.finish_and_clear();
@@ -61,12 +71,20 @@ impl Visitor for Train {
         println!(
             "Trained on {} for {} turns in {:.2} s ({} turns/s): {} states scored, written to {}",
             game.info().name,
-            thousands(self.turns),
+            thousands(model.header.turns),
             secs,
-            thousands((self.turns as f64 / secs) as u64),
+            thousands((model.header.turns as f64 / secs) as u64),
             thousands(model.scores.len() as u64),
             self.out.display()
         );
+        if model.header.turns < self.turns {
+            return Err(CliError::Interrupted(format!(
+                "training stopped by Ctrl-C after {} of its {} turns; the scores learned in them are \
+                 kept",
+                thousands(model.header.turns),
+                thousands(self.turns)
+            )));
+        }
         Ok(())
     }
 }
@@ -100,14 +118,14 @@ impl Tournament {
         bar
     }
 
-    fn options(&self, config: PlayerConfig) -> TournamentOptions {
+    fn options(&self, config: PlayerConfig, stop: Arc<StopSwitch>) -> TournamentOptions {
         TournamentOptions {
             games: self.games,
             clock: self.clock,
             grace: GRACE,
             config,
             workers: self.workers,
-            stop: None,
+            stop: Some(stop),
         }
     }
 
@@ -237,7 +255,13 @@ impl Visitor for Tournament {
         }
         let total = schedule(self.players.len(), info.num_roles(), self.games).len();
         let bar = Self::bar(total);
-        let options = self.options(super::commands::with_depth(&self.config, &loaded));
+        // Ctrl-C ends the games in play at their next step and keeps the games that ended.
+        interrupt::catch();
+        let stop = Arc::new(StopSwitch::new());
+        let options = self.options(
+            super::commands::with_depth(&self.config, &loaded),
+            stop.clone(),
+        );
         let outputs = (
             self.csv.as_deref().map(super::output_file).transpose()?,
             self.games_csv
@@ -245,8 +269,23 @@ impl Visitor for Tournament {
                 .map(super::output_file)
                 .transpose()?,
         );
-        let played = run(&loaded, &self.players, &options, |done, _| {
-            bar.set_position(done as u64)
+        let finished = AtomicBool::new(false);
+        let played = std::thread::scope(|scope| {
+            scope.spawn(|| {
+                // Bounded by the tournament: it ends when the games do.
+                while !finished.load(Ordering::Relaxed) {
+                    if interrupt::interrupted() {
+                        stop.set();
+                        return;
+                    }
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+            });
+            let played = run(&loaded, &self.players, &options, |done, _| {
+                bar.set_position(done as u64)
+            });
+            finished.store(true, Ordering::Relaxed);
+            played
         })
         .map_err(|e| CliError::Failed(e.to_string()))?;
         bar.finish_and_clear();
@@ -258,6 +297,15 @@ impl Visitor for Tournament {
         // The games played before a failure still make a table.
         self.report(&info.name, &info.roles, &how, &played.records, outputs)?;
         match played.stopped {
+            // A game that failed before the interrupt stopped it first, and says so below.
+            Some(why) if why == STOPPED_ON_REQUEST && interrupt::interrupted() => {
+                Err(CliError::Interrupted(format!(
+                    "the tournament stopped by Ctrl-C after {} of its {} games; the table holds \
+                     those",
+                    played.records.len(),
+                    played.total
+                )))
+            }
             Some(why) => Err(CliError::Failed(format!(
                 "the tournament stopped after {} of its {} games: {why}",
                 played.records.len(),

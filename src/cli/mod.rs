@@ -1,6 +1,7 @@
 //! The `ggp-run` command line: argument parsing (clap derive) and the commands.
 
 mod commands;
+mod interrupt;
 mod learn;
 mod protocol;
 mod rules;
@@ -427,6 +428,9 @@ pub enum CliError {
     /// Writing the output failed.
     #[error("output: {0}")]
     Io(#[from] std::io::Error),
+    /// Ctrl-C stopped the work; what was done is kept, as the message says.
+    #[error("{0}")]
+    Interrupted(String),
 }
 
 /// Writes `text` to the file at `path`, whole or not at all (a rule file formatted in place is never
@@ -464,6 +468,7 @@ impl CliError {
     pub fn exit_code(&self) -> u8 {
         match self {
             CliError::Usage(_) | CliError::UnknownPlayer(_) => 2,
+            CliError::Interrupted(_) => interrupt::EXIT_STATUS,
             _ => 1,
         }
     }

@@ -50,7 +50,12 @@ mod tests {
     #[test]
     fn learned_scores_judge_states_as_training_scored_them() {
         let g = TicTacToe::new(3, 3).unwrap();
-        let model = Arc::new(train(&g, 5_000, DEFAULT_RATE, 3, |_| {}).unwrap());
+        let model = Arc::new(
+            train(&g, 5_000, DEFAULT_RATE, 3, |_| {
+                std::ops::ControlFlow::Continue(())
+            })
+            .unwrap(),
+        );
         let eval = LearnedScores::new(model.clone());
         let s = g.initial_state();
         let expected = (model.score(g.state_key(&s)) * 1000.0).round() as i32;

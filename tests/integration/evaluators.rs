@@ -121,7 +121,12 @@ fn a_custom_evaluator_judges_the_leaves_of_mcts() {
 #[test]
 fn the_librarys_evaluators_plug_in_the_same_way() {
     let game = TicTacToe::new(3, 3).unwrap();
-    let model = Arc::new(train(&game, 20_000, DEFAULT_RATE, 1, |_| {}).unwrap());
+    let model = Arc::new(
+        train(&game, 20_000, DEFAULT_RATE, 1, |_| {
+            std::ops::ControlFlow::Continue(())
+        })
+        .unwrap(),
+    );
     let evaluators: Vec<Arc<dyn Evaluator<TicTacToe>>> = vec![
         Arc::new(Playouts::new(16)),
         Arc::new(LearnedScores::new(model)),

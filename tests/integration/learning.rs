@@ -1,6 +1,6 @@
 //! Seed 2's learner and the tournaments: the learned tic-tac-toe player never loses to `random`, the
 //! tournament table adds up, rule games of three roles and of simultaneous moves run, and the command
-//! line trains and refuses a file of another game.
+//! line trains, refuses a file of another game, and keeps what training and a tournament did on Ctrl-C.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -14,7 +14,7 @@ use ggp::players::{Clock, PlayerConfig};
 use ggp::referee::{SeatSpec, GRACE};
 use ggp::tournament::{
     entrant_names, run, standings, to_csv, GameRecord, Played, Standing, TournamentError,
-    TournamentOptions,
+    TournamentOptions, STOPPED_ON_REQUEST,
 };
 
 use crate::common;
@@ -81,7 +81,10 @@ fn check_table(table: &[Standing]) {
 #[test]
 fn learned_tictactoe_never_loses_to_random() {
     let game = tictactoe();
-    let model = train(game.game.as_ref(), 200_000, DEFAULT_RATE, 1, |_| {}).unwrap();
+    let model = train(game.game.as_ref(), 200_000, DEFAULT_RATE, 1, |_| {
+        std::ops::ControlFlow::Continue(())
+    })
+    .unwrap();
     let file = temp("ttt-200k.scores");
     model.save(&file).unwrap();
     let specs = vec![
@@ -242,7 +245,7 @@ fn a_stopped_tournament_keeps_the_games_it_played() {
         "one worker: no game starts after the stop"
     );
     assert_eq!(played.total, 50);
-    assert_eq!(played.stopped.as_deref(), Some("stopped on request"));
+    assert_eq!(played.stopped.as_deref(), Some(STOPPED_ON_REQUEST));
     check_table(&standings(&entrant_names(&specs), &played.records));
 }
 
@@ -320,6 +323,111 @@ fn train_writes_a_file_that_another_game_refuses() {
     ]);
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("line"));
+}
+
+/// Runs `ggp-run ARGS`, which writes `out` (a new path in the test's temporary directory), presses
+/// Ctrl-C once the temporary file beside `out` exists (the interrupt is caught from before it is made),
+/// and returns the output, after checking that no temporary file was left behind.
+#[cfg(unix)]
+fn interrupted(args: &[&str], out: &Path) -> Output {
+    let dir = out.parent().unwrap();
+    let temp_prefix = format!(".{}.", out.file_name().unwrap().to_str().unwrap());
+    let temps = || {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().starts_with(&temp_prefix))
+            .count()
+    };
+    let _ = std::fs::remove_file(out);
+    let child = Command::new(env!("CARGO_BIN_EXE_ggp-run"))
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("ggp-run runs");
+    // Bounded: ten minutes of a busy machine to load tic-tac-toe and create a file.
+    let mut waited = 0;
+    while temps() == 0 {
+        assert!(waited < 60_000, "ggp-run {args:?} never created its output");
+        std::thread::sleep(Duration::from_millis(10));
+        waited += 1;
+    }
+    // SAFETY: a plain system call on the child's id, which has not been waited for.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(
+        temps(),
+        0,
+        "a temporary file is left beside {}",
+        out.display()
+    );
+    output
+}
+
+#[test]
+#[cfg(unix)]
+fn ctrl_c_keeps_what_training_and_a_tournament_did() {
+    let scores = temp("interrupted.scores");
+    let o = interrupted(
+        &[
+            "train",
+            "tictactoe",
+            "--turns",
+            "1000000000000",
+            "--out",
+            scores.to_str().unwrap(),
+        ],
+        &scores,
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "{err}");
+    assert!(
+        err.contains("training stopped by Ctrl-C after ")
+            && err.contains(" of its 1,000,000,000,000 turns"),
+        "{err}"
+    );
+    let text = std::fs::read_to_string(&scores).expect("the scores are written");
+    let turns: u64 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("turns "))
+        .expect("a turns line")
+        .parse()
+        .unwrap();
+    assert!((1..1_000_000_000_000).contains(&turns), "{text:.200}");
+    // And they play.
+    let learned = format!("learned:{}", scores.display());
+    let o = ggp_run(&["tictactoe", "--player", &learned, "--quiet"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+
+    // A tournament of some 450 s (mcts thinks 0.1 s a move) keeps the games that ended.
+    let csv = temp("interrupted.csv");
+    let o = interrupted(
+        &[
+            "tournament",
+            &corpus_game("ticTacToe.kif"),
+            "--players",
+            "mcts,random",
+            "--games",
+            "1000",
+            "--playclock",
+            "0.1",
+            "--csv",
+            csv.to_str().unwrap(),
+        ],
+        &csv,
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "{err}");
+    assert!(
+        err.contains("the tournament stopped by Ctrl-C after ")
+            && err.contains(" of its 1000 games"),
+        "{err}"
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("player  games"), "the table is printed: {out}");
+    let rows = std::fs::read_to_string(&csv).expect("the table is written");
+    assert_eq!(rows.lines().count(), 3, "{rows}");
 }
 
 #[test]
