@@ -13,8 +13,12 @@
 //!
 //! Results are counted per seat, as the referee judges them ([`seat_results`]): a seat **wins** when its
 //! goal is strictly higher than every other seat's, **draws** when it ties for the highest, and **loses**
-//! otherwise; alone in a one-player game it wins with the full score (100). An entrant holding two seats of one game gets two results. A seat's **score** is 1 for a
-//! win, ½ for a draw, 0 for a loss; the table gives each entrant's mean score with a 95% Wilson interval
+//! otherwise; alone in a one-player game it wins with the full score (100). An entrant holding several
+//! seats of one game has one result in it, judged alike by the mean of its seats' goals against the
+//! other entrants' (it does not play against itself, and a game is one trial of the interval below, not
+//! two that cannot both be won); the table by seat ([`by_seat`]) and the CSV of every game
+//! ([`games_csv`]) still give each seat's own result. A **score** is 1 for a win, ½ for a draw, 0 for
+//! a loss; the table gives each entrant's mean score with a 95% Wilson interval
 //! (honest at small counts: eight wins in eight games is not a certainty), and its mean goal.
 //!
 //! Every game is a match run by the [referee](crate::referee), so the same rules hold as anywhere: every
@@ -34,6 +38,8 @@ use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
+
+use smallvec::SmallVec;
 
 use crate::game::{mix64, Game, GameError, Goal};
 use crate::learn::{Model, ModelError};
@@ -477,15 +483,16 @@ fn run_schedule(
 pub struct Standing {
     /// The entrant's name.
     pub name: String,
-    /// Seats played (see the module docs: an entrant may hold several seats of one game).
+    /// Games played.
     pub games: u32,
-    /// Seats with the strictly highest goal.
+    /// Games it ended with the strictly highest goal (an entrant holding several seats of one game:
+    /// the mean of theirs, against the other entrants'; see the module docs).
     pub wins: u32,
-    /// Seats tied for the highest goal.
+    /// Games it ended tied for the highest goal.
     pub draws: u32,
-    /// Other seats.
+    /// Other games.
     pub losses: u32,
-    /// Mean goal over the seats (0 when `games` is 0: no score, printed as `-`).
+    /// Mean goal over the games (0 when `games` is 0: no score, printed as `-`).
     pub average_goal: f64,
     /// Mean score (win 1, draw ½, loss 0; 0 when `games` is 0).
     pub score: f64,
@@ -497,6 +504,58 @@ pub struct Standing {
     pub substituted: u32,
     /// The mean depth its searches finished, when they deepen (alpha-beta, `id`...).
     pub mean_depth: Option<f64>,
+}
+
+/// One entrant's part in one game.
+struct EntrantResult {
+    entrant: usize,
+    /// The seats it held.
+    seats: SmallVec<[usize; 4]>,
+    /// The mean of their goals.
+    goal: f64,
+    result: SeatResult,
+}
+
+/// Each entrant's result in `rec`, in the order of their first seats: its goal (the mean of its
+/// seats', when it held several) against the other entrants', as [`seat_results`] judges seats. So an
+/// entrant holding two seats of a three-role game gets one result, never one against itself.
+fn entrant_results(rec: &GameRecord) -> Vec<EntrantResult> {
+    let mut out: Vec<EntrantResult> = Vec::new();
+    for (seat, &entrant) in rec.seats.iter().enumerate() {
+        let goal = f64::from(rec.goals.get(seat).copied().unwrap_or(0));
+        match out.iter_mut().find(|o| o.entrant == entrant) {
+            Some(o) => {
+                o.seats.push(seat);
+                o.goal += goal;
+            }
+            None => out.push(EntrantResult {
+                entrant,
+                seats: smallvec::smallvec![seat],
+                goal,
+                result: SeatResult::Loss,
+            }),
+        }
+    }
+    for o in &mut out {
+        o.goal /= o.seats.len() as f64;
+    }
+    if out.len() == rec.seats.len() {
+        // One seat each: the referee's own judgement (a lone seat wins with the full score).
+        for (o, result) in out.iter_mut().zip(seat_results(&rec.goals)) {
+            o.result = result;
+        }
+        return out;
+    }
+    let top = out.iter().map(|o| o.goal).fold(f64::MIN, f64::max);
+    let at_top = out.iter().filter(|o| o.goal == top).count();
+    for o in &mut out {
+        o.result = match (o.goal == top, at_top) {
+            (false, _) => SeatResult::Loss,
+            (true, 1) => SeatResult::Win,
+            (true, _) => SeatResult::Draw,
+        };
+    }
+    out
 }
 
 /// The table of `names` (one per entrant) after `records`.
@@ -521,16 +580,19 @@ pub fn standings(names: &[String], records: &[GameRecord]) -> Vec<Standing> {
     let mut depths = vec![(0u64, 0u32); names.len()];
     let mut goal_sums = vec![0.0; names.len()];
     for rec in records {
-        for (seat, result) in seat_results(&rec.goals).into_iter().enumerate() {
-            let e = rec.seats[seat];
+        for one in entrant_results(rec) {
+            let e = one.entrant;
             let Some(s) = table.get_mut(e) else { continue };
             s.games += 1;
-            s.substituted += rec.substituted.get(seat).copied().unwrap_or(0);
-            if let Some(effort) = rec.effort.get(seat) {
-                depths[e].0 += effort.depth;
-                depths[e].1 += effort.deepened;
+            for &seat in &one.seats {
+                s.substituted += rec.substituted.get(seat).copied().unwrap_or(0);
+                if let Some(effort) = rec.effort.get(seat) {
+                    depths[e].0 += effort.depth;
+                    depths[e].1 += effort.deepened;
+                }
             }
-            goal_sums[e] += f64::from(rec.goals[seat]);
+            goal_sums[e] += one.goal;
+            let result = one.result;
             match result {
                 SeatResult::Win => s.wins += 1,
                 SeatResult::Draw => s.draws += 1,
@@ -754,6 +816,41 @@ mod tests {
         assert!((t[0].score - 0.75).abs() < 1e-12);
         assert!((t[1].average_goal - 25.0).abs() < 1e-12);
         assert_eq!((t[0].substituted, t[1].substituted), (0, 2));
+    }
+
+    #[test]
+    fn an_entrant_holding_several_seats_has_one_result_by_their_mean_goal() {
+        let names = vec!["a".to_string(), "b".to_string()];
+        let game = |seats: Vec<usize>, goals: Vec<Goal>| GameRecord {
+            game: 0,
+            seats,
+            goals,
+            substituted: vec![1, 0, 2],
+            effort: vec![Effort::default(); 3],
+        };
+        let recs = vec![
+            // a's seats win and lose (mean 50), b's takes 50: a draw, not a win and a loss.
+            game(vec![0, 1, 0], vec![100, 50, 0]),
+            // b's seats average 75 against a's 0.
+            game(vec![1, 0, 1], vec![100, 0, 50]),
+        ];
+        let t = standings(&names, &recs);
+        assert_eq!(
+            (t[0].games, t[0].wins, t[0].draws, t[0].losses),
+            (2, 0, 1, 1)
+        );
+        assert_eq!(
+            (t[1].games, t[1].wins, t[1].draws, t[1].losses),
+            (2, 1, 1, 0)
+        );
+        assert!((t[0].average_goal - 25.0).abs() < 1e-12);
+        assert!((t[1].average_goal - 62.5).abs() < 1e-12);
+        assert!((t[1].score - 0.75).abs() < 1e-12);
+        // Its seats' substituted moves all count.
+        assert_eq!((t[0].substituted, t[1].substituted), (3, 3));
+        // The table by seat keeps each seat's own result.
+        let seats = by_seat(2, 3, &recs);
+        assert_eq!(seats[0][0].wins + seats[0][2].losses, 2);
     }
 
     #[test]
