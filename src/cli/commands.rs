@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use ggp::game::{Game, Goal, RoleIndex};
 use ggp::load::{Loaded, Visitor};
-use ggp::players::{Clock, PlayerConfig, PlayerKind, PlayerSpec};
+use ggp::players::{Clock, PlayerConfig, PlayerKind};
 use ggp::referee::person::Terminal;
 use ggp::referee::record::Recorder;
 use ggp::referee::{
@@ -22,7 +22,7 @@ pub struct Play {
     pub clock: Clock,
     pub quiet: bool,
     /// Whether `--fraction` was given (refused unless a player is jamboree).
-    pub fraction_given: bool,
+    pub flags: FlagsGiven,
     /// Where to write the match record.
     pub out: Option<std::path::PathBuf>,
 }
@@ -99,23 +99,62 @@ fn default_program(info: &ggp::game::GameInfo) -> SeatSpec {
     SeatSpec::Player(kind.into())
 }
 
-/// Refuses `--fraction` when no seat is jamboree, the one player that reads it.
-pub(super) fn fraction_is_read(given: bool, seats: &[SeatSpec]) -> Result<(), CliError> {
-    let jamboree = seats.iter().any(|s| {
-        matches!(
-            s,
-            SeatSpec::Player(PlayerSpec {
-                kind: PlayerKind::Jamboree,
-                ..
-            })
-        )
-    });
-    if given && !jamboree {
-        return Err(CliError::Usage(
-            "--fraction applies only to jamboree, and no player here is one".into(),
-        ));
+/// Which of the players' flags the command line gave: a flag that no player of the match reads is
+/// refused, not silently ignored.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct FlagsGiven {
+    pub fraction: bool,
+    pub depth: bool,
+    /// `--threads` above 1.
+    pub threads: bool,
+}
+
+impl FlagsGiven {
+    /// Refuses each flag given that none of the `kinds` (the local programs) reads.
+    pub(super) fn are_read(&self, kinds: &[PlayerKind]) -> Result<(), CliError> {
+        use PlayerKind::*;
+        let checks: [(bool, &str, &[PlayerKind], &str); 3] = [
+            (self.fraction, "--fraction", &[Jamboree], "jamboree"),
+            (
+                self.depth,
+                "--depth",
+                &[Minimax, AlphaBeta, Jamboree, Id, MinimaxDepth],
+                "minimax, alphabeta, jamboree, id and minimaxdepth",
+            ),
+            (self.threads, "--threads", &[Mcts, Uct], "mcts and uct"),
+        ];
+        for (given, flag, readers, names) in checks {
+            if given && !kinds.iter().any(|k| readers.contains(k)) {
+                let mut programs: Vec<String> = Vec::new();
+                for kind in kinds.iter().map(ToString::to_string) {
+                    if !programs.contains(&kind) {
+                        programs.push(kind);
+                    }
+                }
+                let programs = match programs.as_slice() {
+                    [] => "no program plays here".to_string(),
+                    _ => format!("the programs here: {}", programs.join(", ")),
+                };
+                return Err(CliError::Usage(format!(
+                    "{flag} applies only to {names}, and no player here is one ({programs})"
+                )));
+            }
+        }
+        Ok(())
     }
-    Ok(())
+
+    /// [`FlagsGiven::are_read`] by the programs among `seats` (not people, nor remote players, which
+    /// are given no flags).
+    pub(super) fn are_read_by(&self, seats: &[SeatSpec]) -> Result<(), CliError> {
+        let kinds: Vec<PlayerKind> = seats
+            .iter()
+            .filter_map(|s| match s {
+                SeatSpec::Player(p) => Some(p.kind),
+                _ => None,
+            })
+            .collect();
+        self.are_read(&kinds)
+    }
 }
 
 /// Builds every seat of a match; a person sits at this terminal (`timed`: against the play clock).
@@ -175,7 +214,7 @@ impl Visitor for Play {
                 default_program(info)
             })
         })?;
-        fraction_is_read(self.fraction_given, &specs)?;
+        self.flags.are_read_by(&specs)?;
         let config = with_depth(&self.config, &loaded);
         let mut seats = seats_for(&specs, &loaded, &config, false)?;
         let pending = self.out.as_deref().map(super::output_file).transpose()?;

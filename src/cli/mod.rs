@@ -279,14 +279,13 @@ fn clock_seconds(flag: &str, seconds: f64) -> Result<std::time::Duration, CliErr
 }
 
 impl PlayerArgs {
-    /// Refuses `--fraction` when none of `kinds` is jamboree, the one player that reads it.
-    fn fraction_is_read(&self, kinds: &[PlayerKind]) -> Result<(), CliError> {
-        if self.fraction.is_some() && !kinds.contains(&PlayerKind::Jamboree) {
-            return Err(CliError::Usage(
-                "--fraction applies only to jamboree, and no player here is one".into(),
-            ));
+    /// Which of these flags were given.
+    fn given(&self) -> commands::FlagsGiven {
+        commands::FlagsGiven {
+            fraction: self.fraction.is_some(),
+            depth: self.depth.is_some(),
+            threads: self.threads != 1,
         }
-        Ok(())
     }
 
     /// The players' settings; a search that runs long reports its progress on standard error when
@@ -488,6 +487,17 @@ fn role_named(roles: &[String], role: &str, spec: &str) -> Result<usize, CliErro
         })
 }
 
+/// Refuses `--playouts` for a command that judges no position by playouts (`what` says what it does
+/// instead).
+fn playouts_unread(game: &GameArgs, what: &str) -> Result<(), CliError> {
+    match game.load.playouts {
+        Some(_) => Err(CliError::Usage(format!(
+            "--playouts sets how a depth-limited player judges positions, and {what}: leave it out"
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// Runs the command the arguments name.
 pub fn run(cli: Cli) -> Result<(), CliError> {
     match (cli.command, cli.play) {
@@ -495,7 +505,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         (Some(Command::Search(a)), _) => {
             let spec = GameSpec::from_args(&a.game)?;
             let player: PlayerSpec = a.player.parse()?;
-            a.search.fraction_is_read(&[player.kind])?;
+            a.search.given().are_read(&[player.kind])?;
             let config = a.search.config(!a.trace)?;
             let clock = a.clocks.clock()?;
             spec.load()?.visit(search::Search {
@@ -508,6 +518,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             })
         }
         (Some(Command::Perft(a)), _) => {
+            playouts_unread(&a.game, "perft counts move sequences")?;
             let spec = GameSpec::from_args(&a.game)?;
             if a.depth > MAX_PERFT_DEPTH {
                 return Err(CliError::Usage(format!(
@@ -594,6 +605,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             if a.turns == 0 {
                 return Err(CliError::Usage("--turns must be at least 1".into()));
             }
+            playouts_unread(&a.game, "training plays every turn by its scores")?;
             GameSpec::from_args(&a.game)?.load()?.visit(learn::Train {
                 turns: a.turns,
                 out: a.out,
@@ -621,7 +633,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
                     a.games
                 )));
             }
-            commands::fraction_is_read(a.search.fraction.is_some(), &players)?;
+            a.search.given().are_read_by(&players)?;
             let config = a.search.config(false)?;
             let clock = a.clocks.clock()?;
             let spec = GameSpec::from_args(&a.game)?;
@@ -670,7 +682,7 @@ fn play(a: PlayArgs) -> Result<(), CliError> {
         config,
         clock,
         quiet: a.quiet,
-        fraction_given: a.search.fraction.is_some(),
+        flags: a.search.given(),
         out: a.out,
     })
 }

@@ -168,7 +168,7 @@ pub fn serve(a: ServeArgs) -> Result<(), CliError> {
     }
     let margin = secs_checked(a.margin)
         .ok_or_else(|| CliError::Usage(format!("--margin must be seconds, not {}", a.margin)))?;
-    a.search.fraction_is_read(&[player.kind])?;
+    a.search.given().are_read(&[player.kind])?;
     let mut player_config = a.search.config(false)?;
     if player_config.depth == 0 {
         player_config.depth = PlayerConfig::default().depth;
@@ -264,7 +264,7 @@ impl Visitor for Match {
         let info = game.info();
         let roles = &info.roles;
         let specs = assign_seats(&a.players, roles, |_| None)?;
-        super::commands::fraction_is_read(a.search.fraction.is_some(), &specs)?;
+        a.search.given().are_read_by(&specs)?;
         let config = super::commands::with_depth(&self.config, &loaded);
         let mut seats = seats_for(&specs, &loaded, &config, true)?;
         let remote = specs.iter().any(|s| matches!(s, SeatSpec::Remote(_)));

@@ -546,12 +546,51 @@ fn the_command_line_says_what_it_accepts() {
     check(
         "nim --player alphabeta --fraction 0.3",
         "",
-        "error: --fraction applies only to jamboree, and no player here is one",
+        "error: --fraction applies only to jamboree, and no player here is one (the programs here: \
+         alphabeta)",
     );
     check(
         "search nim --player alphabeta --fraction 0.3",
         "",
-        "error: --fraction applies only to jamboree, and no player here is one",
+        "error: --fraction applies only to jamboree, and no player here is one (the programs here: \
+         alphabeta)",
+    );
+    // Every player flag is refused where no player reads it, rather than silently ignored.
+    check(
+        "nim --player maxie=human --player minnie=mcts --depth 5",
+        "",
+        "error: --depth applies only to minimax, alphabeta, jamboree, id and minimaxdepth, and no \
+         player here is one (the programs here: mcts)",
+    );
+    check(
+        "nim --player random --threads 4",
+        "",
+        "error: --threads applies only to mcts and uct, and no player here is one (the programs \
+         here: random)",
+    );
+    check(
+        "nim --player human --threads 4",
+        "",
+        "error: --threads applies only to mcts and uct, and no player here is one (no program \
+         plays here)",
+    );
+    check(
+        "perft nim 2 --playouts 5",
+        "",
+        "error: --playouts sets how a depth-limited player judges positions, and perft counts move \
+         sequences: leave it out",
+    );
+    check(
+        "train tictactoe --turns 10 --out /dev/null --playouts 5",
+        "",
+        "error: --playouts sets how a depth-limited player judges positions, and training plays \
+         every turn by its scores: leave it out",
+    );
+    check(
+        "search nim --player mcs --depth 3",
+        "",
+        "error: --depth applies only to minimax, alphabeta, jamboree, id and minimaxdepth, and no \
+         player here is one (the programs here: mcs)",
     );
     check(
         "nim --player maxie=random --player maxie=legal",
@@ -589,7 +628,8 @@ fn the_command_line_says_what_it_accepts() {
     check(
         "search tictactoe --player onestep --fraction 0.5 --seed 1",
         "",
-        "error: --fraction applies only to jamboree, and no player here is one",
+        "error: --fraction applies only to jamboree, and no player here is one (the programs here: \
+         onestep)",
     );
     check(
         "search nim --pile 3 --player alphabeta --depth 3",
