@@ -44,16 +44,24 @@ fn a_tree_too_big_to_slide_in_the_time_afforded_starts_again_and_a_big_one_is_ha
 }
 
 /// A one-player puzzle of 2^20 states: each move flips one of 20 bits, and the goal is all bits set.
-struct Bits(GameInfo);
+/// With `forced_first`, it starts with bit 21 set and one move, which clears it.
+struct Bits(GameInfo, bool);
 
 impl Bits {
     fn new() -> Bits {
-        Bits(GameInfo {
-            name: "bits".into(),
-            roles: vec!["p".into()],
-            dynamics: Dynamics::TurnTaking,
-            zero_sum: false,
-        })
+        Bits::with_forced_first(false)
+    }
+
+    fn with_forced_first(forced_first: bool) -> Bits {
+        Bits(
+            GameInfo {
+                name: "bits".into(),
+                roles: vec!["p".into()],
+                dynamics: Dynamics::TurnTaking,
+                zero_sum: false,
+            },
+            forced_first,
+        )
     }
 }
 
@@ -64,14 +72,22 @@ impl Game for Bits {
         &self.0
     }
     fn initial_state(&self) -> u32 {
-        0
+        if self.1 {
+            1 << 21
+        } else {
+            0
+        }
     }
     fn is_terminal(&self, state: &u32) -> bool {
         *state == (1 << 20) - 1
     }
-    fn legal_moves(&self, _: &u32, _: RoleIndex, out: &mut Vec<u32>) {
+    fn legal_moves(&self, state: &u32, _: RoleIndex, out: &mut Vec<u32>) {
         out.clear();
-        out.extend(0..20);
+        if state & (1 << 21) != 0 {
+            out.push(21);
+        } else {
+            out.extend(0..20);
+        }
     }
     fn next_state(&self, state: &u32, joint: &[u32]) -> u32 {
         state ^ (1 << joint[0])
@@ -124,4 +140,40 @@ fn a_puzzle_search_too_big_to_move_down_in_the_time_afforded_starts_again() {
             (!kept && found >= 50_000).then_some(found)
         );
     }
+}
+
+#[test]
+fn a_forced_move_in_a_puzzle_keeps_its_search_going() {
+    let g = Bits::with_forced_first(true);
+    let start = g.initial_state();
+    let mut p = MctsPlayer::new(5);
+    p.prepare(&g, 0, Deadline::after(Duration::from_millis(200)))
+        .unwrap();
+    let before = p
+        .puzzle
+        .solver
+        .as_ref()
+        .expect("the start clock's search")
+        .expanded();
+    assert!(before > 0);
+    let choice = p
+        .choose(&Ask::new(
+            &g,
+            &start,
+            0,
+            Deadline::after(Duration::from_millis(200)),
+        ))
+        .unwrap();
+    assert_eq!(choice.mv, 21);
+    // The forced move's time went to the search, which is still there for the next move.
+    let solver = p
+        .puzzle
+        .solver
+        .as_ref()
+        .expect("the search survives the forced move");
+    assert!(
+        solver.expanded() > before,
+        "{} <= {before}",
+        solver.expanded()
+    );
 }

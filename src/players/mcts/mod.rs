@@ -428,7 +428,12 @@ impl<G: Game> MctsPlayer<G> {
     ) {
         // A puzzle's search runs on a thread of its own beside the trees (nobody else plays), and the
         // trees stop once it settles the game.
-        let mut solver = self.puzzle.solver.take().filter(|_| with_solver);
+        // Left in place when not searched now: it goes on at the next move.
+        let mut solver = if with_solver {
+            self.puzzle.solver.take()
+        } else {
+            None
+        };
         let (settled, trees_done) = (AtomicBool::new(false), AtomicBool::new(false));
         let limit = self
             .max_simulations
@@ -673,7 +678,8 @@ impl<G: Game> Player<G> for MctsPlayer<G> {
                         .as_ref()
                         .map(|f| f as &(dyn Fn() -> bool + Sync)),
                     MAX_NODES / self.threads,
-                    false,
+                    // A puzzle's search goes on through the forced move: nobody else plays.
+                    puzzle,
                 );
                 choice.stats.simulations = self.simulations();
                 choice.stats.elapsed = started.elapsed();
