@@ -519,10 +519,25 @@ pub fn view(a: ViewArgs) -> Result<(), CliError> {
             .map_or("?", String::as_str);
         writeln!(out, "  {role}: {name}")?;
     }
-    for (step, state) in record.states.iter().enumerate() {
-        match boards.as_ref().and_then(|b| b.get(step)) {
-            Some(board) => writeln!(out, "\n{board}")?,
-            None => writeln!(out, "\nState {step}: {state}")?,
+    // A record may keep its moves without their states (a long match sent whole): the moves are
+    // shown all the same, and the boards when the game is given.
+    let steps = record
+        .states
+        .len()
+        .max(record.moves.len())
+        .max(boards.as_ref().map_or(0, Vec::len));
+    for step in 0..steps {
+        match (
+            boards.as_ref().and_then(|b| b.get(step)),
+            record.states.get(step),
+        ) {
+            (Some(board), _) => writeln!(out, "\n{board}")?,
+            (None, Some(state)) => writeln!(out, "\nState {step}: {state}")?,
+            (None, None) if step == 0 => writeln!(
+                out,
+                "\nThe record keeps no states: --game GAME draws them."
+            )?,
+            (None, None) => {}
         }
         if let Some(joint) = record.moves.get(step) {
             for (r, mv) in joint.iter().enumerate() {

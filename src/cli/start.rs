@@ -119,7 +119,7 @@ pub fn started(
         let roles = &game.info().roles;
         if let Some(theirs) = record.game_role_names.as_ref().filter(|r| *r != roles) {
             return Err(CliError::Usage(format!(
-                "--from {}: the record is of {} (roles {}), not of this game (roles {})",
+                "the record {} is of {} (roles {}), not of this game (roles {})",
                 path.display(),
                 record.game_name.as_deref().unwrap_or("another game"),
                 theirs.join(", "),

@@ -195,8 +195,17 @@ fn play_and_search_start_anywhere() {
         &format!("games/connect4.gdl --from {record} --step 0 --player random"),
         "",
         &format!(
-            "error: --from {record}: the record is of tictactoe (roles x, o), not of this game \
-             (roles red, black)"
+            "error: the record {record} is of tictactoe (roles x, o), not of this game (roles \
+             red, black)"
+        ),
+    );
+    // And so is one viewed with another game's rules.
+    check(
+        &format!("view {record} --game games/connect4.gdl"),
+        "",
+        &format!(
+            "error: the record {record} is of tictactoe (roles x, o), not of this game (roles \
+             red, black)"
         ),
     );
     let whole = dir.join("whole.json");

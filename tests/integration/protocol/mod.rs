@@ -242,6 +242,22 @@ fn tic_tac_toe_between_two_servers() {
     assert!(ok, "{err}");
     assert!(boards.contains("1 | "), "{boards}");
     assert!(boards.contains("Step 1: xplayer plays"), "{boards}");
+    // A record of moves without their states shows the moves, and the boards with the game.
+    let mut bare = record.clone();
+    bare.states.clear();
+    std::fs::write(&file, bare.to_json()).unwrap();
+    for game in [None, Some(game_file("ticTacToe.kif"))] {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_ggp-run"));
+        cmd.arg("view").arg(&file);
+        if let Some(game) = &game {
+            cmd.arg("--game").arg(game);
+        }
+        let (ok, view, err) = run_bounded(cmd, Duration::from_secs(20));
+        assert!(ok, "{err}");
+        assert!(view.contains("Step 1: xplayer plays"), "{view}");
+        assert_eq!(view.contains("1 | "), game.is_some(), "{view}");
+        assert_eq!(view.contains("keeps no states"), game.is_none(), "{view}");
+    }
     let _ = std::fs::remove_file(&file);
 }
 
