@@ -533,10 +533,9 @@ pub fn view(a: ViewArgs) -> Result<(), CliError> {
         ) {
             (Some(board), _) => writeln!(out, "\n{board}")?,
             (None, Some(state)) => writeln!(out, "\nState {step}: {state}")?,
-            (None, None) if step == 0 => writeln!(
-                out,
-                "\nThe record keeps no states: --game GAME draws them."
-            )?,
+            (None, None) if step == 0 => {
+                writeln!(out, "\nThe record keeps no states: --game GAME draws them.")?
+            }
             (None, None) => {}
         }
         if let Some(joint) = record.moves.get(step) {

@@ -693,6 +693,9 @@ impl PlayerServer {
                     return match fallback_rx.try_recv() {
                         Ok(Ok(mv)) => Reply::ok(mv)
                             .noted("the search overran its deadline: random legal move"),
+                        // The manager's moves do not play on here (or the game is over): the same
+                        // answer as the search would have given.
+                        Ok(Err(e)) => Reply::error(StatusCode::BAD_REQUEST, e),
                         _ => Reply::error(
                             StatusCode::SERVICE_UNAVAILABLE,
                             format!(

@@ -56,11 +56,17 @@ impl Session for Searching {
     }
 }
 
-/// A tracker whose every fallback is `noop`, writing down the joint moves it follows.
+/// A tracker whose every fallback is `noop`, writing down the joint moves it follows; a move named
+/// `illegal` it refuses.
 struct Noop(Steps);
 
 impl Tracker for Noop {
     fn advance(&mut self, moves: &[String]) -> Result<(), SessionError> {
+        if moves.iter().any(|m| m == "illegal") {
+            return Err(SessionError::BadMoves(
+                "`illegal` is not a legal move".into(),
+            ));
+        }
         self.0.lock().unwrap().push(moves.to_vec());
         Ok(())
     }
@@ -494,6 +500,15 @@ fn a_player_thinking_past_the_next_play_clock_has_a_legal_move_answered_for_it()
     let reply = runtime.block_on(server.play("m", None, Arrival::now()));
     assert_eq!(reply.body, "chosen");
     runtime.block_on(fallback_in_time(&server, Some(step("a"))));
+    // Moves the tracker refuses get the answer the session would give them, saying why.
+    let reply = runtime.block_on(server.play("m", Some(step("illegal")), Arrival::now()));
+    assert_eq!(
+        (reply.status, reply.body.as_str()),
+        (
+            StatusCode::BAD_REQUEST,
+            "error: `illegal` is not a legal move"
+        )
+    );
 }
 
 /// Plays `moves` in match `m`, whose play clock is 3 s: the answer is the fallback, `noop`, within it.
