@@ -220,15 +220,48 @@ pub(crate) fn integer_range(q: &mut Program) -> (TermId, TermId) {
     (lo, hi)
 }
 
-/// Keeps every arithmetic result of `r` between `lo` and `hi`: without negation, arithmetic can count
-/// forever (a counter no longer stops at a terminal state, a pile goes below zero), so a relaxed
-/// fixpoint keeps the finite tables a classic translation of the game would list.
+/// Keeps between `lo` and `hi` every arithmetic result of `r` that its head carries (directly, or
+/// through `=` and further arithmetic): without negation, arithmetic can count forever (a counter no
+/// longer stops at a terminal state, a pile goes below zero), so a relaxed fixpoint keeps the finite
+/// tables a classic translation of the game would list. A result the head does not carry (a
+/// condition's intermediate, `minus(N, 1, D)` with `D` unused) makes no new value, so it is left
+/// alone: clamped, it would drop the rule's instances where it leaves the range, a legal move among
+/// them.
 pub(crate) fn clamp_arithmetic(r: &mut Rule, lo: TermId, hi: TermId) {
+    let mut carried = vec![false; r.var_names.len()];
+    for a in &r.head.args {
+        a.bind_vars(&mut carried);
+    }
+    let any = |p: &Pat, marked: &[bool]| {
+        let mut hit = false;
+        p.each_var(&mut |v| hit |= marked.get(v as usize).copied().unwrap_or(false));
+        hit
+    };
+    let mut grew = true;
+    while grew {
+        grew = false;
+        for l in &r.body {
+            let (from, to): (&[&Pat], &[&Pat]) = match l {
+                Lit::Arith(_, x, y, z) => (&[z], &[x, y]),
+                Lit::Cmp(Cmp::Same, a, b) => (&[a, b], &[a, b]),
+                _ => continue,
+            };
+            if from.iter().any(|p| any(p, &carried)) {
+                for p in to {
+                    p.each_var(&mut |v| {
+                        if let Some(c) = carried.get_mut(v as usize) {
+                            grew |= !std::mem::replace(c, true);
+                        }
+                    });
+                }
+            }
+        }
+    }
     let results: Vec<Pat> = r
         .body
         .iter()
         .filter_map(|l| match l {
-            Lit::Arith(_, _, _, z) => Some(z.clone()),
+            Lit::Arith(_, _, _, z) if any(z, &carried) => Some(z.clone()),
             _ => None,
         })
         .collect();

@@ -79,3 +79,34 @@ fn after_two_twos<G: Game>(g: &G) -> G::State {
     assert!(g.is_terminal(&state));
     state
 }
+
+/// `minus(N, 1, D)` with `D` unused: from 0 it is -1, which no rule names, and the move it guards is
+/// legal all the same on both engines (the relaxed fixpoint once clamped it away, and the game had no
+/// legal move).
+#[test]
+fn an_unused_arithmetic_result_past_the_named_integers_keeps_its_move_on_both_engines() {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/arithmetic/unused_intermediate.gdl");
+    let (program, _) = ggp::syntax::parse_file(&path).expect("parses");
+    let net = NetGame::from_program(&program, "unused_intermediate").expect("grounds");
+    let rule = RuleGame::from_program(&program, "unused_intermediate").expect("loads");
+    assert_eq!(ticked_twice(&net), vec![100], "network");
+    assert_eq!(ticked_twice(&rule), vec![100], "datalog");
+}
+
+/// The goals after the one legal move, `tick`, twice: the end.
+fn ticked_twice<G: Game>(g: &G) -> Vec<ggp::game::Goal> {
+    let mut state = g.initial_state();
+    let mut buf = Vec::new();
+    for _ in 0..2 {
+        assert!(!g.is_terminal(&state));
+        g.legal_moves(&state, 0, &mut buf);
+        assert_eq!(
+            buf.iter().map(|m| g.show_move(m)).collect::<Vec<_>>(),
+            ["tick"]
+        );
+        state = g.play(&state, 0, &buf[0]);
+    }
+    assert!(g.is_terminal(&state));
+    vec![g.goal(&state, 0)]
+}
