@@ -178,9 +178,35 @@ pub fn lex_kif(src: &str) -> Lexed<KifTok<'_>> {
     };
     let mut bad_run = None;
     let mut lexer = KifTok::lexer(src);
+    let (mut depth, mut skip_until) = (0usize, 0usize);
     while let Some(tok) = lexer.next() {
         let r = lexer.span();
         let span = Span::new(r.start, r.end);
+        if r.start < skip_until {
+            continue;
+        }
+        match tok {
+            Ok(KifTok::LParen) => depth += 1,
+            Ok(KifTok::RParen) => depth = depth.saturating_sub(1),
+            // An infix comment between KIF statements would read as facts, one per word.
+            Ok(KifTok::Ident(name)) if depth == 0 && name.starts_with('%') => {
+                skip_until = end_of_line(src, r.start);
+                out.errors.push(
+                    Diagnostic::error(span, "`%` does not start a comment in KIF").with_help(
+                        "KIF comments start with `;` (`%` starts one in the infix syntax)",
+                    ),
+                );
+                continue;
+            }
+            Ok(KifTok::Ident(":-")) if depth == 0 => {
+                out.errors.push(
+                    Diagnostic::error(span, "`:-` is the infix syntax's, not KIF's")
+                        .with_help("KIF writes a rule as `(<= head condition ...)`"),
+                );
+                continue;
+            }
+            _ => {}
+        }
         match tok {
             Ok(KifTok::Comment(text)) => out.comments.push(Comment {
                 text: text.trim_end_matches('\r').to_string(),
@@ -198,6 +224,11 @@ pub fn lex_kif(src: &str) -> Lexed<KifTok<'_>> {
     }
     out.errors.extend(bad_run);
     out
+}
+
+/// Where the line holding byte `at` ends (its `\n`, or the end of `src`).
+fn end_of_line(src: &str, at: usize) -> usize {
+    src[at..].find('\n').map_or(src.len(), |i| at + i)
 }
 
 /// Runs of bad characters are reported once, not once per character: `bad_run` is the run being
@@ -228,9 +259,22 @@ pub fn lex_infix(src: &str) -> Lexed<InfixTok<'_>> {
     };
     let mut bad_run = None;
     let mut lexer = InfixTok::lexer(src);
+    let mut skip_until = 0usize;
     while let Some(tok) = lexer.next() {
         let r = lexer.span();
         let span = Span::new(r.start, r.end);
+        if r.start < skip_until {
+            continue;
+        }
+        // A KIF comment: one error for it, not one for each of its words.
+        if tok.is_err() && src.as_bytes()[r.start] == b';' {
+            skip_until = end_of_line(src, r.start);
+            out.errors.push(
+                Diagnostic::error(span, "`;` does not start a comment in the infix syntax")
+                    .with_help("infix comments start with `%` (`;` starts one in KIF)"),
+            );
+            continue;
+        }
         match tok {
             Ok(InfixTok::Comment(text)) => out.comments.push(Comment {
                 text: text.trim_end_matches('\r').to_string(),

@@ -43,52 +43,51 @@ pub fn syntax_of_path(path: &Path) -> Option<Syntax> {
     }
 }
 
-/// Guesses the syntax of text: KIF statements start with `(` and comments with `;`, infix statements
-/// start with a name and comments with `%`.
+/// Guesses the syntax of text by its first statement: KIF statements start with `(`, infix ones with
+/// a name. Comment lines are passed over (a `;` comment above infix rules is a slip of the
+/// pen, not a KIF file); text of comments alone goes by the first one (`;` KIF, `%` infix).
 pub fn guess_syntax(src: &str) -> Syntax {
     let src = src.strip_prefix('\u{feff}').unwrap_or(src);
-    for line in src.lines() {
-        let line = line.trim_start();
-        if line.starts_with(';') {
-            return Syntax::Kif;
-        }
-        if line.starts_with('%') {
-            return Syntax::Infix;
-        }
-        if line.is_empty() {
-            continue;
-        }
-        return if line.starts_with('(') {
+    if let Some(first) = first_statement_line(src) {
+        return if first.starts_with('(') {
             Syntax::Kif
         } else {
             Syntax::Infix
         };
     }
-    Syntax::Kif
+    match src.lines().map(str::trim_start).find(|l| !l.is_empty()) {
+        Some(l) if l.starts_with('%') => Syntax::Infix,
+        _ => Syntax::Kif,
+    }
 }
 
-/// The syntax a rule file is written in, read from its text (KIF statements open with `(` and its
-/// comments with `;`, infix ones with a name and `%`), and a note saying which was assumed when the
-/// file's extension says otherwise (a KIF game saved as `.gdl`) or says nothing (`game.txt`).
+/// The first line of `src` that is neither blank nor a comment (of either syntax), trimmed at the
+/// start.
+fn first_statement_line(src: &str) -> Option<&str> {
+    src.lines()
+        .map(str::trim_start)
+        .find(|l| !l.is_empty() && !l.starts_with([';', '%']))
+}
+
+/// The syntax a rule file is written in, read from its text (KIF statements open with `(`, infix
+/// ones with a name), and a note saying which was assumed when the file's extension says otherwise (a
+/// KIF game saved as `.gdl`) or says nothing (`game.txt`).
 pub fn syntax_of_file(path: &Path, text: &str) -> (Syntax, Option<String>) {
     let named = syntax_of_path(path);
-    let blank = text
-        .lines()
-        .all(|l| l.trim().is_empty() || l.trim_start().starts_with([';', '%']));
-    let found = match (named, blank) {
-        (Some(s), true) => return (s, None),
+    let first = first_statement_line(text.strip_prefix('\u{feff}').unwrap_or(text));
+    let found = match (named, first) {
+        (Some(s), None) => return (s, None),
         _ => guess_syntax(text),
     };
     let name = |s: Syntax| match s {
         Syntax::Kif => "KIF",
         Syntax::Infix => "infix (Epilog)",
     };
-    let first = text.lines().map(str::trim_start).find(|l| !l.is_empty());
-    let why = match (found, first.and_then(|l| l.chars().next())) {
-        (Syntax::Kif, Some(';')) => "its comments open with `;`",
-        (Syntax::Infix, Some('%')) => "its comments open with `%`",
-        (Syntax::Kif, _) => "its statements open with `(`",
-        (Syntax::Infix, _) => "its statements open with a name, not `(`",
+    let why = match (found, first) {
+        (Syntax::Kif, None) => "its comments open with `;`",
+        (Syntax::Infix, None) => "its comments open with `%`",
+        (Syntax::Kif, Some(_)) => "its statements open with `(`",
+        (Syntax::Infix, Some(_)) => "its statements open with a name, not `(`",
     };
     let note = match named {
         Some(s) if s == found => None,
@@ -581,6 +580,45 @@ mod tests {
         assert_eq!(program.syntax, Syntax::Kif);
         assert_eq!(guess_syntax("\u{feff}(role a)"), Syntax::Kif);
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// The first statement decides, whatever the comments above it are written like.
+    #[test]
+    fn the_syntax_is_guessed_by_the_first_statement_not_the_first_comment() {
+        for (text, syntax) in [
+            (
+                "; a slip
+role(a)
+",
+                Syntax::Infix,
+            ),
+            (
+                "% infix
+(role a)
+",
+                Syntax::Kif,
+            ),
+            (
+                "\n  ; KIF
+",
+                Syntax::Kif,
+            ),
+            (
+                "% infix only
+",
+                Syntax::Infix,
+            ),
+            ("", Syntax::Kif),
+        ] {
+            assert_eq!(guess_syntax(text), syntax, "{text:?}");
+        }
+        let (syntax, note) = syntax_of_file(
+            Path::new("g.gdl"),
+            "; a slip
+role(a)
+",
+        );
+        assert_eq!((syntax, note), (Syntax::Infix, None));
     }
 
     /// A bad character is reported with the problems after it, not instead of them; a syntax

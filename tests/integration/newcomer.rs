@@ -839,9 +839,9 @@ fn a_rule_file_is_read_in_the_syntax_it_is_written_in() {
         let out = String::from_utf8_lossy(&o.stdout);
         assert!(o.status.success(), "check {name}: {out}");
         let note = if name.ends_with(".gdl") {
-            format!("note: {p} is named like infix (Epilog) rules, but its comments open with `;`: it is read as KIF")
+            format!("note: {p} is named like infix (Epilog) rules, but its statements open with `(`: it is read as KIF")
         } else {
-            format!("note: {p}: its comments open with `;`, so it is read as KIF")
+            format!("note: {p}: its statements open with `(`, so it is read as KIF")
         };
         assert!(out.contains(&note), "check {name}:\n{out}");
         let o = run(&["play", &p, "--player", "random", "--seed", "1"], "");
