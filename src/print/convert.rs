@@ -399,21 +399,21 @@ fn operations_to_classic(p: &Program) -> Result<Program, ConvertError> {
                 lit(tx.legal1, vec![var_p]),
             ],
         );
+        // Roles not in control do nothing (a game that writes `legal(R, A)` says so itself).
+        tx.rule(
+            atom(legal, vec![Term::Var(r, z()), Term::Const(noop, z())]),
+            vec![
+                lit(role, vec![Term::Var(r, z())]),
+                Literal::Not(
+                    Box::new(lit(
+                        t_true,
+                        vec![Term::Func(control, vec![Term::Var(r, z())], z())],
+                    )),
+                    z(),
+                ),
+            ],
+        );
     }
-    // Roles not in control do nothing.
-    tx.rule(
-        atom(legal, vec![Term::Var(r, z()), Term::Const(noop, z())]),
-        vec![
-            lit(role, vec![Term::Var(r, z())]),
-            Literal::Not(
-                Box::new(lit(
-                    t_true,
-                    vec![Term::Func(control, vec![Term::Var(r, z())], z())],
-                )),
-                z(),
-            ),
-        ],
-    );
     let var_p = || Term::Var(pv, z());
     tx.rule(atom(next, vec![var_p()]), vec![lit(added, vec![var_p()])]);
     tx.rule(

@@ -206,3 +206,23 @@ fn converted_arithmetic_tables_only_the_numbers_the_game_needs() {
     assert_eq!((used.len(), lo, hi), (4, 0, 100));
     assert!(facts < 2_000, "{facts} facts");
 }
+
+/// An operation game that writes `legal(R, A)` itself gets no `noop` for the roles not in control
+/// when converted to KIF (only `legal(A)` implies one): it once did, and the KIF game had four first
+/// moves where the original has one.
+#[test]
+fn operations_with_legal_of_two_arguments_convert_without_a_noop() {
+    let infix = "role(x)\nrole(o)\ninit(c(0))\nlegal(x, go)\nlegal(o, stay)\n\
+                 go :: c(0) ==> ~c(0) & c(1)\ngoal(x, 100) :- c(1)\ngoal(x, 0) :- c(0)\n\
+                 goal(o, 0) :- c(1)\ngoal(o, 100) :- c(0)\nterminal :- c(1)\n";
+    let original = parse_infix(infix).unwrap();
+    let kif = to_kif(&convert(&original, Syntax::Kif).expect("converts"));
+    assert!(!kif.contains("noop"), "{kif}");
+    let converted = parse_kif(&kif).unwrap();
+    let counts = |p: &Program| {
+        let g = RuleGame::from_program(p, "one_step").unwrap();
+        [1, 2].map(|d| ggp::game::perft(&g, &g.initial_state(), d))
+    };
+    assert_eq!(counts(&original), [1, 1]);
+    assert_eq!(counts(&converted), [1, 1], "{kif}");
+}
