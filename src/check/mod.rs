@@ -15,6 +15,7 @@
 mod arity;
 mod graph;
 mod reserved;
+mod roles;
 
 use arity::Arities;
 
@@ -841,36 +842,8 @@ impl Checker<'_> {
             };
             out.push(d);
         }
-        if let Some(span) = self.random_role() {
-            out.push(
-                Diagnostic::warning(
-                    span,
-                    "a role named `random` is GDL-II's chance player, and GDL-II is not supported",
-                )
-                .with_help(
-                    "the game is played as GDL: `random` is an ordinary role, and a player takes its \
-                     seat (`--player random=random` plays it by chance)",
-                ),
-            );
-        }
+        self.role_warnings(&mut out);
         self.warnings.extend(out);
-    }
-
-    /// Where the game declares a role named `random`, if it does.
-    fn random_role(&self) -> Option<Span> {
-        self.p.statements.iter().find_map(|st| match st {
-            Statement::Rule { head, body, .. }
-                if body.is_empty() && self.kw(head.pred) == Some(Keyword::Role) =>
-            {
-                match head.args.first() {
-                    Some(Term::Const(r, span)) if self.name(*r).eq_ignore_ascii_case("random") => {
-                        Some(*span)
-                    }
-                    _ => None,
-                }
-            }
-            _ => None,
-        })
     }
 
     fn summary(&self, strata: usize) -> Summary {

@@ -24,10 +24,12 @@ pub use convert::{arithmetic_tables_of, convert, ConvertError};
 /// Lines longer than this are broken, one body literal per line.
 const WIDTH: usize = 80;
 
-/// Whether `name` reads back as one KIF name token.
+/// Whether `name` reads back as one KIF name token (wherever it stands: `%...` and `:-` are refused
+/// between statements, as comments and rules of the infix syntax).
 fn kif_plain(name: &str) -> bool {
     !name.is_empty()
-        && !name.starts_with('?')
+        && !name.starts_with(['?', '%'])
+        && name != ":-"
         && name
             .chars()
             .all(|c| !c.is_whitespace() && !c.is_control() && !matches!(c, '(' | ')' | ';' | '"'))

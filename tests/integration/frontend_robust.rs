@@ -102,6 +102,15 @@ proptest! {
     }
 }
 
+/// Names the KIF reader refuses between statements (`%...`, an infix comment, and `:-`) are printed
+/// quoted, so a program prints as KIF that reads back.
+#[test]
+fn names_like_the_other_syntax_print_quoted_in_kif() {
+    for src in ["\"\"~\"\"&\"%\"", "(p \"%a\") \":-\""] {
+        exercise(src, Syntax::Kif);
+    }
+}
+
 #[test]
 fn deep_nesting_is_an_error_not_a_crash() {
     let n = 100_000;
