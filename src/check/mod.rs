@@ -495,8 +495,9 @@ impl Checker<'_> {
                     first_op.get_or_insert(*span);
                 }
             }
-            if self.p.syntax == Syntax::Infix {
-                self.kif_connectives_read_as_relations(st);
+            match self.p.syntax {
+                Syntax::Infix => self.kif_connectives_read_as_relations(st),
+                Syntax::Kif => self.rules_inside_rules(st),
             }
         }
         if let (Some(op), Some((span, k))) = (first_op, first_classic) {

@@ -1,4 +1,5 @@
-//! Names infix reserves: KIF's connectives read as relations, and built-ins defined or made true.
+//! Names a syntax reserves: KIF's connectives read as relations in infix, built-ins defined or made
+//! true, and a KIF rule read as another's condition (its closing `)` missing).
 
 use super::{is_builtin, Checker};
 use crate::diagnostics::Diagnostic;
@@ -50,6 +51,30 @@ impl Checker<'_> {
                     )
                     .with_help(format!("in infix write {connective} as {instead}")),
                 );
+            });
+        }
+    }
+
+    /// A KIF rule whose closing `)` is missing takes the next rule in as one of its conditions, an
+    /// atom of a relation named `<=` that nothing defines: said as what it most likely is.
+    pub(super) fn rules_inside_rules(&mut self, st: &Statement) {
+        let Statement::Rule { body, .. } = st else {
+            return;
+        };
+        for l in body {
+            for_each_atom(l, false, &mut |a, _| {
+                if self.kw(a.pred) == Some(Keyword::Implies) {
+                    self.errors.push(
+                        Diagnostic::error(
+                            a.span,
+                            "a rule inside a rule: `<=` cannot be a condition",
+                        )
+                        .with_help(
+                            "the rule before it probably lacks its closing `)`: close it, and \
+                                 this one becomes a rule of its own",
+                        ),
+                    );
+                }
             });
         }
     }
