@@ -298,11 +298,18 @@ pub fn check_parens<T>(
     balance: bool,
     is_open: impl Fn(&T) -> bool,
     is_close: impl Fn(&T) -> bool,
+    new_statement: impl Fn(usize) -> bool,
     errors: &mut Problems,
 ) {
     let mut open: Vec<usize> = Vec::new();
     let mut too_deep_reported = false;
-    for (start, tok, end) in tokens {
+    for (i, (start, tok, end)) in tokens.iter().enumerate() {
+        if balance && !open.is_empty() && new_statement(i) {
+            // What can only start a statement (a rule at the start of a line): the one before it
+            // lacks its `)`s, and each such statement is reported, not only the first.
+            unclosed(&open, errors);
+            open.clear();
+        }
         if is_open(tok) {
             open.push(*start);
             if open.len() > MAX_DEPTH && !too_deep_reported {
@@ -322,12 +329,18 @@ pub fn check_parens<T>(
             );
         }
     }
-    if let (Some(&first), true) = (open.first(), balance) {
-        errors.push(
-            Diagnostic::error(Span::new(first, first + 1), "this `(` is never closed")
-                .with_help(format!("add {} `)` where the statement ends", open.len())),
-        );
+    if balance && !open.is_empty() {
+        unclosed(&open, errors);
     }
+}
+
+/// The error of a statement whose `(`s at `open` are never closed.
+fn unclosed(open: &[usize], errors: &mut Problems) {
+    let first = open[0];
+    errors.push(
+        Diagnostic::error(Span::new(first, first + 1), "this `(` is never closed")
+            .with_help(format!("add {} `)` where the statement ends", open.len())),
+    );
 }
 
 #[cfg(test)]

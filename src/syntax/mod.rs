@@ -187,11 +187,21 @@ pub fn parse_kif(src: &str) -> Result<Program, Vec<Diagnostic>> {
     let lexed = lexer::lex_kif(src);
     let mut errors = lexed.errors;
     let lexical = errors.len();
+    // `(<=` opening a line starts a rule: rules do not nest.
+    let starts_rule = |i: usize| {
+        let at_line_start = |start: usize| start == 0 || src.as_bytes()[start - 1] == b'\n';
+        matches!(
+            (lexed.tokens.get(i), lexed.tokens.get(i + 1)),
+            (Some((start, KifTok::LParen, _)), Some((_, KifTok::Ident("<="), _)))
+                if at_line_start(*start)
+        )
+    };
     lexer::check_parens(
         &lexed.tokens,
         true,
         |t| *t == KifTok::LParen,
         |t| *t == KifTok::RParen,
+        starts_rule,
         &mut errors,
     );
     // Unbalanced parentheses leave no statement to read; a bad character is left out, and the
@@ -250,6 +260,7 @@ pub fn parse_infix(src: &str) -> Result<Program, Vec<Diagnostic>> {
         false,
         |t| *t == InfixTok::LParen,
         |t| *t == InfixTok::RParen,
+        |_| false,
         &mut errors,
     );
     errors.extend(check_nesting(&lexed.tokens));
