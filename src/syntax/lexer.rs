@@ -198,6 +198,21 @@ pub fn lex_kif(src: &str) -> Lexed<KifTok<'_>> {
                 );
                 continue;
             }
+            // A space that is not ASCII (pasted from a web page) would join two words into one name.
+            Ok(KifTok::Ident(name)) if name.contains(char::is_whitespace) => {
+                let c = name.chars().find(|c| c.is_whitespace()).unwrap_or(' ');
+                out.errors.push(
+                    Diagnostic::error(
+                        span,
+                        format!(
+                            "`{name}` holds U+{:04X}, a space that does not separate words in KIF",
+                            u32::from(c)
+                        ),
+                    )
+                    .with_help("replace it with a plain space"),
+                );
+                continue;
+            }
             Ok(KifTok::Ident(":-")) if depth == 0 => {
                 out.errors.push(
                     Diagnostic::error(span, "`:-` is the infix syntax's, not KIF's")
