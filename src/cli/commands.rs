@@ -21,7 +21,7 @@ pub struct Play {
     pub config: PlayerConfig,
     pub clock: Clock,
     pub quiet: bool,
-    /// Whether `--fraction` was given (refused unless a player is jamboree).
+    /// The player flags given (each refused unless a player reads it).
     pub flags: FlagsGiven,
     /// Where to write the match record.
     pub out: Option<std::path::PathBuf>,

@@ -64,7 +64,10 @@ impl Visitor for Train {
                 ControlFlow::Continue(())
             }
         })
-        .map_err(|e| CliError::Usage(e.to_string()))?;
+        .map_err(|e| match interrupt::interrupted() {
+            true => CliError::Interrupted(e.to_string()),
+            false => CliError::Usage(e.to_string()),
+        })?;
         bar.finish_and_clear();
         let secs = started.elapsed().as_secs_f64().max(1e-9);
         super::finish_file(pending, &self.out, model.to_text())?;
@@ -153,7 +156,7 @@ impl Tournament {
         let mut out = out.lock();
         writeln!(
             out,
-            "{} games of {game} ({how}); score = win 1, draw 1/2 per seat, 95% interval by Wilson's \
+            "{} games of {game} ({how}); score = win 1, draw 1/2 per game, 95% interval by Wilson's \
              score method",
             records.len(),
         )?;
@@ -276,16 +279,26 @@ impl Visitor for Tournament {
                 while !finished.load(Ordering::Relaxed) {
                     if interrupt::interrupted() {
                         stop.set();
+                        bar.println(
+                            "stopping: the games in play end at their next step (Ctrl-C again \
+                             quits at once, and keeps nothing)",
+                        );
                         return;
                     }
                     std::thread::sleep(Duration::from_millis(50));
                 }
             });
-            let played = run(&loaded, &self.players, &options, |done, _| {
+            // Set however `run` ends, a panic included, so that the watcher above ends too.
+            struct Finished<'a>(&'a AtomicBool);
+            impl Drop for Finished<'_> {
+                fn drop(&mut self) {
+                    self.0.store(true, Ordering::Relaxed);
+                }
+            }
+            let _finished = Finished(&finished);
+            run(&loaded, &self.players, &options, |done, _| {
                 bar.set_position(done as u64)
-            });
-            finished.store(true, Ordering::Relaxed);
-            played
+            })
         })
         .map_err(|e| CliError::Failed(e.to_string()))?;
         bar.finish_and_clear();

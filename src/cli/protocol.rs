@@ -145,6 +145,7 @@ impl Visitor for Boards<'_> {
 
     fn visit<G: Game>(self, loaded: Loaded<G>) -> Self::Output {
         let game = loaded.game.as_ref();
+        // `replay` refuses a record of other roles too, saying so.
         let states = ggp::referee::record::replay(game, self.0)?;
         let boards = states.iter().map(|s| game.show_state(s)).collect();
         Ok((game.info().roles.clone(), boards))

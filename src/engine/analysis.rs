@@ -221,7 +221,7 @@ pub(crate) fn integer_range(q: &mut Program) -> (TermId, TermId) {
 }
 
 /// Keeps between `lo` and `hi` every arithmetic result of `r` that its head carries (directly, or
-/// through `=` and further arithmetic): without negation, arithmetic can count forever (a counter no
+/// through `=`): without negation, arithmetic can count forever (a counter no
 /// longer stops at a terminal state, a pile goes below zero), so a relaxed fixpoint keeps the finite
 /// tables a classic translation of the game would list. A result the head does not carry (a
 /// condition's intermediate, `minus(N, 1, D)` with `D` unused) makes no new value, so it is left
@@ -241,13 +241,13 @@ pub(crate) fn clamp_arithmetic(r: &mut Rule, lo: TermId, hi: TermId) {
     while grew {
         grew = false;
         for l in &r.body {
-            let (from, to): (&[&Pat], &[&Pat]) = match l {
-                Lit::Arith(_, x, y, z) => (&[z], &[x, y]),
-                Lit::Cmp(Cmp::Same, a, b) => (&[a, b], &[a, b]),
-                _ => continue,
+            // Through `=` only: the operands of a result the head carries come from finite
+            // relations, so clamping the result alone bounds the fixpoint.
+            let Lit::Cmp(Cmp::Same, a, b) = l else {
+                continue;
             };
-            if from.iter().any(|p| any(p, &carried)) {
-                for p in to {
+            if any(a, &carried) || any(b, &carried) {
+                for p in [a, b] {
                     p.each_var(&mut |v| {
                         if let Some(c) = carried.get_mut(v as usize) {
                             grew |= !std::mem::replace(c, true);

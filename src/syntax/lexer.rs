@@ -199,8 +199,14 @@ pub fn lex_kif(src: &str) -> Lexed<KifTok<'_>> {
                 continue;
             }
             // A space that is not ASCII (pasted from a web page) would join two words into one name.
-            Ok(KifTok::Ident(name)) if name.contains(char::is_whitespace) => {
+            Ok(t @ (KifTok::Ident(name) | KifTok::Var(name)))
+                if name.contains(char::is_whitespace) =>
+            {
                 let c = name.chars().find(|c| c.is_whitespace()).unwrap_or(' ');
+                let name = match t {
+                    KifTok::Var(_) => format!("?{name}"),
+                    _ => name.to_string(),
+                };
                 out.errors.push(
                     Diagnostic::error(
                         span,

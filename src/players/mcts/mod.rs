@@ -669,7 +669,11 @@ impl<G: Game> Player<G> for MctsPlayer<G> {
                 // its tree while the others think (until they have answered, since the step waits
                 // for nobody else).
                 let _ahead = ask.unanswered.map(Unanswered::thinking_ahead);
-                let others_done = ask.unanswered.map(|u| move || u.only_thinking_ahead());
+                // A puzzle has nobody else to wait for: the search takes the move's time.
+                let others_done = ask
+                    .unanswered
+                    .filter(|_| !puzzle)
+                    .map(|u| move || u.only_thinking_ahead());
                 self.grow(
                     game,
                     role,
