@@ -347,7 +347,7 @@ fn interrupted(args: &[&str], out: &Path) -> Output {
             .count()
     };
     let _ = std::fs::remove_file(out);
-    let child = Command::new(env!("CARGO_BIN_EXE_ggp-run"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ggp-run"))
         .args(args)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -357,11 +357,28 @@ fn interrupted(args: &[&str], out: &Path) -> Output {
     let mut waited = 0;
     while temps() == 0 {
         assert!(waited < 60_000, "ggp-run {args:?} never created its output");
+        if child.try_wait().unwrap().is_some() {
+            let o = child.wait_with_output().unwrap();
+            panic!(
+                "ggp-run {args:?} ended first: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+        }
         std::thread::sleep(Duration::from_millis(10));
         waited += 1;
     }
     // SAFETY: a plain system call on the child's id, which has not been waited for.
     assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    // Bounded too: a command that ignored the interrupt fails the test instead of hanging it.
+    let mut waited = 0;
+    while child.try_wait().unwrap().is_none() {
+        if waited == 60_000 {
+            let _ = child.kill();
+            panic!("ggp-run {args:?} did not stop within ten minutes of Ctrl-C");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+        waited += 1;
+    }
     let output = child.wait_with_output().unwrap();
     assert_eq!(
         temps(),
