@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use ggp::check::{check, Semantics};
-use ggp::diagnostics::{count, render};
+use ggp::diagnostics::{count, count_as, render};
 use ggp::load::{AnyGame, EngineChoice, GameSource, LoadOptions};
 use ggp::load::{PlayTest, PlayTestReport};
 use ggp::pipeline::Stage;
@@ -297,6 +297,19 @@ pub fn convert_file(path: &Path, to: Syntax) -> Result<String, CliError> {
                 if used.len() == 1 { "" } else { "s" },
                 used.join(", "),
                 count(facts, "fact")
+            );
+        }
+    }
+    if to == Syntax::Infix && program.syntax == Syntax::Kif {
+        let unread = ggp::check::unsafe_rules(&program)
+            .iter()
+            .filter(|r| !r.read && r.role_only.is_none())
+            .count();
+        if unread > 0 {
+            eprintln!(
+                "note: {} with variables that have no value became comments: the game never reads \
+                 them, and infix refuses them",
+                count_as(unread, "rule", "rules")
             );
         }
     }

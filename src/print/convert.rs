@@ -3,9 +3,11 @@
 
 use hashbrown::HashSet;
 
-use crate::check::{semantics, Semantics};
+use crate::check::{semantics, unsafe_rules, Semantics};
 use crate::syntax::ast::for_each_atom;
-use crate::syntax::ast::{Atom, Effect, Literal, Program, Span, Statement, Sym, Syntax, Term};
+use crate::syntax::ast::{
+    Atom, Comment, Effect, Literal, Program, Span, Statement, Sym, Syntax, Term,
+};
 use crate::syntax::Keyword;
 
 /// Why a program cannot be converted.
@@ -54,7 +56,58 @@ pub fn convert(p: &Program, to: Syntax) -> Result<Program, ConvertError> {
             .filter(|base| name.len() > base.len() && !used.iter().any(|u| u == base))
             .map(|_| name[..name.len() - 1].to_string()),
     });
+    if to == Syntax::Infix && p.syntax == Syntax::Kif {
+        make_safe_for_infix(p, &mut q);
+    }
     Ok(q)
+}
+
+/// KIF accepts what infix refuses (EPILOG.md asks every rule to be safe), so that a converted game
+/// checks as its source did: a `legal` or `goal` rule whose variable role nothing else binds gets the
+/// `role(R)` condition the engines read into it anyway, and a rule with unsafe variables the game never
+/// reads (dropped before play) becomes a comment where it stood. `q` is `p` converted statement for
+/// statement.
+fn make_safe_for_infix(p: &Program, q: &mut Program) {
+    let mut commented = Vec::new();
+    for r in unsafe_rules(p) {
+        let Statement::Rule { head, body, span } = &mut q.statements[r.statement] else {
+            continue;
+        };
+        if let Some(v) = r.role_only {
+            let role = q.symbols.intern("role");
+            body.insert(0, lit(role, vec![Term::Var(v, z())]));
+        } else if !r.read {
+            let alone = Program {
+                statements: vec![Statement::Rule {
+                    head: head.clone(),
+                    body: body.clone(),
+                    span: z(),
+                }],
+                symbols: q.symbols.clone(),
+                syntax: Syntax::Infix,
+                comments: Vec::new(),
+                blank_lines: Vec::new(),
+            };
+            let at = *span;
+            let text = super::to_infix(&alone);
+            let why = " the game never reads this rule, and its variables without a value are errors in infix:";
+            commented.push((
+                r.statement,
+                at,
+                std::iter::once(why.to_string())
+                    .chain(text.lines().map(|l| format!(" {l}")))
+                    .collect::<Vec<_>>(),
+            ));
+        }
+    }
+    for (statement, at, lines) in commented.into_iter().rev() {
+        q.statements.remove(statement);
+        let place = q.comments.partition_point(|c| c.span.start <= at.start);
+        q.comments.splice(
+            place..place,
+            lines.into_iter().map(|text| Comment { text, span: at }),
+        );
+    }
 }
 
 /// The infix built-in `name` is named after, when `name` is the built-in in any case (the engines

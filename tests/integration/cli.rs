@@ -559,6 +559,31 @@ fn fmt_and_convert_keep_the_meaning() {
         let o = run(&["perft", file, depth], "");
         assert_eq!(stdout(&o).trim(), expected, "{file}: {}", stderr(&o));
     }
+    // A rule KIF lets pass unsafe because the game never reads it becomes a comment, with a note.
+    let unread = temp_file("unread.gdl", "");
+    let o = run(
+        &[
+            "convert",
+            &shared("games/kif/ggpbase_test_case_3b.kif"),
+            "--to",
+            "gdl",
+            "-o",
+            &unread,
+        ],
+        "",
+    );
+    assert!(
+        stderr(&o).contains("note: 2 rules with variables that have no value became comments"),
+        "{}",
+        stderr(&o)
+    );
+    let text = std::fs::read_to_string(&unread).unwrap();
+    assert!(
+        text.contains("% distinctCell(X, Y, M, N) :- distinct(Y, N)"),
+        "{text}"
+    );
+    let o = run(&["check", &unread], "");
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
     let o = run(&["fmt", "games/nim.gdl"], "");
     assert!(o.status.success(), "{}", stderr(&o));
     let formatted = temp_file("nim.gdl", &stdout(&o));
