@@ -325,7 +325,7 @@ pub async fn replay(
         Value::String(text) => MatchRecord::from_json(text),
         other => MatchRecord::from_json(&other.to_string()),
     }
-    .map_err(|e| ApiError::bad(format!("not a match record: {e}")))?;
+    .map_err(|e| ApiError::bad(e.to_string()))?;
     if record.moves.len() > crate::referee::MAX_STEPS {
         return Err(ApiError::bad(format!(
             "the record has {} joint moves, more than the {} a match here may have",

@@ -171,7 +171,10 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/api/matches/{id}/move", post(matches::play))
         .route("/api/matches/{id}/stop", post(matches::stop))
         .route("/api/matches/{id}/record", get(matches::record))
-        .route("/api/tournaments", post(tournaments::create))
+        .route(
+            "/api/tournaments",
+            post(tournaments::create).get(tournaments::list),
+        )
         .route("/api/tournaments/{id}", get(tournaments::status))
         .route("/api/tournaments/{id}/stop", post(tournaments::stop))
         .route("/api/tournaments/{id}/csv", get(tournaments::csv))

@@ -257,6 +257,24 @@ fn summary(room: &TournamentRoom) -> Value {
     })
 }
 
+/// `GET /api/tournaments`: the tournaments this server remembers, without their tables (a page that
+/// lost a tournament's address finds it here, and can follow or stop it).
+pub async fn list(State(hall): State<Arc<Tournaments>>) -> ApiResult {
+    let list: Vec<Value> = hall
+        .rooms
+        .all()
+        .iter()
+        .map(|(_, r)| {
+            let mut s = summary(r);
+            if let Some(fields) = s.as_object_mut() {
+                fields.remove("table");
+            }
+            s
+        })
+        .collect();
+    Ok(Json(json!({ "tournaments": list })).into_response())
+}
+
 /// `GET /api/tournaments/{id}`: games played so far and the table.
 pub async fn status(State(hall): State<Arc<Tournaments>>, Segment(id): Segment) -> ApiResult {
     let room = hall.rooms.get(&id)?;

@@ -35,7 +35,11 @@ fn round_trip(kif: &Program) -> Result<Program, String> {
     if check(kif).is_ok() && !infix_check.is_ok() {
         return Err(format!(
             "the infix does not check: {:?}\n{text}",
-            infix_check.errors.iter().map(|d| &d.message).collect::<Vec<_>>()
+            infix_check
+                .errors
+                .iter()
+                .map(|d| &d.message)
+                .collect::<Vec<_>>()
         ));
     }
     let back = convert(&read, Syntax::Kif).map_err(|e| format!("back to KIF: {e}"))?;

@@ -487,8 +487,11 @@ fn a_replay_steps_back_and_forth_by_buttons_and_keys() {
             .body_mut()
             .read_to_string()
             .unwrap();
+        // x's first move marked as substituted for an illegal one, as the referee records it.
+        let mut record: Value = serde_json::from_str(&record).expect("the record is JSON");
+        record["errors"][0][0] = json!("IL mark(9,9)");
         let file = common::TempPath::new("web-record.json");
-        std::fs::write(&file, record).unwrap();
+        std::fs::write(&file, record.to_string()).unwrap();
         b.open("#replay").await;
         b.until("document.querySelector('#record-file')", "the upload field")
             .await;
@@ -506,6 +509,12 @@ fn a_replay_steps_back_and_forth_by_buttons_and_keys() {
             "the uploaded record's replay",
         )
         .await;
+        b.click("#next").await;
+        let moves = b.text("#replay-moves").await;
+        assert!(
+            moves.contains("(substituted for the illegal mark(9,9))"),
+            "{moves}"
+        );
         b.close().await;
     });
 }
@@ -552,17 +561,45 @@ fn a_tournament_fills_its_table_in_the_page() {
             "the Stop button",
         )
         .await;
-        // Away and back: the running tournament is followed again, and can still be stopped.
+        // Away and back through the list of tournaments: the running one is listed first, and
+        // followed again from its link.
         let running = b.js("location.hash").await;
         let running = running.as_str().expect("an address").to_string();
         b.js("(location.hash = '#library', true)").await;
         b.until("!document.querySelector('#library').hidden", "the library")
             .await;
-        b.js(&format!("(location.hash = '{running}', true)")).await;
+        b.js("(location.hash = '#tournament', true)").await;
+        b.until(
+            "!document.querySelector('#t-others').hidden && \
+             document.querySelectorAll('#t-list tbody tr').length === 2",
+            "the list of tournaments",
+        )
+        .await;
+        let first_row = b.text("#t-list tbody tr").await;
+        assert!(first_row.contains("playing"), "{first_row}");
+        b.click(&format!("#t-list a[href='{running}']")).await;
         b.until(
             "!document.querySelector('#t-stop').hidden && \
-             document.querySelector('#t-csv').hidden",
+             document.querySelector('#t-csv').hidden && \
+             document.querySelector('#t-others').hidden",
             "the running tournament followed again",
+        )
+        .await;
+        // A status request that fails (a lost connection) is asked again, not the end of the view.
+        b.js(
+            "(window.failOnce = true, window.realFetch = window.realFetch || window.fetch, \
+              window.fetch = (url, options) => { \
+                if (window.failOnce && String(url).startsWith('/api/tournaments/')) { \
+                  window.failOnce = false; \
+                  return Promise.reject(new TypeError('the connection was lost')); \
+                } \
+                return window.realFetch(url, options); \
+              }, true)",
+        )
+        .await;
+        b.until(
+            "document.querySelector('#notice').textContent.includes('asking again')",
+            "the failed request noticed",
         )
         .await;
         b.click("#t-stop").await;

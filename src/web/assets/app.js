@@ -314,14 +314,17 @@ function onEvent(ev) {
       game.step = ev.step;
       redraw();
       break;
-    case 'turn':
+    case 'turn': {
+      // A selection made on the board stays while another role a person plays here is asked.
+      const before = humanTurn();
       game.pending[ev.role] = ev;
-      game.chosen = null;
+      if (!before || before.role === ev.role || humanTurn().role !== before.role) game.chosen = null;
       // What is left of the turn: less than its clock when the event is replayed after a reload
       // (the page's and the server's clocks may differ, so never more than the clock).
       startCountdown(ev.ends_at_ms ? Math.min(ev.clock_ms, Math.max(0, ev.ends_at_ms - Date.now())) : ev.clock_ms);
       redraw();
       break;
+    }
     case 'thinking':
       panel(ev.role, '.effort').textContent = `thinking: ${ev.line}`;
       break;
@@ -413,7 +416,7 @@ function stopCountdown() {
   clearInterval(game.timer);
 }
 
-// The person's role whose move the board's clicks choose: the first one asked.
+// The person's role whose move the board's clicks choose: the first in role order of those asked.
 function humanTurn() {
   const roles = Object.keys(game.pending).map(Number).sort((a, b) => a - b);
   return roles.length ? game.pending[roles[0]] : null;
@@ -600,8 +603,17 @@ function stepTo(step) {
   $('#replay-step').textContent = `step ${replay.step} of ${last}`;
   $('#replay-board').replaceChildren(drawing(frame.drawing, frame.text, replay.style));
   $('#replay-moves').textContent = frame.moves
-    ? `Played: ${frame.moves.map((m, i) => `${replay.frames.roles[i]} ${m}`).join(', ')}`
+    ? `Played: ${frame.moves.map((m, i) => `${replay.frames.roles[i]} ${m}${substituted(frame.errors && frame.errors[i])}`).join(', ')}`
     : 'The initial state.';
+}
+
+// What a record says of a move the referee played in a player's place (ggp-base's codes).
+function substituted(code) {
+  if (!code) return '';
+  if (code === 'TO') return ' (substituted: no move within the play clock)';
+  if (code === 'CE') return ' (substituted: the player could not be reached)';
+  if (code.startsWith('IL')) return ` (substituted for the illegal ${code.slice(2).trim() || 'move'})`;
+  return ` (substituted: ${code})`;
 }
 
 // ---- Tournament ---------------------------------------------------------------------------------
@@ -619,7 +631,29 @@ async function openTournament(arg) {
   $('#t-stop').hidden = true;
   $('#t-progress').textContent = '';
   $('#t-table tbody').replaceChildren();
+  $('#t-others').hidden = true;
   if (arg) await followTournament(Number(arg), view);
+  else await listTournaments(view);
+}
+
+// The tournaments the server remembers, running ones first: one whose address was lost is found here.
+async function listTournaments(view) {
+  let tournaments;
+  try {
+    ({ tournaments } = await api('/api/tournaments'));
+  } catch (e) {
+    notice(`The tournaments: ${e.message}`);
+    return;
+  }
+  if (view.left) return;
+  tournaments.sort((a, b) => (a.done - b.done) || (b.id - a.id));
+  $('#t-list tbody').replaceChildren(...tournaments.map((t) => el('tr', {},
+    el('td', {}, el('a', { href: `#tournament/${t.id}` }, `#${t.id}`)),
+    el('td', {}, t.game),
+    el('td', {}, t.players.join(', ')),
+    el('td', {}, `${t.played} of ${t.total}`),
+    el('td', {}, t.done ? 'done' : t.stopping ? 'stopping' : 'playing'))));
+  $('#t-others').hidden = !tournaments.length;
 }
 
 async function startTournament(event) {
@@ -646,13 +680,23 @@ async function startTournament(event) {
 async function followTournament(id, view) {
   $('#t-stop').onclick = () => api(`/api/tournaments/${id}/stop`, {}).catch((e) => notice(e.message));
   let t;
+  let failures = 0;
   while (!view.left) {
     try {
       t = await api(`/api/tournaments/${id}`);
+      failures = 0;
     } catch (e) {
-      notice(`Tournament #${id}: ${e.message}`);
-      $('#t-stop').hidden = true;
-      return;
+      // A tournament the server does not know is gone for good; anything else (a lost connection,
+      // a busy server) may pass, so the page asks again, less often the longer it lasts.
+      if (e.status === 404) {
+        notice(`Tournament #${id}: ${e.message}`);
+        $('#t-stop').hidden = true;
+        return;
+      }
+      failures += 1;
+      notice(`Tournament #${id}: ${e.message}; asking again…`);
+      await new Promise((r) => setTimeout(r, Math.min(500 * 2 ** failures, 10000)));
+      continue;
     }
     if (view.left) return; // the page moved on while the answer was on its way
     const state = t.done ? (t.error ? '' : ', done') : t.stopping ? ', stopping after the games in play…' : '…';

@@ -680,6 +680,83 @@ fn an_abandoned_match_stops_within_its_clocks() {
     assert!(done, "the unwatched match still runs");
 }
 
+/// A move sent for a seat that is not asked now would be dropped at its next turn: it is refused
+/// with what to wait for.
+#[test]
+fn a_move_for_a_seat_not_asked_is_refused() {
+    let s = server();
+    let id = s.start_match(json!({
+        "game": "tictactoe", "players": ["human", "human"], "playclock": 600,
+    }));
+    s.follow(id, |e| e["type"] == "turn");
+    let (status, answer) = s.post(
+        &format!("/api/matches/{id}/move"),
+        json!({ "role": "o", "move": "mark(1,1)" }),
+    );
+    assert_eq!(status, 409, "{answer}");
+    assert!(
+        answer["error"]
+            .as_str()
+            .unwrap()
+            .contains("o is not asked for a move now"),
+        "{answer}"
+    );
+    let (status, answer) = s.post(
+        &format!("/api/matches/{id}/move"),
+        json!({ "role": "x", "move": "mark(1,1)" }),
+    );
+    assert_eq!(status, 202, "{answer}");
+    let mut turns = 0;
+    let events = s.follow(id, |e| {
+        turns += usize::from(e["type"] == "turn");
+        turns == 2
+    });
+    assert_eq!(events.last().unwrap()["role"], 1, "{:?}", types(&events));
+    s.post(&format!("/api/matches/{id}/stop"), json!({}));
+}
+
+/// Both roles mark a square at once; a square both choose stays blank.
+const SIMULTANEOUS_MARKS: &str = "
+(role red) (role blue)
+(init (cell 1 1 b)) (init (cell 1 2 b)) (init (cell 1 3 b))
+(init (cell 2 1 b)) (init (cell 2 2 b)) (init (cell 2 3 b))
+(init (cell 3 1 b)) (init (cell 3 2 b)) (init (cell 3 3 b))
+(init (step 0))
+(<= (legal ?r (mark ?m ?n)) (role ?r) (true (cell ?m ?n b)))
+(<= (next (cell ?m ?n red)) (does red (mark ?m ?n)) (not (does blue (mark ?m ?n))))
+(<= (next (cell ?m ?n blue)) (does blue (mark ?m ?n)) (not (does red (mark ?m ?n))))
+(<= (next (cell ?m ?n b)) (does red (mark ?m ?n)) (does blue (mark ?m ?n)))
+(<= (next (cell ?m ?n b)) (true (cell ?m ?n b))
+    (not (does red (mark ?m ?n))) (not (does blue (mark ?m ?n))))
+(<= (next (cell ?m ?n ?x)) (true (cell ?m ?n ?x)) (distinct ?x b))
+(<= (next (step ?y)) (true (step ?x)) (succ ?x ?y))
+(succ 0 1) (succ 1 2) (succ 2 3)
+(<= terminal (true (step 3)))
+(goal red 50) (goal blue 50)
+";
+
+/// In a simultaneous game each move's squares are its own: not the other role's square (taken as
+/// its first legal move), and a move that clashes with that still has its square.
+#[test]
+fn a_simultaneous_move_picks_its_own_square() {
+    let s = server();
+    let id = s.start_match(json!({
+        "text": SIMULTANEOUS_MARKS, "syntax": "kif", "players": ["human", "random"],
+        "playclock": 600,
+    }));
+    let events = s.follow(id, |e| e["type"] == "turn");
+    let moves = events.last().unwrap()["moves"].as_array().unwrap().clone();
+    assert_eq!(moves.len(), 9, "{moves:?}");
+    let mut squares: Vec<&Value> = moves.iter().map(|m| &m["squares"]).collect();
+    for sq in &squares {
+        assert_eq!(sq.as_array().map(Vec::len), Some(1), "{moves:?}");
+    }
+    squares.sort_by_key(|s| s.to_string());
+    squares.dedup();
+    assert_eq!(squares.len(), 9, "{moves:?}");
+    s.post(&format!("/api/matches/{id}/stop"), json!({}));
+}
+
 #[test]
 fn concurrent_sessions_keep_their_own_moves() {
     let s = server();
@@ -718,6 +795,15 @@ fn a_tournament_fills_its_table_and_gives_its_csv() {
     assert_eq!(status, 201, "{t}");
     let id = t["id"].as_u64().unwrap();
     assert_eq!(t["total"], 2);
+    let (status, list) = s.get_json("/api/tournaments");
+    assert_eq!(status, 200, "{list}");
+    let listed = &list["tournaments"][0];
+    assert_eq!(
+        (&listed["id"], &listed["game"], &listed["total"]),
+        (&json!(id), &json!("tictactoe"), &json!(2)),
+        "{list}"
+    );
+    assert!(listed.get("table").is_none(), "{list}");
     let mut last = Value::Null;
     for _ in 0..1200 {
         last = s.get_json(&format!("/api/tournaments/{id}")).1;

@@ -24,15 +24,18 @@ use axum::Json;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
+mod seat;
+
+pub use seat::BrowserSeat;
+
 use super::api::{load_error, syntax_named, unknown_game};
 use super::shared::{body, ApiError, ApiResult, Place, Room, Rooms, Segment, Shared};
-use crate::game::{Dynamics, Game, RoleIndex};
+use crate::game::{Game, RoleIndex};
 use crate::load::{load, GameSource, Loaded, Visitor};
 use crate::players::{Candidate, Certainty, Clock, PlayerConfig, StopSwitch};
 use crate::referee::record::Recorder;
 use crate::referee::{
-    make_seat, one_role_a_server, run_match, Answer, MatchEvent, MatchSettings, MatchStart,
-    Observer, Seat, SeatSpec, Turn, Violation,
+    make_seat, one_role_a_server, run_match, MatchEvent, MatchSettings, Observer, Seat, SeatSpec,
 };
 
 /// A sequence of JSON events that pages follow from any point; it ends with `end`.
@@ -585,203 +588,6 @@ fn candidate_json(c: &Candidate) -> Value {
     json!({ "move": c.mv, "visits": c.visits, "value": value, "certainty": certainty })
 }
 
-/// A person on the page: shown their legal moves (and the squares each changes, so that a click on
-/// the board picks one), answering with what the page sends within the play clock.
-pub struct BrowserSeat {
-    room: Arc<MatchRoom>,
-    role: RoleIndex,
-    can_take_back: bool,
-}
-
-impl<G: Game> Seat<G> for BrowserSeat {
-    fn name(&self) -> String {
-        "human".into()
-    }
-
-    fn start(&mut self, _game: &G, start: &MatchStart<'_>) -> Result<String, Violation> {
-        self.can_take_back = start.can_take_back;
-        Ok("human".into())
-    }
-
-    fn ask(&mut self, turn: &Turn<'_, G>) -> Answer<G::Move> {
-        let game = turn.game;
-        let mut legal = Vec::new();
-        game.legal_moves(turn.state, turn.role, &mut legal);
-        if legal.len() == 1 {
-            // The waiting role's no-op: nothing to decide.
-            return Answer::Move {
-                mv: legal.swap_remove(0),
-                stats: None,
-                explanation: None,
-            };
-        }
-        let squares = squares_changed(game, turn.state, turn.role, &legal);
-        let number = {
-            let mut inputs = self.room.inputs();
-            let inbox = &mut inputs[self.role];
-            inbox.queue.clear();
-            inbox.turn += 1;
-            inbox.asking = true;
-            inbox.turn
-        };
-        let deadline = turn.asked + turn.clock.play;
-        let offer = |left: Duration| {
-            json!({
-                "type": "turn",
-                "role": self.role,
-                "turn": number,
-                "moves": legal.iter().zip(&squares).map(|(m, sq)| json!({
-                    "move": game.show_move(m), "squares": sq,
-                })).collect::<Vec<_>>(),
-                "clock_ms": left.as_millis() as u64,
-                // When the turn ends, in Unix milliseconds: a page that replays the event later (a
-                // reload) counts down what is left, not the whole clock again.
-                "ends_at_ms": std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map_or(0, |t| (t + left).as_millis() as u64),
-                "can_take_back": self.can_take_back,
-            })
-        };
-        // The time left: asked again after a take-back with nothing to take back, the clock runs on.
-        self.room
-            .feed
-            .push(offer(deadline.saturating_duration_since(Instant::now())));
-        self.wait(turn, deadline, &offer)
-    }
-}
-
-impl BrowserSeat {
-    /// The person's answer to a turn offered, or why there is none by `deadline`; a move that does
-    /// not parse is `rejected` and the turn offered again with the time left. The turn is no longer
-    /// asked when this returns.
-    fn wait<G: Game>(
-        &self,
-        turn: &Turn<'_, G>,
-        deadline: Instant,
-        offer: &dyn Fn(Duration) -> Value,
-    ) -> Answer<G::Move> {
-        let game = turn.game;
-        let mut inputs = self.room.inputs();
-        let answer = loop {
-            // A person who sends bad moves without end fills the feed with turns offered again:
-            // the match stops here, not at the referee's next event, which may be a clock away.
-            if self.room.feed.is_full() {
-                self.room.stop();
-            }
-            if self.room.stop.is_set() || self.room.abandoned() {
-                break Answer::Failed(Violation::ConnectionError {
-                    detail: "the page was closed or the match stopped".into(),
-                });
-            }
-            match inputs[self.role].queue.pop_front() {
-                Some(Input::TakeBack) if self.can_take_back => break Answer::TakeBack,
-                Some(Input::TakeBack) => self.room.feed.push(json!({
-                    "type": "rejected", "role": self.role,
-                    "error": "moves cannot be taken back when a remote player has seen them",
-                })),
-                Some(Input::Move(text)) => match game.parse_move(turn.state, turn.role, &text) {
-                    Ok(mv) => {
-                        break Answer::Move {
-                            mv,
-                            stats: None,
-                            explanation: None,
-                        }
-                    }
-                    Err(e) => {
-                        self.room.feed.push(json!({
-                            "type": "rejected", "role": self.role, "error": e.to_string(),
-                        }));
-                        // The page let go of the turn when it sent the move: offer it again.
-                        let left = deadline.saturating_duration_since(Instant::now());
-                        self.room.feed.push(offer(left));
-                    }
-                },
-                None => {
-                    let now = Instant::now();
-                    if now >= deadline {
-                        break Answer::Failed(Violation::Timeout {
-                            detail: "no move was chosen within the play clock".into(),
-                        });
-                    }
-                    // Wakes at a move, a stop, or often enough to notice a closed page.
-                    let wait = (deadline - now).min(Duration::from_millis(200));
-                    inputs = self
-                        .room
-                        .input_arrived
-                        .wait_timeout(inputs, wait)
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .0;
-                }
-            }
-        };
-        // Under the same lock as the last read: a move sent from now on is for a turn that ended.
-        inputs[self.role].asking = false;
-        answer
-    }
-}
-
-/// For each of `role`'s legal moves, the squares of the drawing it changes, as (board, row,
-/// column): how a click on the board picks a move (a mark's square, the square a disc falls to, a
-/// piece's from and to). In a simultaneous game the other roles play their first legal move.
-fn squares_changed<G: Game>(
-    game: &G,
-    state: &G::State,
-    role: RoleIndex,
-    legal: &[G::Move],
-) -> Vec<Vec<[usize; 3]>> {
-    let Some(before) = game.drawing(state) else {
-        return vec![Vec::new(); legal.len()];
-    };
-    let roles = game.info().num_roles();
-    let others: Vec<Option<G::Move>> = (0..roles)
-        .map(|r| {
-            let mut moves = Vec::new();
-            game.legal_moves(state, r, &mut moves);
-            moves.into_iter().next()
-        })
-        .collect();
-    legal
-        .iter()
-        .map(|mv| {
-            let next = match game.info().dynamics {
-                Dynamics::TurnTaking => game.play(state, role, mv),
-                Dynamics::Simultaneous => {
-                    let joint: Option<Vec<G::Move>> = (0..roles)
-                        .map(|r| {
-                            if r == role {
-                                Some(mv.clone())
-                            } else {
-                                others[r].clone()
-                            }
-                        })
-                        .collect();
-                    match joint {
-                        Some(joint) => game.next_state(state, &joint),
-                        None => return Vec::new(),
-                    }
-                }
-            };
-            let Some(after) = game.drawing(&next) else {
-                return Vec::new();
-            };
-            let mut changed = Vec::new();
-            for (b, (g0, g1)) in before.boards.iter().zip(&after.boards).enumerate() {
-                if g0.rows != g1.rows || g0.columns != g1.columns {
-                    continue;
-                }
-                for (r, (row0, row1)) in g0.cells.iter().zip(&g1.cells).enumerate() {
-                    for (c, (v0, v1)) in row0.iter().zip(row1).enumerate() {
-                        if v0 != v1 {
-                            changed.push([b, r, c]);
-                        }
-                    }
-                }
-            }
-            changed
-        })
-        .collect()
-}
-
 /// `GET /api/matches`: the matches this server remembers.
 pub async fn list(State(matches): State<Arc<Matches>>) -> ApiResult {
     let list: Vec<Value> = matches
@@ -873,7 +679,7 @@ pub async fn play(
             ),
         ));
     }
-    if room.feed.is_done() {
+    if room.feed.is_done() || room.stop.is_set() {
         return Err(ApiError::new(StatusCode::CONFLICT, "the match is over"));
     }
     let input =
@@ -906,6 +712,16 @@ pub async fn play(
                 ),
             ));
         }
+    }
+    // What is sent while the seat is not asked would only be cleared by its next turn.
+    if !inbox.asking {
+        return Err(ApiError::new(
+            StatusCode::CONFLICT,
+            format!(
+                "{} is not asked for a move now: send it after its next `turn` event",
+                room.roles[role]
+            ),
+        ));
     }
     if inbox.queue.len() >= MOST_QUEUED {
         return Err(ApiError::new(
