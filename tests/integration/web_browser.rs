@@ -241,7 +241,8 @@ fn run(test: impl std::future::Future<Output = ()>) {
 #[test]
 fn a_person_opens_the_library_and_wins_or_draws_tictactoe_by_clicking_cells() {
     run(async {
-        let b = browser(&[]).await;
+        // A match nobody follows stops after a second: the visit to the library below outlasts it.
+        let b = browser(&["--abandon-after", "1"]).await;
         b.open("").await;
         b.until(
             "document.querySelector('#games tr[data-game=\"tictactoe\"] .engine')?.textContent === 'network'",
@@ -275,6 +276,22 @@ fn a_person_opens_the_library_and_wins_or_draws_tictactoe_by_clicking_cells() {
             }
             if click == 1 {
                 b.screenshot("play").await;
+                // A look at the library while the match runs does not stop it.
+                let at = b.js("location.hash").await;
+                let at = at.as_str().expect("the match's address").to_string();
+                b.js("(location.hash = '#library', true)").await;
+                b.until("!document.querySelector('#library').hidden", "the library")
+                    .await;
+                tokio::time::sleep(Duration::from_secs(3)).await;
+                b.js(&format!("(location.hash = '{at}', true)")).await;
+                b.until(
+                    "document.querySelector('#result').textContent !== '' || \
+                     document.querySelector('#board g.square.target')",
+                    "the match again",
+                )
+                .await;
+                let result = b.text("#result").await;
+                assert!(!result.contains("stopped"), "{result}");
             }
             b.click("#board g.square.target rect").await;
             // Wait for the reply: the squares to click come back, or the game ends.

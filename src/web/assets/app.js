@@ -288,10 +288,39 @@ function openMatch(id) {
   $('#record-link').hidden = true;
   $('#undo').hidden = true;
   $('#stop').hidden = false;
+  const kept = background.get(id);
+  if (kept) { kept.close(); background.delete(id); }
   const source = new EventSource(`/api/matches/${id}/events`);
-  source.onmessage = (e) => onEvent(JSON.parse(e.data));
+  let ended = false;
+  source.onmessage = (e) => {
+    const ev = JSON.parse(e.data);
+    if (ev.type === 'end') ended = true;
+    onEvent(ev);
+  };
   source.onerror = () => { if (source.readyState === EventSource.CLOSED) notice('The match is no longer on the server.'); };
-  leaveView = () => { source.close(); clearInterval(game.timer); };
+  leaveView = () => {
+    clearInterval(game.timer);
+    if (ended) source.close(); else keepWatching(id, source);
+  };
+}
+
+// Matches this page left while they ran: their event streams stay open (the server stops a match
+// nobody follows) until they end, so that a look at another view does not stop them. A few at most,
+// the newest: a browser opens only six connections to a server.
+const background = new Map();
+const MOST_IN_BACKGROUND = 2;
+
+function keepWatching(id, source) {
+  source.onmessage = (e) => {
+    if (JSON.parse(e.data).type === 'end') { source.close(); background.delete(id); }
+  };
+  source.onerror = () => { if (source.readyState === EventSource.CLOSED) background.delete(id); };
+  background.set(id, source);
+  while (background.size > MOST_IN_BACKGROUND) {
+    const [oldest, stream] = background.entries().next().value;
+    stream.close();
+    background.delete(oldest);
+  }
 }
 
 function onEvent(ev) {
