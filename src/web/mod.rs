@@ -171,6 +171,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/api/matches/{id}/move", post(matches::play))
         .route("/api/matches/{id}/stop", post(matches::stop))
         .route("/api/matches/{id}/record", get(matches::record))
+        .route("/api/matches/{id}/rules", get(matches::rules))
         .route(
             "/api/tournaments",
             post(tournaments::create).get(tournaments::list),

@@ -434,8 +434,16 @@ fn an_mcts_match_of_connect4_advances_while_it_is_watched() {
     });
 }
 
-/// Plays a quick match through the API and waits for its end; its id.
+/// Plays a quick match of tic-tac-toe through the API and waits for its end; its id.
 fn finished_match(base: &str) -> u64 {
+    finished(
+        base,
+        json!({"game": "tictactoe", "players": ["random", "random"], "playclock": 0.2}),
+    )
+}
+
+/// Starts the match `request` asks for through the API and waits for its end; its id.
+fn finished(base: &str, request: Value) -> u64 {
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .http_status_as_error(false)
         .build()
@@ -443,10 +451,7 @@ fn finished_match(base: &str) -> u64 {
     let mut r = agent
         .post(format!("{base}/api/matches"))
         .header("Content-Type", "application/json")
-        .send(
-            json!({"game": "tictactoe", "players": ["random", "random"], "playclock": 0.2})
-                .to_string(),
-        )
+        .send(request.to_string())
         .expect("the match starts");
     let created: Value = serde_json::from_str(&r.body_mut().read_to_string().unwrap()).unwrap();
     let id = created["id"].as_u64().expect("an id");
@@ -532,6 +537,21 @@ fn a_replay_steps_back_and_forth_by_buttons_and_keys() {
             moves.contains("(substituted for the illegal mark(9,9))"),
             "{moves}"
         );
+        // A match of rules typed into the page replays on those rules, not on the editor's (empty
+        // in this page).
+        let rules = std::fs::read_to_string("games/tictactoe.gdl").expect("the bundled game");
+        let typed = finished(
+            &b.base,
+            json!({"text": rules, "syntax": "gdl", "players": ["random", "random"],
+                   "playclock": 0.2}),
+        );
+        b.open(&format!("#replay/match/{typed}")).await;
+        b.until(
+            "!document.querySelector('#replay-view').hidden && \
+             document.querySelector('#replay-step').textContent.startsWith('step 0 of')",
+            "the typed rules' replay",
+        )
+        .await;
         b.close().await;
     });
 }

@@ -593,8 +593,9 @@ async function openReplay(arg) {
     const response = await fetch(`/api/matches/${id}/record`);
     const record = await response.text();
     if (!response.ok) throw new Error(JSON.parse(record).error || record);
+    // Rules typed into the page are the server's to give back: the editor may hold others by now.
     const known = games.some((g) => g.name === status.game);
-    await showReplay(known ? { record, game: status.game } : { record, ...edited() });
+    await showReplay(known ? { record, game: status.game } : { record, ...await api(`/api/matches/${id}/rules`) });
   }
 }
 

@@ -166,7 +166,9 @@ impl Room for MatchRoom {
             .unwrap_or_else(PoisonError::into_inner)
             .as_ref()
             .map_or(0, String::len);
-        self.feed.bytes.load(Ordering::SeqCst) + record
+        self.feed.bytes.load(Ordering::SeqCst)
+            + record
+            + self.rules.as_ref().map_or(0, |r| r.text.len())
     }
 }
 
@@ -205,6 +207,14 @@ pub struct MatchRoom {
     watchers: AtomicUsize,
     left: Mutex<Instant>,
     abandon_after: Duration,
+    rules: Option<TypedRules>,
+}
+
+/// Rules typed into the page for a match, in the syntax the page names them by.
+#[derive(Clone, Debug, serde::Serialize)]
+struct TypedRules {
+    text: String,
+    syntax: &'static str,
 }
 
 impl MatchRoom {
@@ -348,8 +358,20 @@ pub async fn create(
         config.seed = seed;
     }
     let mut settings = MatchSettings::new(format!("web.{id}"), clock, config.seed);
+    // The library's games are rule texts too: only the page's own are kept.
+    let rules = match &source {
+        GameSource::RuleText { text, syntax, .. } if b.text.is_some() => Some(TypedRules {
+            text: text.clone(),
+            syntax: match syntax {
+                crate::syntax::ast::Syntax::Kif => "kif",
+                crate::syntax::ast::Syntax::Infix => "gdl",
+            },
+        }),
+        _ => None,
+    };
     let prepare = Prepare {
         id,
+        rules,
         specs,
         config,
         abandon_after: web.config.abandon_after,
@@ -372,6 +394,8 @@ pub async fn create(
 /// What a match needs before its game is known.
 struct Prepare {
     id: u64,
+    /// Rules typed into the page (not the library's), kept for the match's replay.
+    rules: Option<TypedRules>,
     specs: Vec<SeatSpec>,
     config: PlayerConfig,
     abandon_after: Duration,
@@ -416,6 +440,7 @@ impl Visitor for Prepared {
             watchers: AtomicUsize::new(0),
             left: Mutex::new(Instant::now()),
             abandon_after: p.abandon_after,
+            rules: p.rules,
         });
         let mut seats: Vec<Box<dyn Seat<G>>> = Vec::new();
         for (role, spec) in p.specs.iter().enumerate() {
@@ -597,6 +622,19 @@ pub async fn list(State(matches): State<Arc<Matches>>) -> ApiResult {
         .map(|(_, r)| r.summary())
         .collect();
     Ok(Json(json!({ "matches": list })).into_response())
+}
+
+/// `GET /api/matches/{id}/rules`: the rules typed into the page that the match was played by, so
+/// that its replay reads them and not whatever the editor holds now.
+pub async fn rules(State(matches): State<Arc<Matches>>, Segment(id): Segment) -> ApiResult {
+    let room = matches.rooms.get(&id)?;
+    match &room.rules {
+        Some(rules) => Ok(Json(rules).into_response()),
+        None => Err(ApiError::not_found(format!(
+            "match {id} was played by the library's game `{}`: GET /api/games/{} has its rules",
+            room.game, room.game
+        ))),
+    }
 }
 
 /// `GET /api/matches/{id}`: a match's seats and whether it is over.

@@ -755,6 +755,21 @@ fn a_simultaneous_move_picks_its_own_square() {
     squares.dedup();
     assert_eq!(squares.len(), 9, "{moves:?}");
     s.post(&format!("/api/matches/{id}/stop"), json!({}));
+    // The rules typed in are kept for the match's replay; a library game's are the library's.
+    let (status, rules) = s.get_json(&format!("/api/matches/{id}/rules"));
+    assert_eq!(status, 200, "{rules}");
+    assert_eq!(rules, json!({"text": SIMULTANEOUS_MARKS, "syntax": "kif"}));
+    let library = s.start_match(json!({"game": "tictactoe", "players": ["random", "random"]}));
+    let (status, answer) = s.get_json(&format!("/api/matches/{library}/rules"));
+    assert_eq!(status, 404, "{answer}");
+    assert!(
+        answer["error"]
+            .as_str()
+            .unwrap()
+            .contains("/api/games/tictactoe"),
+        "{answer}"
+    );
+    s.post(&format!("/api/matches/{library}/stop"), json!({}));
 }
 
 #[test]
