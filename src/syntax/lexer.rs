@@ -160,9 +160,20 @@ pub struct Lexed<T> {
 fn lex_error(err: LexError, span: Span, src: &str) -> Diagnostic {
     match err {
         LexError::BadChar => {
-            let c = src[span.start as usize..].chars().next().unwrap_or('?');
-            Diagnostic::error(span, format!("unexpected character {c:?}"))
-                .with_help("remove it; names are made of letters, digits and `_ - + * / .`")
+            let rest = &src[span.start as usize..];
+            let c = rest.chars().next().unwrap_or('?');
+            let d = Diagnostic::error(span, format!("unexpected character {c:?}"));
+            // KIF's habits, met only in infix (where KIF writes them, they are tokens).
+            if c == '?' {
+                d.with_help(
+                    "infix variables start with a capital letter (`X`, `Row`); `?x` is how KIF \
+                     writes one",
+                )
+            } else if rest.starts_with("<=") {
+                d.with_help("an infix rule is `head :- body`; `(<= head body)` is KIF's")
+            } else {
+                d.with_help("remove it; names are made of letters, digits and `_ - + * / .`")
+            }
         }
         LexError::UnterminatedString => Diagnostic::error(span, "unterminated string")
             .with_help("close the string with `\"` on the same line"),

@@ -477,7 +477,9 @@ fn syntax_error<T>(
                 Span::new(l, r),
                 format!("expected {}, found {found}", expected_list(&expected)),
             );
-            if found == "`[`" || found == "`]`" {
+            if found == "`,`" && expected.iter().any(|e| e.contains('&')) {
+                d.with_help("conditions are joined by `&` in infix (`p :- q(X) & r(X)`); `,` separates a relation's arguments")
+            } else if found == "`[`" || found == "`]`" {
                 d.with_help("lists `[...]` are not supported; write them as nested terms, e.g. `cons(a, cons(b, nil))`")
             } else if found.starts_with("the variable") {
                 d.with_help("relation and function names start with a lower-case letter or a digit; quote a name like `\"Name\"` to use it as a constant")
