@@ -35,6 +35,11 @@ const MAX_NUMBERS: usize = 256;
 /// `plus__`), and the underscore is taken off again on the way back to KIF, so that KIF → infix → KIF
 /// gives back the names the game was written with. Classic infix rules that use the built-ins get the
 /// same `same` → `not distinct` and arithmetic tables as operation rules.
+///
+/// KIF converted to infix meets infix's stricter safety: a `legal` or `goal` rule whose variable role
+/// nothing else binds gets the `role(R)` condition the engines read into it, and a rule with unsafe
+/// variables that the game never reads becomes a comment (so converting back to KIF does not bring it
+/// back; the game plays the same, since the engines drop such a rule).
 pub fn convert(p: &Program, to: Syntax) -> Result<Program, ConvertError> {
     if p.syntax == to {
         return Ok(p.clone());

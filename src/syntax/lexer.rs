@@ -170,7 +170,10 @@ fn lex_error(err: LexError, span: Span, src: &str) -> Diagnostic {
                      writes one",
                 )
             } else if rest.starts_with("<=") {
-                d.with_help("an infix rule is `head :- body`; `(<= head body)` is KIF's")
+                d.with_help(
+                    "an infix rule is `head :- body`, `(<= head body)` is KIF's; a comparison is \
+                     `leq(X, Y)`",
+                )
             } else {
                 d.with_help("remove it; names are made of letters, digits and `_ - + * / .`")
             }

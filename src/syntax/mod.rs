@@ -297,7 +297,20 @@ pub fn parse_infix(src: &str) -> Result<Program, Vec<Diagnostic>> {
             Err(e) => {
                 let at = error_location(&e).unwrap_or(src.len());
                 if bad_lines.is_empty() || !bad_lines.contains(&line_of(at)) {
-                    errors.push(syntax_error(e, src.len(), describe_infix));
+                    let unclosed = match e {
+                        ParseError::UnrecognizedToken { .. }
+                        | ParseError::UnrecognizedEof { .. } => {
+                            unclosed_on_an_earlier_line(src, &tokens[from..], at)
+                        }
+                        _ => None,
+                    };
+                    let mut d = syntax_error(e, src.len(), describe_infix);
+                    if let Some(open) = unclosed {
+                        d = d
+                            .with_label(Span::new(open, open + 1), "this `(` is not closed")
+                            .with_help("close it with `)` on its own line");
+                    }
+                    errors.push(d);
                 }
                 if errors.len() >= MAX_SYNTAX_ERRORS {
                     break;
@@ -372,6 +385,32 @@ fn check_nesting(tokens: &[Spanned<InfixTok>]) -> Option<Diagnostic> {
         }
     }
     None
+}
+
+/// Where the innermost `(` still open at byte `at` stands, when `at` starts a line after the one of
+/// that `(` (or is the end of the file): the statement lacks its `)`, and the error at `at` is only
+/// where that showed.
+fn unclosed_on_an_earlier_line(
+    src: &str,
+    tokens: &[Spanned<InfixTok>],
+    at: usize,
+) -> Option<usize> {
+    let mut open = Vec::new();
+    let mut last_end = 0;
+    for &(l, t, r) in tokens.iter().take_while(|t| t.0 < at) {
+        match t {
+            InfixTok::LParen => open.push(l),
+            InfixTok::RParen => {
+                open.pop();
+            }
+            _ => {}
+        }
+        last_end = r;
+    }
+    let innermost = *open.last()?;
+    src.get(last_end..at.min(src.len()))
+        .is_some_and(|between| between.contains('\n') || at >= src.len())
+        .then_some(innermost)
 }
 
 /// The token index after byte `at` where a new statement plausibly starts.

@@ -284,9 +284,11 @@ fn a_person_opens_the_library_and_wins_or_draws_tictactoe_by_clicking_cells() {
                     .await;
                 tokio::time::sleep(Duration::from_secs(3)).await;
                 b.js(&format!("(location.hash = '{at}', true)")).await;
+                // The events replayed up to now: the two moves played so far, and the turn after.
                 b.until(
                     "document.querySelector('#result').textContent !== '' || \
-                     document.querySelector('#board g.square.target')",
+                     (document.querySelectorAll('#board text.piece').length >= 2 && \
+                      document.querySelector('#board g.square.target'))",
                     "the match again",
                 )
                 .await;

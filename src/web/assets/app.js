@@ -288,9 +288,12 @@ function openMatch(id) {
   $('#record-link').hidden = true;
   $('#undo').hidden = true;
   $('#stop').hidden = false;
+  // The stream kept in the background closes once the new one is open: the match is never
+  // without a watcher in between.
   const kept = background.get(id);
-  if (kept) { kept.close(); background.delete(id); }
+  background.delete(id);
   const source = new EventSource(`/api/matches/${id}/events`);
+  if (kept) source.addEventListener('open', () => kept.close(), { once: true });
   let ended = false;
   source.onmessage = (e) => {
     const ev = JSON.parse(e.data);
@@ -593,9 +596,15 @@ async function openReplay(arg) {
     const response = await fetch(`/api/matches/${id}/record`);
     const record = await response.text();
     if (!response.ok) throw new Error(JSON.parse(record).error || record);
-    // Rules typed into the page are the server's to give back: the editor may hold others by now.
-    const known = games.some((g) => g.name === status.game);
-    await showReplay(known ? { record, game: status.game } : { record, ...await api(`/api/matches/${id}/rules`) });
+    // Rules typed into the page are the server's to give back (the editor may hold others by now);
+    // a match of the library's game has none there (404).
+    let typed = null;
+    try {
+      typed = await api(`/api/matches/${id}/rules`);
+    } catch (e) {
+      if (e.status !== 404) throw e;
+    }
+    await showReplay(typed ? { record, ...typed } : { record, game: status.game });
   }
 }
 
@@ -672,7 +681,7 @@ async function listTournaments(view) {
   try {
     ({ tournaments } = await api('/api/tournaments'));
   } catch (e) {
-    notice(`The tournaments: ${e.message}`);
+    if (!view.left) notice(`The tournaments: ${e.message}`);
     return;
   }
   if (view.left) return;
@@ -714,8 +723,10 @@ async function followTournament(id, view) {
   while (!view.left) {
     try {
       t = await api(`/api/tournaments/${id}`);
+      if (failures && !view.left) notice('');
       failures = 0;
     } catch (e) {
+      if (view.left) return;
       // A tournament the server does not know is gone for good; anything else (a lost connection,
       // a busy server) may pass, so the page asks again, less often the longer it lasts.
       if (e.status === 404) {

@@ -667,7 +667,7 @@ pub async fn events(
 /// server offers must be one the person can send back), and a bounded parse.
 const MOST_MOVE_BYTES: usize = 64 * 1024;
 
-/// Moves a person may send ahead of their seat reading them.
+/// Moves (and take-backs) a person may send within one turn before their seat reads them.
 const MOST_QUEUED: usize = 4;
 
 /// A person's move (or taking one back).
@@ -682,7 +682,7 @@ pub struct PersonMove {
     #[serde(default)]
     pub undo: bool,
     /// The turn the move answers (the `turn` event's number): a move for a turn that has ended is
-    /// refused. Without it, the move answers whichever turn reads it.
+    /// refused. Without it, the move answers the turn asked now (a seat not asked refuses it).
     #[serde(default)]
     pub turn: Option<u64>,
 }
@@ -733,6 +733,10 @@ pub async fn play(
                 "say the move (\"move\": \"mark(1, 2)\") or ask to take one back (\"undo\": true)",
             )),
         };
+    let what = match input {
+        Input::TakeBack => "take-back",
+        Input::Move(_) => "move",
+    };
     let mut inputs = room.inputs();
     let inbox = &inputs[role];
     if let Some(asked) = b.turn {
@@ -740,7 +744,8 @@ pub async fn play(
             return Err(ApiError::new(
                 StatusCode::CONFLICT,
                 format!(
-                    "that move was for turn {asked} of {}, which has ended{}",
+                    "that {} was for turn {asked} of {}, which has ended{}",
+                    what,
                     room.roles[role],
                     if inbox.asking {
                         format!("; its turn now is {}", inbox.turn)
@@ -756,7 +761,7 @@ pub async fn play(
         return Err(ApiError::new(
             StatusCode::CONFLICT,
             format!(
-                "{} is not asked for a move now: send it after its next `turn` event",
+                "{} is not asked for a move now: send the {what} after its next `turn` event",
                 room.roles[role]
             ),
         ));
@@ -765,7 +770,7 @@ pub async fn play(
         return Err(ApiError::new(
             StatusCode::TOO_MANY_REQUESTS,
             format!(
-                "{} already has {MOST_QUEUED} moves waiting to be read; wait for its turn",
+                "{} already has {MOST_QUEUED} moves waiting to be read; wait for the seat to read them",
                 room.roles[role]
             ),
         ));

@@ -157,7 +157,8 @@ type Square = ([usize; 3], Option<String>);
 /// changes is not the move's: a square counts for a move when its value there differs from the value
 /// most of the moves leave (the other roles' square, the same after every move, does not count); a
 /// move that changes no such square (one that clashes with the other roles' move) gets the squares
-/// where it leaves the board unlike most moves do.
+/// where it leaves the board unlike most moves do. With two moves, one of which clashes, the two
+/// cannot be told apart this way, and both moves get both squares.
 fn squares_changed<G: Game>(
     game: &G,
     state: &G::State,
@@ -232,18 +233,23 @@ fn squares_changed<G: Game>(
             .collect();
     }
     // The value most moves leave on each square.
+    // The value most moves leave on each square; on a tie the value it has now (with two moves, each
+    // changing a square of its own, neither change is the usual one).
     let usual: Vec<&Option<String>> = (0..start.len())
         .map(|i| {
+            let mut counts: hashbrown::HashMap<&Option<String>, usize> = hashbrown::HashMap::new();
             let values: Vec<&Option<String>> = after
                 .iter()
                 .flatten()
                 .filter_map(|a| a.get(i).map(|(_, v)| v))
                 .collect();
-            let mut best = (0, &start[i].1);
             for v in &values {
-                let n = values.iter().filter(|w| *w == v).count();
-                if n > best.0 {
-                    best = (n, v);
+                *counts.entry(*v).or_default() += 1;
+            }
+            let mut best = (counts.get(&start[i].1).copied().unwrap_or(0), &start[i].1);
+            for v in values {
+                if counts[v] > best.0 {
+                    best = (counts[v], v);
                 }
             }
             best.1

@@ -755,10 +755,31 @@ fn a_simultaneous_move_picks_its_own_square() {
     squares.dedup();
     assert_eq!(squares.len(), 9, "{moves:?}");
     s.post(&format!("/api/matches/{id}/stop"), json!({}));
+    // Two moves, each on a square of its own, the other role's assumed move elsewhere: each move
+    // has its own square (neither change is the usual one).
+    let two = SIMULTANEOUS_MARKS
+        .replace(
+            "(<= (legal ?r (mark ?m ?n)) (role ?r) (true (cell ?m ?n b)))",
+            "(<= (legal red (mark 1 ?n)) (true (cell 1 ?n b)))
+             (<= (legal blue (mark 3 ?n)) (true (cell 3 ?n b)))",
+        )
+        .replace("(init (cell 1 3 b))", "(init (cell 1 3 red))");
+    let id = s.start_match(json!({
+        "text": two, "syntax": "kif", "players": ["human", "random"], "playclock": 600,
+    }));
+    let events = s.follow(id, |e| e["type"] == "turn");
+    let moves = &events.last().unwrap()["moves"];
+    assert_eq!(
+        moves,
+        &json!([{"move": "(mark 1 1)", "squares": [[0, 0, 0]]},
+                {"move": "(mark 1 2)", "squares": [[0, 0, 1]]}]),
+        "{moves}"
+    );
+    s.post(&format!("/api/matches/{id}/stop"), json!({}));
     // The rules typed in are kept for the match's replay; a library game's are the library's.
     let (status, rules) = s.get_json(&format!("/api/matches/{id}/rules"));
     assert_eq!(status, 200, "{rules}");
-    assert_eq!(rules, json!({"text": SIMULTANEOUS_MARKS, "syntax": "kif"}));
+    assert_eq!(rules, json!({"text": two, "syntax": "kif"}));
     let library = s.start_match(json!({"game": "tictactoe", "players": ["random", "random"]}));
     let (status, answer) = s.get_json(&format!("/api/matches/{library}/rules"));
     assert_eq!(status, 404, "{answer}");
