@@ -298,9 +298,11 @@ pub fn parse_infix(src: &str) -> Result<Program, Vec<Diagnostic>> {
                 let at = error_location(&e).unwrap_or(src.len());
                 if bad_lines.is_empty() || !bad_lines.contains(&line_of(at)) {
                     let unclosed = match e {
-                        ParseError::UnrecognizedToken { .. }
-                        | ParseError::UnrecognizedEof { .. } => {
-                            unclosed_on_an_earlier_line(src, &tokens[from..], at)
+                        ParseError::UnrecognizedToken { .. } => {
+                            unclosed_on_an_earlier_line(src, &tokens[from..], at, false)
+                        }
+                        ParseError::UnrecognizedEof { .. } => {
+                            unclosed_on_an_earlier_line(src, &tokens[from..], at, true)
                         }
                         _ => None,
                     };
@@ -308,7 +310,7 @@ pub fn parse_infix(src: &str) -> Result<Program, Vec<Diagnostic>> {
                     if let Some(open) = unclosed {
                         d = d
                             .with_label(Span::new(open, open + 1), "this `(` is not closed")
-                            .with_help("close it with `)` on its own line");
+                            .with_help("close it on the line where it opens");
                     }
                     errors.push(d);
                 }
@@ -388,12 +390,13 @@ fn check_nesting(tokens: &[Spanned<InfixTok>]) -> Option<Diagnostic> {
 }
 
 /// Where the innermost `(` still open at byte `at` stands, when `at` starts a line after the one of
-/// that `(` (or is the end of the file): the statement lacks its `)`, and the error at `at` is only
+/// that `(` (or the file ended, `eof`): the statement lacks its `)`, and the error at `at` is only
 /// where that showed.
 fn unclosed_on_an_earlier_line(
     src: &str,
     tokens: &[Spanned<InfixTok>],
     at: usize,
+    eof: bool,
 ) -> Option<usize> {
     let mut open = Vec::new();
     let mut last_end = 0;
@@ -409,7 +412,7 @@ fn unclosed_on_an_earlier_line(
     }
     let innermost = *open.last()?;
     src.get(last_end..at.min(src.len()))
-        .is_some_and(|between| between.contains('\n') || at >= src.len())
+        .is_some_and(|between| between.contains('\n') || eof)
         .then_some(innermost)
 }
 

@@ -294,14 +294,18 @@ function openMatch(id) {
   background.delete(id);
   const source = new EventSource(`/api/matches/${id}/events`);
   if (kept) source.addEventListener('open', () => kept.close(), { once: true });
+  const dropKept = () => { if (kept) kept.close(); };
   let ended = false;
   source.onmessage = (e) => {
     const ev = JSON.parse(e.data);
     if (ev.type === 'end') ended = true;
     onEvent(ev);
   };
-  source.onerror = () => { if (source.readyState === EventSource.CLOSED) notice('The match is no longer on the server.'); };
+  source.onerror = () => {
+    if (source.readyState === EventSource.CLOSED) { dropKept(); notice('The match is no longer on the server.'); }
+  };
   leaveView = () => {
+    dropKept();
     clearInterval(game.timer);
     if (ended) source.close(); else keepWatching(id, source);
   };

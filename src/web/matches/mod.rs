@@ -770,7 +770,7 @@ pub async fn play(
         return Err(ApiError::new(
             StatusCode::TOO_MANY_REQUESTS,
             format!(
-                "{} already has {MOST_QUEUED} moves waiting to be read; wait for the seat to read them",
+                "{} already has {MOST_QUEUED} inputs waiting to be read; wait for the seat to read them",
                 room.roles[role]
             ),
         ));

@@ -157,8 +157,9 @@ type Square = ([usize; 3], Option<String>);
 /// changes is not the move's: a square counts for a move when its value there differs from the value
 /// most of the moves leave (the other roles' square, the same after every move, does not count); a
 /// move that changes no such square (one that clashes with the other roles' move) gets the squares
-/// where it leaves the board unlike most moves do. With two moves, one of which clashes, the two
-/// cannot be told apart this way, and both moves get both squares.
+/// where it leaves the board unlike most moves do, or else (of two moves, the one that clashes) the
+/// squares where any other move leaves the board otherwise: then a click there offers both moves
+/// instead of picking one alone.
 fn squares_changed<G: Game>(
     game: &G,
     state: &G::State,
@@ -232,7 +233,6 @@ fn squares_changed<G: Game>(
             .map(|a| a.as_deref().map_or_else(Vec::new, changed))
             .collect();
     }
-    // The value most moves leave on each square.
     // The value most moves leave on each square; on a tie the value it has now (with two moves, each
     // changing a square of its own, neither change is the usual one).
     let usual: Vec<&Option<String>> = (0..start.len())
@@ -269,15 +269,31 @@ fn squares_changed<G: Game>(
                 .filter(unusual)
                 .map(|(_, (sq, _))| *sq)
                 .collect();
-            if own.is_empty() {
-                a.iter()
-                    .enumerate()
-                    .filter(unusual)
-                    .map(|(_, (sq, _))| *sq)
-                    .collect()
-            } else {
-                own
+            if !own.is_empty() {
+                return own;
             }
+            let unlike: Vec<[usize; 3]> = a
+                .iter()
+                .enumerate()
+                .filter(unusual)
+                .map(|(_, (sq, _))| *sq)
+                .collect();
+            if !unlike.is_empty() {
+                return unlike;
+            }
+            // A move that leaves every square as usual (of two, the one that clashes): the
+            // squares where any other move leaves the board otherwise, so that a click there
+            // offers it among the others instead of picking another move alone.
+            a.iter()
+                .enumerate()
+                .filter(|(i, (_, v))| {
+                    after
+                        .iter()
+                        .flatten()
+                        .any(|b| b.get(*i).is_some_and(|(_, w)| w != v))
+                })
+                .map(|(_, (sq, _))| *sq)
+                .collect()
         })
         .collect()
 }

@@ -776,6 +776,25 @@ fn a_simultaneous_move_picks_its_own_square() {
         "{moves}"
     );
     s.post(&format!("/api/matches/{id}/stop"), json!({}));
+    // Two moves, one of which clashes with the other role's assumed move (the same two squares are
+    // its moves too): the two cannot be told apart, and each has both squares, so that a click
+    // offers both instead of picking one alone.
+    let clash = two.replace(
+        "(mark 3 ?n)) (true (cell 3 ?n b))",
+        "(mark 1 ?n)) (true (cell 1 ?n b))",
+    );
+    let clashing = s.start_match(json!({
+        "text": clash, "syntax": "kif", "players": ["human", "random"], "playclock": 600,
+    }));
+    let events = s.follow(clashing, |e| e["type"] == "turn");
+    let moves = &events.last().unwrap()["moves"];
+    assert_eq!(
+        moves,
+        &json!([{"move": "(mark 1 1)", "squares": [[0, 0, 0], [0, 0, 1]]},
+                {"move": "(mark 1 2)", "squares": [[0, 0, 0], [0, 0, 1]]}]),
+        "{moves}"
+    );
+    s.post(&format!("/api/matches/{clashing}/stop"), json!({}));
     // The rules typed in are kept for the match's replay; a library game's are the library's.
     let (status, rules) = s.get_json(&format!("/api/matches/{id}/rules"));
     assert_eq!(status, 200, "{rules}");
